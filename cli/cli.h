@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Subcommands: one file each, dispatched from main.c's table. */
+#ifndef NT_CLI_H
+#define NT_CLI_H
+
+#include <stdbool.h>
+
+#include "../compiler/load.h"
+
+/* Exit codes (SPEC.md "Command line contract"). */
+enum {
+	NT_EXIT_OK = 0,
+	NT_EXIT_FAIL = 1,		/* error; invalid profile; apply failed and rolled back */
+	NT_EXIT_CHANGES = 2,		/* plan: changes pending; watch/drift: host differs */
+	NT_EXIT_ROLLBACK_INCOMPLETE = 3,
+	NT_EXIT_USAGE = 64,		/* bad command line (sysexits EX_USAGE) */
+};
+
+struct nt_globals {
+	const char *netns;
+	const char *root;		/* prefix for /proc and /sys */
+	int verbose;
+	const char **profile_path;
+	size_t nprofile_path;
+	bool color;			/* stdout is a TTY and NO_COLOR is unset */
+};
+
+extern struct nt_globals nt_g;
+
+struct nt_load_opts nt_cli_load_opts(void);
+/* Prints "nettune CMD: msg" to stderr and returns NT_EXIT_USAGE. */
+int nt_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int cmd_validate(int argc, char **argv);
+int cmd_caps(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_emit(int argc, char **argv);
+int cmd_schema(int argc, char **argv);
+
+#endif

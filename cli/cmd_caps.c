@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/* nettune caps: list the NIC capability tables or show one with sources. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../compiler/caps.h"
+#include "../compiler/diag.h"
+#include "../compiler/profile.h"
+#include "cli.h"
+
+static void num(const char *label, struct nt_num n)
+{
+	if (n.known)
+		printf("  %-22s %u\n", label, n.v);
+	else
+		printf("  %-22s unknown\n", label);
+}
+
+static const char *state(enum nt_cap_state s)
+{
+	static const char *const n[] = {"unknown", "changeable", "fixed-on", "fixed-off", "absent"};
+
+	return n[s];
+}
+
+static const char *wstate(enum nt_win_state s)
+{
+	return s == NT_WIN_SUPPORTED ? "supported" : s == NT_WIN_UNSUPPORTED ? "unsupported" : "unknown";
+}
+
+static const char *tri(enum nt_tri t)
+{
+	return t == NT_TRI_YES ? "yes" : t == NT_TRI_NO ? "no" : "unknown";
+}
+
+static void show(const struct nt_caps *c)
+{
+	size_t i;
+	bool any = false;
+
+	printf("%s: %s\n  %-22s %s\n", c->id, c->name, "table", c->file);
+	printf("  %-22s %s\n", "linux driver", c->driver);
+	printf("  %-22s", "pci ids");
+	for (i = 0; i < c->npci; i++)
+		printf(" %s", c->pci_ids[i]);
+	printf("%s\n", c->npci ? "" : " none");
+	if (c->src_pci)
+		printf("    source: %s\n", c->src_pci);
+	printf("channels\n  %-22s", "kinds");
+	for (i = 0; i < NT_CH__COUNT; i++)
+		if (c->chan_kind[i]) {
+			printf(" %s", nt_chan_names[i]);
+			any = true;
+		}
+	printf("%s\n", any ? "" : " none");
+	for (i = 0; i < NT_CH__COUNT; i++)
+		if (c->chan_kind[i]) {
+			char label[32];
+
+			snprintf(label, sizeof(label), "max %s", nt_chan_names[i]);
+			num(label, c->chan_max[i]);
+		}
+	if (c->src_channels)
+		printf("    source: %s\n", c->src_channels);
+	printf("rings\n");
+	printf("  %-22s %s\n", "settable", tri(c->rings_settable));
+	num("rx max", c->ring_rx_max);
+	num("tx max", c->ring_tx_max);
+	num("step", c->ring_step);
+	if (c->src_rings)
+		printf("    source: %s\n", c->src_rings);
+	printf("rss\n");
+	num("key bytes", c->rss_key_bytes);
+	num("indirection entries", c->rss_indir_size);
+	printf("  %-22s %s\n", "key settable", tri(c->key_settable));
+	printf("  %-22s", "hash functions");
+	if (!c->hash_known)
+		printf(" unknown");
+	for (i = 0; i < 3; i++)
+		if (c->hash_mask & (1u << i))
+			printf(" %s", i == NT_HASH_TOEPLITZ ? "toeplitz" : i == NT_HASH_XOR ? "xor" : "crc32");
+	printf("\n");
+	if (c->src_rss)
+		printf("    source: %s\n", c->src_rss);
+	printf("offloads (linux)\n");
+	for (i = 0; i < NT_OFF__COUNT; i++)
+		printf("  %-22s %s\n", nt_off_names[i], state(c->off[i]));
+	if (c->src_offloads)
+		printf("    source: %s\n", c->src_offloads);
+	printf("windows\n");
+	printf("  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n", "uso", wstate(c->win_uso),
+	       "rsc", wstate(c->win_rsc), "hardware uro", wstate(c->win_hw_uro),
+	       "rss", wstate(c->win_rss));
+	printf("  %-22s", "rss profiles");
+	for (i = 0; i < c->nrss_profiles; i++)
+		printf(" %s", c->rss_profiles[i]);
+	printf("%s\n", c->rss_profiles ? "" : " unknown");
+	if (c->src_windows)
+		printf("    source: %s\n", c->src_windows);
+	if (c->notes)
+		printf("notes\n  %s\n", c->notes);
+}
+
+int cmd_caps(int argc, char **argv)
+{
+	struct nt_diags d = {0};
+	const struct nt_capsdb *db;
+	const char *model = NULL;
+	int i, r = NT_EXIT_OK;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("Usage: nettune caps [MODEL]\n\n"
+			       "Without MODEL, lists the NIC capability tables (id, driver, name).\n"
+			       "With MODEL, shows every value of that table and where it was read.\n"
+			       "Tables live in schema/nics/ (source tree) or share/nettune/nics.\n");
+			return NT_EXIT_OK;
+		}
+		if (argv[i][0] == '-')
+			return nt_usage_error("caps", "unknown option '%s'", argv[i]);
+		if (model)
+			return nt_usage_error("caps", "one MODEL at a time");
+		model = argv[i];
+	}
+	db = nt_capsdb_default(&d);
+	nt_diags_sort(&d);
+	nt_diags_print_text(&d, stderr);
+	if (!db) {
+		nt_diags_free(&d);
+		return NT_EXIT_FAIL;
+	}
+	if (!model) {
+		for (size_t k = 0; k < db->n; k++)
+			printf("%-18s %-12s %s\n", db->v[k].id, db->v[k].driver, db->v[k].name);
+	} else {
+		const struct nt_caps *c = nt_caps_find(db, model);
+
+		if (c) {
+			show(c);
+		} else {
+			const char *names[256];
+			size_t n;
+			const char *s;
+
+			for (n = 0; n < db->n && n < 256; n++)
+				names[n] = db->v[n].id;
+			s = nt_suggest(model, names, n);
+			fprintf(stderr, "nettune caps: no capability table '%s'%s%s%s\n", model,
+				s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+			r = NT_EXIT_FAIL;
+		}
+	}
+	nt_diags_free(&d);
+	return r;
+}

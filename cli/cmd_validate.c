@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* nettune validate: schema + capability checks, located diagnostics. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../compiler/caps.h"
+#include "../compiler/diag.h"
+#include "../compiler/load.h"
+#include "../compiler/validate.h"
+#include "cli.h"
+
+static void help(void)
+{
+	printf("Usage: nettune validate [--format text|json|sarif|github] PROFILE...\n\n"
+	       "Checks each profile: YAML syntax, keys and types, extends, NIC capability\n"
+	       "tables, tunnel MTU, NUMA layout, IRQ policy, target-specific keys and names.\n"
+	       "No hardware is needed.  Every problem is reported as FILE:LINE:COL.\n\n"
+	       "  --format text    FILE:LINE:COL: error: message, on stderr (default)\n"
+	       "  --format json    one JSON document on stdout\n"
+	       "  --format sarif   SARIF 2.1.0 on stdout (code scanning upload)\n"
+	       "  --format github  ::error file=..,line=..,col=..:: workflow commands on stdout\n\n"
+	       "Exit status: 0 all valid (warnings allowed), 1 some invalid, 64 usage.\n");
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	enum nt_diag_format fmt = NT_FMT_TEXT;
+	struct nt_diags all = {0};
+	const char **files = NULL;
+	size_t nfiles = 0, invalid = 0;
+	const struct nt_capsdb *db;
+	struct nt_diags capsd = {0};
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help();
+			free(files);
+			return NT_EXIT_OK;
+		} else if (!strcmp(argv[i], "--format") || !strncmp(argv[i], "--format=", 9)) {
+			const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : NULL);
+
+			if (!v || !nt_diag_format_parse(v, &fmt)) {
+				free(files);
+				return nt_usage_error("validate", "--format takes text, json, sarif or github");
+			}
+		} else if (!strcmp(argv[i], "--")) {
+			for (i++; i < argc; i++) {
+				files = nt_xrealloc(files, (nfiles + 1) * sizeof(*files));
+				files[nfiles++] = argv[i];
+			}
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			free(files);
+			return nt_usage_error("validate", "unknown option '%s'", argv[i]);
+		} else {
+			files = nt_xrealloc(files, (nfiles + 1) * sizeof(*files));
+			files[nfiles++] = argv[i];
+		}
+	}
+	if (!nfiles) {
+		free(files);
+		return nt_usage_error("validate", "no PROFILE given");
+	}
+	db = nt_capsdb_default(&capsd);
+	for (size_t f = 0; f < nfiles; f++) {
+		struct nt_diags d = {0};
+		struct nt_loaded l;
+		struct nt_load_opts o = nt_cli_load_opts();
+
+		if (!nt_load_profile(files[f], &o, &l, &d)) {
+			nt_validate(&l, db, &d);
+			nt_loaded_free(&l);
+		}
+		files[f] = nt_intern(files[f]);
+		if (d.errors)
+			invalid++;
+		nt_diags_move(&all, &d);
+	}
+	if (capsd.errors)
+		invalid++;
+	nt_diags_move(&all, &capsd);
+	nt_diags_sort(&all);
+	switch (fmt) {
+	case NT_FMT_TEXT:
+		nt_diags_print_text(&all, stderr);
+		break;
+	case NT_FMT_JSON:
+		nt_diags_print_json(&all, files, nfiles, stdout);
+		break;
+	case NT_FMT_SARIF:
+		nt_diags_print_sarif(&all, stdout);
+		break;
+	case NT_FMT_GITHUB:
+		nt_diags_print_github(&all, stdout);
+		break;
+	}
+	if (fmt == NT_FMT_TEXT && nt_g.verbose)
+		fprintf(stderr, "%zu of %zu profiles valid\n", nfiles - invalid, nfiles);
+	nt_diags_free(&all);
+	free(files);
+	return invalid || !db ? NT_EXIT_FAIL : NT_EXIT_OK;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* nettune entry point: global options and the subcommand table. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../compiler/buf.h"
+#include "../compiler/caps.h"
+#include "../compiler/diag.h"
+#include "../compiler/version.h"
+#include "cli.h"
+
+struct nt_globals nt_g;
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} subcommands[] = {
+	{"validate", cmd_validate, "check profiles against the schema and NIC capability tables"},
+	{"caps", cmd_caps, "list NIC capability tables, or show one"},
+	{"schema", cmd_schema, "print the JSON Schema of the profile language"},
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: nettune [GLOBAL OPTIONS] COMMAND [ARGS...]\n\n"
+		   "Declarative host network tuning: profile -> validate -> plan -> apply/emit.\n\n"
+		   "Commands:\n");
+	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].help);
+	fprintf(f, "\nGlobal options (before or after the command):\n"
+		   "  --root DIR          read /proc and /sys below DIR (fixtures, offline hosts)\n"
+		   "  --netns NAME        act inside the named network namespace\n"
+		   "  --profile-path DIR  also look for extended policy profiles in DIR (repeatable)\n"
+		   "  -v, --verbose       say more\n"
+		   "  --version           print the version\n"
+		   "  -h, --help          this help; 'nettune COMMAND --help' for a command\n"
+		   "\nExit codes: 0 ok / no changes, 1 error or invalid, 2 changes pending,\n"
+		   "3 apply failed and rollback incomplete, 64 bad command line.\n");
+}
+
+int nt_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "nettune%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'nettune %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+	return NT_EXIT_USAGE;
+}
+
+struct nt_load_opts nt_cli_load_opts(void)
+{
+	struct nt_load_opts o = {nt_g.profile_path, nt_g.nprofile_path};
+
+	return o;
+}
+
+/* Takes a global option at argv[*i] (with its value); returns 1 if it was
+ * one, 0 if not, -1 on a missing value. */
+static int take_global(int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char *val = NULL;
+	static const char *const withval[] = {"--root", "--netns", "--profile-path"};
+	size_t k;
+
+	for (k = 0; k < 3; k++) {
+		size_t n = strlen(withval[k]);
+
+		if (!strncmp(a, withval[k], n) && (a[n] == '\0' || a[n] == '=')) {
+			if (a[n] == '=')
+				val = a + n + 1;
+			else if (*i + 1 < argc)
+				val = argv[++*i];
+			else
+				return -1;
+			if (k == 0)
+				nt_g.root = val;
+			else if (k == 1)
+				nt_g.netns = val;
+			else {
+				nt_g.profile_path = nt_xrealloc(nt_g.profile_path,
+								(nt_g.nprofile_path + 1) * sizeof(char *));
+				nt_g.profile_path[nt_g.nprofile_path++] = val;
+			}
+			return 1;
+		}
+	}
+	if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+		nt_g.verbose++;
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char **rest = nt_xcalloc((size_t)argc + 1, sizeof(char *));
+	const char *cmd = NULL;
+	int nrest = 0, i, r = NT_EXIT_USAGE;
+	bool help = false, version = false, dashdash = false;
+	size_t k;
+
+	nt_g.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	for (i = 1; i < argc; i++) {
+		int t;
+
+		if (!dashdash) {
+			if (!strcmp(argv[i], "--")) {
+				dashdash = true;
+				rest[nrest++] = argv[i];
+				continue;
+			}
+			t = take_global(argc, argv, &i);
+			if (t < 0) {
+				r = nt_usage_error(NULL, "option %s needs a value", argv[i]);
+				goto out;
+			}
+			if (t > 0)
+				continue;
+			if (!cmd && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
+				help = true;
+				continue;
+			}
+			if (!strcmp(argv[i], "--version")) {
+				version = true;
+				continue;
+			}
+		}
+		if (!cmd && argv[i][0] != '-') {
+			cmd = argv[i];
+			continue;
+		}
+		rest[nrest++] = argv[i];
+	}
+	if (version) {
+		printf("nettune %s\n", NT_VERSION);
+		r = NT_EXIT_OK;
+		goto out;
+	}
+	if (!cmd) {
+		usage(help ? stdout : stderr);
+		r = help ? NT_EXIT_OK : NT_EXIT_USAGE;
+		goto out;
+	}
+	if (!strcmp(cmd, "help")) {
+		usage(stdout);
+		r = NT_EXIT_OK;
+		goto out;
+	}
+	for (k = 0; k < sizeof(subcommands) / sizeof(subcommands[0]); k++)
+		if (!strcmp(cmd, subcommands[k].name))
+			break;
+	if (k == sizeof(subcommands) / sizeof(subcommands[0])) {
+		const char *names[32];
+		const char *s;
+
+		for (k = 0; k < sizeof(subcommands) / sizeof(subcommands[0]); k++)
+			names[k] = subcommands[k].name;
+		s = nt_suggest(cmd, names, k);
+		if (s)
+			r = nt_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", cmd, s);
+		else
+			r = nt_usage_error(NULL, "unknown command '%s'", cmd);
+		goto out;
+	}
+	if (help)
+		rest[nrest++] = "--help";
+	r = subcommands[k].fn(nrest, rest);
+out:
+	fflush(stdout);
+	if (ferror(stdout) && r == NT_EXIT_OK) {
+		fputs("nettune: error writing output\n", stderr);
+		r = NT_EXIT_FAIL;
+	}
+	free(rest);
+	free(nt_g.profile_path);
+	nt_capsdb_default_free();
+	nt_intern_free();
+	return r;
+}

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/* Growable buffers and allocation helpers that abort on exhaustion. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+
+void *nt_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fputs("nettune: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *nt_xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+
+	if (!p) {
+		fputs("nettune: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *nt_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("nettune: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+char *nt_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(nt_xmalloc(n), s, n);
+}
+
+char *nt_xasprintf(const char *fmt, ...)
+{
+	struct nt_buf b = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	nt_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return nt_buf_take(&b);
+}
+
+void nt_buf_grow(struct nt_buf *b, size_t extra)
+{
+	size_t want = b->n + extra + 1;
+
+	if (want <= b->cap)
+		return;
+	if (b->cap < 64)
+		b->cap = 64;
+	while (b->cap < want)
+		b->cap *= 2;
+	b->p = nt_xrealloc(b->p, b->cap);
+}
+
+void nt_buf_putn(struct nt_buf *b, const char *s, size_t n)
+{
+	nt_buf_grow(b, n);
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+}
+
+void nt_buf_puts(struct nt_buf *b, const char *s)
+{
+	nt_buf_putn(b, s, strlen(s));
+}
+
+void nt_buf_putc(struct nt_buf *b, char c)
+{
+	nt_buf_putn(b, &c, 1);
+}
+
+void nt_buf_vprintf(struct nt_buf *b, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int len;
+
+	va_copy(aq, ap);
+	len = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (len < 0)
+		return;
+	nt_buf_grow(b, (size_t)len);
+	vsnprintf(b->p + b->n, (size_t)len + 1, fmt, ap);
+	b->n += (size_t)len;
+}
+
+void nt_buf_printf(struct nt_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	nt_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not valid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void nt_buf_json_str(struct nt_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	nt_buf_putc(b, '"');
+	while (*p) {
+		size_t n;
+
+		switch (*p) {
+		case '"': nt_buf_puts(b, "\\\""); p++; continue;
+		case '\\': nt_buf_puts(b, "\\\\"); p++; continue;
+		case '\n': nt_buf_puts(b, "\\n"); p++; continue;
+		case '\r': nt_buf_puts(b, "\\r"); p++; continue;
+		case '\t': nt_buf_puts(b, "\\t"); p++; continue;
+		default: break;
+		}
+		if (*p < 0x20 || *p == 0x7f) {
+			nt_buf_printf(b, "\\u%04x", *p);
+			p++;
+			continue;
+		}
+		n = utf8_len(p);
+		if (!n) {
+			nt_buf_puts(b, "\\ufffd");
+			p++;
+			continue;
+		}
+		nt_buf_putn(b, (const char *)p, n);
+		p += n;
+	}
+	nt_buf_putc(b, '"');
+}
+
+void nt_buf_free(struct nt_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->n = b->cap = 0;
+}
+
+char *nt_buf_take(struct nt_buf *b)
+{
+	char *p = b->p ? b->p : nt_xstrdup("");
+
+	b->p = NULL;
+	b->n = b->cap = 0;
+	return p;
+}
+
+int nt_buf_write(const struct nt_buf *b, FILE *f)
+{
+	if (b->n && fwrite(b->p, 1, b->n, f) != b->n)
+		return -1;
+	return 0;
+}

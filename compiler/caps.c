@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+/* Loader for the NIC capability tables in schema/nics/. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "paths.h"
+#include "profile.h"
+#include "ytree.h"
+
+const char *const nt_off_names[NT_OFF__COUNT] = {
+	"checksum", "sg", "tso", "gso", "gro", "gro_hw", "lro", "uso", "rxhash",
+	"ntuple", "rxvlan", "txvlan",
+};
+const char *const nt_chan_names[NT_CH__COUNT] = {"combined", "rx", "tx", "other"};
+
+struct rd {
+	struct nt_diags *d;
+	const struct nt_ynode *root;
+	int bad;
+};
+
+static const struct nt_ynode *get(struct rd *r, const char *path, enum nt_ytype t, bool required)
+{
+	const struct nt_ynode *n = nt_yget(r->root, path, false);
+
+	if (!n) {
+		if (required) {
+			nt_error(r->d, nt_ymark(r->root, path, true), "caps",
+				 "capability table lacks %s", path);
+			r->bad = 1;
+		}
+		return NULL;
+	}
+	if (n->type != t) {
+		nt_error(r->d, n->mark, "caps", "%s must be %s", path,
+			 t == NT_Y_MAP ? "a mapping" : t == NT_Y_SEQ ? "a sequence" : "a value");
+		r->bad = 1;
+		return NULL;
+	}
+	return n;
+}
+
+static char *get_str(struct rd *r, const char *path, bool required)
+{
+	const struct nt_ynode *n = get(r, path, NT_Y_SCALAR, required);
+
+	return n ? nt_xstrdup(n->scalar) : NULL;
+}
+
+static struct nt_num get_num(struct rd *r, const char *path)
+{
+	const struct nt_ynode *n = get(r, path, NT_Y_SCALAR, false);
+	struct nt_num x = {false, 0};
+	char *end;
+	unsigned long v;
+
+	if (!n || !strcmp(n->scalar, "unknown"))
+		return x;
+	errno = 0;
+	v = strtoul(n->scalar, &end, 10);
+	if (errno || *end || !*n->scalar || v > UINT32_MAX) {
+		nt_error(r->d, n->mark, "caps", "%s must be a number or 'unknown', not '%s'",
+			 path, n->scalar);
+		r->bad = 1;
+		return x;
+	}
+	x.known = true;
+	x.v = (uint32_t)v;
+	return x;
+}
+
+static enum nt_tri get_tri(struct rd *r, const char *path)
+{
+	const struct nt_ynode *n = get(r, path, NT_Y_SCALAR, false);
+
+	if (!n || !strcmp(n->scalar, "unknown"))
+		return NT_TRI_UNKNOWN;
+	if (!strcmp(n->scalar, "true"))
+		return NT_TRI_YES;
+	if (!strcmp(n->scalar, "false"))
+		return NT_TRI_NO;
+	nt_error(r->d, n->mark, "caps", "%s must be true, false or unknown", path);
+	r->bad = 1;
+	return NT_TRI_UNKNOWN;
+}
+
+static enum nt_win_state get_win(struct rd *r, const char *path)
+{
+	const struct nt_ynode *n = get(r, path, NT_Y_SCALAR, false);
+
+	if (!n || !strcmp(n->scalar, "unknown"))
+		return NT_WIN_UNKNOWN;
+	if (!strcmp(n->scalar, "supported"))
+		return NT_WIN_SUPPORTED;
+	if (!strcmp(n->scalar, "unsupported"))
+		return NT_WIN_UNSUPPORTED;
+	nt_error(r->d, n->mark, "caps", "%s must be supported, unsupported or unknown", path);
+	r->bad = 1;
+	return NT_WIN_UNKNOWN;
+}
+
+/* A group with any known value must say where it was read. */
+static char *get_source(struct rd *r, const char *group, bool any_known)
+{
+	char *p = nt_xasprintf("%s/source", group);
+	char *s = get_str(r, p, false);
+
+	if (any_known && (!s || !*s || !strcmp(s, "unknown"))) {
+		nt_error(r->d, nt_ymark(r->root, group, true), "caps-source",
+			 "%s has known values but no source: every number cites where it was read",
+			 group);
+		r->bad = 1;
+	}
+	free(p);
+	return s;
+}
+
+static int load_one(struct nt_caps *c, const char *path, struct nt_diags *d)
+{
+	struct rd r = {d, NULL, 0};
+	const struct nt_ynode *n;
+	char buf[128];
+	size_t i;
+	bool known;
+
+	memset(c, 0, sizeof(*c));
+	r.root = nt_yparse_file(path, d);
+	if (!r.root)
+		return -1;
+	c->file = nt_xstrdup(path);
+	c->id = get_str(&r, "/id", true);
+	c->name = get_str(&r, "/name", true);
+	c->driver = get_str(&r, "/linux/driver", true);
+	n = get(&r, "/pci_ids/value", NT_Y_SEQ, true);
+	for (i = 0; n && i < n->n; i++) {
+		c->pci_ids = nt_xrealloc(c->pci_ids, (c->npci + 1) * sizeof(char *));
+		c->pci_ids[c->npci++] = nt_xstrdup(n->vals[i]->type == NT_Y_SCALAR ?
+						   n->vals[i]->scalar : "");
+	}
+	c->src_pci = get_source(&r, "/pci_ids", c->npci > 0);
+
+	n = get(&r, "/linux/channels/kinds", NT_Y_SEQ, true);
+	known = false;
+	for (i = 0; n && i < n->n; i++) {
+		int k;
+
+		for (k = 0; k < NT_CH__COUNT; k++)
+			if (n->vals[i]->type == NT_Y_SCALAR &&
+			    !strcmp(n->vals[i]->scalar, nt_chan_names[k]))
+				break;
+		if (k == NT_CH__COUNT) {
+			nt_error(d, n->vals[i]->mark, "caps", "unknown channel kind");
+			r.bad = 1;
+			continue;
+		}
+		c->chan_kind[k] = true;
+		known = true;
+	}
+	for (i = 0; i < NT_CH__COUNT; i++) {
+		snprintf(buf, sizeof(buf), "/linux/channels/max_%s", nt_chan_names[i]);
+		c->chan_max[i] = get_num(&r, buf);
+		known |= c->chan_max[i].known;
+	}
+	c->src_channels = get_source(&r, "/linux/channels", known);
+
+	c->ring_rx_max = get_num(&r, "/linux/rings/rx_max");
+	c->ring_tx_max = get_num(&r, "/linux/rings/tx_max");
+	c->ring_step = get_num(&r, "/linux/rings/step");
+	c->rings_settable = get_tri(&r, "/linux/rings/settable");
+	c->src_rings = get_source(&r, "/linux/rings", c->ring_rx_max.known ||
+				  c->ring_tx_max.known || c->ring_step.known ||
+				  c->rings_settable != NT_TRI_UNKNOWN);
+
+	c->rss_key_bytes = get_num(&r, "/linux/rss/key_bytes");
+	c->rss_indir_size = get_num(&r, "/linux/rss/indir_size");
+	c->key_settable = get_tri(&r, "/linux/rss/key_settable");
+	n = nt_yget(r.root, "/linux/rss/hash", false);
+	if (n && n->type == NT_Y_SEQ) {
+		c->hash_known = true;
+		for (i = 0; i < n->n; i++) {
+			if (n->vals[i]->type != NT_Y_SCALAR)
+				continue;
+			if (!strcmp(n->vals[i]->scalar, "toeplitz"))
+				c->hash_mask |= 1u << NT_HASH_TOEPLITZ;
+			else if (!strcmp(n->vals[i]->scalar, "xor"))
+				c->hash_mask |= 1u << NT_HASH_XOR;
+			else if (!strcmp(n->vals[i]->scalar, "crc32"))
+				c->hash_mask |= 1u << NT_HASH_CRC32;
+			else {
+				nt_error(d, n->vals[i]->mark, "caps", "unknown hash function");
+				r.bad = 1;
+			}
+		}
+	}
+	c->src_rss = get_source(&r, "/linux/rss", c->rss_key_bytes.known ||
+				c->rss_indir_size.known || c->hash_known);
+
+	known = false;
+	for (i = 0; i < NT_OFF__COUNT; i++) {
+		const struct nt_ynode *o;
+
+		snprintf(buf, sizeof(buf), "/linux/offloads/%s", nt_off_names[i]);
+		o = get(&r, buf, NT_Y_SCALAR, false);
+		c->off[i] = NT_CAP_UNKNOWN;
+		if (!o || !strcmp(o->scalar, "unknown"))
+			continue;
+		known = true;
+		if (!strcmp(o->scalar, "changeable"))
+			c->off[i] = NT_CAP_CHANGEABLE;
+		else if (!strcmp(o->scalar, "fixed-on"))
+			c->off[i] = NT_CAP_FIXED_ON;
+		else if (!strcmp(o->scalar, "fixed-off"))
+			c->off[i] = NT_CAP_FIXED_OFF;
+		else if (!strcmp(o->scalar, "absent"))
+			c->off[i] = NT_CAP_ABSENT;
+		else {
+			nt_error(d, o->mark, "caps",
+				 "%s must be changeable, fixed-on, fixed-off, absent or unknown", buf);
+			r.bad = 1;
+		}
+	}
+	c->src_offloads = get_source(&r, "/linux/offloads", known);
+
+	c->win_uso = get_win(&r, "/windows/uso");
+	c->win_rsc = get_win(&r, "/windows/rsc");
+	c->win_hw_uro = get_win(&r, "/windows/hw_uro");
+	c->win_rss = get_win(&r, "/windows/rss");
+	n = nt_yget(r.root, "/windows/rss_profiles", false);
+	if (n && n->type == NT_Y_SEQ) {
+		c->rss_profiles = nt_xcalloc(n->n + 1, sizeof(char *));
+		for (i = 0; i < n->n; i++)
+			if (n->vals[i]->type == NT_Y_SCALAR)
+				c->rss_profiles[c->nrss_profiles++] = nt_xstrdup(n->vals[i]->scalar);
+	}
+	c->src_windows = get_source(&r, "/windows", c->win_uso || c->win_rsc ||
+				    c->win_hw_uro || c->win_rss || c->rss_profiles);
+	c->notes = get_str(&r, "/notes", false);
+	nt_yfree((struct nt_ynode *)r.root);
+	return r.bad ? -1 : 0;
+}
+
+static void caps_free(struct nt_caps *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->npci; i++)
+		free(c->pci_ids[i]);
+	for (i = 0; i < c->nrss_profiles; i++)
+		free(c->rss_profiles[i]);
+	free(c->pci_ids);
+	free(c->rss_profiles);
+	free(c->id);
+	free(c->name);
+	free(c->file);
+	free(c->driver);
+	free(c->src_pci);
+	free(c->src_channels);
+	free(c->src_rings);
+	free(c->src_rss);
+	free(c->src_offloads);
+	free(c->src_windows);
+	free(c->notes);
+}
+
+static int cmp_caps(const void *a, const void *b)
+{
+	return strcmp(((const struct nt_caps *)a)->id, ((const struct nt_caps *)b)->id);
+}
+
+int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d)
+{
+	DIR *dh;
+	struct dirent *de;
+	int bad = 0;
+
+	memset(db, 0, sizeof(*db));
+	db->dir = dir ? nt_xstrdup(dir) : nt_data_dir("nics");
+	if (!db->dir) {
+		struct nt_mark m = {nt_intern("nettune"), 0, 0};
+
+		nt_error(d, m, "caps", "no capability tables found (set NETTUNE_DATADIR)");
+		return -1;
+	}
+	dh = opendir(db->dir);
+	if (!dh) {
+		struct nt_mark m = {nt_intern(db->dir), 0, 0};
+
+		nt_error(d, m, "caps", "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(dh))) {
+		size_t len = strlen(de->d_name);
+		struct nt_caps c;
+		char *p;
+
+		if (len < 6 || strcmp(de->d_name + len - 5, ".yaml"))
+			continue;
+		p = nt_xasprintf("%s/%s", db->dir, de->d_name);
+		if (load_one(&c, p, d)) {
+			caps_free(&c);
+			bad = -1;
+		} else if (nt_caps_find(db, c.id)) {
+			struct nt_mark m = {nt_intern(p), 1, 1};
+
+			nt_error(d, m, "caps", "duplicate capability table id '%s'", c.id);
+			caps_free(&c);
+			bad = -1;
+		} else {
+			db->v = nt_xrealloc(db->v, (db->n + 1) * sizeof(*db->v));
+			db->v[db->n++] = c;
+		}
+		free(p);
+	}
+	closedir(dh);
+	if (db->n > 1)
+		qsort(db->v, db->n, sizeof(*db->v), cmp_caps);
+	return bad;
+}
+
+const struct nt_caps *nt_caps_find(const struct nt_capsdb *db, const char *id)
+{
+	size_t i;
+
+	for (i = 0; db && i < db->n; i++)
+		if (!strcmp(db->v[i].id, id))
+			return &db->v[i];
+	return NULL;
+}
+
+const struct nt_caps *nt_caps_find_driver(const struct nt_capsdb *db, const char *driver,
+					  const char *pci)
+{
+	size_t i, j;
+
+	for (i = 0; db && pci && i < db->n; i++)
+		for (j = 0; j < db->v[i].npci; j++)
+			if (!strcasecmp(db->v[i].pci_ids[j], pci))
+				return &db->v[i];
+	for (i = 0; db && driver && i < db->n; i++)
+		if (!strcmp(db->v[i].driver, driver))
+			return &db->v[i];
+	return NULL;
+}
+
+void nt_capsdb_free(struct nt_capsdb *db)
+{
+	size_t i;
+
+	for (i = 0; i < db->n; i++)
+		caps_free(&db->v[i]);
+	free(db->v);
+	free(db->dir);
+	memset(db, 0, sizeof(*db));
+}
+
+static struct nt_capsdb defdb;
+static int defdb_state;	/* 0 not loaded, 1 loaded, -1 failed */
+
+const struct nt_capsdb *nt_capsdb_default(struct nt_diags *d)
+{
+	if (!defdb_state)
+		defdb_state = nt_capsdb_load(&defdb, NULL, d) && !defdb.n ? -1 : 1;
+	return defdb_state > 0 ? &defdb : NULL;
+}
+
+void nt_capsdb_default_free(void)
+{
+	nt_capsdb_free(&defdb);
+	defdb_state = 0;
+}

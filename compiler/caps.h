@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* NIC capability tables (schema/nics/NAME.yaml): what a model can do, each
+ * known number with the source it was read from; unknown stays unknown. */
+#ifndef NT_CAPS_H
+#define NT_CAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+struct nt_num {
+	bool known;
+	uint32_t v;
+};
+
+enum nt_cap_state {
+	NT_CAP_UNKNOWN, NT_CAP_CHANGEABLE, NT_CAP_FIXED_ON, NT_CAP_FIXED_OFF, NT_CAP_ABSENT,
+};
+enum nt_win_state { NT_WIN_UNKNOWN, NT_WIN_SUPPORTED, NT_WIN_UNSUPPORTED };
+enum nt_tri { NT_TRI_UNKNOWN = -1, NT_TRI_NO = 0, NT_TRI_YES = 1 };
+
+enum nt_chan { NT_CH_COMBINED, NT_CH_RX, NT_CH_TX, NT_CH_OTHER, NT_CH__COUNT };
+
+/* Portable offload names, the keys of a table's linux.offloads. */
+enum nt_off {
+	NT_OFF_CHECKSUM, NT_OFF_SG, NT_OFF_TSO, NT_OFF_GSO, NT_OFF_GRO, NT_OFF_GRO_HW,
+	NT_OFF_LRO, NT_OFF_USO, NT_OFF_RXHASH, NT_OFF_NTUPLE, NT_OFF_RXVLAN,
+	NT_OFF_TXVLAN, NT_OFF__COUNT,
+};
+extern const char *const nt_off_names[NT_OFF__COUNT];
+extern const char *const nt_chan_names[NT_CH__COUNT];
+
+struct nt_caps {
+	char *id;
+	char *name;
+	char *file;
+	char **pci_ids;
+	size_t npci;
+	char *driver;
+	bool chan_kind[NT_CH__COUNT];
+	struct nt_num chan_max[NT_CH__COUNT];
+	struct nt_num ring_rx_max, ring_tx_max, ring_step;
+	enum nt_tri rings_settable;
+	struct nt_num rss_key_bytes, rss_indir_size;
+	bool hash_known;
+	unsigned hash_mask;		/* bit per enum nt_hash */
+	enum nt_tri key_settable;
+	enum nt_cap_state off[NT_OFF__COUNT];
+	enum nt_win_state win_uso, win_rsc, win_hw_uro, win_rss;
+	char **rss_profiles;		/* NULL when unknown */
+	size_t nrss_profiles;
+	char *src_pci, *src_channels, *src_rings, *src_rss, *src_offloads, *src_windows;
+	char *notes;
+};
+
+struct nt_capsdb {
+	struct nt_caps *v;
+	size_t n;
+	char *dir;
+};
+
+/* Loads every *.yaml of dir (NULL: the data dir); format errors are
+ * located diagnostics.  Returns 0 or -1. */
+int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d);
+const struct nt_caps *nt_caps_find(const struct nt_capsdb *db, const char *id);
+const struct nt_caps *nt_caps_find_driver(const struct nt_capsdb *db, const char *driver,
+					  const char *pci);
+void nt_capsdb_free(struct nt_capsdb *db);
+/* The shared database, loaded once on first use (NULL if it cannot be). */
+const struct nt_capsdb *nt_capsdb_default(struct nt_diags *d);
+void nt_capsdb_default_free(void);
+
+#endif

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Walks the libcyaml schema tables over the mark-carrying YAML tree.
+ * libcyaml stops at the first problem and reports no position for unknown
+ * keys, so every shape error is found here, all of them, each located.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "buf.h"
+#include "check.h"
+#include "schema.h"
+
+struct ctx {
+	struct nt_diags *d;
+	size_t errors;
+};
+
+#define ERR(c, m, rule, ...) do { (c)->errors++; nt_error((c)->d, m, rule, __VA_ARGS__); } while (0)
+
+bool nt_parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = {"on", "true", "yes"};
+	static const char *const no[] = {"off", "false", "no"};
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*out = true;
+			return true;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*out = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool is_null(const struct nt_ynode *n)
+{
+	return n->type == NT_Y_SCALAR && n->plain &&
+	       (!*n->scalar || !strcmp(n->scalar, "~") || !strcasecmp(n->scalar, "null"));
+}
+
+static const char *type_word(const struct nt_ynode *n)
+{
+	if (n->type == NT_Y_MAP)
+		return "a mapping";
+	if (n->type == NT_Y_SEQ)
+		return "a sequence";
+	if (is_null(n))
+		return "nothing";
+	return n->plain ? "a scalar" : "a quoted string";
+}
+
+static bool parse_int(const char *s, bool is_signed, int64_t *out)
+{
+	char *end;
+
+	if (!*s || (!is_signed && *s == '-'))
+		return false;
+	if (*s == '+' || (s[0] == '0' && s[1]))
+		return false;
+	errno = 0;
+	if (is_signed) {
+		long long v = strtoll(s, &end, 10);
+
+		if (errno || *end)
+			return false;
+		*out = v;
+	} else {
+		unsigned long long v = strtoull(s, &end, 10);
+
+		if (errno || *end || v > INT64_MAX)
+			return false;
+		*out = (int64_t)v;
+	}
+	return true;
+}
+
+static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_value_t *v,
+			const struct nt_field_rule *rule, const char *hpath);
+
+static void check_mapping(struct ctx *c, struct nt_ynode *n,
+			  const cyaml_schema_field_t *fields, const char *hpath)
+{
+	const cyaml_schema_field_t *f;
+	size_t i;
+
+	for (i = 0; i < n->n; i++) {
+		const char *key = n->keys[i]->scalar;
+		char *sub;
+
+		for (f = fields; f->key; f++)
+			if (!strcmp(f->key, key))
+				break;
+		if (!f->key) {
+			const char *cands[64];
+			size_t nc = 0;
+			const char *s;
+
+			for (f = fields; f->key && nc < 64; f++)
+				cands[nc++] = f->key;
+			s = nt_suggest(key, cands, nc);
+			if (s)
+				ERR(c, n->keys[i]->mark, "unknown-key",
+				    "unknown key '%s' in %s; did you mean '%s'?", key, hpath, s);
+			else
+				ERR(c, n->keys[i]->mark, "unknown-key",
+				    "unknown key '%s' in %s", key, hpath);
+			continue;
+		}
+		if (fields == nt_toggle_fields && !strcmp(key, "all"))
+			sub = nt_xstrdup(hpath);	/* the "uso: on" shorthand */
+		else if (*hpath == '(')
+			sub = nt_xstrdup(key);
+		else
+			sub = nt_xasprintf("%s.%s", hpath, key);
+		check_value(c, n->vals[i], &f->value, nt_field_rule(fields, key), sub);
+		free(sub);
+	}
+	for (f = fields; f->key; f++) {
+		if (f->value.flags & CYAML_FLAG_OPTIONAL)
+			continue;
+		if (!nt_ymap_get(n, f->key, NULL))
+			ERR(c, n->mark, "missing-key", "%s: missing required key '%s'",
+			    hpath, f->key);
+	}
+}
+
+/* A free-form map whose values are scalars ("sysctl", "features"). */
+static void check_kv(struct ctx *c, struct nt_ynode *n, bool boolean, const char *hpath)
+{
+	size_t i;
+
+	if (n->type != NT_Y_MAP) {
+		ERR(c, n->mark, "type", "%s must be a mapping of names to values, not %s",
+		    hpath, type_word(n));
+		return;
+	}
+	for (i = 0; i < n->n; i++) {
+		struct nt_ynode *val = n->vals[i];
+		bool b;
+
+		if (val->type != NT_Y_SCALAR || is_null(val)) {
+			ERR(c, val->mark, "type", "%s.%s must be a scalar value, not %s",
+			    hpath, n->keys[i]->scalar, type_word(val));
+			continue;
+		}
+		if (!boolean)
+			continue;
+		if (!val->plain || !nt_parse_bool(val->scalar, &b)) {
+			ERR(c, val->mark, "type", "%s.%s must be on or off, not '%s'",
+			    hpath, n->keys[i]->scalar, val->scalar);
+			continue;
+		}
+		free(val->scalar);
+		val->scalar = nt_xstrdup(b ? "true" : "false");
+	}
+}
+
+static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_value_t *v,
+			const struct nt_field_rule *rule, const char *hpath)
+{
+	size_t i;
+
+	if (v == &nt_kv_entry || v == &nt_kv_bool_entry) {
+		check_kv(c, n, v == &nt_kv_bool_entry, hpath);
+		return;
+	}
+	switch (v->type) {
+	case CYAML_MAPPING:
+		if (v->mapping.fields == nt_toggle_fields && n->type == NT_Y_SCALAR &&
+		    !is_null(n)) {
+			/* "uso: on" is shorthand for "uso: {all: on}" */
+			struct nt_ynode *val = nt_ynew_scalar(n->scalar, n->plain, n->mark);
+			struct nt_ynode *key = nt_ynew_scalar("all", true, n->mark);
+
+			free(n->scalar);
+			n->scalar = NULL;
+			n->type = NT_Y_MAP;
+			nt_ymap_set(n, key, val);
+		}
+		if (n->type != NT_Y_MAP) {
+			if (v->mapping.fields == nt_toggle_fields)
+				ERR(c, n->mark, "type",
+				    "%s must be on, off or a mapping {ipv4: on|off, ipv6: on|off}, not %s",
+				    hpath, type_word(n));
+			else
+				ERR(c, n->mark, "type", "%s must be a mapping, not %s", hpath,
+				    type_word(n));
+			return;
+		}
+		check_mapping(c, n, v->mapping.fields, hpath);
+		return;
+	case CYAML_SEQUENCE:
+		if (n->type != NT_Y_SEQ) {
+			if (v->sequence.entry->type == CYAML_MAPPING &&
+			    (v->sequence.entry == &nt_kv_entry ||
+			     v->sequence.entry == &nt_kv_bool_entry)) {
+				check_kv(c, n, v->sequence.entry == &nt_kv_bool_entry, hpath);
+				return;
+			}
+			ERR(c, n->mark, "type", "%s must be a sequence, not %s", hpath, type_word(n));
+			return;
+		}
+		if (n->n < v->sequence.min)
+			ERR(c, n->mark, "range", "%s needs at least %u entries, has %zu",
+			    hpath, v->sequence.min, n->n);
+		if (n->n > v->sequence.max)
+			ERR(c, n->mark, "range", "%s allows at most %u entries, has %zu",
+			    hpath, v->sequence.max, n->n);
+		for (i = 0; i < n->n; i++) {
+			char *sub = nt_xasprintf("%s[%zu]", hpath, i);
+
+			check_value(c, n->vals[i], v->sequence.entry, rule, sub);
+			free(sub);
+		}
+		return;
+	default:
+		break;
+	}
+	if (n->type != NT_Y_SCALAR || is_null(n)) {
+		ERR(c, n->mark, "type", "%s must be a single value, not %s", hpath, type_word(n));
+		return;
+	}
+	switch (v->type) {
+	case CYAML_INT:
+	case CYAML_UINT: {
+		int64_t x, min = v->type == CYAML_UINT ? 0 : INT32_MIN;
+		int64_t max = v->type == CYAML_UINT ? UINT32_MAX : INT32_MAX;
+
+		if (rule && rule->max) {
+			min = rule->min;
+			max = rule->max;
+		}
+		if (!n->plain || !parse_int(n->scalar, v->type == CYAML_INT, &x)) {
+			ERR(c, n->mark, "type", "%s must be a%s integer, not %s'%s'", hpath,
+			    v->type == CYAML_UINT ? " non-negative" : "n",
+			    n->plain ? "" : "the quoted string ", n->scalar);
+			return;
+		}
+		if (x < min || x > max)
+			ERR(c, n->mark, "range", "%s = %" PRId64 " is out of range %" PRId64
+			    "..%" PRId64, hpath, x, min, max);
+		return;
+	}
+	case CYAML_BOOL: {
+		bool b;
+
+		if (!n->plain || !nt_parse_bool(n->scalar, &b)) {
+			ERR(c, n->mark, "type", "%s must be on or off, not %s'%s'", hpath,
+			    n->plain ? "" : "the quoted string ", n->scalar);
+			return;
+		}
+		free(n->scalar);
+		n->scalar = nt_xstrdup(b ? "true" : "false");
+		return;
+	}
+	case CYAML_ENUM: {
+		const char *cands[32];
+		struct nt_buf list = {0};
+		const char *s;
+
+		for (i = 0; i < v->enumeration.count && i < 32; i++) {
+			cands[i] = v->enumeration.strings[i].str;
+			if (!strcmp(cands[i], n->scalar))
+				return;
+			nt_buf_printf(&list, "%s%s", i ? ", " : "", cands[i]);
+		}
+		s = nt_suggest(n->scalar, cands, i);
+		if (s)
+			ERR(c, n->mark, "enum", "%s: unknown value '%s'; did you mean '%s'? (one of %s)",
+			    hpath, n->scalar, s, list.p);
+		else
+			ERR(c, n->mark, "enum", "%s: unknown value '%s'; expected one of %s",
+			    hpath, n->scalar, list.p);
+		nt_buf_free(&list);
+		return;
+	}
+	case CYAML_STRING: {
+		size_t len = strlen(n->scalar);
+
+		if (len < v->string.min)
+			ERR(c, n->mark, "range", "%s must not be empty", hpath);
+		else if (len > v->string.max)
+			ERR(c, n->mark, "range", "%s is %zu bytes long; at most %u allowed",
+			    hpath, len, v->string.max);
+		return;
+	}
+	default:
+		ERR(c, n->mark, "internal", "%s: unsupported schema type", hpath);
+		return;
+	}
+}
+
+size_t nt_check(struct nt_ynode *node, const cyaml_schema_value_t *v, struct nt_diags *d)
+{
+	struct ctx c = {d, 0};
+
+	if (node->type != NT_Y_MAP) {
+		ERR(&c, node->mark, "type", "a profile must be a mapping with apiVersion and kind, not %s",
+		    type_word(node));
+		return c.errors;
+	}
+	check_mapping(&c, node, v->mapping.fields, "(top level)");
+	return c.errors;
+}
+
+void nt_check_lower_kv(struct nt_ynode *n, const cyaml_schema_value_t *v)
+{
+	const cyaml_schema_field_t *f;
+	size_t i;
+
+	switch (v->type) {
+	case CYAML_MAPPING:
+		if (n->type != NT_Y_MAP)
+			return;
+		for (i = 0; i < n->n; i++)
+			for (f = v->mapping.fields; f->key; f++)
+				if (!strcmp(f->key, n->keys[i]->scalar))
+					nt_check_lower_kv(n->vals[i], &f->value);
+		return;
+	case CYAML_SEQUENCE:
+		if (v->sequence.entry == &nt_kv_entry || v->sequence.entry == &nt_kv_bool_entry) {
+			struct nt_ynode **keys = n->keys, **vals = n->vals;
+			size_t cnt = n->n;
+
+			if (n->type != NT_Y_MAP)
+				return;
+			n->type = NT_Y_SEQ;
+			n->keys = NULL;
+			n->vals = NULL;
+			n->n = n->cap = 0;
+			for (i = 0; i < cnt; i++) {
+				struct nt_ynode *e = nt_ynew(NT_Y_MAP, keys[i]->mark);
+
+				nt_ymap_set(e, nt_ynew_scalar("key", true, keys[i]->mark), keys[i]);
+				vals[i]->plain = false;	/* always a string for libcyaml */
+				nt_ymap_set(e, nt_ynew_scalar("value", true, vals[i]->mark), vals[i]);
+				nt_yseq_push(n, e);
+			}
+			free(keys);
+			free(vals);
+			return;
+		}
+		if (n->type != NT_Y_SEQ)
+			return;
+		for (i = 0; i < n->n; i++)
+			nt_check_lower_kv(n->vals[i], v->sequence.entry);
+		return;
+	default:
+		return;
+	}
+}

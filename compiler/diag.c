@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: MIT */
+/* Collecting, sorting and rendering located diagnostics. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "version.h"
+
+static char **interned;
+static size_t ninterned, capinterned;
+
+const char *nt_intern(const char *s)
+{
+	size_t i;
+
+	if (!s)
+		return NULL;
+	for (i = 0; i < ninterned; i++)
+		if (!strcmp(interned[i], s))
+			return interned[i];
+	if (ninterned == capinterned) {
+		capinterned = capinterned ? capinterned * 2 : 16;
+		interned = nt_xrealloc(interned, capinterned * sizeof(*interned));
+	}
+	interned[ninterned] = nt_xstrdup(s);
+	return interned[ninterned++];
+}
+
+void nt_intern_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < ninterned; i++)
+		free(interned[i]);
+	free(interned);
+	interned = NULL;
+	ninterned = capinterned = 0;
+}
+
+void nt_diag_add(struct nt_diags *d, enum nt_severity sev, struct nt_mark m,
+		 const char *rule, const char *fmt, ...)
+{
+	struct nt_buf b = {0};
+	struct nt_diag *x;
+	va_list ap;
+
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 8;
+		d->v = nt_xrealloc(d->v, d->cap * sizeof(*d->v));
+	}
+	va_start(ap, fmt);
+	nt_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	x = &d->v[d->n];
+	x->sev = sev;
+	x->mark = m;
+	x->rule = nt_xstrdup(rule ? rule : "error");
+	x->msg = nt_buf_take(&b);
+	x->seq = (unsigned)d->n;
+	d->n++;
+	if (sev == NT_ERROR)
+		d->errors++;
+	else if (sev == NT_WARNING)
+		d->warnings++;
+}
+
+static int cmp_diag(const void *pa, const void *pb)
+{
+	const struct nt_diag *a = pa, *b = pb;
+	int c = strcmp(a->mark.file ? a->mark.file : "",
+		       b->mark.file ? b->mark.file : "");
+
+	if (c)
+		return c;
+	if (a->mark.line != b->mark.line)
+		return a->mark.line < b->mark.line ? -1 : 1;
+	if (a->mark.col != b->mark.col)
+		return a->mark.col < b->mark.col ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+void nt_diags_sort(struct nt_diags *d)
+{
+	if (d->n > 1)
+		qsort(d->v, d->n, sizeof(*d->v), cmp_diag);
+}
+
+void nt_diags_free(struct nt_diags *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		free(d->v[i].rule);
+		free(d->v[i].msg);
+	}
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+void nt_diags_move(struct nt_diags *dst, struct nt_diags *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->n; i++) {
+		struct nt_diag *x = &src->v[i];
+
+		nt_diag_add(dst, x->sev, x->mark, x->rule, "%s", x->msg);
+	}
+	nt_diags_free(src);
+}
+
+static const char *sev_name(enum nt_severity s)
+{
+	switch (s) {
+	case NT_ERROR: return "error";
+	case NT_WARNING: return "warning";
+	default: return "note";
+	}
+}
+
+void nt_diags_print_text(const struct nt_diags *d, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		const struct nt_diag *x = &d->v[i];
+
+		if (x->mark.line)
+			fprintf(f, "%s:%u:%u: %s: %s\n", x->mark.file, x->mark.line,
+				x->mark.col, sev_name(x->sev), x->msg);
+		else
+			fprintf(f, "%s: %s: %s\n", x->mark.file ? x->mark.file : "nettune",
+				sev_name(x->sev), x->msg);
+	}
+}
+
+/* GitHub workflow commands need %, CR and LF escaped in data, and also
+ * ',' and ':' in property values. */
+static void gh_escape(FILE *f, const char *s, bool property)
+{
+	for (; *s; s++) {
+		if (*s == '%')
+			fputs("%25", f);
+		else if (*s == '\r')
+			fputs("%0D", f);
+		else if (*s == '\n')
+			fputs("%0A", f);
+		else if (property && *s == ':')
+			fputs("%3A", f);
+		else if (property && *s == ',')
+			fputs("%2C", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+void nt_diags_print_github(const struct nt_diags *d, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		const struct nt_diag *x = &d->v[i];
+
+		fprintf(f, "::%s file=", x->sev == NT_ERROR ? "error" :
+			x->sev == NT_WARNING ? "warning" : "notice");
+		gh_escape(f, x->mark.file ? x->mark.file : "nettune", true);
+		if (x->mark.line)
+			fprintf(f, ",line=%u,col=%u", x->mark.line, x->mark.col);
+		fputs(",title=", f);
+		gh_escape(f, x->rule, true);
+		fputs("::", f);
+		gh_escape(f, x->msg, false);
+		fputc('\n', f);
+	}
+}
+
+void nt_diags_print_json(const struct nt_diags *d, const char *const *files,
+			 size_t nfiles, FILE *f)
+{
+	struct nt_buf b = {0};
+	size_t i, j;
+
+	nt_buf_puts(&b, "{\"files\":[");
+	for (j = 0; j < nfiles; j++) {
+		size_t errs = 0;
+
+		for (i = 0; i < d->n; i++)
+			if (d->v[i].sev == NT_ERROR && d->v[i].mark.file &&
+			    !strcmp(d->v[i].mark.file, files[j]))
+				errs++;
+		nt_buf_puts(&b, j ? ",{\"file\":" : "{\"file\":");
+		nt_buf_json_str(&b, files[j]);
+		nt_buf_printf(&b, ",\"valid\":%s}", errs ? "false" : "true");
+	}
+	nt_buf_puts(&b, "],\"diagnostics\":[");
+	for (i = 0; i < d->n; i++) {
+		const struct nt_diag *x = &d->v[i];
+
+		nt_buf_puts(&b, i ? ",{\"file\":" : "{\"file\":");
+		nt_buf_json_str(&b, x->mark.file ? x->mark.file : "");
+		nt_buf_printf(&b, ",\"line\":%u,\"column\":%u,\"severity\":\"%s\",\"rule\":",
+			      x->mark.line, x->mark.col, sev_name(x->sev));
+		nt_buf_json_str(&b, x->rule);
+		nt_buf_puts(&b, ",\"message\":");
+		nt_buf_json_str(&b, x->msg);
+		nt_buf_putc(&b, '}');
+	}
+	nt_buf_printf(&b, "],\"errors\":%zu,\"warnings\":%zu}\n", d->errors, d->warnings);
+	nt_buf_write(&b, f);
+	nt_buf_free(&b);
+}
+
+void nt_diags_print_sarif(const struct nt_diags *d, FILE *f)
+{
+	struct nt_buf b = {0};
+	const char **rules = NULL;
+	size_t nrules = 0, i, j;
+
+	for (i = 0; i < d->n; i++) {
+		for (j = 0; j < nrules; j++)
+			if (!strcmp(rules[j], d->v[i].rule))
+				break;
+		if (j == nrules) {
+			rules = nt_xrealloc(rules, (nrules + 1) * sizeof(*rules));
+			rules[nrules++] = d->v[i].rule;
+		}
+	}
+	nt_buf_puts(&b, "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
+		    "  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n"
+		    "      \"tool\": {\n        \"driver\": {\n"
+		    "          \"name\": \"nettune\",\n");
+	nt_buf_printf(&b, "          \"version\": \"%s\",\n", NT_VERSION);
+	nt_buf_puts(&b, "          \"informationUri\": \"https://nettune.invalid/\",\n"
+		    "          \"rules\": [");
+	for (j = 0; j < nrules; j++) {
+		nt_buf_puts(&b, j ? ",\n            {\"id\": " : "\n            {\"id\": ");
+		nt_buf_json_str(&b, rules[j]);
+		nt_buf_putc(&b, '}');
+	}
+	nt_buf_puts(&b, nrules ? "\n          ]\n" : "]\n");
+	nt_buf_puts(&b, "        }\n      },\n      \"results\": [");
+	for (i = 0; i < d->n; i++) {
+		const struct nt_diag *x = &d->v[i];
+
+		for (j = 0; j < nrules; j++)
+			if (!strcmp(rules[j], x->rule))
+				break;
+		nt_buf_puts(&b, i ? ",\n        {\n" : "\n        {\n");
+		nt_buf_puts(&b, "          \"ruleId\": ");
+		nt_buf_json_str(&b, x->rule);
+		nt_buf_printf(&b, ",\n          \"ruleIndex\": %zu,\n          \"level\": \"%s\",\n",
+			      j, sev_name(x->sev));
+		nt_buf_puts(&b, "          \"message\": {\"text\": ");
+		nt_buf_json_str(&b, x->msg);
+		nt_buf_puts(&b, "},\n          \"locations\": [{\"physicalLocation\": {"
+			    "\"artifactLocation\": {\"uri\": ");
+		nt_buf_json_str(&b, x->mark.file ? x->mark.file : "nettune");
+		nt_buf_putc(&b, '}');
+		if (x->mark.line)
+			nt_buf_printf(&b, ", \"region\": {\"startLine\": %u, \"startColumn\": %u}",
+				      x->mark.line, x->mark.col ? x->mark.col : 1);
+		nt_buf_puts(&b, "}}]\n        }");
+	}
+	nt_buf_puts(&b, d->n ? "\n      ]\n    }\n  ]\n}\n" : "]\n    }\n  ]\n}\n");
+	nt_buf_write(&b, f);
+	nt_buf_free(&b);
+	free(rules);
+}
+
+bool nt_diag_format_parse(const char *s, enum nt_diag_format *out)
+{
+	static const struct { const char *name; enum nt_diag_format f; } t[] = {
+		{"text", NT_FMT_TEXT}, {"json", NT_FMT_JSON},
+		{"sarif", NT_FMT_SARIF}, {"github", NT_FMT_GITHUB},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(s, t[i].name)) {
+			*out = t[i].f;
+			return true;
+		}
+	return false;
+}
+
+unsigned nt_levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	unsigned *row, r;
+
+	if (la > 64 || lb > 64)
+		return 1000;
+	row = nt_xcalloc(lb + 1, sizeof(*row));
+	for (j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (i = 1; i <= la; i++) {
+		unsigned prev = row[0];
+
+		row[0] = (unsigned)i;
+		for (j = 1; j <= lb; j++) {
+			unsigned cur = row[j];
+			unsigned sub = prev + (a[i - 1] != b[j - 1]);
+			unsigned del = row[j] + 1, ins = row[j - 1] + 1;
+
+			row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+			prev = cur;
+		}
+	}
+	r = row[lb];
+	free(row);
+	return r;
+}
+
+const char *nt_suggest(const char *word, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	unsigned bestd = 1000, limit;
+	size_t i;
+
+	limit = strlen(word) <= 4 ? 1 : strlen(word) <= 8 ? 2 : 3;
+	for (i = 0; i < n; i++) {
+		unsigned d = nt_levenshtein(word, cands[i]);
+
+		if (d < bestd) {
+			bestd = d;
+			best = cands[i];
+		}
+	}
+	return bestd <= limit ? best : NULL;
+}

@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: MIT */
+/* Profile loading: extends resolution, merge, defaults, libcyaml load. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "buf.h"
+#include "check.h"
+#include "load.h"
+#include "paths.h"
+#include "schema.h"
+
+#define MAX_EXTENDS_DEPTH 8
+
+struct loader {
+	const struct nt_load_opts *o;
+	struct nt_diags *d;
+	const char *stack[MAX_EXTENDS_DEPTH + 1];
+	int depth;
+	const char **sources;
+	size_t nsources;
+};
+
+static void add_source(struct loader *L, const char *file)
+{
+	size_t i;
+
+	for (i = 0; i < L->nsources; i++)
+		if (L->sources[i] == file)
+			return;
+	L->sources = nt_xrealloc(L->sources, (L->nsources + 1) * sizeof(*L->sources));
+	L->sources[L->nsources++] = file;
+}
+
+static bool file_exists(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISREG(st.st_mode);
+}
+
+static bool valid_policy_name(const char *s)
+{
+	if (!*s || *s == '.' || *s == '-')
+		return false;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
+		    *s != '-' && *s != '_' && *s != '.')
+			return false;
+	return true;
+}
+
+/* Looks for NAME.yaml along the search path; returns a malloc'd path. */
+static char *resolve(struct loader *L, const char *from_file, const char *name,
+		     struct nt_buf *tried)
+{
+	char *dirs[64];
+	size_t nd = 0, i;
+	char *dir = nt_xstrdup(from_file), *slash = strrchr(dir, '/'), *found = NULL;
+
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	dirs[nd++] = dir;
+	for (i = 0; i < L->o->nprofile_path && nd < 62; i++)
+		dirs[nd++] = nt_xstrdup(L->o->profile_path[i]);
+	dirs[nd] = nt_data_dir("profiles");
+	if (dirs[nd])
+		nd++;
+	for (i = 0; i < nd && !found; i++) {
+		static const char *const ext[] = {".yaml", ".yml"};
+		size_t e;
+
+		for (e = 0; e < 2 && !found; e++) {
+			char *p = nt_xasprintf("%s/%s%s", dirs[i], name, ext[e]);
+
+			if (file_exists(p))
+				found = p;
+			else
+				free(p);
+		}
+		nt_buf_printf(tried, "%s%s", i ? ", " : "", dirs[i]);
+	}
+	for (i = 0; i < nd; i++)
+		free(dirs[i]);
+	return found;
+}
+
+static const char *kind_of(const struct nt_ynode *root)
+{
+	const struct nt_ynode *k = nt_ymap_get(root, "kind", NULL);
+
+	return k && k->type == NT_Y_SCALAR ? k->scalar : "";
+}
+
+static void merge(struct loader *L, struct nt_ynode *dst, const struct nt_ynode *src,
+		  bool siblings, const char *hpath);
+
+static void merge_interfaces(struct loader *L, struct nt_ynode *dst,
+			     const struct nt_ynode *src, bool siblings)
+{
+	size_t i, j;
+
+	for (i = 0; i < src->n; i++) {
+		const struct nt_ynode *s = src->vals[i];
+		const struct nt_ynode *sn = nt_ymap_get(s, "name", NULL);
+		bool done = false;
+
+		for (j = 0; sn && sn->type == NT_Y_SCALAR && j < dst->n; j++) {
+			const struct nt_ynode *dn = nt_ymap_get(dst->vals[j], "name", NULL);
+
+			if (dn && dn->type == NT_Y_SCALAR && !strcmp(dn->scalar, sn->scalar)) {
+				char *hp = nt_xasprintf("interfaces[%s]", sn->scalar);
+
+				merge(L, dst->vals[j], s, siblings, hp);
+				free(hp);
+				done = true;
+				break;
+			}
+		}
+		if (!done)
+			nt_yseq_push(dst, nt_ycopy(s));
+	}
+}
+
+static bool same_value(const struct nt_ynode *a, const struct nt_ynode *b)
+{
+	size_t i;
+
+	if (a->type != b->type || a->n != b->n)
+		return false;
+	if (a->type == NT_Y_SCALAR)
+		return !strcmp(a->scalar, b->scalar);
+	for (i = 0; i < a->n; i++) {
+		if (a->type == NT_Y_MAP && strcmp(a->keys[i]->scalar, b->keys[i]->scalar))
+			return false;
+		if (!same_value(a->vals[i], b->vals[i]))
+			return false;
+	}
+	return true;
+}
+
+static void merge(struct loader *L, struct nt_ynode *dst, const struct nt_ynode *src,
+		  bool siblings, const char *hpath)
+{
+	size_t i, j;
+
+	for (i = 0; i < src->n; i++) {
+		const char *key = src->keys[i]->scalar;
+		const struct nt_ynode *sv = src->vals[i];
+		struct nt_ynode *dv = nt_ymap_get(dst, key, &j);
+		char *sub = *hpath ? nt_xasprintf("%s.%s", hpath, key) : nt_xstrdup(key);
+
+		if (!dv) {
+			nt_ymap_set(dst, nt_ycopy(src->keys[i]), nt_ycopy(sv));
+		} else if (dv->type == NT_Y_MAP && sv->type == NT_Y_MAP) {
+			merge(L, dv, sv, siblings, sub);
+		} else if (!strcmp(key, "interfaces") && !*hpath &&
+			   dv->type == NT_Y_SEQ && sv->type == NT_Y_SEQ) {
+			merge_interfaces(L, dv, sv, siblings);
+		} else if ((dv->type == NT_Y_MAP) != (sv->type == NT_Y_MAP)) {
+			nt_error(L->d, sv->mark, "merge-conflict",
+				 "%s is %s here but %s in %s:%u:%u; cannot merge", sub,
+				 sv->type == NT_Y_MAP ? "a mapping" : "a single value",
+				 dv->type == NT_Y_MAP ? "a mapping" : "a single value",
+				 dv->mark.file, dv->mark.line, dv->mark.col);
+		} else {
+			if (siblings && !same_value(dv, sv) && dv->mark.file != sv->mark.file)
+				nt_warn(L->d, sv->mark, "merge-override",
+					"%s set here overrides the different value from %s:%u:%u; "
+					"the later entry in extends wins", sub,
+					dv->mark.file, dv->mark.line, dv->mark.col);
+			nt_ymap_set(dst, nt_ycopy(src->keys[i]), nt_ycopy(sv));
+		}
+		free(sub);
+	}
+}
+
+static void drop_key(struct nt_ynode *map, const char *key)
+{
+	size_t i;
+
+	if (nt_ymap_get(map, key, &i))
+		nt_ymap_del(map, i);
+}
+
+static struct nt_ynode *load_tree(struct loader *L, const char *path,
+				  struct nt_ynode *parsed);
+
+/* Resolves and merges the extends of root; returns the merged tree. */
+static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
+{
+	const struct nt_ynode *ext = nt_ymap_get(root, "extends", NULL);
+	struct nt_ynode *acc = NULL, *self;
+	size_t i;
+	bool bad = false;
+
+	if (!ext || ext->type != NT_Y_SEQ)
+		return root;
+	for (i = 0; i < ext->n; i++) {
+		const struct nt_ynode *e = ext->vals[i];
+		struct nt_buf tried = {0};
+		struct nt_ynode *base;
+		char *p;
+		int k;
+
+		if (!valid_policy_name(e->scalar)) {
+			nt_error(L->d, e->mark, "extends",
+				 "'%s' is not a policy name (lower-case letters, digits, '-', '_' and '.')",
+				 e->scalar);
+			bad = true;
+			continue;
+		}
+		p = resolve(L, root->mark.file, e->scalar, &tried);
+		if (!p) {
+			nt_error(L->d, e->mark, "extends",
+				 "policy profile '%s' not found (searched %s)", e->scalar,
+				 tried.p ? tried.p : "nothing");
+			nt_buf_free(&tried);
+			bad = true;
+			continue;
+		}
+		nt_buf_free(&tried);
+		for (k = 0; k < L->depth; k++)
+			if (!strcmp(L->stack[k], nt_intern(p)))
+				break;
+		if (k < L->depth) {
+			struct nt_buf chain = {0};
+			int m;
+
+			for (m = k; m < L->depth; m++)
+				nt_buf_printf(&chain, "%s -> ", L->stack[m]);
+			nt_buf_puts(&chain, p);
+			nt_error(L->d, e->mark, "extends-cycle", "extends cycle: %s", chain.p);
+			nt_buf_free(&chain);
+			free(p);
+			bad = true;
+			continue;
+		}
+		if (L->depth >= MAX_EXTENDS_DEPTH) {
+			nt_error(L->d, e->mark, "extends", "extends nested deeper than %d levels",
+				 MAX_EXTENDS_DEPTH);
+			free(p);
+			bad = true;
+			continue;
+		}
+		base = load_tree(L, p, NULL);
+		free(p);
+		if (!base) {
+			bad = true;
+			continue;
+		}
+		if (strcmp(kind_of(base), "PolicyProfile")) {
+			nt_error(L->d, e->mark, "extends",
+				 "'%s' (%s) is a %s; only a PolicyProfile can be extended",
+				 e->scalar, base->mark.file, kind_of(base));
+			nt_yfree(base);
+			bad = true;
+			continue;
+		}
+		drop_key(base, "apiVersion");
+		drop_key(base, "kind");
+		drop_key(base, "metadata");
+		if (!acc)
+			acc = base;
+		else {
+			merge(L, acc, base, true, "");
+			nt_yfree(base);
+		}
+	}
+	if (bad) {
+		nt_yfree(acc);
+		nt_yfree(root);
+		return NULL;
+	}
+	if (!acc)
+		return root;
+	self = root;
+	merge(L, acc, self, false, "");
+	/* the profile's own identity wins and stays in its original order */
+	nt_yfree(self);
+	return acc;
+}
+
+static struct nt_ynode *load_tree(struct loader *L, const char *path,
+				  struct nt_ynode *parsed)
+{
+	struct nt_ynode *root = parsed ? parsed : nt_yparse_file(path, L->d);
+
+	if (!root)
+		return NULL;
+	add_source(L, root->mark.file);
+	if (nt_check(root, &nt_profile_schema, L->d)) {
+		nt_yfree(root);
+		return NULL;
+	}
+	L->stack[L->depth++] = root->mark.file;
+	root = apply_extends(L, root);
+	L->depth--;
+	return root;
+}
+
+/* Merges defaults.physical / defaults.tunnel beneath each interface. */
+static int apply_defaults(struct loader *L, struct nt_ynode *root)
+{
+	struct nt_ynode *defs = nt_ymap_get(root, "defaults", NULL);
+	struct nt_ynode *ifs = nt_ymap_get(root, "interfaces", NULL);
+	size_t i;
+	int bad = 0;
+
+	if (!defs)
+		return 0;
+	for (i = 0; i < defs->n; i++)
+		if (nt_ymap_get(defs->vals[i], "name", NULL)) {
+			nt_error(L->d, nt_yget(defs->vals[i], "/name", true)->mark, "defaults",
+				 "defaults.%s cannot have a name; it applies to every %s interface",
+				 defs->keys[i]->scalar, defs->keys[i]->scalar);
+			bad = -1;
+		}
+	if (bad || strcmp(kind_of(root), "HostProfile"))
+		return bad;
+	for (i = 0; ifs && ifs->type == NT_Y_SEQ && i < ifs->n; i++) {
+		struct nt_ynode *iface = ifs->vals[i];
+		const char *which = nt_ymap_get(iface, "tunnel", NULL) ? "tunnel" : "physical";
+		const struct nt_ynode *d = nt_ymap_get(defs, which, NULL);
+		struct nt_ynode *acc;
+
+		if (!d)
+			continue;
+		acc = nt_ycopy(d);
+		merge(L, acc, iface, false, "");
+		ifs->vals[i] = acc;
+		nt_yfree(iface);
+	}
+	drop_key(root, "defaults");
+	return 0;
+}
+
+static int finish(struct loader *L, struct nt_ynode *root, const char *file,
+		  struct nt_loaded *out)
+{
+	struct nt_ynode *copy;
+	struct nt_buf text = {0};
+	struct nt_profile *p = NULL;
+	cyaml_err_t err;
+
+	if (!root || apply_defaults(L, root) || L->d->errors) {
+		nt_yfree(root);
+		return -1;
+	}
+	copy = nt_ycopy(root);
+	drop_key(copy, "extends");
+	nt_check_lower_kv(copy, &nt_profile_schema);
+	if (nt_yemit(copy, &text)) {
+		nt_error(L->d, root->mark, "internal", "cannot serialise the merged profile");
+		goto fail;
+	}
+	err = cyaml_load_data((const uint8_t *)text.p, text.n, &nt_cyaml_config,
+			      &nt_profile_schema, (cyaml_data_t **)&p, NULL);
+	if (err != CYAML_OK) {
+		nt_error(L->d, root->mark, "internal",
+			 "libcyaml rejected the merged profile: %s", cyaml_strerror(err));
+		goto fail;
+	}
+	nt_yfree(copy);
+	nt_buf_free(&text);
+	out->p = p;
+	out->tree = root;
+	out->file = nt_intern(file);
+	out->sources = L->sources;
+	out->nsources = L->nsources;
+	return 0;
+fail:
+	nt_yfree(copy);
+	nt_yfree(root);
+	nt_buf_free(&text);
+	return -1;
+}
+
+static int load_common(const char *file, struct nt_ynode *parsed, const struct nt_load_opts *o,
+		       struct nt_loaded *out, struct nt_diags *d)
+{
+	static const struct nt_load_opts none;
+	struct loader L = {0};
+	size_t errs0 = d->errors;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	L.o = o ? o : &none;
+	L.d = d;
+	r = finish(&L, load_tree(&L, file, parsed), file, out);
+	if (r || d->errors > errs0) {
+		if (!r)
+			nt_loaded_free(out);
+		else
+			free(L.sources);
+		memset(out, 0, sizeof(*out));
+		return -1;
+	}
+	return 0;
+}
+
+int nt_load_profile(const char *path, const struct nt_load_opts *o,
+		    struct nt_loaded *out, struct nt_diags *d)
+{
+	return load_common(path, NULL, o, out, d);
+}
+
+int nt_load_profile_data(const char *file, const char *data, size_t len,
+			 const struct nt_load_opts *o, struct nt_loaded *out,
+			 struct nt_diags *d)
+{
+	struct nt_ynode *root = nt_yparse_data(file, data, len, d);
+
+	if (!root) {
+		memset(out, 0, sizeof(*out));
+		return -1;
+	}
+	return load_common(file, root, o, out, d);
+}
+
+void nt_loaded_free(struct nt_loaded *l)
+{
+	if (l->p)
+		cyaml_free(&nt_cyaml_config, &nt_profile_schema, l->p, 0);
+	nt_yfree(l->tree);
+	free(l->sources);
+	memset(l, 0, sizeof(*l));
+}
+
+struct nt_mark nt_loaded_mark(const struct nt_loaded *l, const char *path, bool key_mark)
+{
+	return nt_ymark(l->tree, path, key_mark);
+}

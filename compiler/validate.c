@@ -1,0 +1,889 @@
+/* SPDX-License-Identifier: MIT */
+/* Semantic rules: capability limits, tunnel MTU, NUMA layout, IRQ policy,
+ * target-specific keys, names that cannot be used safely. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cpuset.h"
+#include "profile.h"
+#include "schema.h"
+#include "validate.h"
+
+struct v {
+	const struct nt_loaded *l;
+	const struct nt_profile *p;
+	const struct nt_capsdb *db;
+	struct nt_diags *d;
+	size_t errors;
+	bool windows;
+	struct nt_cpuset all_numa, reserved;
+	bool have_numa;
+};
+
+static struct nt_mark at(struct v *v, bool key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static struct nt_mark at(struct v *v, bool key, const char *fmt, ...)
+{
+	struct nt_buf b = {0};
+	struct nt_mark m;
+	va_list ap;
+
+	va_start(ap, fmt);
+	nt_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	m = nt_loaded_mark(v->l, b.p, key);
+	nt_buf_free(&b);
+	return m;
+}
+
+#define E(v, m, rule, ...) do { (v)->errors++; nt_error((v)->d, m, rule, __VA_ARGS__); } while (0)
+#define W(v, m, rule, ...) nt_warn((v)->d, m, rule, __VA_ARGS__)
+
+const char *nt_linux_ifname_problem(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len)
+		return "is empty";
+	if (len > 15)
+		return "is longer than 15 bytes (IFNAMSIZ 16 with the NUL)";
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return "is '.' or '..'";
+	for (; *s; s++) {
+		if (*s == '/')
+			return "contains '/'";
+		if (*s == ':')
+			return "contains ':'";
+		if (isspace((unsigned char)*s))
+			return "contains whitespace";
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return "contains a control character";
+	}
+	return NULL;
+}
+
+const char *nt_windows_name_problem(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!*p)
+		return "is empty";
+	if (strlen(s) > 256)
+		return "is longer than 256 bytes";
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return "contains a control character (newline, tab, ...)";
+		if (*p == '*' || *p == '?' || *p == '[' || *p == ']')
+			return "contains a wildcard character (* ? [ ]), which -Name would match as a pattern";
+		if (*p == '`')
+			return "contains a backtick, PowerShell's escape character";
+	}
+	return NULL;
+}
+
+unsigned nt_wireguard_overhead(int outer)
+{
+	/* 32 (header 16 + Poly1305 tag 16) + UDP 8 + IPv4 20 / IPv6 40 */
+	return outer == NT_OUTER_IPV4 ? 60 : 80;
+}
+
+int nt_parse_rss_key(const char *s, unsigned char *key, size_t max, bool *per_host)
+{
+	size_t n = 0;
+
+	*per_host = false;
+	if (!strcmp(s, "per-host")) {
+		*per_host = true;
+		return 0;
+	}
+	while (*s) {
+		int hi, lo;
+
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]))
+			return -1;
+		hi = isdigit((unsigned char)s[0]) ? s[0] - '0' : tolower((unsigned char)s[0]) - 'a' + 10;
+		lo = isdigit((unsigned char)s[1]) ? s[1] - '0' : tolower((unsigned char)s[1]) - 'a' + 10;
+		if (n >= max)
+			return -1;
+		key[n++] = (unsigned char)(hi << 4 | lo);
+		s += 2;
+		if (*s == ':')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return n ? (int)n : -1;
+}
+
+static const struct nt_iface *find_iface(const struct nt_profile *p, const char *name, size_t *idx)
+{
+	size_t i;
+
+	for (i = 0; i < p->interfaces_count; i++)
+		if (p->interfaces[i].name && !strcmp(p->interfaces[i].name, name)) {
+			if (idx)
+				*idx = i;
+			return &p->interfaces[i];
+		}
+	return NULL;
+}
+
+static const char *suggest_iface(const struct nt_profile *p, const char *name)
+{
+	const char *c[1024];
+	size_t i, n = 0;
+
+	for (i = 0; i < p->interfaces_count && n < 1024; i++)
+		if (p->interfaces[i].name)
+			c[n++] = p->interfaces[i].name;
+	return nt_suggest(name, c, n);
+}
+
+/* Parses a cpulist value; reports a located error and returns false. */
+static bool cpulist(struct v *v, const char *s, struct nt_cpuset *out, const char *path)
+{
+	const char *err;
+
+	if (nt_cpuset_parse(s, out, &err))
+		return true;
+	E(v, at(v, false, "%s", path), "cpulist", "'%s' is not a CPU list: %s", s, err);
+	return false;
+}
+
+/* An offload toggle from the profile, with its portable name. */
+struct toggle_ref {
+	const char *name;
+	const struct nt_toggle *t;
+	int cap;		/* enum nt_off, or -1 */
+	bool windows_only, linux_only, per_family_ok;
+};
+
+static size_t toggles(const struct nt_offloads *o, struct toggle_ref *r)
+{
+	size_t n = 0;
+
+#define T(nm, field, cap, wo, lo, pf) r[n++] = (struct toggle_ref){nm, o->field, cap, wo, lo, pf}
+	T("checksum", checksum, NT_OFF_CHECKSUM, false, false, true);
+	T("rx_checksum", rx_checksum, NT_OFF_CHECKSUM, false, false, true);
+	T("tx_checksum", tx_checksum, NT_OFF_CHECKSUM, false, false, true);
+	T("sg", sg, NT_OFF_SG, false, true, false);
+	T("tso", tso, NT_OFF_TSO, false, false, true);
+	T("lso", lso, NT_OFF_TSO, false, false, true);
+	T("gso", gso, NT_OFF_GSO, false, true, false);
+	T("gro", gro, NT_OFF_GRO, false, true, false);
+	T("gro_hw", gro_hw, NT_OFF_GRO_HW, false, true, false);
+	T("lro", lro, NT_OFF_LRO, false, true, false);
+	T("uso", uso, NT_OFF_USO, false, false, true);
+	T("uro", uro, -1, true, false, false);
+	T("rsc", rsc, -1, true, false, true);
+	T("rxhash", rxhash, NT_OFF_RXHASH, false, true, false);
+	T("ntuple", ntuple, NT_OFF_NTUPLE, false, true, false);
+	T("rxvlan", rxvlan, NT_OFF_RXVLAN, false, true, false);
+	T("txvlan", txvlan, NT_OFF_TXVLAN, false, true, false);
+#undef T
+	return n;
+}
+
+/* Whether a toggle ends up on for any family (all, ipv4 or ipv6). */
+static bool toggle_any_on(const struct nt_toggle *t)
+{
+	return t && ((t->all && *t->all) || (t->ipv4 && *t->ipv4) || (t->ipv6 && *t->ipv6));
+}
+
+static bool toggle_any_off(const struct nt_toggle *t)
+{
+	return t && ((t->all && !*t->all) || (t->ipv4 && !*t->ipv4) || (t->ipv6 && !*t->ipv6));
+}
+
+static void check_offloads(struct v *v, const struct nt_iface *f, size_t i,
+			   const struct nt_caps *caps)
+{
+	struct toggle_ref r[32];
+	size_t n, k;
+	const struct nt_offloads *o = f->offloads;
+
+	if (!o)
+		return;
+	n = toggles(o, r);
+	for (k = 0; k < n; k++) {
+		const struct nt_toggle *t = r[k].t;
+
+		if (!t)
+			continue;
+		if (!t->all && !t->ipv4 && !t->ipv6) {
+			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "offload",
+			  "offloads.%s sets nothing; write on, off or {ipv4: on|off, ipv6: on|off}",
+			  r[k].name);
+			continue;
+		}
+		if (!v->windows && r[k].windows_only) {
+			E(v, at(v, true, "/interfaces/%zu/offloads/%s", i, r[k].name), "target",
+			  "offloads.%s is a Windows setting (%s); this profile targets linux%s",
+			  r[k].name, !strcmp(r[k].name, "rsc") ? "Set-NetAdapterRsc" : "Get-NetAdapterUro",
+			  !strcmp(r[k].name, "rsc") ? "; on Linux use gro or gro_hw" : "");
+			continue;
+		}
+		if (v->windows && r[k].linux_only) {
+			E(v, at(v, true, "/interfaces/%zu/offloads/%s", i, r[k].name), "target",
+			  "offloads.%s is a Linux (ethtool) setting; this profile targets windows%s",
+			  r[k].name, !strcmp(r[k].name, "gro") || !strcmp(r[k].name, "lro") ?
+			  "; on Windows receive coalescing is rsc" : "");
+			continue;
+		}
+		if ((t->ipv4 || t->ipv6) && !(v->windows && r[k].per_family_ok)) {
+			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "offload",
+			  "offloads.%s: per-family {ipv4, ipv6} toggles exist only for Windows "
+			  "checksum, lso/tso, uso and rsc; write on or off", r[k].name);
+			continue;
+		}
+		if (!caps)
+			continue;
+		if (v->windows) {
+			enum nt_win_state w = NT_WIN_UNKNOWN;
+
+			if (!strcmp(r[k].name, "uso"))
+				w = caps->win_uso;
+			else if (!strcmp(r[k].name, "rsc"))
+				w = caps->win_rsc;
+			else if (!strcmp(r[k].name, "uro"))
+				w = caps->win_hw_uro;
+			if (w == NT_WIN_UNSUPPORTED && toggle_any_on(t))
+				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
+				  "%s has no %s on Windows (capability table %s)", caps->id,
+				  !strcmp(r[k].name, "uro") ? "hardware URO" : r[k].name, caps->file);
+			continue;
+		}
+		if (r[k].cap < 0)
+			continue;
+		switch (caps->off[r[k].cap]) {
+		case NT_CAP_ABSENT:
+			if (toggle_any_on(t))
+				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
+				  "%s (%s) has no %s; it cannot be turned on", caps->id,
+				  caps->driver, r[k].name);
+			break;
+		case NT_CAP_FIXED_ON:
+			if (toggle_any_off(t))
+				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
+				  "%s is fixed on for %s (%s); it cannot be turned off", r[k].name,
+				  caps->id, caps->driver);
+			break;
+		case NT_CAP_FIXED_OFF:
+			if (toggle_any_on(t))
+				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
+				  "%s is fixed off for %s (%s); it cannot be turned on", r[k].name,
+				  caps->id, caps->driver);
+			break;
+		default:
+			break;
+		}
+	}
+	if (o->tso && o->lso)
+		E(v, at(v, true, "/interfaces/%zu/offloads/lso", i), "offload",
+		  "tso and lso name the same offload; set only one");
+	if (v->windows)
+		return;
+	/* Explicit contradictions the kernel would silently undo
+	 * (net/core/dev.c netdev_fix_features). */
+	{
+		const struct nt_toggle *txc = o->tx_checksum ? o->tx_checksum : o->checksum;
+		const struct nt_toggle *rxc = o->rx_checksum ? o->rx_checksum : o->checksum;
+		const struct nt_toggle *tso = o->tso ? o->tso : o->lso;
+
+		if (toggle_any_on(tso) && (toggle_any_off(o->sg) || toggle_any_off(txc)))
+			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, o->tso ? "tso" : "lso"),
+			  "dependency", "tso needs sg and tx checksum on; with %s off the kernel turns tso off",
+			  toggle_any_off(o->sg) ? "sg" : "tx checksum");
+		if (toggle_any_on(o->uso) && toggle_any_off(txc))
+			E(v, at(v, false, "/interfaces/%zu/offloads/uso", i), "dependency",
+			  "uso (tx-udp-segmentation) needs tx checksum on; with it off the kernel turns uso off");
+		if (toggle_any_on(o->gro_hw) && toggle_any_off(rxc))
+			E(v, at(v, false, "/interfaces/%zu/offloads/gro_hw", i), "dependency",
+			  "gro_hw needs rx checksum on; with it off the kernel turns gro_hw off");
+		if (toggle_any_on(o->gro_hw) && toggle_any_on(o->lro))
+			W(v, at(v, false, "/interfaces/%zu/offloads/lro", i), "dependency",
+			  "gro_hw and lro are both on; the kernel keeps gro_hw and turns lro off");
+	}
+}
+
+static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const struct nt_caps *c)
+{
+	unsigned k;
+
+	if (f->channels) {
+		uint32_t *vals[NT_CH__COUNT] = {f->channels->combined, f->channels->rx,
+						f->channels->tx, f->channels->other};
+
+		for (k = 0; k < NT_CH__COUNT; k++) {
+			if (!vals[k])
+				continue;
+			if (!c->chan_kind[k]) {
+				struct nt_buf kinds = {0};
+				unsigned j;
+
+				for (j = 0; j < NT_CH__COUNT; j++)
+					if (c->chan_kind[j])
+						nt_buf_printf(&kinds, "%s%s", kinds.n ? ", " : "",
+							      nt_chan_names[j]);
+				E(v, at(v, true, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
+				  "capability", "%s (%s) has no %s channels; it has %s", c->id,
+				  c->driver, nt_chan_names[k], kinds.n ? kinds.p : "no channel settings");
+				nt_buf_free(&kinds);
+			} else if (c->chan_max[k].known && *vals[k] > c->chan_max[k].v) {
+				E(v, at(v, false, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
+				  "capability", "channels.%s = %u exceeds the %s maximum of %u (%s)",
+				  nt_chan_names[k], *vals[k], c->id, c->chan_max[k].v, c->src_channels);
+			}
+		}
+	}
+	if (f->rings) {
+		struct { const char *n; uint32_t *val; struct nt_num max; } r[] = {
+			{"rx", f->rings->rx, c->ring_rx_max}, {"tx", f->rings->tx, c->ring_tx_max},
+			{"rx_mini", f->rings->rx_mini, {false, 0}},
+			{"rx_jumbo", f->rings->rx_jumbo, {false, 0}},
+		};
+
+		for (k = 0; k < 4; k++) {
+			if (!r[k].val)
+				continue;
+			if (c->rings_settable == NT_TRI_NO) {
+				E(v, at(v, true, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
+				  "%s (%s) ring sizes cannot be changed", c->id, c->driver);
+				continue;
+			}
+			if (r[k].max.known && *r[k].val > r[k].max.v)
+				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
+				  "rings.%s = %u exceeds the %s maximum of %u (%s)", r[k].n, *r[k].val,
+				  c->id, r[k].max.v, c->src_rings);
+			else if (c->ring_step.known && c->ring_step.v > 1 && *r[k].val % c->ring_step.v)
+				W(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "rounding",
+				  "rings.%s = %u is not a multiple of %u; %s rounds it, so the plan uses %u",
+				  r[k].n, *r[k].val, c->ring_step.v, c->driver,
+				  (*r[k].val + c->ring_step.v - 1) / c->ring_step.v * c->ring_step.v);
+		}
+	}
+	if (f->rss && !v->windows) {
+		unsigned char key[256];
+		bool per_host;
+		int n;
+
+		if (c->rss_indir_size.known && !c->rss_indir_size.v) {
+			E(v, at(v, true, "/interfaces/%zu/rss", i), "capability",
+			  "%s (%s) has no RSS", c->id, c->driver);
+			return;
+		}
+		if (f->rss->key) {
+			n = nt_parse_rss_key(f->rss->key, key, sizeof(key), &per_host);
+			if (c->key_settable == NT_TRI_NO ||
+			    (c->rss_key_bytes.known && !c->rss_key_bytes.v))
+				E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
+				  "%s (%s) does not accept an RSS key", c->id, c->driver);
+			else if (!per_host && n > 0 && c->rss_key_bytes.known &&
+				 (unsigned)n != c->rss_key_bytes.v)
+				E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
+				  "RSS key is %d bytes; %s takes exactly %u (%s)", n, c->id,
+				  c->rss_key_bytes.v, c->src_rss);
+		}
+		if (f->rss->hash && c->hash_known && !(c->hash_mask & (1u << *f->rss->hash)))
+			E(v, at(v, false, "/interfaces/%zu/rss/hash", i), "capability",
+			  "%s (%s) does not support the %s hash function", c->id, c->driver,
+			  nt_hash_strings[*f->rss->hash].str);
+		if (f->rss->queues && c->rss_indir_size.known && *f->rss->queues > c->rss_indir_size.v)
+			E(v, at(v, false, "/interfaces/%zu/rss/queues", i), "capability",
+			  "rss.queues = %u cannot fit the %u-entry indirection table of %s",
+			  *f->rss->queues, c->rss_indir_size.v, c->id);
+	}
+}
+
+static void check_iface_target(struct v *v, const struct nt_iface *f, size_t i)
+{
+	static const char *const linux_only[] = {"channels", "rings", "coalesce", "irq", "rps", "xps", "linux"};
+	static const char *const win_rss[] = {"enabled", "profile", "base_processor",
+					      "max_processor", "max_processors"};
+	static const char *const linux_rss[] = {"key", "spread", "hash"};
+	const void *lo[] = {f->channels, f->rings, f->coalesce, f->irq, f->rps, f->xps, f->linux_opts};
+	size_t k;
+
+	if (v->windows) {
+		for (k = 0; k < 7; k++)
+			if (lo[k])
+				E(v, at(v, true, "/interfaces/%zu/%s", i, linux_only[k]), "target",
+				  "%s is a Linux setting; this profile targets windows", linux_only[k]);
+		if (f->rss)
+			for (k = 0; k < 3; k++)
+				if (((k == 0 && f->rss->key) || (k == 1 && f->rss->spread) ||
+				     (k == 2 && f->rss->hash)))
+					E(v, at(v, true, "/interfaces/%zu/rss/%s", i, linux_rss[k]),
+					  "target", "rss.%s is a Linux setting; Windows sets RSS with "
+					  "enabled, profile, base_processor, max_processor, max_processors "
+					  "and queues", linux_rss[k]);
+		return;
+	}
+	if (f->windows_opts)
+		E(v, at(v, true, "/interfaces/%zu/windows", i), "target",
+		  "windows.* settings apply to Windows hosts; this profile targets linux");
+	if (f->rss) {
+		const void *w[] = {f->rss->enabled, f->rss->profile, f->rss->base_processor,
+				   f->rss->max_processor, f->rss->max_processors};
+
+		for (k = 0; k < 5; k++)
+			if (w[k])
+				E(v, at(v, true, "/interfaces/%zu/rss/%s", i, win_rss[k]), "target",
+				  "rss.%s is a Windows (Set-NetAdapterRss) setting; this profile targets linux",
+				  win_rss[k]);
+	}
+}
+
+static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
+{
+	const struct nt_iface *u;
+	size_t ui;
+	unsigned oh;
+	int outer;
+	static const char *const no[] = {"channels", "rings", "rss", "irq", "coalesce"};
+	const void *has[] = {f->channels, f->rings, f->rss, f->irq, f->coalesce};
+	size_t k;
+
+	for (k = 0; k < 5; k++)
+		if (has[k])
+			E(v, at(v, true, "/interfaces/%zu/%s", i, no[k]), "tunnel",
+			  "%s is a WireGuard tunnel; it has no %s (those belong to the underlay NIC)",
+			  f->name, no[k]);
+	if (!strcmp(f->tunnel->underlay, f->name)) {
+		E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
+		  "tunnel %s cannot be its own underlay", f->name);
+		return;
+	}
+	u = find_iface(v->p, f->tunnel->underlay, &ui);
+	if (!u) {
+		const char *s = suggest_iface(v->p, f->tunnel->underlay);
+
+		E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
+		  "underlay '%s' names no interface in this profile%s%s%s", f->tunnel->underlay,
+		  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+		return;
+	}
+	outer = f->tunnel->outer ? (int)*f->tunnel->outer : NT_OUTER_IPV4;
+	oh = nt_wireguard_overhead(outer);
+	if (f->mtu && u->mtu && *f->mtu + oh > *u->mtu)
+		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
+		  "tunnel %s mtu %u + WireGuard overhead %u (%s outer) = %u exceeds underlay %s mtu %u; "
+		  "at most %u fits", f->name, *f->mtu, oh, nt_outer_strings[outer].str, *f->mtu + oh,
+		  u->name, *u->mtu, *u->mtu > oh ? *u->mtu - oh : 0);
+	if (!f->mtu && u->mtu && *u->mtu < 68 + oh)
+		E(v, at(v, false, "/interfaces/%zu/mtu", ui), "tunnel-mtu",
+		  "underlay %s mtu %u leaves tunnel %s below the IPv4 minimum of 68 after %u bytes of "
+		  "WireGuard overhead", u->name, *u->mtu, f->name, oh);
+}
+
+static void check_irq(struct v *v, const struct nt_iface *f, size_t i)
+{
+	const struct nt_irq *q = f->irq;
+	enum nt_irq_policy pol = q->policy ? *q->policy : NT_IRQ_NONE;
+	struct nt_cpuset s;
+	char path[128];
+	size_t k;
+
+	if (q->cpus && pol != NT_IRQ_EXPLICIT && pol != NT_IRQ_ALL_CPUS)
+		E(v, at(v, true, "/interfaces/%zu/irq/cpus", i), "irq",
+		  "irq.cpus is used by the explicit and all-cpus policies, not %s",
+		  nt_irq_policy_strings[pol].str);
+	if (q->per_queue && pol != NT_IRQ_EXPLICIT)
+		E(v, at(v, true, "/interfaces/%zu/irq/per_queue", i), "irq",
+		  "irq.per_queue is used by the explicit policy only");
+	if (pol == NT_IRQ_EXPLICIT && !q->cpus && !q->per_queue)
+		E(v, at(v, true, "/interfaces/%zu/irq/policy", i), "irq",
+		  "the explicit IRQ policy needs irq.cpus or irq.per_queue");
+	if (q->cpus && q->per_queue)
+		E(v, at(v, true, "/interfaces/%zu/irq/per_queue", i), "irq",
+		  "set irq.cpus (all queues) or irq.per_queue (one list per queue), not both");
+	if (q->cpus) {
+		snprintf(path, sizeof(path), "/interfaces/%zu/irq/cpus", i);
+		if (cpulist(v, q->cpus, &s, path)) {
+			nt_cpuset_andnot(&s, &v->reserved);
+			if (nt_cpuset_empty(&s))
+				E(v, at(v, false, "%s", path), "irq-no-cpu",
+				  "irq.cpus '%s' leaves no usable CPU: every CPU in it is reserved (%s)",
+				  q->cpus, v->p->host->reserved_cpus);
+			else if (v->have_numa) {
+				nt_cpuset_andnot(&s, &v->all_numa);
+				if (!nt_cpuset_empty(&s)) {
+					char *out = nt_cpuset_str(&s);
+
+					E(v, at(v, false, "%s", path), "irq",
+					  "irq.cpus names CPUs %s that are in no NUMA node of host.numa", out);
+					free(out);
+				}
+			}
+		}
+	}
+	for (k = 0; k < q->per_queue_count; k++) {
+		snprintf(path, sizeof(path), "/interfaces/%zu/irq/per_queue/%zu", i, k);
+		if (!cpulist(v, q->per_queue[k], &s, path))
+			continue;
+		if (nt_cpuset_intersects(&s, &v->reserved)) {
+			struct nt_cpuset r = s;
+
+			nt_cpuset_andnot(&r, &v->reserved);
+			if (nt_cpuset_empty(&r))
+				E(v, at(v, false, "%s", path), "irq-no-cpu",
+				  "queue %zu would get only reserved CPUs (%s); reserved CPUs never get IRQs",
+				  k, q->per_queue[k]);
+			else
+				W(v, at(v, false, "%s", path), "irq-reserved",
+				  "queue %zu names reserved CPUs; they are left out", k);
+		}
+	}
+	if (pol == NT_IRQ_NUMA_LOCAL_SPREAD && v->have_numa) {
+		size_t n;
+		bool usable = false;
+
+		for (n = 0; n < v->p->host->numa_count; n++) {
+			struct nt_cpuset c;
+			const char *err;
+
+			if (!nt_cpuset_parse(v->p->host->numa[n].cpus, &c, &err))
+				continue;
+			nt_cpuset_andnot(&c, &v->reserved);
+			usable |= !nt_cpuset_empty(&c);
+		}
+		if (!usable)
+			E(v, at(v, false, "/interfaces/%zu/irq/policy", i), "irq-no-cpu",
+			  "numa-local-spread leaves no usable CPU: every NUMA node's CPUs are reserved");
+	}
+	if (pol == NT_IRQ_NONE && q->irqbalance && *q->irqbalance == NT_IRQBAL_BAN)
+		W(v, at(v, false, "/interfaces/%zu/irq/irqbalance", i), "irq",
+		  "irqbalance: ban has no effect without an IRQ policy that pins IRQs");
+}
+
+static void check_rps_xps(struct v *v, const struct nt_iface *f, size_t i)
+{
+	struct nt_cpuset s;
+	char path[128];
+
+	if (f->rps && f->rps->cpus && strcmp(f->rps->cpus, "numa-local") &&
+	    strcmp(f->rps->cpus, "none")) {
+		snprintf(path, sizeof(path), "/interfaces/%zu/rps/cpus", i);
+		cpulist(v, f->rps->cpus, &s, path);
+	}
+	if (f->rps && f->rps->cpus && !strcmp(f->rps->cpus, "numa-local") && !v->have_numa &&
+	    !f->tunnel)
+		W(v, at(v, false, "/interfaces/%zu/rps/cpus", i), "rps",
+		  "rps.cpus numa-local takes the node from the host; without host.numa it is checked only at plan time");
+	if (f->rps && f->rps->flow_cnt && *f->rps->flow_cnt &&
+	    (*f->rps->flow_cnt & (*f->rps->flow_cnt - 1)))
+		W(v, at(v, false, "/interfaces/%zu/rps/flow_cnt", i), "rounding",
+		  "rps.flow_cnt %u is not a power of two; the kernel rounds it up", *f->rps->flow_cnt);
+	if (f->xps && f->xps->cpus && strcmp(f->xps->cpus, "follow-irq") &&
+	    strcmp(f->xps->cpus, "none")) {
+		snprintf(path, sizeof(path), "/interfaces/%zu/xps/cpus", i);
+		cpulist(v, f->xps->cpus, &s, path);
+	}
+	if (f->xps && f->xps->cpus && !strcmp(f->xps->cpus, "follow-irq") &&
+	    (!f->irq || !f->irq->policy || *f->irq->policy == NT_IRQ_NONE))
+		E(v, at(v, false, "/interfaces/%zu/xps/cpus", i), "xps",
+		  "xps.cpus follow-irq needs an IRQ policy that places the queues");
+}
+
+static bool valid_token(const char *s, const char *extra)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return false;
+	return true;
+}
+
+static bool has_ctrl(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
+{
+	const struct nt_caps *caps = NULL;
+	const char *why;
+	size_t k;
+
+	if (!f->name) {
+		E(v, at(v, false, "/interfaces/%zu", i), "missing-key",
+		  "interfaces[%zu]: missing required key 'name'", i);
+		return;
+	}
+	why = v->windows ? nt_windows_name_problem(f->name) : nt_linux_ifname_problem(f->name);
+	if (why) {
+		E(v, at(v, false, "/interfaces/%zu/name", i), "name",
+		  v->windows ? "adapter name '%s' %s; it cannot be used safely in a PowerShell playbook"
+			     : "interface name '%s' %s; the kernel would refuse it", f->name, why);
+		return;
+	}
+	for (k = 0; k < i; k++)
+		if (v->p->interfaces[k].name && !strcmp(v->p->interfaces[k].name, f->name)) {
+			E(v, at(v, false, "/interfaces/%zu/name", i), "duplicate",
+			  "interface '%s' is listed twice (also at interfaces[%zu])", f->name, k);
+			break;
+		}
+	if (f->nic) {
+		caps = v->db ? nt_caps_find(v->db, f->nic) : NULL;
+		if (v->db && !caps) {
+			const char *c[256];
+			const char *s;
+			size_t n;
+
+			for (n = 0; n < v->db->n && n < 256; n++)
+				c[n] = v->db->v[n].id;
+			s = nt_suggest(f->nic, c, n);
+			E(v, at(v, false, "/interfaces/%zu/nic", i), "nic",
+			  "unknown NIC model '%s'%s%s%s (see nettune caps)", f->nic,
+			  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+		}
+	} else if (f->match && v->db) {
+		caps = nt_caps_find_driver(v->db, f->match->driver, f->match->pci);
+	}
+	if (f->match && f->match->pci) {
+		const char *p = f->match->pci;
+
+		if (strlen(p) != 9 || p[4] != ':' || !valid_token(p, ":") ||
+		    strspn(p, "0123456789abcdefABCDEF:") != 9)
+			E(v, at(v, false, "/interfaces/%zu/match/pci", i), "match",
+			  "match.pci '%s' is not a PCI vendor:device id such as 8086:1572", p);
+	}
+	if (f->tunnel && f->nic)
+		E(v, at(v, true, "/interfaces/%zu/nic", i), "tunnel",
+		  "%s is a tunnel; a NIC model belongs to its underlay", f->name);
+	check_iface_target(v, f, i);
+	check_offloads(v, f, i, caps);
+	if (caps)
+		check_caps(v, f, i, caps);
+	if (f->tunnel)
+		check_tunnel(v, f, i);
+	if (f->irq)
+		check_irq(v, f, i);
+	check_rps_xps(v, f, i);
+	if (f->rss && f->rss->key) {
+		unsigned char key[256];
+		bool ph;
+
+		if (nt_parse_rss_key(f->rss->key, key, sizeof(key), &ph) < 0)
+			E(v, at(v, false, "/interfaces/%zu/rss/key", i), "rss",
+			  "rss.key must be per-host or hex bytes such as 6d:5a:56:da (up to 256)");
+	}
+	if (f->rss && f->rss->queues && f->channels) {
+		uint32_t q = f->channels->combined ? *f->channels->combined :
+			     f->channels->rx ? *f->channels->rx : 0;
+
+		if (q && *f->rss->queues > q)
+			E(v, at(v, false, "/interfaces/%zu/rss/queues", i), "rss",
+			  "rss.queues = %u exceeds the %u channels this interface will have",
+			  *f->rss->queues, q);
+	}
+	if (f->rss && f->rss->max_processors && f->rss->base_processor && f->rss->max_processor &&
+	    *f->rss->max_processor < *f->rss->base_processor)
+		E(v, at(v, false, "/interfaces/%zu/rss/max_processor", i), "rss",
+		  "rss.max_processor %u is below base_processor %u", *f->rss->max_processor,
+		  *f->rss->base_processor);
+	if (f->linux_opts)
+		for (k = 0; k < f->linux_opts->features_count; k++)
+			if (!valid_token(f->linux_opts->features[k].key, "-_"))
+				E(v, at(v, true, "/interfaces/%zu/linux/features/%s", i,
+					f->linux_opts->features[k].key), "name",
+				  "'%s' is not an ethtool feature name", f->linux_opts->features[k].key);
+	if (f->windows_opts)
+		for (k = 0; k < f->windows_opts->advanced_properties_count; k++) {
+			const struct nt_kv *kv = &f->windows_opts->advanced_properties[k];
+
+			if (!valid_token(kv->key, "*_-.") || has_ctrl(kv->value) ||
+			    strchr(kv->value, '`'))
+				E(v, at(v, true, "/interfaces/%zu/windows/advanced_properties/%s", i,
+					kv->key), "name",
+				  "advanced property '%s' cannot be used safely: keywords are letters, "
+				  "digits and * _ - .; values have no control characters or backticks",
+				  kv->key);
+		}
+}
+
+static void check_host(struct v *v)
+{
+	const struct nt_host *h = v->p->host;
+	struct nt_cpuset sets[64];
+	size_t i, j;
+	char path[64];
+
+	if (!h)
+		return;
+	for (i = 0; i < h->numa_count && i < 64; i++) {
+		snprintf(path, sizeof(path), "/host/numa/%zu/cpus", i);
+		if (!cpulist(v, h->numa[i].cpus, &sets[i], path)) {
+			nt_cpuset_clear(&sets[i]);
+			continue;
+		}
+		for (j = 0; j < i; j++) {
+			if (h->numa[j].node == h->numa[i].node)
+				E(v, at(v, false, "/host/numa/%zu/node", i), "numa",
+				  "NUMA node %u is declared twice", h->numa[i].node);
+			if (nt_cpuset_intersects(&sets[i], &sets[j])) {
+				struct nt_cpuset x = sets[i];
+				char *o;
+
+				nt_cpuset_and(&x, &sets[j]);
+				o = nt_cpuset_str(&x);
+				E(v, at(v, false, "%s", path), "numa",
+				  "NUMA nodes %u and %u overlap on CPUs %s", h->numa[j].node,
+				  h->numa[i].node, o);
+				free(o);
+			}
+		}
+		nt_cpuset_or(&v->all_numa, &sets[i]);
+		v->have_numa = true;
+	}
+	if (h->reserved_cpus &&
+	    cpulist(v, h->reserved_cpus, &v->reserved, "/host/reserved_cpus") && v->have_numa) {
+		struct nt_cpuset out = v->reserved;
+
+		nt_cpuset_andnot(&out, &v->all_numa);
+		if (!nt_cpuset_empty(&out)) {
+			char *o = nt_cpuset_str(&out);
+
+			E(v, at(v, false, "/host/reserved_cpus"), "numa",
+			  "reserved CPUs %s are in no NUMA node of host.numa", o);
+			free(o);
+		}
+	}
+}
+
+static bool kernel_wireguard_unit(const struct nt_profile *p, const struct nt_process_match *m,
+				  const char **iface)
+{
+	size_t i;
+
+	for (i = 0; i < p->interfaces_count; i++) {
+		const struct nt_iface *f = &p->interfaces[i];
+		char unit[300];
+
+		if (!f->tunnel || !f->name)
+			continue;
+		snprintf(unit, sizeof(unit), "wg-quick@%s.service", f->name);
+		if ((m->systemd_unit && (!strcmp(m->systemd_unit, unit) ||
+					 !strncmp(m->systemd_unit, unit, strlen(unit) - 8))) ||
+		    (m->comm && (!strcmp(m->comm, "wg-quick") || !strcmp(m->comm, "wg") ||
+				 !strncmp(m->comm, "wg-crypt-", 9)))) {
+			*iface = f->name;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void check_processes(struct v *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->p->processes_count; i++) {
+		const struct nt_process *pr = &v->p->processes[i];
+		const struct nt_process_match *m = &pr->match;
+		int n = !!m->systemd_unit + !!m->comm + !!m->pidfile;
+		const char *wg;
+		char path[64];
+		struct nt_cpuset s;
+
+		if (v->windows) {
+			E(v, at(v, true, "/processes"), "target",
+			  "processes is a Linux setting; this profile targets windows");
+			return;
+		}
+		if (n != 1)
+			E(v, at(v, false, "/processes/%zu/match", i), "process",
+			  "processes[%zu].match needs exactly one of systemd_unit, comm, pidfile", i);
+		if (kernel_wireguard_unit(v->p, m, &wg))
+			E(v, at(v, false, "/processes/%zu/match", i), "kernel-wireguard",
+			  "%s is kernel WireGuard: it has no process to pin. Its crypto runs in the "
+			  "per-CPU workqueue wg-crypt-%s on every online CPU, and wg-quick exits after "
+			  "setup. Pin a userspace implementation (wireguard-go, boringtun) by comm or "
+			  "pidfile instead, or place the underlay's IRQs with irq.policy",
+			  wg, wg);
+		if (!strncmp(pr->cpus, "numa-local-of ", 14)) {
+			const char *name = pr->cpus + 14;
+
+			if (!find_iface(v->p, name, NULL))
+				E(v, at(v, false, "/processes/%zu/cpus", i), "process",
+				  "'%s' names no interface in this profile", name);
+			continue;
+		}
+		snprintf(path, sizeof(path), "/processes/%zu/cpus", i);
+		cpulist(v, pr->cpus, &s, path);
+	}
+}
+
+static void check_sysctl(struct v *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->p->sysctl_count; i++) {
+		const struct nt_kv *kv = &v->p->sysctl[i];
+
+		if (v->windows) {
+			E(v, at(v, true, "/sysctl"), "target",
+			  "sysctl is a Linux setting; this profile targets windows");
+			return;
+		}
+		if (!valid_token(kv->key, "._-/") || strstr(kv->key, "..") || kv->key[0] == '/' ||
+		    kv->key[0] == '.')
+			E(v, at(v, true, "/sysctl/%s", kv->key), "sysctl",
+			  "'%s' is not a sysctl name (letters, digits, '.', '_', '-')", kv->key);
+		else if (has_ctrl(kv->value))
+			E(v, at(v, false, "/sysctl/%s", kv->key), "sysctl",
+			  "sysctl %s: value contains a control character", kv->key);
+	}
+}
+
+size_t nt_validate(const struct nt_loaded *l, const struct nt_capsdb *db, struct nt_diags *d)
+{
+	struct v v = {0};
+	const struct nt_profile *p = l->p;
+	size_t i;
+
+	v.l = l;
+	v.p = p;
+	v.db = db;
+	v.d = d;
+	v.windows = p->target && *p->target == NT_TARGET_WINDOWS;
+	if (strcmp(p->api_version, "nettune/v1"))
+		E(&v, at(&v, false, "/apiVersion"), "api-version",
+		  "apiVersion '%s' is not supported; this nettune reads nettune/v1", p->api_version);
+	if (p->kind == NT_KIND_POLICY) {
+		static const char *const no[] = {"interfaces", "host", "target", "processes"};
+
+		for (i = 0; i < 4; i++)
+			if (nt_yget(l->tree, i == 0 ? "/interfaces" : i == 1 ? "/host" :
+				    i == 2 ? "/target" : "/processes", false))
+				E(&v, at(&v, true, "/%s", no[i]), "policy",
+				  "a PolicyProfile cannot set %s; it applies to many hosts (use defaults)",
+				  no[i]);
+		return v.errors;
+	}
+	if (!p->metadata || !p->metadata->name)
+		E(&v, at(&v, true, "/metadata"), "missing-key",
+		  "a HostProfile needs metadata.name (the host name; it seeds per-host RSS keys)");
+	if (!p->target)
+		E(&v, at(&v, false, "%s", ""), "missing-key",
+		  "a HostProfile needs target: linux or windows");
+	if (v.windows && p->host && p->host->reserved_cpus)
+		E(&v, at(&v, true, "/host/reserved_cpus"), "target",
+		  "host.reserved_cpus is a Linux setting; on Windows use rss.base_processor");
+	check_host(&v);
+	for (i = 0; i < p->interfaces_count; i++)
+		check_iface(&v, &p->interfaces[i], i);
+	check_processes(&v);
+	check_sysctl(&v);
+	if (!v.windows && p->global)
+		E(&v, at(&v, true, "/global"), "target",
+		  "global (NetOffloadGlobalSetting, software URO) is a Windows setting; this profile targets linux");
+	return v.errors;
+}

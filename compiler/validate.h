@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* Semantic validation of a loaded profile against the NIC capability
+ * tables; every finding is located through the merged tree. */
+#ifndef NT_VALIDATE_H
+#define NT_VALIDATE_H
+
+#include "caps.h"
+#include "diag.h"
+#include "load.h"
+
+/* Returns the number of errors added. db may be NULL (tables unavailable). */
+size_t nt_validate(const struct nt_loaded *l, const struct nt_capsdb *db, struct nt_diags *d);
+
+/* Interface-name rules shared with the emitters. NULL if fine, else why not. */
+const char *nt_linux_ifname_problem(const char *name);
+const char *nt_windows_name_problem(const char *name);
+/* WireGuard encapsulation overhead for an outer family. */
+unsigned nt_wireguard_overhead(int outer);
+/* Parses "per-host" (returns 0, *per_host = true) or hex bytes "6d:5a:.."
+ * into key (up to max bytes); returns the byte count or -1. */
+int nt_parse_rss_key(const char *s, unsigned char *key, size_t max, bool *per_host);
+#endif

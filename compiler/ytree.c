@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: MIT */
+/* libyaml event pass that builds the mark-carrying node tree. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "ytree.h"
+
+struct nt_ynode *nt_ynew(enum nt_ytype t, struct nt_mark m)
+{
+	struct nt_ynode *n = nt_xcalloc(1, sizeof(*n));
+
+	n->type = t;
+	n->mark = m;
+	return n;
+}
+
+struct nt_ynode *nt_ynew_scalar(const char *s, bool plain, struct nt_mark m)
+{
+	struct nt_ynode *n = nt_ynew(NT_Y_SCALAR, m);
+
+	n->scalar = nt_xstrdup(s);
+	n->plain = plain;
+	return n;
+}
+
+static void grow(struct nt_ynode *n, bool keys)
+{
+	if (n->n < n->cap)
+		return;
+	n->cap = n->cap ? n->cap * 2 : 4;
+	n->vals = nt_xrealloc(n->vals, n->cap * sizeof(*n->vals));
+	if (keys)
+		n->keys = nt_xrealloc(n->keys, n->cap * sizeof(*n->keys));
+}
+
+void nt_ymap_set(struct nt_ynode *map, struct nt_ynode *key, struct nt_ynode *val)
+{
+	size_t i;
+
+	if (nt_ymap_get(map, key->scalar, &i)) {
+		nt_yfree(map->keys[i]);
+		nt_yfree(map->vals[i]);
+		map->keys[i] = key;
+		map->vals[i] = val;
+		return;
+	}
+	grow(map, true);
+	map->keys[map->n] = key;
+	map->vals[map->n++] = val;
+}
+
+void nt_yseq_push(struct nt_ynode *seq, struct nt_ynode *item)
+{
+	grow(seq, false);
+	seq->vals[seq->n++] = item;
+}
+
+struct nt_ynode *nt_ymap_get(const struct nt_ynode *map, const char *key, size_t *idx)
+{
+	size_t i;
+
+	if (!map || map->type != NT_Y_MAP)
+		return NULL;
+	for (i = 0; i < map->n; i++)
+		if (!strcmp(map->keys[i]->scalar, key)) {
+			if (idx)
+				*idx = i;
+			return map->vals[i];
+		}
+	return NULL;
+}
+
+void nt_ymap_del(struct nt_ynode *map, size_t idx)
+{
+	nt_yfree(map->keys[idx]);
+	nt_yfree(map->vals[idx]);
+	memmove(&map->keys[idx], &map->keys[idx + 1], (map->n - idx - 1) * sizeof(*map->keys));
+	memmove(&map->vals[idx], &map->vals[idx + 1], (map->n - idx - 1) * sizeof(*map->vals));
+	map->n--;
+}
+
+void nt_yfree(struct nt_ynode *n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < n->n; i++) {
+		if (n->keys)
+			nt_yfree(n->keys[i]);
+		nt_yfree(n->vals[i]);
+	}
+	free(n->keys);
+	free(n->vals);
+	free(n->scalar);
+	free(n);
+}
+
+struct nt_ynode *nt_ycopy(const struct nt_ynode *n)
+{
+	struct nt_ynode *c;
+	size_t i;
+
+	if (n->type == NT_Y_SCALAR)
+		return nt_ynew_scalar(n->scalar, n->plain, n->mark);
+	c = nt_ynew(n->type, n->mark);
+	for (i = 0; i < n->n; i++) {
+		if (n->type == NT_Y_MAP)
+			nt_ymap_set(c, nt_ycopy(n->keys[i]), nt_ycopy(n->vals[i]));
+		else
+			nt_yseq_push(c, nt_ycopy(n->vals[i]));
+	}
+	return c;
+}
+
+struct frame {
+	struct nt_ynode *node;
+	struct nt_ynode *pending_key;	/* map: key read, value not yet */
+};
+
+struct builder {
+	const char *file;
+	struct nt_diags *d;
+	struct frame stack[NT_YAML_MAX_DEPTH + 1];
+	int depth;
+	size_t nodes;
+	struct nt_ynode *root;
+	bool failed;
+};
+
+static struct nt_mark mk(const struct builder *b, yaml_mark_t m)
+{
+	struct nt_mark r = {b->file, (unsigned)m.line + 1, (unsigned)m.column + 1};
+
+	return r;
+}
+
+/* Attaches a finished node to its parent; returns false on error. */
+static bool attach(struct builder *b, struct nt_ynode *n)
+{
+	struct frame *f;
+
+	if (++b->nodes > NT_YAML_MAX_NODES) {
+		nt_error(b->d, n->mark, "yaml-limit",
+			 "document has more than %u nodes", NT_YAML_MAX_NODES);
+		nt_yfree(n);
+		return false;
+	}
+	if (b->depth == 0) {
+		b->root = n;
+		return true;
+	}
+	f = &b->stack[b->depth - 1];
+	if (f->node->type == NT_Y_SEQ) {
+		nt_yseq_push(f->node, n);
+		return true;
+	}
+	if (!f->pending_key) {
+		if (n->type != NT_Y_SCALAR) {
+			nt_error(b->d, n->mark, "yaml-syntax",
+				 "mapping keys must be plain scalars, not %s",
+				 n->type == NT_Y_MAP ? "mappings" : "sequences");
+			nt_yfree(n);
+			return false;
+		}
+		if (nt_ymap_get(f->node, n->scalar, NULL)) {
+			size_t i;
+
+			nt_ymap_get(f->node, n->scalar, &i);
+			nt_error(b->d, n->mark, "duplicate-key",
+				 "duplicate key '%s' (first at line %u)", n->scalar,
+				 f->node->keys[i]->mark.line);
+			nt_yfree(n);
+			return false;
+		}
+		f->pending_key = n;
+		return true;
+	}
+	grow(f->node, true);
+	f->node->keys[f->node->n] = f->pending_key;
+	f->node->vals[f->node->n++] = n;
+	f->pending_key = NULL;
+	return true;
+}
+
+static void builder_free(struct builder *b)
+{
+	while (b->depth > 0) {
+		struct frame *f = &b->stack[--b->depth];
+
+		nt_yfree(f->pending_key);
+		nt_yfree(f->node);
+	}
+	nt_yfree(b->root);
+	b->root = NULL;
+}
+
+struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
+				struct nt_diags *d)
+{
+	struct builder b = {0};
+	yaml_parser_t p;
+	yaml_event_t ev;
+	int docs = 0;
+	bool done = false;
+
+	b.file = nt_intern(file);
+	b.d = d;
+	if (len > NT_YAML_MAX_BYTES) {
+		struct nt_mark m = {b.file, 0, 0};
+
+		nt_error(d, m, "yaml-limit", "file is larger than %u bytes", NT_YAML_MAX_BYTES);
+		return NULL;
+	}
+	if (memchr(data, '\0', len)) {
+		struct nt_mark m = {b.file, 0, 0};
+
+		nt_error(d, m, "yaml-syntax", "file contains a NUL byte; not a YAML text file");
+		return NULL;
+	}
+	if (!yaml_parser_initialize(&p)) {
+		fputs("nettune: out of memory\n", stderr);
+		abort();
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+	while (!done) {
+		struct nt_ynode *n = NULL;
+
+		if (!yaml_parser_parse(&p, &ev)) {
+			const char *ctx = p.context;
+
+			nt_error(d, mk(&b, p.problem_mark), "yaml-syntax", "%s%s%s",
+				 p.problem ? p.problem : "invalid YAML",
+				 ctx ? " " : "", ctx ? ctx : "");
+			b.failed = true;
+			break;
+		}
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			if (++docs > 1) {
+				nt_error(d, mk(&b, ev.start_mark), "yaml-syntax",
+					 "more than one YAML document; a profile is one document");
+				b.failed = true;
+				done = true;
+			}
+			break;
+		case YAML_ALIAS_EVENT:
+			nt_error(d, mk(&b, ev.start_mark), "yaml-alias",
+				 "YAML aliases (*%s) are not supported in profiles; use extends or write the value out",
+				 (const char *)ev.data.alias.anchor);
+			b.failed = true;
+			done = true;
+			break;
+		case YAML_SCALAR_EVENT:
+			n = nt_ynew(NT_Y_SCALAR, mk(&b, ev.start_mark));
+			n->scalar = nt_xstrdup((const char *)ev.data.scalar.value);
+			if (strlen(n->scalar) != ev.data.scalar.length) {
+				nt_error(d, n->mark, "yaml-syntax", "scalar contains a NUL character");
+				nt_yfree(n);
+				b.failed = true;
+				done = true;
+				break;
+			}
+			n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+			if (!attach(&b, n)) {
+				b.failed = true;
+				done = true;
+			}
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (b.depth >= NT_YAML_MAX_DEPTH) {
+				nt_error(d, mk(&b, ev.start_mark), "yaml-limit",
+					 "nesting deeper than %d levels", NT_YAML_MAX_DEPTH);
+				b.failed = true;
+				done = true;
+				break;
+			}
+			b.stack[b.depth].node = nt_ynew(ev.type == YAML_MAPPING_START_EVENT ?
+							 NT_Y_MAP : NT_Y_SEQ,
+							 mk(&b, ev.start_mark));
+			b.stack[b.depth].pending_key = NULL;
+			b.depth++;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			n = b.stack[--b.depth].node;
+			if (!attach(&b, n)) {
+				b.failed = true;
+				done = true;
+			}
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	if (b.failed) {
+		builder_free(&b);
+		return NULL;
+	}
+	if (!b.root) {
+		struct nt_mark m = {b.file, 0, 0};
+
+		nt_error(d, m, "empty", "file is empty; expected a mapping with apiVersion and kind");
+		return NULL;
+	}
+	return b.root;
+}
+
+struct nt_ynode *nt_yparse_file(const char *path, struct nt_diags *d)
+{
+	struct nt_buf b = {0};
+	struct nt_ynode *r;
+	char chunk[65536];
+	size_t got;
+	FILE *f = fopen(path, "rb");
+
+	if (!f) {
+		struct nt_mark m = {nt_intern(path), 0, 0};
+
+		nt_error(d, m, "io", "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		nt_buf_putn(&b, chunk, got);
+		if (b.n > NT_YAML_MAX_BYTES)
+			break;
+	}
+	if (ferror(f)) {
+		struct nt_mark m = {nt_intern(path), 0, 0};
+
+		nt_error(d, m, "io", "cannot read: %s", strerror(errno));
+		fclose(f);
+		nt_buf_free(&b);
+		return NULL;
+	}
+	fclose(f);
+	r = nt_yparse_data(path, b.p ? b.p : "", b.n, d);
+	nt_buf_free(&b);
+	return r;
+}
+
+/* Copies the next path segment into seg, undoing ~1 and ~0. */
+static const char *next_seg(const char *p, char *seg, size_t segsz)
+{
+	size_t n = 0;
+
+	while (*p && *p != '/') {
+		char c = *p++;
+
+		if (c == '~' && (*p == '0' || *p == '1'))
+			c = *p++ == '0' ? '~' : '/';
+		if (n + 1 < segsz)
+			seg[n++] = c;
+	}
+	seg[n] = '\0';
+	return p;
+}
+
+const struct nt_ynode *nt_yget(const struct nt_ynode *root, const char *path,
+			       bool key_mark)
+{
+	const struct nt_ynode *n = root;
+	char seg[512];
+
+	while (n && *path == '/') {
+		path = next_seg(path + 1, seg, sizeof(seg));
+		if (n->type == NT_Y_MAP) {
+			size_t i;
+
+			if (!nt_ymap_get(n, seg, &i))
+				return NULL;
+			if (key_mark && !*path)
+				return n->keys[i];
+			n = n->vals[i];
+		} else if (n->type == NT_Y_SEQ) {
+			char *end;
+			unsigned long i = strtoul(seg, &end, 10);
+
+			if (*end || !*seg || i >= n->n)
+				return NULL;
+			n = n->vals[i];
+		} else {
+			return NULL;
+		}
+	}
+	return n;
+}
+
+struct nt_mark nt_ymark(const struct nt_ynode *root, const char *path, bool key_mark)
+{
+	char *p = nt_xstrdup(path);
+	const struct nt_ynode *n;
+	struct nt_mark m = {root ? root->mark.file : NULL, 1, 1};
+
+	for (;;) {
+		n = nt_yget(root, p, key_mark);
+		if (n) {
+			m = n->mark;
+			break;
+		}
+		char *slash = strrchr(p, '/');
+
+		if (!slash)
+			break;
+		*slash = '\0';
+		key_mark = true;
+	}
+	free(p);
+	return m;
+}
+
+static int emit_node(yaml_emitter_t *e, const struct nt_ynode *n)
+{
+	yaml_event_t ev;
+	size_t i;
+
+	switch (n->type) {
+	case NT_Y_SCALAR:
+		yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)n->scalar,
+					     (int)strlen(n->scalar), 1, 1,
+					     n->plain ? YAML_ANY_SCALAR_STYLE :
+					     YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+		return yaml_emitter_emit(e, &ev) ? 0 : -1;
+	case NT_Y_MAP:
+		yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
+		if (!yaml_emitter_emit(e, &ev))
+			return -1;
+		for (i = 0; i < n->n; i++)
+			if (emit_node(e, n->keys[i]) || emit_node(e, n->vals[i]))
+				return -1;
+		yaml_mapping_end_event_initialize(&ev);
+		return yaml_emitter_emit(e, &ev) ? 0 : -1;
+	case NT_Y_SEQ:
+		yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE);
+		if (!yaml_emitter_emit(e, &ev))
+			return -1;
+		for (i = 0; i < n->n; i++)
+			if (emit_node(e, n->vals[i]))
+				return -1;
+		yaml_sequence_end_event_initialize(&ev);
+		return yaml_emitter_emit(e, &ev) ? 0 : -1;
+	}
+	return -1;
+}
+
+static int write_handler(void *data, unsigned char *buffer, size_t size)
+{
+	nt_buf_putn(data, (const char *)buffer, size);
+	return 1;
+}
+
+int nt_yemit(const struct nt_ynode *root, struct nt_buf *out)
+{
+	yaml_emitter_t e;
+	yaml_event_t ev;
+	int r = -1;
+
+	if (!yaml_emitter_initialize(&e))
+		return -1;
+	yaml_emitter_set_output(&e, write_handler, out);
+	yaml_emitter_set_unicode(&e, 1);
+	yaml_emitter_set_width(&e, -1);
+	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+	if (!yaml_emitter_emit(&e, &ev))
+		goto out;
+	yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
+	if (!yaml_emitter_emit(&e, &ev))
+		goto out;
+	if (emit_node(&e, root))
+		goto out;
+	yaml_document_end_event_initialize(&ev, 1);
+	if (!yaml_emitter_emit(&e, &ev))
+		goto out;
+	yaml_stream_end_event_initialize(&ev);
+	if (!yaml_emitter_emit(&e, &ev))
+		goto out;
+	r = 0;
+out:
+	yaml_emitter_delete(&e);
+	return r;
+}
