@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs the Debian packages nettune needs to build and test, if missing.
+# Usage: scripts/deps.sh [build|test]
+set -eu
+build_pkgs="meson ninja-build pkg-config gcc libyaml-dev libcyaml-dev libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libssl-dev libcunit1-dev"
+test_pkgs="ethtool iproute2 shellcheck python3-jsonschema python3-yaml openssl procps"
+want="$build_pkgs"
+[ "${1:-build}" = test ] && want="$want $test_pkgs"
+missing=""
+for p in $want; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "nettune: missing Debian packages:$missing (run as root or install them)" >&2
+	exit 1
+fi
+echo "nettune: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
