@@ -85,10 +85,35 @@ static bool parse_int(const char *s, bool is_signed, int64_t *out)
 static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_value_t *v,
 			const struct nt_field_rule *rule, const char *hpath);
 
+/* Whether hpath names an offloads mapping ("interfaces[0].offloads"). */
+static bool is_offloads(const char *hpath)
+{
+	size_t n = strlen(hpath);
+
+	return n >= 8 && !strcmp(hpath + n - 8, "offloads");
+}
+
+/* Offload names are a closed portable vocabulary; an ethtool name such as
+ * tx-udp-segmentation is a common slip, so say where those go. */
+static void unknown_offload(struct ctx *c, const struct nt_ynode *key,
+			    const cyaml_schema_field_t *fields, const char *hpath)
+{
+	struct nt_buf list = {0};
+	const cyaml_schema_field_t *f;
+
+	for (f = fields; f->key; f++)
+		nt_buf_printf(&list, "%s%s", list.n ? ", " : "", f->key);
+	ERR(c, key->mark, "unknown-key",
+	    "unknown key '%s' in %s; offloads are %s; ethtool feature names go in linux.features",
+	    key->scalar, hpath, list.p);
+	nt_buf_free(&list);
+}
+
 static void check_mapping(struct ctx *c, struct nt_ynode *n,
 			  const cyaml_schema_field_t *fields, const char *hpath)
 {
 	const cyaml_schema_field_t *f;
+	bool top = *hpath == '(';
 	size_t i;
 
 	for (i = 0; i < n->n; i++) {
@@ -108,10 +133,14 @@ static void check_mapping(struct ctx *c, struct nt_ynode *n,
 			s = nt_suggest(key, cands, nc);
 			if (s)
 				ERR(c, n->keys[i]->mark, "unknown-key",
-				    "unknown key '%s' in %s; did you mean '%s'?", key, hpath, s);
+				    "unknown key '%s' %s%s; did you mean '%s'?", key,
+				    top ? "at the " : "in ", top ? "top level" : hpath, s);
+			else if (is_offloads(hpath))
+				unknown_offload(c, n->keys[i], fields, hpath);
 			else
 				ERR(c, n->keys[i]->mark, "unknown-key",
-				    "unknown key '%s' in %s", key, hpath);
+				    "unknown key '%s' %s%s", key, top ? "at the " : "in ",
+				    top ? "top level" : hpath);
 			continue;
 		}
 		if (fields == nt_toggle_fields && !strcmp(key, "all"))
@@ -126,7 +155,10 @@ static void check_mapping(struct ctx *c, struct nt_ynode *n,
 	for (f = fields; f->key; f++) {
 		if (f->value.flags & CYAML_FLAG_OPTIONAL)
 			continue;
-		if (!nt_ymap_get(n, f->key, NULL))
+		if (!nt_ymap_get(n, f->key, NULL) && top)
+			ERR(c, n->mark, "missing-key", "missing required key '%s' at the top level",
+			    f->key);
+		else if (!nt_ymap_get(n, f->key, NULL))
 			ERR(c, n->mark, "missing-key", "%s: missing required key '%s'",
 			    hpath, f->key);
 	}

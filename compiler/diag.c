@@ -120,6 +120,26 @@ static const char *sev_name(enum nt_severity s)
 	}
 }
 
+/* One diagnostic is one line: control characters that came from the
+ * input (a quoted "eth\n0") are written as C escapes. */
+static void text_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\r')
+			fputs("\\r", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
 void nt_diags_print_text(const struct nt_diags *d, FILE *f)
 {
 	size_t i;
@@ -127,12 +147,12 @@ void nt_diags_print_text(const struct nt_diags *d, FILE *f)
 	for (i = 0; i < d->n; i++) {
 		const struct nt_diag *x = &d->v[i];
 
+		text_escape(f, x->mark.file ? x->mark.file : "nettune");
 		if (x->mark.line)
-			fprintf(f, "%s:%u:%u: %s: %s\n", x->mark.file, x->mark.line,
-				x->mark.col, sev_name(x->sev), x->msg);
-		else
-			fprintf(f, "%s: %s: %s\n", x->mark.file ? x->mark.file : "nettune",
-				sev_name(x->sev), x->msg);
+			fprintf(f, ":%u:%u", x->mark.line, x->mark.col);
+		fprintf(f, ": %s: ", sev_name(x->sev));
+		text_escape(f, x->msg);
+		fputc('\n', f);
 	}
 }
 

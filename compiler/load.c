@@ -16,7 +16,8 @@
 struct loader {
 	const struct nt_load_opts *o;
 	struct nt_diags *d;
-	const char *stack[MAX_EXTENDS_DEPTH + 1];
+	const char *stack[MAX_EXTENDS_DEPTH + 1];	/* files being loaded, as named */
+	char *real[MAX_EXTENDS_DEPTH + 1];		/* the same, canonical (or NULL) */
 	int depth;
 	const char **sources;
 	size_t nsources;
@@ -58,12 +59,15 @@ static char *resolve(struct loader *L, const char *from_file, const char *name,
 	char *dirs[64];
 	size_t nd = 0, i;
 	char *dir = nt_xstrdup(from_file), *slash = strrchr(dir, '/'), *found = NULL;
+	const char *own_dir_prefix;
 
 	if (slash)
 		*slash = '\0';
 	else
 		strcpy(dir, ".");
 	dirs[nd++] = dir;
+	/* "profile.yaml" extends "p": report "p.yaml", not "./p.yaml" */
+	own_dir_prefix = slash ? dir : NULL;
 	for (i = 0; i < L->o->nprofile_path && nd < 62; i++)
 		dirs[nd++] = nt_xstrdup(L->o->profile_path[i]);
 	dirs[nd] = nt_data_dir("profiles");
@@ -74,7 +78,9 @@ static char *resolve(struct loader *L, const char *from_file, const char *name,
 		size_t e;
 
 		for (e = 0; e < 2 && !found; e++) {
-			char *p = nt_xasprintf("%s/%s%s", dirs[i], name, ext[e]);
+			char *p = i || own_dir_prefix ?
+				  nt_xasprintf("%s/%s%s", dirs[i], name, ext[e]) :
+				  nt_xasprintf("%s%s", name, ext[e]);
 
 			if (file_exists(p))
 				found = p;
@@ -203,7 +209,7 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 		const struct nt_ynode *e = ext->vals[i];
 		struct nt_buf tried = {0};
 		struct nt_ynode *base;
-		char *p;
+		char *p, *real;
 		int k;
 
 		if (!valid_policy_name(e->scalar)) {
@@ -223,9 +229,14 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 			continue;
 		}
 		nt_buf_free(&tried);
+		/* compare canonical paths: "a.yaml", "./a.yaml" and a
+		 * --profile-path spelling of the same folder are one file */
+		real = realpath(p, NULL);
 		for (k = 0; k < L->depth; k++)
-			if (!strcmp(L->stack[k], nt_intern(p)))
+			if (!strcmp(L->stack[k], p) ||
+			    (real && L->real[k] && !strcmp(L->real[k], real)))
 				break;
+		free(real);
 		if (k < L->depth) {
 			struct nt_buf chain = {0};
 			int m;
@@ -247,11 +258,16 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 			continue;
 		}
 		base = load_tree(L, p, NULL);
-		free(p);
 		if (!base) {
+			/* its own errors are located in it; this one makes the
+			 * profile that pulls it in invalid too */
+			nt_error(L->d, e->mark, "extends", "policy profile '%s' (%s) has errors",
+				 e->scalar, nt_intern(p));
+			free(p);
 			bad = true;
 			continue;
 		}
+		free(p);
 		if (strcmp(kind_of(base), "PolicyProfile")) {
 			nt_error(L->d, e->mark, "extends",
 				 "'%s' (%s) is a %s; only a PolicyProfile can be extended",
@@ -296,9 +312,10 @@ static struct nt_ynode *load_tree(struct loader *L, const char *path,
 		nt_yfree(root);
 		return NULL;
 	}
-	L->stack[L->depth++] = root->mark.file;
+	L->stack[L->depth] = root->mark.file;
+	L->real[L->depth++] = realpath(root->mark.file, NULL);
 	root = apply_extends(L, root);
-	L->depth--;
+	free(L->real[--L->depth]);
 	return root;
 }
 

@@ -39,6 +39,23 @@ static struct nt_mark at(struct v *v, bool key, const char *fmt, ...)
 	return m;
 }
 
+/* A free-form key (sysctl name, feature, advanced property) as one path
+ * segment for the mark index: '~' -> "~0", '/' -> "~1". */
+static char *seg(const char *key)
+{
+	struct nt_buf b = {0};
+
+	for (; *key; key++) {
+		if (*key == '~')
+			nt_buf_puts(&b, "~0");
+		else if (*key == '/')
+			nt_buf_puts(&b, "~1");
+		else
+			nt_buf_putc(&b, *key);
+	}
+	return b.p ? nt_buf_take(&b) : nt_xstrdup("");
+}
+
 #define E(v, m, rule, ...) do { (v)->errors++; nt_error((v)->d, m, rule, __VA_ARGS__); } while (0)
 #define W(v, m, rule, ...) nt_warn((v)->d, m, rule, __VA_ARGS__)
 
@@ -153,6 +170,19 @@ static bool cpulist(struct v *v, const char *s, struct nt_cpuset *out, const cha
 	return false;
 }
 
+/* rps.cpus / xps.cpus: a CPU list or one of two words. */
+static void cpulist_or(struct v *v, const char *s, const char *path, const char *what,
+		       const char *w1, const char *w2)
+{
+	struct nt_cpuset c;
+	const char *err;
+
+	if (!strcmp(s, w1) || !strcmp(s, w2) || nt_cpuset_parse(s, &c, &err))
+		return;
+	E(v, at(v, false, "%s", path), "cpulist", "%s '%s' is not %s, %s or a CPU list (%s)",
+	  what, s, w1, w2, err);
+}
+
 /* An offload toggle from the profile, with its portable name. */
 struct toggle_ref {
 	const char *name;
@@ -252,8 +282,9 @@ static void check_offloads(struct v *v, const struct nt_iface *f, size_t i,
 				w = caps->win_hw_uro;
 			if (w == NT_WIN_UNSUPPORTED && toggle_any_on(t))
 				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
-				  "%s has no %s on Windows (capability table %s)", caps->id,
-				  !strcmp(r[k].name, "uro") ? "hardware URO" : r[k].name, caps->file);
+				  "%s has no %s on Windows (%s)", caps->id,
+				  !strcmp(r[k].name, "uro") ? "hardware URO" : r[k].name,
+				  caps->src_windows ? caps->src_windows : caps->id);
 			continue;
 		}
 		if (r[k].cap < 0)
@@ -351,7 +382,8 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 				continue;
 			if (c->rings_settable == NT_TRI_NO) {
 				E(v, at(v, true, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
-				  "%s (%s) ring sizes cannot be changed", c->id, c->driver);
+				  "rings.%s: %s (%s) ring sizes cannot be changed (%s)", r[k].n, c->id,
+				  c->driver, c->src_rings);
 				continue;
 			}
 			if (r[k].max.known && *r[k].val > r[k].max.v)
@@ -387,10 +419,18 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 				  "RSS key is %d bytes; %s takes exactly %u (%s)", n, c->id,
 				  c->rss_key_bytes.v, c->src_rss);
 		}
-		if (f->rss->hash && c->hash_known && !(c->hash_mask & (1u << *f->rss->hash)))
+		if (f->rss->hash && c->hash_known && !(c->hash_mask & (1u << *f->rss->hash))) {
+			struct nt_buf hs = {0};
+
+			for (k = 0; k <= NT_HASH_CRC32; k++)
+				if (c->hash_mask & (1u << k))
+					nt_buf_printf(&hs, "%s%s", hs.n ? ", " : "",
+						      nt_hash_strings[k].str);
 			E(v, at(v, false, "/interfaces/%zu/rss/hash", i), "capability",
-			  "%s (%s) does not support the %s hash function", c->id, c->driver,
-			  nt_hash_strings[*f->rss->hash].str);
+			  "%s (%s) does not support the %s hash function; it has %s", c->id,
+			  c->driver, nt_hash_strings[*f->rss->hash].str, hs.n ? hs.p : "none");
+			nt_buf_free(&hs);
+		}
 		if (f->rss->queues && c->rss_indir_size.known && *f->rss->queues > c->rss_indir_size.v)
 			E(v, at(v, false, "/interfaces/%zu/rss/queues", i), "capability",
 			  "rss.queues = %u cannot fit the %u-entry indirection table of %s",
@@ -475,8 +515,9 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 		  u->name, *u->mtu, *u->mtu > oh ? *u->mtu - oh : 0);
 	if (!f->mtu && u->mtu && *u->mtu < 68 + oh)
 		E(v, at(v, false, "/interfaces/%zu/mtu", ui), "tunnel-mtu",
-		  "underlay %s mtu %u leaves tunnel %s below the IPv4 minimum of 68 after %u bytes of "
-		  "WireGuard overhead", u->name, *u->mtu, f->name, oh);
+		  "underlay %s mtu %u - WireGuard overhead %u (%s outer) = %d leaves tunnel %s below "
+		  "the IPv4 minimum mtu of 68", u->name, *u->mtu, oh, nt_outer_strings[outer].str,
+		  (int)*u->mtu - (int)oh, f->name);
 }
 
 static void check_irq(struct v *v, const struct nt_iface *f, size_t i)
@@ -561,13 +602,11 @@ static void check_irq(struct v *v, const struct nt_iface *f, size_t i)
 
 static void check_rps_xps(struct v *v, const struct nt_iface *f, size_t i)
 {
-	struct nt_cpuset s;
 	char path[128];
 
-	if (f->rps && f->rps->cpus && strcmp(f->rps->cpus, "numa-local") &&
-	    strcmp(f->rps->cpus, "none")) {
+	if (f->rps && f->rps->cpus) {
 		snprintf(path, sizeof(path), "/interfaces/%zu/rps/cpus", i);
-		cpulist(v, f->rps->cpus, &s, path);
+		cpulist_or(v, f->rps->cpus, path, "rps.cpus", "numa-local", "none");
 	}
 	if (f->rps && f->rps->cpus && !strcmp(f->rps->cpus, "numa-local") && !v->have_numa &&
 	    !f->tunnel)
@@ -577,10 +616,9 @@ static void check_rps_xps(struct v *v, const struct nt_iface *f, size_t i)
 	    (*f->rps->flow_cnt & (*f->rps->flow_cnt - 1)))
 		W(v, at(v, false, "/interfaces/%zu/rps/flow_cnt", i), "rounding",
 		  "rps.flow_cnt %u is not a power of two; the kernel rounds it up", *f->rps->flow_cnt);
-	if (f->xps && f->xps->cpus && strcmp(f->xps->cpus, "follow-irq") &&
-	    strcmp(f->xps->cpus, "none")) {
+	if (f->xps && f->xps->cpus) {
 		snprintf(path, sizeof(path), "/interfaces/%zu/xps/cpus", i);
-		cpulist(v, f->xps->cpus, &s, path);
+		cpulist_or(v, f->xps->cpus, path, "xps.cpus", "follow-irq", "none");
 	}
 	if (f->xps && f->xps->cpus && !strcmp(f->xps->cpus, "follow-irq") &&
 	    (!f->irq || !f->irq->policy || *f->irq->policy == NT_IRQ_NONE))
@@ -673,7 +711,7 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 
 		if (nt_parse_rss_key(f->rss->key, key, sizeof(key), &ph) < 0)
 			E(v, at(v, false, "/interfaces/%zu/rss/key", i), "rss",
-			  "rss.key must be per-host or hex bytes such as 6d:5a:56:da (up to 256)");
+			  "rss.key must be per-host or hex bytes such as 6d:5a:56:da (up to 256 bytes)");
 	}
 	if (f->rss && f->rss->queues && f->channels) {
 		uint32_t q = f->channels->combined ? *f->channels->combined :
@@ -684,28 +722,38 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 			  "rss.queues = %u exceeds the %u channels this interface will have",
 			  *f->rss->queues, q);
 	}
-	if (f->rss && f->rss->max_processors && f->rss->base_processor && f->rss->max_processor &&
+	if (f->rss && f->rss->base_processor && f->rss->max_processor &&
 	    *f->rss->max_processor < *f->rss->base_processor)
 		E(v, at(v, false, "/interfaces/%zu/rss/max_processor", i), "rss",
 		  "rss.max_processor %u is below base_processor %u", *f->rss->max_processor,
 		  *f->rss->base_processor);
 	if (f->linux_opts)
-		for (k = 0; k < f->linux_opts->features_count; k++)
-			if (!valid_token(f->linux_opts->features[k].key, "-_"))
-				E(v, at(v, true, "/interfaces/%zu/linux/features/%s", i,
-					f->linux_opts->features[k].key), "name",
-				  "'%s' is not an ethtool feature name", f->linux_opts->features[k].key);
+		for (k = 0; k < f->linux_opts->features_count; k++) {
+			const char *key = f->linux_opts->features[k].key;
+			char *sk;
+
+			if (valid_token(key, "-_"))
+				continue;
+			sk = seg(key);
+			E(v, at(v, true, "/interfaces/%zu/linux/features/%s", i, sk), "name",
+			  "'%s' is not an ethtool feature name (letters, digits, '-' and '_')", key);
+			free(sk);
+		}
 	if (f->windows_opts)
 		for (k = 0; k < f->windows_opts->advanced_properties_count; k++) {
 			const struct nt_kv *kv = &f->windows_opts->advanced_properties[k];
+			char *sk = seg(kv->key);
 
-			if (!valid_token(kv->key, "*_-.") || has_ctrl(kv->value) ||
-			    strchr(kv->value, '`'))
-				E(v, at(v, true, "/interfaces/%zu/windows/advanced_properties/%s", i,
-					kv->key), "name",
-				  "advanced property '%s' cannot be used safely: keywords are letters, "
-				  "digits and * _ - .; values have no control characters or backticks",
-				  kv->key);
+			if (!valid_token(kv->key, "*_-."))
+				E(v, at(v, true, "/interfaces/%zu/windows/advanced_properties/%s", i, sk),
+				  "name", "advanced property keyword '%s' cannot be used safely: "
+				  "keywords are letters, digits and * _ - .", kv->key);
+			else if (has_ctrl(kv->value) || strchr(kv->value, '`'))
+				E(v, at(v, false, "/interfaces/%zu/windows/advanced_properties/%s", i, sk),
+				  "name", "advanced property %s: value '%s' contains a %s; it cannot be "
+				  "used safely in a PowerShell playbook", kv->key, kv->value,
+				  has_ctrl(kv->value) ? "control character" : "backtick");
+			free(sk);
 		}
 }
 
@@ -758,26 +806,55 @@ static void check_host(struct v *v)
 	}
 }
 
-static bool kernel_wireguard_unit(const struct nt_profile *p, const struct nt_process_match *m,
-				  const char **iface)
+/* The tunnel interface called name (len bytes), if the profile has one. */
+static const char *tunnel_named(const struct nt_profile *p, const char *name, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < p->interfaces_count; i++) {
 		const struct nt_iface *f = &p->interfaces[i];
-		char unit[300];
 
-		if (!f->tunnel || !f->name)
-			continue;
-		snprintf(unit, sizeof(unit), "wg-quick@%s.service", f->name);
-		if ((m->systemd_unit && (!strcmp(m->systemd_unit, unit) ||
-					 !strncmp(m->systemd_unit, unit, strlen(unit) - 8))) ||
-		    (m->comm && (!strcmp(m->comm, "wg-quick") || !strcmp(m->comm, "wg") ||
-				 !strncmp(m->comm, "wg-crypt-", 9)))) {
-			*iface = f->name;
-			return true;
-		}
+		if (f->tunnel && f->name && strlen(f->name) == len && !strncmp(f->name, name, len))
+			return f->name;
 	}
+	return NULL;
+}
+
+/*
+ * Whether a process match names kernel WireGuard, which has no process:
+ * wg-quick@IF.service runs wg-quick, which configures IF and exits; wg is
+ * the configuration tool; wg-crypt-IF is a kernel workqueue.  A unit counts
+ * only when IF is a tunnel of this profile (with WG_QUICK_USERSPACE_-
+ * IMPLEMENTATION the same unit runs a userspace daemon).  Sets *iface and
+ * the match key (*key) the finding is about.
+ */
+static bool kernel_wireguard(const struct nt_profile *p, const struct nt_process_match *m,
+			     const char **iface, const char **key)
+{
+	size_t i, len;
+
+	if (m->systemd_unit && !strncmp(m->systemd_unit, "wg-quick@", 9)) {
+		const char *name = m->systemd_unit + 9;
+
+		len = strlen(name);
+		if (len > 8 && !strcmp(name + len - 8, ".service"))
+			len -= 8;
+		*key = "systemd_unit";
+		*iface = tunnel_named(p, name, len);
+		return *iface != NULL;
+	}
+	if (m->comm && !strncmp(m->comm, "wg-crypt-", 9) && m->comm[9]) {
+		*key = "comm";
+		*iface = m->comm + 9;
+		return true;
+	}
+	if (m->comm && (!strcmp(m->comm, "wg-quick") || !strcmp(m->comm, "wg")))
+		for (i = 0; i < p->interfaces_count; i++)
+			if (p->interfaces[i].tunnel && p->interfaces[i].name) {
+				*key = "comm";
+				*iface = p->interfaces[i].name;
+				return true;
+			}
 	return false;
 }
 
@@ -789,7 +866,7 @@ static void check_processes(struct v *v)
 		const struct nt_process *pr = &v->p->processes[i];
 		const struct nt_process_match *m = &pr->match;
 		int n = !!m->systemd_unit + !!m->comm + !!m->pidfile;
-		const char *wg;
+		const char *wg, *wkey;
 		char path[64];
 		struct nt_cpuset s;
 
@@ -801,8 +878,8 @@ static void check_processes(struct v *v)
 		if (n != 1)
 			E(v, at(v, false, "/processes/%zu/match", i), "process",
 			  "processes[%zu].match needs exactly one of systemd_unit, comm, pidfile", i);
-		if (kernel_wireguard_unit(v->p, m, &wg))
-			E(v, at(v, false, "/processes/%zu/match", i), "kernel-wireguard",
+		if (kernel_wireguard(v->p, m, &wg, &wkey))
+			E(v, at(v, false, "/processes/%zu/match/%s", i, wkey), "kernel-wireguard",
 			  "%s is kernel WireGuard: it has no process to pin. Its crypto runs in the "
 			  "per-CPU workqueue wg-crypt-%s on every online CPU, and wg-quick exits after "
 			  "setup. Pin a userspace implementation (wireguard-go, boringtun) by comm or "
@@ -810,10 +887,12 @@ static void check_processes(struct v *v)
 			  wg, wg);
 		if (!strncmp(pr->cpus, "numa-local-of ", 14)) {
 			const char *name = pr->cpus + 14;
+			const char *sg = suggest_iface(v->p, name);
 
 			if (!find_iface(v->p, name, NULL))
 				E(v, at(v, false, "/processes/%zu/cpus", i), "process",
-				  "'%s' names no interface in this profile", name);
+				  "numa-local-of '%s' names no interface in this profile%s%s%s", name,
+				  sg ? "; did you mean '" : "", sg ? sg : "", sg ? "'?" : "");
 			continue;
 		}
 		snprintf(path, sizeof(path), "/processes/%zu/cpus", i);
@@ -833,13 +912,17 @@ static void check_sysctl(struct v *v)
 			  "sysctl is a Linux setting; this profile targets windows");
 			return;
 		}
+		char *sk = seg(kv->key);
+
 		if (!valid_token(kv->key, "._-/") || strstr(kv->key, "..") || kv->key[0] == '/' ||
 		    kv->key[0] == '.')
-			E(v, at(v, true, "/sysctl/%s", kv->key), "sysctl",
-			  "'%s' is not a sysctl name (letters, digits, '.', '_', '-')", kv->key);
+			E(v, at(v, true, "/sysctl/%s", sk), "sysctl",
+			  "'%s' is not a sysctl name (letters, digits, '.', '_', '-', '/'; no '..')",
+			  kv->key);
 		else if (has_ctrl(kv->value))
-			E(v, at(v, false, "/sysctl/%s", kv->key), "sysctl",
+			E(v, at(v, false, "/sysctl/%s", sk), "sysctl",
 			  "sysctl %s: value contains a control character", kv->key);
+		free(sk);
 	}
 }
 

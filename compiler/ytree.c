@@ -197,6 +197,47 @@ static void builder_free(struct builder *b)
 	b->root = NULL;
 }
 
+/* The byte at a libyaml mark; libyaml counts columns in characters. */
+static int char_at(const char *data, size_t len, size_t line, size_t col)
+{
+	size_t i = 0;
+
+	while (line && i < len)
+		if (data[i++] == '\n')
+			line--;
+	for (; i < len && data[i] != '\n'; i++) {
+		if (((unsigned char)data[i] & 0xc0) == 0x80)
+			continue;	/* UTF-8 continuation byte */
+		if (!col--)
+			return (unsigned char)data[i];
+	}
+	return -1;
+}
+
+/* libyaml's problem text, made specific where it is known to confuse:
+ * a tab where indentation belongs, and a construct left open earlier. */
+static void syntax_error(struct builder *b, const yaml_parser_t *p, const char *data,
+			 size_t len)
+{
+	const char *ctx = p->context;
+
+	if (p->error == YAML_SCANNER_ERROR &&
+	    char_at(data, len, p->problem_mark.line, p->problem_mark.column) == '\t') {
+		nt_error(b->d, mk(b, p->problem_mark), "yaml-syntax",
+			 "tab character; YAML is indented with spaces only");
+		return;
+	}
+	if (ctx && (p->context_mark.line != p->problem_mark.line ||
+		    p->context_mark.column != p->problem_mark.column))
+		nt_error(b->d, mk(b, p->problem_mark), "yaml-syntax",
+			 "%s %s that starts at line %u column %u",
+			 p->problem ? p->problem : "invalid YAML", ctx,
+			 (unsigned)p->context_mark.line + 1, (unsigned)p->context_mark.column + 1);
+	else
+		nt_error(b->d, mk(b, p->problem_mark), "yaml-syntax", "%s%s%s",
+			 p->problem ? p->problem : "invalid YAML", ctx ? " " : "", ctx ? ctx : "");
+}
+
 struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
 				struct nt_diags *d)
 {
@@ -215,8 +256,17 @@ struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
 		return NULL;
 	}
 	if (memchr(data, '\0', len)) {
-		struct nt_mark m = {b.file, 0, 0};
+		const char *nul = memchr(data, '\0', len), *c;
+		struct nt_mark m = {b.file, 1, 1};
 
+		for (c = data; c < nul; c++) {
+			if (*c == '\n') {
+				m.line++;
+				m.col = 1;
+			} else {
+				m.col++;
+			}
+		}
 		nt_error(d, m, "yaml-syntax", "file contains a NUL byte; not a YAML text file");
 		return NULL;
 	}
@@ -229,11 +279,7 @@ struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
 		struct nt_ynode *n = NULL;
 
 		if (!yaml_parser_parse(&p, &ev)) {
-			const char *ctx = p.context;
-
-			nt_error(d, mk(&b, p.problem_mark), "yaml-syntax", "%s%s%s",
-				 p.problem ? p.problem : "invalid YAML",
-				 ctx ? " " : "", ctx ? ctx : "");
+			syntax_error(&b, &p, data, len);
 			b.failed = true;
 			break;
 		}
