@@ -20,6 +20,7 @@ static const struct {
 	const char *help;
 } subcommands[] = {
 	{"validate", cmd_validate, "check profiles against the schema and NIC capability tables"},
+	{"plan", cmd_plan, "show the changes that would converge a host to its profile"},
 	{"caps", cmd_caps, "list NIC capability tables, or show one"},
 	{"schema", cmd_schema, "print the JSON Schema of the profile language"},
 };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "check.h"
@@ -52,6 +53,25 @@ static bool valid_policy_name(const char *s)
 	return true;
 }
 
+/* Diagnostics name files as the user would type them: relative to the
+ * working directory when the file is below it. */
+static char *relative_to_cwd(char *p)
+{
+	char cwd[4096];
+	size_t n;
+
+	if (p[0] != '/' || !getcwd(cwd, sizeof(cwd)))
+		return p;
+	n = strlen(cwd);
+	if (!strncmp(p, cwd, n) && p[n] == '/') {
+		char *r = nt_xstrdup(p + n + 1);
+
+		free(p);
+		return r;
+	}
+	return p;
+}
+
 /* Looks for NAME.yaml along the search path; returns a malloc'd path. */
 static char *resolve(struct loader *L, const char *from_file, const char *name,
 		     struct nt_buf *tried)
@@ -83,7 +103,7 @@ static char *resolve(struct loader *L, const char *from_file, const char *name,
 				  nt_xasprintf("%s%s", name, ext[e]);
 
 			if (file_exists(p))
-				found = p;
+				found = relative_to_cwd(p);
 			else
 				free(p);
 		}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* The compile pipeline as the plan/emit/apply commands run it. */
+#ifndef NT_CLI_COMMON_H
+#define NT_CLI_COMMON_H
+
+#include "../compiler/caps.h"
+#include "../compiler/facts.h"
+#include "../compiler/load.h"
+#include "../compiler/plan.h"
+#include "../compiler/settings.h"
+#include "cli.h"
+
+struct nt_compiled {
+	struct nt_loaded l;
+	const struct nt_capsdb *db;
+	struct nt_facts facts;
+	struct nt_state observed;
+	struct nt_state desired;
+	struct nt_plan plan;
+	const char *against;
+};
+
+/* Live observation hook, provided by the Linux applier when it is built in. */
+extern int (*nt_observe_live)(const struct nt_loaded *l, struct nt_facts *f,
+			      struct nt_state *observed, struct nt_diags *d);
+
+/* load -> validate -> observe (snapshot or live) -> lower -> plan. */
+int nt_compile(const char *profile, const char *state_path, struct nt_compiled *c,
+	       struct nt_diags *d);
+/* offline: without a snapshot, lower with no host facts at all (emit). */
+int nt_compile_ex(const char *profile, const char *state_path, bool offline,
+		  struct nt_compiled *c, struct nt_diags *d);
+void nt_compiled_free(struct nt_compiled *c);
+void nt_print_diags(struct nt_diags *d);
+#endif

@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: MIT */
+/* Recursive-descent JSON parser (RFC 8259) with positions and limits. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "json.h"
+
+struct jp {
+	const char *file;
+	const char *s, *end, *line_start;
+	unsigned line;
+	struct nt_diags *d;
+	bool failed;
+	int depth;
+};
+
+static struct nt_mark here(const struct jp *p)
+{
+	struct nt_mark m = {p->file, p->line, (unsigned)(p->s - p->line_start) + 1};
+
+	return m;
+}
+
+static void fail(struct jp *p, const char *msg)
+{
+	if (!p->failed)
+		nt_error(p->d, here(p), "json-syntax", "%s", msg);
+	p->failed = true;
+}
+
+static void ws(struct jp *p)
+{
+	while (p->s < p->end) {
+		if (*p->s == '\n') {
+			p->line++;
+			p->line_start = p->s + 1;
+		} else if (*p->s != ' ' && *p->s != '\t' && *p->s != '\r') {
+			break;
+		}
+		p->s++;
+	}
+}
+
+static struct nt_json *value(struct jp *p);
+
+static int hex4(const char *s)
+{
+	int v = 0, i;
+
+	for (i = 0; i < 4; i++) {
+		char c = s[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+static void put_utf8(struct nt_buf *b, unsigned cp)
+{
+	char o[4];
+
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		nt_buf_putn(b, o, 1);
+	} else if (cp < 0x800) {
+		o[0] = (char)(0xc0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		nt_buf_putn(b, o, 2);
+	} else if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | cp >> 12);
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		nt_buf_putn(b, o, 3);
+	} else {
+		o[0] = (char)(0xf0 | cp >> 18);
+		o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[3] = (char)(0x80 | (cp & 0x3f));
+		nt_buf_putn(b, o, 4);
+	}
+}
+
+static char *string(struct jp *p)
+{
+	struct nt_buf b = {0};
+
+	p->s++;
+	while (p->s < p->end && *p->s != '"') {
+		unsigned char c = (unsigned char)*p->s;
+
+		if (c < 0x20) {
+			fail(p, "control character in string");
+			nt_buf_free(&b);
+			return NULL;
+		}
+		if (c != '\\') {
+			nt_buf_putc(&b, (char)c);
+			p->s++;
+			continue;
+		}
+		if (p->end - p->s < 2) {
+			fail(p, "unterminated escape");
+			nt_buf_free(&b);
+			return NULL;
+		}
+		p->s++;
+		switch (*p->s) {
+		case '"': nt_buf_putc(&b, '"'); break;
+		case '\\': nt_buf_putc(&b, '\\'); break;
+		case '/': nt_buf_putc(&b, '/'); break;
+		case 'b': nt_buf_putc(&b, '\b'); break;
+		case 'f': nt_buf_putc(&b, '\f'); break;
+		case 'n': nt_buf_putc(&b, '\n'); break;
+		case 'r': nt_buf_putc(&b, '\r'); break;
+		case 't': nt_buf_putc(&b, '\t'); break;
+		case 'u': {
+			int cp, lo;
+
+			if (p->end - p->s < 5 || (cp = hex4(p->s + 1)) < 0) {
+				fail(p, "bad \\u escape");
+				nt_buf_free(&b);
+				return NULL;
+			}
+			p->s += 4;
+			if (cp >= 0xd800 && cp < 0xdc00) {
+				if (p->end - p->s < 7 || p->s[1] != '\\' || p->s[2] != 'u' ||
+				    (lo = hex4(p->s + 3)) < 0xdc00 || lo > 0xdfff) {
+					fail(p, "unpaired UTF-16 surrogate");
+					nt_buf_free(&b);
+					return NULL;
+				}
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+				p->s += 6;
+			} else if (cp >= 0xdc00 && cp <= 0xdfff) {
+				fail(p, "unpaired UTF-16 surrogate");
+				nt_buf_free(&b);
+				return NULL;
+			}
+			if (cp == 0) {
+				fail(p, "NUL character in string");
+				nt_buf_free(&b);
+				return NULL;
+			}
+			put_utf8(&b, (unsigned)cp);
+			break;
+		}
+		default:
+			fail(p, "unknown escape in string");
+			nt_buf_free(&b);
+			return NULL;
+		}
+		p->s++;
+	}
+	if (p->s >= p->end) {
+		fail(p, "unterminated string");
+		nt_buf_free(&b);
+		return NULL;
+	}
+	p->s++;
+	return nt_buf_take(&b);
+}
+
+static struct nt_json *node(struct jp *p, enum nt_jtype t)
+{
+	struct nt_json *j = nt_xcalloc(1, sizeof(*j));
+
+	j->t = t;
+	j->mark = here(p);
+	return j;
+}
+
+static bool lit(struct jp *p, const char *w)
+{
+	size_t n = strlen(w);
+
+	if ((size_t)(p->end - p->s) >= n && !memcmp(p->s, w, n)) {
+		p->s += n;
+		return true;
+	}
+	return false;
+}
+
+static struct nt_json *number(struct jp *p)
+{
+	struct nt_json *j = node(p, NT_J_NUM);
+	const char *st = p->s;
+	bool frac = false;
+	char tmp[64];
+	size_t n;
+
+	if (p->s < p->end && *p->s == '-')
+		p->s++;
+	if (p->s >= p->end || *p->s < '0' || *p->s > '9')
+		goto bad;
+	if (*p->s == '0' && p->s + 1 < p->end && p->s[1] >= '0' && p->s[1] <= '9')
+		goto bad;
+	while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
+		p->s++;
+	if (p->s < p->end && *p->s == '.') {
+		frac = true;
+		p->s++;
+		if (p->s >= p->end || *p->s < '0' || *p->s > '9')
+			goto bad;
+		while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
+			p->s++;
+	}
+	if (p->s < p->end && (*p->s == 'e' || *p->s == 'E')) {
+		frac = true;
+		p->s++;
+		if (p->s < p->end && (*p->s == '+' || *p->s == '-'))
+			p->s++;
+		if (p->s >= p->end || *p->s < '0' || *p->s > '9')
+			goto bad;
+		while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
+			p->s++;
+	}
+	n = (size_t)(p->s - st);
+	if (n >= sizeof(tmp))
+		goto bad;
+	memcpy(tmp, st, n);
+	tmp[n] = '\0';
+	j->s = nt_xstrdup(tmp);
+	j->num = strtod(tmp, NULL);
+	if (!frac) {
+		errno = 0;
+		j->i = strtoll(tmp, NULL, 10);
+		j->is_int = !errno;
+	}
+	return j;
+bad:
+	fail(p, "malformed number");
+	nt_json_free(j);
+	return NULL;
+}
+
+static struct nt_json *value(struct jp *p)
+{
+	struct nt_json *j;
+
+	ws(p);
+	if (p->s >= p->end) {
+		fail(p, "unexpected end of input");
+		return NULL;
+	}
+	if (++p->depth > NT_JSON_MAX_DEPTH) {
+		fail(p, "nesting too deep");
+		return NULL;
+	}
+	switch (*p->s) {
+	case '{':
+		j = node(p, NT_J_OBJ);
+		p->s++;
+		ws(p);
+		if (p->s < p->end && *p->s == '}') {
+			p->s++;
+			break;
+		}
+		for (;;) {
+			char *k;
+			struct nt_json *v;
+			size_t i;
+
+			ws(p);
+			if (p->s >= p->end || *p->s != '"') {
+				fail(p, "expected a string key");
+				goto err;
+			}
+			{
+				struct nt_mark km = here(p);
+
+				k = string(p);
+				if (!k)
+					goto err;
+				for (i = 0; i < j->n; i++)
+					if (!strcmp(j->keys[i], k)) {
+						nt_error(p->d, km, "json-syntax", "duplicate key \"%s\"", k);
+						p->failed = true;
+						free(k);
+						goto err;
+					}
+			}
+			ws(p);
+			if (p->s >= p->end || *p->s != ':') {
+				free(k);
+				fail(p, "expected ':'");
+				goto err;
+			}
+			p->s++;
+			v = value(p);
+			if (!v) {
+				free(k);
+				goto err;
+			}
+			j->keys = nt_xrealloc(j->keys, (j->n + 1) * sizeof(*j->keys));
+			j->v = nt_xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
+			j->keys[j->n] = k;
+			j->v[j->n++] = v;
+			ws(p);
+			if (p->s < p->end && *p->s == ',') {
+				p->s++;
+				continue;
+			}
+			if (p->s < p->end && *p->s == '}') {
+				p->s++;
+				break;
+			}
+			fail(p, "expected ',' or '}'");
+			goto err;
+		}
+		break;
+	case '[':
+		j = node(p, NT_J_ARR);
+		p->s++;
+		ws(p);
+		if (p->s < p->end && *p->s == ']') {
+			p->s++;
+			break;
+		}
+		for (;;) {
+			struct nt_json *v = value(p);
+
+			if (!v)
+				goto err;
+			j->v = nt_xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
+			j->v[j->n++] = v;
+			ws(p);
+			if (p->s < p->end && *p->s == ',') {
+				p->s++;
+				continue;
+			}
+			if (p->s < p->end && *p->s == ']') {
+				p->s++;
+				break;
+			}
+			fail(p, "expected ',' or ']'");
+			goto err;
+		}
+		break;
+	case '"':
+		j = node(p, NT_J_STR);
+		j->s = string(p);
+		if (!j->s)
+			goto err;
+		break;
+	case 't':
+	case 'f':
+		j = node(p, NT_J_BOOL);
+		if (lit(p, "true"))
+			j->b = true;
+		else if (!lit(p, "false")) {
+			fail(p, "unknown literal");
+			goto err;
+		}
+		break;
+	case 'n':
+		j = node(p, NT_J_NULL);
+		if (!lit(p, "null")) {
+			fail(p, "unknown literal");
+			goto err;
+		}
+		break;
+	default:
+		j = number(p);
+		if (!j)
+			return NULL;
+		break;
+	}
+	p->depth--;
+	return j;
+err:
+	nt_json_free(j);
+	return NULL;
+}
+
+struct nt_json *nt_json_parse(const char *file, const char *data, size_t len, struct nt_diags *d)
+{
+	struct jp p = {0};
+	struct nt_json *j;
+
+	p.file = nt_intern(file);
+	p.s = p.line_start = data;
+	p.end = data + len;
+	p.line = 1;
+	p.d = d;
+	if (len > NT_JSON_MAX_BYTES) {
+		fail(&p, "file too large");
+		return NULL;
+	}
+	if (len >= 3 && !memcmp(data, "\xef\xbb\xbf", 3))
+		p.s = p.line_start = data + 3;	/* PowerShell writes a BOM */
+	j = value(&p);
+	if (!j)
+		return NULL;
+	ws(&p);
+	if (p.s < p.end) {
+		fail(&p, "trailing characters after the JSON value");
+		nt_json_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+struct nt_json *nt_json_parse_file(const char *path, struct nt_diags *d)
+{
+	struct nt_buf b = {0};
+	char chunk[65536];
+	size_t got;
+	struct nt_json *j;
+	FILE *f = fopen(path, "rb");
+
+	if (!f) {
+		struct nt_mark m = {nt_intern(path), 0, 0};
+
+		nt_error(d, m, "io", "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.n <= NT_JSON_MAX_BYTES)
+		nt_buf_putn(&b, chunk, got);
+	fclose(f);
+	j = nt_json_parse(path, b.p ? b.p : "", b.n, d);
+	nt_buf_free(&b);
+	return j;
+}
+
+void nt_json_free(struct nt_json *j)
+{
+	size_t i;
+
+	if (!j)
+		return;
+	for (i = 0; i < j->n; i++) {
+		if (j->keys)
+			free(j->keys[i]);
+		nt_json_free(j->v[i]);
+	}
+	free(j->keys);
+	free(j->v);
+	free(j->s);
+	free(j);
+}
+
+const struct nt_json *nt_json_get(const struct nt_json *o, const char *key)
+{
+	size_t i;
+
+	if (!o || o->t != NT_J_OBJ)
+		return NULL;
+	for (i = 0; i < o->n; i++)
+		if (!strcmp(o->keys[i], key))
+			return o->v[i];
+	return NULL;
+}
+
+static bool want(const struct nt_json *o, const char *key, const struct nt_json **v,
+		 enum nt_jtype t, const char *what, bool required, struct nt_diags *d)
+{
+	*v = nt_json_get(o, key);
+	if (!*v || (*v)->t == NT_J_NULL) {
+		if (required && d)
+			nt_error(d, o->mark, "snapshot", "missing \"%s\" (%s)", key, what);
+		return false;
+	}
+	if ((*v)->t != t) {
+		if (d)
+			nt_error(d, (*v)->mark, "snapshot", "\"%s\" must be %s", key, what);
+		return false;
+	}
+	return true;
+}
+
+bool nt_json_str(const struct nt_json *o, const char *key, const char **out, bool required,
+		 struct nt_diags *d)
+{
+	const struct nt_json *v;
+
+	if (!want(o, key, &v, NT_J_STR, "a string", required, d))
+		return false;
+	*out = v->s;
+	return true;
+}
+
+bool nt_json_u32(const struct nt_json *o, const char *key, uint32_t *out, bool required,
+		 struct nt_diags *d)
+{
+	const struct nt_json *v;
+
+	if (!want(o, key, &v, NT_J_NUM, "a number", required, d))
+		return false;
+	if (!v->is_int || v->i < 0 || v->i > UINT32_MAX) {
+		if (d)
+			nt_error(d, v->mark, "snapshot", "\"%s\" must be a whole number 0..4294967295", key);
+		return false;
+	}
+	*out = (uint32_t)v->i;
+	return true;
+}
+
+bool nt_json_bool(const struct nt_json *o, const char *key, bool *out, bool required,
+		  struct nt_diags *d)
+{
+	const struct nt_json *v;
+
+	if (!want(o, key, &v, NT_J_BOOL, "true or false", required, d))
+		return false;
+	*out = v->b;
+	return true;
+}

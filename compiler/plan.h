@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Diff and plan: desired vs observed state -> ordered actions with from,
+ * to, source position and flags.  Apply, the emitters and manifests all
+ * consume this list; nothing downstream re-derives it.
+ */
+#ifndef NT_PLAN_H
+#define NT_PLAN_H
+
+#include "facts.h"
+#include "load.h"
+#include "settings.h"
+
+struct nt_action {
+	enum nt_kind_id kind;
+	char *object;
+	char *arg;
+	bool has_from;			/* false: not observed */
+	struct nt_value from;
+	struct nt_value to;
+	struct nt_mark src;
+	unsigned flags;			/* enum nt_setting_flag */
+	char *note;
+	int phase, sub, objord, order;	/* sort keys */
+};
+
+struct nt_plan {
+	struct nt_action *v;
+	size_t n;
+	char *host;
+	char *target;
+	size_t disruptive, cannot;
+};
+
+struct nt_plan_input {
+	const struct nt_loaded *l;
+	const struct nt_state *desired;
+	const struct nt_state *observed;
+	const struct nt_facts *facts;
+};
+
+void nt_plan_build(const struct nt_plan_input *in, struct nt_plan *out);
+void nt_plan_free(struct nt_plan *p);
+/* Human-readable plan, grouped by object, with step numbers. */
+void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color,
+			struct nt_buf *out);
+/* {"host","target","changes","actions":[...]} (SPEC "plan --json"). */
+void nt_plan_print_json(const struct nt_plan *p, struct nt_buf *out);
+/* One action's "from"/"to" as JSON and its attribute string. */
+char *nt_action_attr(const struct nt_action *a);
+
+#endif

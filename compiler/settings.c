@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/* The setting kinds table and the typed values of desired/observed state. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "settings.h"
+
+/*
+ * Phases give the apply order (SPEC safety rules; kernel-and-nic-facts.md
+ * "Changing channels reallocates IRQs and reprograms XPS: order channels ->
+ * IRQ affinity -> RPS/XPS").  MTU ordering between a tunnel and its
+ * underlay is refined in plan.c.
+ */
+const struct nt_kinddef nt_kinds[NT_K__COUNT] = {
+	[NT_K_SYSCTL] = {NT_K_SYSCTL, "sysctl", NT_V_STR, 10, NT_KF_HAS_ARG,
+			 "/proc/sys value"},
+	[NT_K_MTU] = {NT_K_MTU, "mtu", NT_V_U32, 20, NT_KF_DISRUPTIVE,
+		      "link MTU (rtnetlink IFLA_MTU)"},
+	[NT_K_FEATURE] = {NT_K_FEATURE, "feature", NT_V_BOOL, 30, NT_KF_HAS_ARG,
+			  "ethtool feature (ETHTOOL_MSG_FEATURES_SET)"},
+	[NT_K_CHANNELS] = {NT_K_CHANNELS, "channels", NT_V_U32, 40,
+			   NT_KF_HAS_ARG | NT_KF_DISRUPTIVE, "queue count (ETHTOOL_MSG_CHANNELS_SET)"},
+	[NT_K_RING] = {NT_K_RING, "ring", NT_V_U32, 50, NT_KF_HAS_ARG | NT_KF_DISRUPTIVE,
+		       "ring size (ETHTOOL_MSG_RINGS_SET)"},
+	[NT_K_COALESCE] = {NT_K_COALESCE, "coalesce", NT_V_U32, 55, NT_KF_HAS_ARG,
+			   "interrupt coalescing (ETHTOOL_MSG_COALESCE_SET)"},
+	[NT_K_COALESCE_ADAPTIVE] = {NT_K_COALESCE_ADAPTIVE, "coalesce-adaptive", NT_V_BOOL, 54,
+				    NT_KF_HAS_ARG, "adaptive interrupt coalescing (rx, tx)"},
+	[NT_K_RSS_HFUNC] = {NT_K_RSS_HFUNC, "rss-hfunc", NT_V_STR, 60, 0,
+			    "RSS hash function"},
+	[NT_K_RSS_KEY] = {NT_K_RSS_KEY, "rss-key", NT_V_BYTES, 61, 0, "RSS hash key"},
+	[NT_K_RSS_INDIR] = {NT_K_RSS_INDIR, "rss-indir", NT_V_U32LIST, 62, 0,
+			    "RSS indirection table"},
+	[NT_K_IRQ_AFFINITY] = {NT_K_IRQ_AFFINITY, "irq-affinity", NT_V_CPUS, 70,
+			       NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "/proc/irq/N/smp_affinity_list of queue N's IRQ"},
+	[NT_K_RPS_CPUS] = {NT_K_RPS_CPUS, "rps-cpus", NT_V_CPUS, 80,
+			   NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "queues/rx-N/rps_cpus"},
+	[NT_K_RPS_FLOW_CNT] = {NT_K_RPS_FLOW_CNT, "rps-flow-cnt", NT_V_U32, 81,
+			       NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "queues/rx-N/rps_flow_cnt"},
+	[NT_K_XPS_CPUS] = {NT_K_XPS_CPUS, "xps-cpus", NT_V_CPUS, 82,
+			   NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "queues/tx-N/xps_cpus"},
+	[NT_K_IRQBALANCE_BAN] = {NT_K_IRQBALANCE_BAN, "banned-irqs", NT_V_STR, 90, 0,
+				 "irqbalance --banirq list (systemd drop-in)"},
+	[NT_K_IRQBALANCE_SERVICE] = {NT_K_IRQBALANCE_SERVICE, "service", NT_V_STR, 91, 0,
+				     "irqbalance.service running|stopped"},
+	[NT_K_PROCESS_CPUS] = {NT_K_PROCESS_CPUS, "cpus", NT_V_CPUS, 95, 0,
+			       "CPU affinity of a process / systemd unit"},
+	[NT_K_WIN_ADVPROP] = {NT_K_WIN_ADVPROP, "advanced-property", NT_V_STR, 110,
+			      NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE,
+			      "Set-NetAdapterAdvancedProperty -RegistryKeyword"},
+	[NT_K_WIN_CHECKSUM] = {NT_K_WIN_CHECKSUM, "checksum", NT_V_STR, 120,
+			       NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE,
+			       "Set-NetAdapterChecksumOffload"},
+	[NT_K_WIN_LSO] = {NT_K_WIN_LSO, "lso", NT_V_BOOL, 121,
+			  NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterLso"},
+	[NT_K_WIN_USO] = {NT_K_WIN_USO, "uso", NT_V_BOOL, 122,
+			  NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterUso"},
+	[NT_K_WIN_RSC] = {NT_K_WIN_RSC, "rsc", NT_V_BOOL, 123,
+			  NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterRsc"},
+	[NT_K_WIN_URO] = {NT_K_WIN_URO, "uro", NT_V_BOOL, 124,
+			  NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterUro (hardware URO)"},
+	[NT_K_WIN_RSS] = {NT_K_WIN_RSS, "rss", NT_V_STR, 125,
+			  NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterRss"},
+	[NT_K_WIN_IP_MTU] = {NT_K_WIN_IP_MTU, "ip-mtu", NT_V_U32, 130,
+			     NT_KF_HAS_ARG | NT_KF_WINDOWS, "Set-NetIPInterface -NlMtuBytes"},
+	[NT_K_WIN_GLOBAL] = {NT_K_WIN_GLOBAL, "offload-global", NT_V_STR, 140,
+			     NT_KF_HAS_ARG | NT_KF_WINDOWS,
+			     "Set-NetOffloadGlobalSetting / netsh int udp set global"},
+};
+
+const struct nt_kinddef *nt_kind_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NT_K__COUNT; i++)
+		if (nt_kinds[i].name && !strcmp(nt_kinds[i].name, name))
+			return &nt_kinds[i];
+	return NULL;
+}
+
+void nt_value_free(struct nt_value *v)
+{
+	free(v->s);
+	free(v->cpus);
+	free(v->bytes);
+	free(v->list);
+	v->s = NULL;
+	v->cpus = NULL;
+	v->bytes = NULL;
+	v->list = NULL;
+}
+
+void nt_value_copy(struct nt_value *d, const struct nt_value *s)
+{
+	*d = *s;
+	if (s->s)
+		d->s = nt_xstrdup(s->s);
+	if (s->cpus) {
+		d->cpus = nt_xmalloc(sizeof(*d->cpus));
+		*d->cpus = *s->cpus;
+	}
+	if (s->bytes) {
+		d->bytes = nt_xmalloc(s->n);
+		memcpy(d->bytes, s->bytes, s->n);
+	}
+	if (s->list) {
+		d->list = nt_xmalloc(s->n * sizeof(*s->list));
+		memcpy(d->list, s->list, s->n * sizeof(*s->list));
+	}
+}
+
+static bool str_folded_equal(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == ' ' || *a == '\t' || *a == '\n')
+			a++;
+		while (*b == ' ' || *b == '\t' || *b == '\n')
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		while (*a && *b && *a != ' ' && *a != '\t' && *a != '\n' &&
+		       *b != ' ' && *b != '\t' && *b != '\n') {
+			if (*a != *b)
+				return false;
+			a++;
+			b++;
+		}
+		if ((*a && *a != ' ' && *a != '\t' && *a != '\n') ||
+		    (*b && *b != ' ' && *b != '\t' && *b != '\n'))
+			return false;
+	}
+}
+
+bool nt_value_equal(const struct nt_value *a, const struct nt_value *b)
+{
+	if (a->t != b->t)
+		return false;
+	switch (a->t) {
+	case NT_V_BOOL:
+		return a->b == b->b;
+	case NT_V_U32:
+		return a->u == b->u;
+	case NT_V_STR:
+		return str_folded_equal(a->s ? a->s : "", b->s ? b->s : "");
+	case NT_V_CPUS:
+		return nt_cpuset_equal(a->cpus, b->cpus);
+	case NT_V_BYTES:
+		return a->n == b->n && !memcmp(a->bytes, b->bytes, a->n);
+	case NT_V_U32LIST:
+		return a->n == b->n && !memcmp(a->list, b->list, a->n * sizeof(*a->list));
+	}
+	return false;
+}
+
+/* "equal over queues 0-12 (512 entries)" when the table is a round robin. */
+static void format_indir(const struct nt_value *v, struct nt_buf *b, bool full)
+{
+	uint32_t max = 0;
+	size_t i;
+	bool rr = v->n > 0;
+
+	for (i = 0; i < v->n; i++)
+		if (v->list[i] > max)
+			max = v->list[i];
+	for (i = 0; i < v->n; i++)
+		if (v->list[i] != i % (max + 1))
+			rr = false;
+	if (!full && rr) {
+		nt_buf_printf(b, "equal over queues 0-%u (%zu entries)", max, v->n);
+		return;
+	}
+	if (!full) {
+		nt_buf_printf(b, "custom over queues 0-%u (%zu entries)", max, v->n);
+		return;
+	}
+	for (i = 0; i < v->n; i++)
+		nt_buf_printf(b, "%s%u", i ? " " : "", v->list[i]);
+}
+
+void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full)
+{
+	size_t i;
+
+	switch (v->t) {
+	case NT_V_BOOL:
+		nt_buf_puts(b, v->b ? "on" : "off");
+		return;
+	case NT_V_U32:
+		nt_buf_printf(b, "%u", v->u);
+		return;
+	case NT_V_STR:
+		nt_buf_puts(b, v->s ? v->s : "");
+		return;
+	case NT_V_CPUS:
+		if (nt_cpuset_empty(v->cpus))
+			nt_buf_puts(b, "none");
+		else
+			nt_cpuset_format(v->cpus, b);
+		return;
+	case NT_V_BYTES:
+		if (!full && v->n > 6) {
+			nt_buf_printf(b, "%02x:%02x:%02x..%02x (%zu bytes)", v->bytes[0], v->bytes[1],
+				      v->bytes[2], v->bytes[v->n - 1], v->n);
+			return;
+		}
+		for (i = 0; i < v->n; i++)
+			nt_buf_printf(b, "%s%02x", i ? ":" : "", v->bytes[i]);
+		return;
+	case NT_V_U32LIST:
+		format_indir(v, b, full);
+		return;
+	}
+}
+
+void nt_value_json(const struct nt_value *v, struct nt_buf *b)
+{
+	size_t i;
+
+	switch (v->t) {
+	case NT_V_BOOL:
+		nt_buf_puts(b, v->b ? "true" : "false");
+		return;
+	case NT_V_U32:
+		nt_buf_printf(b, "%u", v->u);
+		return;
+	case NT_V_STR:
+		nt_buf_json_str(b, v->s ? v->s : "");
+		return;
+	case NT_V_CPUS: {
+		char *s = nt_cpuset_str(v->cpus);
+
+		nt_buf_json_str(b, s);
+		free(s);
+		return;
+	}
+	case NT_V_BYTES: {
+		struct nt_buf h = {0};
+
+		nt_value_format(v, &h, true);
+		nt_buf_json_str(b, h.p ? h.p : "");
+		nt_buf_free(&h);
+		return;
+	}
+	case NT_V_U32LIST:
+		nt_buf_putc(b, '[');
+		for (i = 0; i < v->n; i++)
+			nt_buf_printf(b, "%s%u", i ? "," : "", v->list[i]);
+		nt_buf_putc(b, ']');
+		return;
+	}
+}
+
+struct nt_value nt_v_bool(bool b)
+{
+	struct nt_value v = {.t = NT_V_BOOL, .b = b};
+
+	return v;
+}
+
+struct nt_value nt_v_u32(uint32_t u)
+{
+	struct nt_value v = {.t = NT_V_U32, .u = u};
+
+	return v;
+}
+
+struct nt_value nt_v_str(const char *s)
+{
+	struct nt_value v = {.t = NT_V_STR, .s = nt_xstrdup(s)};
+
+	return v;
+}
+
+struct nt_value nt_v_cpus(const struct nt_cpuset *c)
+{
+	struct nt_value v = {.t = NT_V_CPUS};
+
+	v.cpus = nt_xmalloc(sizeof(*v.cpus));
+	*v.cpus = *c;
+	return v;
+}
+
+struct nt_value nt_v_bytes(const uint8_t *p, size_t n)
+{
+	struct nt_value v = {.t = NT_V_BYTES, .n = n};
+
+	v.bytes = nt_xmalloc(n);
+	memcpy(v.bytes, p, n);
+	return v;
+}
+
+struct nt_value nt_v_list(const uint32_t *p, size_t n)
+{
+	struct nt_value v = {.t = NT_V_U32LIST, .n = n};
+
+	v.list = nt_xmalloc(n * sizeof(*p) + 1);
+	memcpy(v.list, p, n * sizeof(*p));
+	return v;
+}
+
+static uint64_t key_hash(enum nt_kind_id k, const char *obj, const char *arg)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)k;
+	const char *p;
+
+	for (p = obj; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h = (h ^ 0xff) * 1099511628211ull;
+	for (p = arg ? arg : ""; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+static bool key_eq(const struct nt_setting *s, enum nt_kind_id k, const char *obj, const char *arg)
+{
+	return s->kind == k && !strcmp(s->object, obj) &&
+	       !strcmp(s->arg ? s->arg : "", arg ? arg : "");
+}
+
+static void reindex(struct nt_state *st)
+{
+	size_t i;
+
+	free(st->idx);
+	st->idx_cap = st->cap * 2;
+	st->idx = nt_xmalloc(st->idx_cap * sizeof(*st->idx));
+	for (i = 0; i < st->idx_cap; i++)
+		st->idx[i] = SIZE_MAX;
+	for (i = 0; i < st->n; i++) {
+		size_t h = key_hash(st->v[i].kind, st->v[i].object, st->v[i].arg) % st->idx_cap;
+
+		while (st->idx[h] != SIZE_MAX)
+			h = (h + 1) % st->idx_cap;
+		st->idx[h] = i;
+	}
+}
+
+struct nt_setting *nt_state_get(const struct nt_state *st, enum nt_kind_id k,
+				const char *object, const char *arg)
+{
+	size_t h;
+
+	if (!st->idx_cap)
+		return NULL;
+	h = key_hash(k, object, arg) % st->idx_cap;
+	while (st->idx[h] != SIZE_MAX) {
+		if (key_eq(&st->v[st->idx[h]], k, object, arg))
+			return &st->v[st->idx[h]];
+		h = (h + 1) % st->idx_cap;
+	}
+	return NULL;
+}
+
+struct nt_setting *nt_state_set(struct nt_state *st, enum nt_kind_id k, const char *object,
+				const char *arg, struct nt_value val, struct nt_mark src)
+{
+	struct nt_setting *s = nt_state_get(st, k, object, arg);
+
+	if (s) {
+		nt_value_free(&s->val);
+		s->val = val;
+		s->src = src;
+		return s;
+	}
+	if (st->n == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 32;
+		st->v = nt_xrealloc(st->v, st->cap * sizeof(*st->v));
+		reindex(st);
+	}
+	s = &st->v[st->n];
+	memset(s, 0, sizeof(*s));
+	s->kind = k;
+	s->object = nt_xstrdup(object);
+	s->arg = arg ? nt_xstrdup(arg) : NULL;
+	s->val = val;
+	s->src = src;
+	s->order = (int)st->n;
+	st->n++;
+	{
+		size_t h = key_hash(k, object, arg) % st->idx_cap;
+
+		while (st->idx[h] != SIZE_MAX)
+			h = (h + 1) % st->idx_cap;
+		st->idx[h] = st->n - 1;
+	}
+	return s;
+}
+
+void nt_state_free(struct nt_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++) {
+		free(st->v[i].object);
+		free(st->v[i].arg);
+		free(st->v[i].note);
+		nt_value_free(&st->v[i].val);
+	}
+	free(st->v);
+	free(st->idx);
+	memset(st, 0, sizeof(*st));
+}
+
+char *nt_setting_attr(const struct nt_setting *s)
+{
+	if (s->arg)
+		return nt_xasprintf("%s %s", nt_kinds[s->kind].name, s->arg);
+	return nt_xstrdup(nt_kinds[s->kind].name);
+}
+
+bool nt_parse_attr(const char *attr, enum nt_kind_id *k, char **arg)
+{
+	const char *sp = strchr(attr, ' ');
+	char *name = sp ? strndup(attr, (size_t)(sp - attr)) : nt_xstrdup(attr);
+	const struct nt_kinddef *kind = nt_kind_by_name(name);
+
+	free(name);
+	if (!kind)
+		return false;
+	if (!!(kind->flags & NT_KF_HAS_ARG) != !!sp || (sp && !sp[1]))
+		return false;
+	*k = kind->id;
+	*arg = sp ? nt_xstrdup(sp + 1) : NULL;
+	return true;
+}

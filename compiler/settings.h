@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The desired/observed state representation shared by lowering, diff,
+ * apply, verification, rollback and both emitters.
+ *
+ * A setting is one (object, attribute) pair with a typed value: object is
+ * an interface/adapter name, "sysctl", "irqbalance", "global" or
+ * "process NAME"; the attribute is a kind (one row of nt_kinds[]) plus an
+ * optional argument: "feature tx-udp-segmentation", "irq-affinity 3",
+ * "uso ipv6".  Adding a tunable is adding a row to nt_kinds[] (and to the
+ * applier and emitter tables that test_settings.c checks for coverage).
+ */
+#ifndef NT_SETTINGS_H
+#define NT_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "cpuset.h"
+#include "diag.h"
+
+enum nt_vtype {
+	NT_V_BOOL,	/* on/off */
+	NT_V_U32,
+	NT_V_STR,	/* compared with runs of white space folded */
+	NT_V_CPUS,	/* CPU set; printed as a cpulist */
+	NT_V_BYTES,	/* RSS key; printed as aa:bb:.. */
+	NT_V_U32LIST,	/* RSS indirection table */
+};
+
+struct nt_value {
+	enum nt_vtype t;
+	bool b;
+	uint32_t u;
+	char *s;
+	struct nt_cpuset *cpus;
+	uint8_t *bytes;
+	uint32_t *list;
+	size_t n;		/* bytes / list length */
+};
+
+/* Kinds of settings.  Order of this enum is not the apply order: see
+ * nt_kind.phase. */
+enum nt_kind_id {
+	/* Linux */
+	NT_K_SYSCTL,
+	NT_K_MTU,
+	NT_K_FEATURE,
+	NT_K_CHANNELS,
+	NT_K_RING,
+	NT_K_COALESCE,
+	NT_K_COALESCE_ADAPTIVE,
+	NT_K_RSS_HFUNC,
+	NT_K_RSS_KEY,
+	NT_K_RSS_INDIR,
+	NT_K_IRQ_AFFINITY,
+	NT_K_RPS_CPUS,
+	NT_K_RPS_FLOW_CNT,
+	NT_K_XPS_CPUS,
+	NT_K_IRQBALANCE_BAN,
+	NT_K_IRQBALANCE_SERVICE,
+	NT_K_PROCESS_CPUS,
+	/* Windows */
+	NT_K_WIN_ADVPROP,
+	NT_K_WIN_CHECKSUM,
+	NT_K_WIN_LSO,
+	NT_K_WIN_USO,
+	NT_K_WIN_RSC,
+	NT_K_WIN_URO,
+	NT_K_WIN_RSS,
+	NT_K_WIN_IP_MTU,
+	NT_K_WIN_GLOBAL,
+	NT_K__COUNT,
+};
+
+enum nt_kind_flag {
+	NT_KF_DISRUPTIVE = 1 << 0,	/* link flap / adapter restart */
+	NT_KF_HAS_ARG = 1 << 1,		/* attribute takes an argument */
+	NT_KF_WINDOWS = 1 << 2,
+	NT_KF_PER_QUEUE = 1 << 3,	/* argument is a queue index */
+};
+
+struct nt_kinddef {
+	enum nt_kind_id id;
+	const char *name;		/* attribute word: "feature", "irq-affinity" */
+	enum nt_vtype vtype;
+	int phase;			/* apply order, lower first */
+	unsigned flags;
+	const char *help;
+};
+
+extern const struct nt_kinddef nt_kinds[NT_K__COUNT];
+const struct nt_kinddef *nt_kind_by_name(const char *name);
+
+enum nt_setting_flag {
+	NT_SF_IMPLIED = 1 << 0,		/* added by lowering for a dependency */
+	NT_SF_CANNOT_CHANGE = 1 << 1,	/* fixed feature, managed IRQ */
+	NT_SF_DISRUPTIVE = 1 << 2,	/* this change flaps the link (kind or driver) */
+	NT_SF_NOT_OBSERVED = 1 << 3,	/* no observed value to compare with */
+	NT_SF_RESET = 1 << 4,		/* inserted reset (e.g. RSS table before shrinking) */
+};
+
+struct nt_setting {
+	enum nt_kind_id kind;
+	char *object;
+	char *arg;			/* NULL when the kind takes none */
+	struct nt_value val;
+	struct nt_mark src;		/* profile position it comes from */
+	unsigned flags;
+	char *note;			/* why (implied by, rounded to, ...) */
+	int order;			/* tie-break within a phase */
+};
+
+struct nt_state {
+	struct nt_setting *v;
+	size_t n, cap;
+	/* open-addressing index over (kind, object, arg) */
+	size_t *idx;
+	size_t idx_cap;
+};
+
+void nt_value_free(struct nt_value *v);
+void nt_value_copy(struct nt_value *dst, const struct nt_value *src);
+bool nt_value_equal(const struct nt_value *a, const struct nt_value *b);
+/* Human text: on/off, 1500, 0-3, aa:bb:..(52 bytes) */
+void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full);
+/* Canonical JSON: true/false, numbers, strings, hex string, arrays. */
+void nt_value_json(const struct nt_value *v, struct nt_buf *b);
+
+struct nt_value nt_v_bool(bool b);
+struct nt_value nt_v_u32(uint32_t u);
+struct nt_value nt_v_str(const char *s);
+struct nt_value nt_v_cpus(const struct nt_cpuset *c);
+struct nt_value nt_v_bytes(const uint8_t *p, size_t n);
+struct nt_value nt_v_list(const uint32_t *p, size_t n);
+
+/* Adds or replaces the setting with the same key; takes ownership of val. */
+struct nt_setting *nt_state_set(struct nt_state *st, enum nt_kind_id k, const char *object,
+				const char *arg, struct nt_value val, struct nt_mark src);
+struct nt_setting *nt_state_get(const struct nt_state *st, enum nt_kind_id k,
+				const char *object, const char *arg);
+void nt_state_free(struct nt_state *st);
+/* "feature tx-udp-segmentation" */
+char *nt_setting_attr(const struct nt_setting *s);
+/* Parses "feature tx-udp-segmentation" back into kind and arg. */
+bool nt_parse_attr(const char *attr, enum nt_kind_id *k, char **arg);
+
+#endif

@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading and writing host snapshots (untrusted input: every rejection is located). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot.h"
+#include "validate.h"
+
+bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_value *out,
+			const char **why)
+{
+	struct nt_cpuset cs;
+	const char *err;
+
+	switch (nt_kinds[k].vtype) {
+	case NT_V_BOOL:
+		if (j->t != NT_J_BOOL) {
+			*why = "must be true or false";
+			return false;
+		}
+		*out = nt_v_bool(j->b);
+		return true;
+	case NT_V_U32:
+		if (j->t != NT_J_NUM || !j->is_int || j->i < 0 || j->i > UINT32_MAX) {
+			*why = "must be a whole number 0..4294967295";
+			return false;
+		}
+		*out = nt_v_u32((uint32_t)j->i);
+		return true;
+	case NT_V_STR:
+		if (j->t == NT_J_NUM) {
+			*out = nt_v_str(j->s);
+			return true;
+		}
+		if (j->t != NT_J_STR) {
+			*why = "must be a string";
+			return false;
+		}
+		*out = nt_v_str(j->s);
+		return true;
+	case NT_V_CPUS:
+		if (j->t != NT_J_STR) {
+			*why = "must be a CPU list string (\"\" for none)";
+			return false;
+		}
+		if (!*j->s || !strcmp(j->s, "none"))
+			nt_cpuset_clear(&cs);
+		else if (!nt_cpuset_parse(j->s, &cs, &err)) {
+			*why = err;
+			return false;
+		}
+		*out = nt_v_cpus(&cs);
+		return true;
+	case NT_V_BYTES: {
+		unsigned char key[256];
+		bool ph;
+		int n;
+
+		if (j->t != NT_J_STR || (n = nt_parse_rss_key(j->s, key, sizeof(key), &ph)) <= 0) {
+			*why = "must be hex bytes such as \"6d:5a:56\"";
+			return false;
+		}
+		*out = nt_v_bytes(key, (size_t)n);
+		return true;
+	}
+	case NT_V_U32LIST: {
+		uint32_t *l;
+		size_t i;
+
+		if (j->t != NT_J_ARR || !j->n || j->n > 65536) {
+			*why = "must be an array of 1..65536 queue numbers";
+			return false;
+		}
+		l = nt_xmalloc(j->n * sizeof(*l));
+		for (i = 0; i < j->n; i++) {
+			if (j->v[i]->t != NT_J_NUM || !j->v[i]->is_int || j->v[i]->i < 0 ||
+			    j->v[i]->i > 65535) {
+				free(l);
+				*why = "entries must be queue numbers 0..65535";
+				return false;
+			}
+			l[i] = (uint32_t)j->v[i]->i;
+		}
+		*out = nt_v_list(l, j->n);
+		free(l);
+		return true;
+	}
+	}
+	*why = "unsupported";
+	return false;
+}
+
+static void serr(struct nt_diags *d, const struct nt_json *j, const char *fmt, const char *a)
+{
+	nt_error(d, j->mark, "snapshot", fmt, a);
+}
+
+static bool safe_name(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diags *d)
+{
+	const struct nt_json *nodes = nt_json_get(c, "nodes"), *sib = nt_json_get(c, "siblings");
+	const char *s, *err;
+	size_t i;
+	int bad = 0;
+
+	if (nt_json_str(c, "online", &s, true, d)) {
+		if (!nt_cpuset_parse(s, &f->online, &err)) {
+			nt_error(d, nt_json_get(c, "online")->mark, "snapshot", "cpus.online: %s", err);
+			bad = -1;
+		}
+	} else {
+		bad = -1;
+	}
+	for (i = 0; i < NT_MAX_CPUS; i++)
+		if (nt_cpuset_has(&f->online, (unsigned)i))
+			f->ncpus = (uint32_t)i + 1;
+	if (nodes && nodes->t != NT_J_OBJ) {
+		serr(d, nodes, "%s", "cpus.nodes must map node numbers to CPU lists");
+		return -1;
+	}
+	for (i = 0; nodes && i < nodes->n; i++) {
+		char *end;
+		long n = strtol(nodes->keys[i], &end, 10);
+		struct nt_cpuset cs;
+		unsigned c2;
+
+		if (*end || n < 0 || n >= 64 || nodes->v[i]->t != NT_J_STR ||
+		    !nt_cpuset_parse(nodes->v[i]->s, &cs, &err)) {
+			serr(d, nodes->v[i], "cpus.nodes[\"%s\"] must be a CPU list of node 0..63",
+			     nodes->keys[i]);
+			bad = -1;
+			continue;
+		}
+		f->node_cpus[n] = cs;
+		if (n + 1 > f->nnodes)
+			f->nnodes = (int)n + 1;
+		for (c2 = 0; c2 < NT_MAX_CPUS; c2++)
+			if (nt_cpuset_has(&cs, c2))
+				f->cpu_node[c2] = (int)n;
+	}
+	if (sib && sib->t != NT_J_ARR) {
+		serr(d, sib, "%s", "cpus.siblings must be a list of CPU lists, one per core");
+		return -1;
+	}
+	for (i = 0; sib && i < sib->n; i++) {
+		struct nt_cpuset cs;
+		unsigned c2;
+
+		if (sib->v[i]->t != NT_J_STR || !nt_cpuset_parse(sib->v[i]->s, &cs, &err)) {
+			serr(d, sib->v[i], "%s", "cpus.siblings entries must be CPU lists");
+			bad = -1;
+			continue;
+		}
+		for (c2 = 0; c2 < NT_MAX_CPUS; c2++)
+			if (nt_cpuset_has(&cs, c2))
+				f->cpu_core[c2] = (int)i;
+	}
+	f->topo_known = !bad;
+	return bad;
+}
+
+static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_diags *d)
+{
+	const char *s;
+	struct nt_iface_facts *i;
+	const struct nt_json *x;
+	size_t k;
+	uint32_t u;
+	int bad = 0;
+
+	if (o->t != NT_J_OBJ) {
+		serr(d, o, "%s", "interfaces entries must be objects");
+		return -1;
+	}
+	if (!nt_json_str(o, "name", &s, true, d))
+		return -1;
+	if (!*s || !safe_name(s)) {
+		serr(d, nt_json_get(o, "name"), "%s", "interface name is empty or has control characters");
+		return -1;
+	}
+	if (nt_facts_iface(f, s)) {
+		serr(d, nt_json_get(o, "name"), "interface \"%s\" is listed twice", s);
+		return -1;
+	}
+	i = nt_facts_add_iface(f, s);
+	if (nt_json_str(o, "kind", &s, false, d))
+		i->kind = nt_xstrdup(s);
+	if (nt_json_str(o, "driver", &s, false, d))
+		i->driver = nt_xstrdup(s);
+	if (nt_json_str(o, "pci", &s, false, d))
+		i->pci = nt_xstrdup(s);
+	if (nt_json_str(o, "description", &s, false, d))
+		i->description = nt_xstrdup(s);
+	if (nt_json_str(o, "rsc_failure_ipv4", &s, false, d))
+		i->rsc_failure_ipv4 = nt_xstrdup(s);
+	if (nt_json_str(o, "rsc_failure_ipv6", &s, false, d))
+		i->rsc_failure_ipv6 = nt_xstrdup(s);
+	x = nt_json_get(o, "numa_node");
+	if (x && (x->t != NT_J_NUM || !x->is_int || x->i < -1 || x->i > 63)) {
+		serr(d, x, "%s", "numa_node must be -1..63");
+		bad = -1;
+	} else if (x) {
+		i->numa_node = (int)x->i;
+	}
+	x = nt_json_get(o, "max");
+	if (x) {
+		for (k = 0; k < NT_CH__COUNT; k++)
+			if (nt_json_u32(x, nt_chan_names[k], &u, false, d))
+				i->max_chan[k] = (struct nt_num){true, u};
+		if (nt_json_u32(x, "ring_rx", &u, false, d))
+			i->ring_rx_max = (struct nt_num){true, u};
+		if (nt_json_u32(x, "ring_tx", &u, false, d))
+			i->ring_tx_max = (struct nt_num){true, u};
+	}
+	x = nt_json_get(o, "rss");
+	if (x) {
+		if (nt_json_u32(x, "key_bytes", &u, false, d))
+			i->rss_key_bytes = (struct nt_num){true, u};
+		if (nt_json_u32(x, "indir_size", &u, false, d))
+			i->rss_indir_size = (struct nt_num){true, u};
+	}
+	x = nt_json_get(o, "queues");
+	if (x) {
+		nt_json_u32(x, "rx", &i->rx_queues, false, d);
+		nt_json_u32(x, "tx", &i->tx_queues, false, d);
+	}
+	x = nt_json_get(o, "irqs");
+	if (x && x->t != NT_J_ARR) {
+		serr(d, x, "%s", "irqs must be a list");
+		bad = -1;
+	}
+	for (k = 0; x && x->t == NT_J_ARR && k < x->n; k++) {
+		struct nt_irq_fact q = {0};
+		const char *nm = NULL;
+
+		if (!nt_json_u32(x->v[k], "queue", &q.queue, true, d) ||
+		    !nt_json_u32(x->v[k], "irq", &q.irq, true, d)) {
+			bad = -1;
+			continue;
+		}
+		nt_json_bool(x->v[k], "managed", &q.managed, false, d);
+		if (nt_json_str(x->v[k], "name", &nm, false, d))
+			q.name = nt_xstrdup(nm);
+		i->irqs = nt_xrealloc(i->irqs, (i->nirqs + 1) * sizeof(*i->irqs));
+		i->irqs[i->nirqs++] = q;
+	}
+	x = nt_json_get(o, "fixed_features");
+	for (k = 0; x && x->t == NT_J_ARR && k < x->n; k++) {
+		if (x->v[k]->t != NT_J_STR)
+			continue;
+		i->features = nt_xrealloc(i->features, (i->nfeatures + 1) * sizeof(*i->features));
+		i->features[i->nfeatures].name = nt_xstrdup(x->v[k]->s);
+		i->features[i->nfeatures++].fixed = true;
+	}
+	return bad;
+}
+
+static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct nt_state *st,
+			 struct nt_diags *d)
+{
+	size_t k;
+	int bad = 0;
+
+	if (arr->t != NT_J_ARR) {
+		serr(d, arr, "%s", "settings must be a list");
+		return -1;
+	}
+	for (k = 0; k < arr->n; k++) {
+		const struct nt_json *o = arr->v[k], *val;
+		const char *obj, *attr, *why;
+		enum nt_kind_id kind;
+		char *arg;
+		struct nt_value v;
+
+		if (o->t != NT_J_OBJ || !nt_json_str(o, "object", &obj, true, d) ||
+		    !nt_json_str(o, "attribute", &attr, true, d)) {
+			if (o->t != NT_J_OBJ)
+				serr(d, o, "%s", "settings entries must be objects");
+			bad = -1;
+			continue;
+		}
+		if (!*obj || !safe_name(obj)) {
+			serr(d, nt_json_get(o, "object"), "%s", "object is empty or has control characters");
+			bad = -1;
+			continue;
+		}
+		if (!nt_parse_attr(attr, &kind, &arg)) {
+			serr(d, nt_json_get(o, "attribute"),
+			     "unknown attribute \"%s\" (see nettune plan --help for the kinds)", attr);
+			bad = -1;
+			continue;
+		}
+		if (arg && !safe_name(arg)) {
+			serr(d, nt_json_get(o, "attribute"), "%s", "attribute has control characters");
+			free(arg);
+			bad = -1;
+			continue;
+		}
+		val = nt_json_get(o, "value");
+		if (!val) {
+			serr(d, o, "%s", "settings entry has no \"value\"");
+			free(arg);
+			bad = -1;
+			continue;
+		}
+		if (!nt_value_from_json(kind, val, &v, &why)) {
+			nt_error(d, val->mark, "snapshot", "value of %s %s: %s", obj, attr, why);
+			free(arg);
+			bad = -1;
+			continue;
+		}
+		if (nt_state_get(st, kind, obj, arg)) {
+			nt_error(d, o->mark, "snapshot", "%s %s is listed twice", obj, attr);
+			nt_value_free(&v);
+			free(arg);
+			bad = -1;
+			continue;
+		}
+		nt_state_set(st, kind, obj, arg, v, o->mark);
+		if (kind == NT_K_FEATURE) {
+			struct nt_iface_facts *i = nt_facts_iface(f, obj);
+
+			if (!i)
+				i = nt_facts_add_iface(f, obj);
+			i->features_known = true;
+			if (!nt_facts_feature(i, arg)) {
+				i->features = nt_xrealloc(i->features,
+							  (i->nfeatures + 1) * sizeof(*i->features));
+				i->features[i->nfeatures].name = nt_xstrdup(arg);
+				i->features[i->nfeatures++].fixed = false;
+			}
+		}
+		free(arg);
+	}
+	return bad;
+}
+
+int nt_snapshot_load_data(const char *file, const char *data, size_t len,
+			  struct nt_facts *f, struct nt_state *st, struct nt_diags *d)
+{
+	struct nt_json *j = nt_json_parse(file, data, len, d);
+	const struct nt_json *x, *host;
+	const char *s;
+	size_t k;
+	int bad = 0;
+
+	nt_facts_init(f);
+	memset(st, 0, sizeof(*st));
+	if (!j)
+		return -1;
+	if (j->t != NT_J_OBJ) {
+		serr(d, j, "%s", "a snapshot is a JSON object");
+		bad = -1;
+		goto out;
+	}
+	if (!nt_json_str(j, "format", &s, true, d) || strcmp(s, NT_SNAPSHOT_FORMAT)) {
+		if (nt_json_get(j, "format"))
+			serr(d, nt_json_get(j, "format"), "format must be \"%s\"", NT_SNAPSHOT_FORMAT);
+		bad = -1;
+		goto out;
+	}
+	f->known = true;
+	host = nt_json_get(j, "host");
+	if (host && host->t == NT_J_OBJ) {
+		if (nt_json_str(host, "name", &s, false, d))
+			f->hostname = nt_xstrdup(s);
+		if (nt_json_str(host, "target", &s, false, d)) {
+			if (strcmp(s, "linux") && strcmp(s, "windows")) {
+				serr(d, nt_json_get(host, "target"), "%s", "host.target must be linux or windows");
+				bad = -1;
+			}
+			f->target = nt_xstrdup(s);
+		}
+		if (nt_json_str(host, "kernel", &s, false, d))
+			f->kernel = nt_xstrdup(s);
+		if (nt_json_str(host, "machine_id", &s, false, d))
+			f->machine_id = nt_xstrdup(s);
+	} else if (host) {
+		serr(d, host, "%s", "host must be an object");
+		bad = -1;
+	}
+	x = nt_json_get(j, "cpus");
+	if (x && load_cpus(x, f, d))
+		bad = -1;
+	if (nt_json_str(j, "irqbalance", &s, false, d))
+		f->irqbalance = !strcmp(s, "active") ? 1 : !strcmp(s, "inactive") ? 0 : -1;
+	x = nt_json_get(j, "interfaces");
+	for (k = 0; x && x->t == NT_J_ARR && k < x->n; k++)
+		if (load_iface(x->v[k], f, d))
+			bad = -1;
+	x = nt_json_get(j, "windows");
+	if (x && x->t == NT_J_OBJ) {
+		const struct nt_json *m = nt_json_get(x, "uro_disabled_mask"), *dg;
+
+		if (m && m->t == NT_J_NUM && m->is_int)
+			f->uro_disabled_mask = (int)m->i;
+		dg = nt_json_get(x, "diagnosis");
+		for (k = 0; dg && dg->t == NT_J_ARR && k < dg->n; k++)
+			if (dg->v[k]->t == NT_J_STR) {
+				f->diagnosis = nt_xrealloc(f->diagnosis,
+							   (f->ndiagnosis + 1) * sizeof(char *));
+				f->diagnosis[f->ndiagnosis++] = nt_xstrdup(dg->v[k]->s);
+			}
+	}
+	x = nt_json_get(j, "settings");
+	if (x && load_settings(x, f, st, d))
+		bad = -1;
+out:
+	nt_json_free(j);
+	if (bad) {
+		nt_facts_free(f);
+		nt_state_free(st);
+	}
+	return bad;
+}
+
+int nt_snapshot_load(const char *path, struct nt_facts *f, struct nt_state *st,
+		     struct nt_diags *d)
+{
+	struct nt_buf b = {0};
+	char chunk[65536];
+	size_t got;
+	int r;
+	FILE *fp = fopen(path, "rb");
+
+	if (!fp) {
+		struct nt_mark m = {nt_intern(path), 0, 0};
+
+		nt_facts_init(f);
+		memset(st, 0, sizeof(*st));
+		nt_error(d, m, "io", "cannot open: %m");
+		return -1;
+	}
+	while ((got = fread(chunk, 1, sizeof(chunk), fp)) > 0 && b.n <= NT_JSON_MAX_BYTES)
+		nt_buf_putn(&b, chunk, got);
+	fclose(fp);
+	r = nt_snapshot_load_data(path, b.p ? b.p : "", b.n, f, st, d);
+	nt_buf_free(&b);
+	return r;
+}
+
+static void opt_str(struct nt_buf *b, const char *key, const char *v, bool *first)
+{
+	if (!v)
+		return;
+	nt_buf_printf(b, "%s\"%s\": ", *first ? "" : ", ", key);
+	nt_buf_json_str(b, v);
+	*first = false;
+}
+
+void nt_snapshot_write(const struct nt_facts *f, const struct nt_state *st, struct nt_buf *b)
+{
+	size_t i, k;
+	bool first = true;
+
+	nt_buf_printf(b, "{\n  \"format\": \"%s\",\n  \"host\": {", NT_SNAPSHOT_FORMAT);
+	opt_str(b, "name", f->hostname, &first);
+	opt_str(b, "target", f->target, &first);
+	opt_str(b, "kernel", f->kernel, &first);
+	opt_str(b, "machine_id", f->machine_id, &first);
+	nt_buf_puts(b, "},\n");
+	if (f->topo_known) {
+		char *s = nt_cpuset_str(&f->online);
+		int n;
+		bool firstn = true;
+
+		nt_buf_puts(b, "  \"cpus\": {\"online\": ");
+		nt_buf_json_str(b, s);
+		free(s);
+		nt_buf_puts(b, ", \"nodes\": {");
+		for (n = 0; n < f->nnodes; n++) {
+			if (nt_cpuset_empty(&f->node_cpus[n]))
+				continue;
+			s = nt_cpuset_str(&f->node_cpus[n]);
+			nt_buf_printf(b, "%s\"%d\": ", firstn ? "" : ", ", n);
+			nt_buf_json_str(b, s);
+			free(s);
+			firstn = false;
+		}
+		nt_buf_puts(b, "}, \"siblings\": [");
+		{
+			int core, maxcore = -1;
+			unsigned c;
+			bool fc = true;
+
+			for (c = 0; c < NT_MAX_CPUS; c++)
+				if (f->cpu_core[c] > maxcore)
+					maxcore = f->cpu_core[c];
+			for (core = 0; core <= maxcore; core++) {
+				struct nt_cpuset cs;
+
+				nt_cpuset_clear(&cs);
+				for (c = 0; c < NT_MAX_CPUS; c++)
+					if (f->cpu_core[c] == core)
+						nt_cpuset_set(&cs, c);
+				if (nt_cpuset_empty(&cs))
+					continue;
+				s = nt_cpuset_str(&cs);
+				nt_buf_puts(b, fc ? "" : ", ");
+				nt_buf_json_str(b, s);
+				free(s);
+				fc = false;
+			}
+		}
+		nt_buf_puts(b, "]},\n");
+	}
+	nt_buf_printf(b, "  \"irqbalance\": \"%s\",\n", f->irqbalance > 0 ? "active" :
+		      f->irqbalance == 0 ? "inactive" : "unknown");
+	nt_buf_puts(b, "  \"interfaces\": [");
+	for (i = 0; i < f->nifs; i++) {
+		const struct nt_iface_facts *x = &f->ifs[i];
+		bool fx = true;
+
+		nt_buf_puts(b, i ? ",\n    {" : "\n    {");
+		opt_str(b, "name", x->name, &fx);
+		opt_str(b, "kind", x->kind, &fx);
+		opt_str(b, "driver", x->driver, &fx);
+		opt_str(b, "pci", x->pci, &fx);
+		opt_str(b, "description", x->description, &fx);
+		opt_str(b, "rsc_failure_ipv4", x->rsc_failure_ipv4, &fx);
+		opt_str(b, "rsc_failure_ipv6", x->rsc_failure_ipv6, &fx);
+		nt_buf_printf(b, ", \"numa_node\": %d", x->numa_node);
+		nt_buf_puts(b, ", \"max\": {");
+		fx = true;
+		for (k = 0; k < NT_CH__COUNT; k++)
+			if (x->max_chan[k].known) {
+				nt_buf_printf(b, "%s\"%s\": %u", fx ? "" : ", ", nt_chan_names[k],
+					      x->max_chan[k].v);
+				fx = false;
+			}
+		if (x->ring_rx_max.known) {
+			nt_buf_printf(b, "%s\"ring_rx\": %u", fx ? "" : ", ", x->ring_rx_max.v);
+			fx = false;
+		}
+		if (x->ring_tx_max.known)
+			nt_buf_printf(b, "%s\"ring_tx\": %u", fx ? "" : ", ", x->ring_tx_max.v);
+		nt_buf_puts(b, "}");
+		if (x->rss_key_bytes.known || x->rss_indir_size.known) {
+			nt_buf_puts(b, ", \"rss\": {");
+			if (x->rss_key_bytes.known)
+				nt_buf_printf(b, "\"key_bytes\": %u", x->rss_key_bytes.v);
+			if (x->rss_indir_size.known)
+				nt_buf_printf(b, "%s\"indir_size\": %u",
+					      x->rss_key_bytes.known ? ", " : "", x->rss_indir_size.v);
+			nt_buf_puts(b, "}");
+		}
+		nt_buf_printf(b, ", \"queues\": {\"rx\": %u, \"tx\": %u}", x->rx_queues, x->tx_queues);
+		nt_buf_puts(b, ", \"irqs\": [");
+		for (k = 0; k < x->nirqs; k++) {
+			nt_buf_printf(b, "%s{\"queue\": %u, \"irq\": %u, \"managed\": %s", k ? ", " : "",
+				      x->irqs[k].queue, x->irqs[k].irq,
+				      x->irqs[k].managed ? "true" : "false");
+			if (x->irqs[k].name) {
+				nt_buf_puts(b, ", \"name\": ");
+				nt_buf_json_str(b, x->irqs[k].name);
+			}
+			nt_buf_puts(b, "}");
+		}
+		nt_buf_puts(b, "], \"fixed_features\": [");
+		fx = true;
+		for (k = 0; k < x->nfeatures; k++)
+			if (x->features[k].fixed) {
+				nt_buf_puts(b, fx ? "" : ", ");
+				nt_buf_json_str(b, x->features[k].name);
+				fx = false;
+			}
+		nt_buf_puts(b, "]}");
+	}
+	nt_buf_puts(b, "\n  ],\n");
+	if (f->uro_disabled_mask >= 0 || f->ndiagnosis) {
+		nt_buf_printf(b, "  \"windows\": {\"uro_disabled_mask\": %d, \"diagnosis\": [",
+			      f->uro_disabled_mask);
+		for (k = 0; k < f->ndiagnosis; k++) {
+			nt_buf_puts(b, k ? ", " : "");
+			nt_buf_json_str(b, f->diagnosis[k]);
+		}
+		nt_buf_puts(b, "]},\n");
+	}
+	nt_buf_puts(b, "  \"settings\": [");
+	for (i = 0; st && i < st->n; i++) {
+		char *attr = nt_setting_attr(&st->v[i]);
+
+		nt_buf_puts(b, i ? ",\n    {\"object\": " : "\n    {\"object\": ");
+		nt_buf_json_str(b, st->v[i].object);
+		nt_buf_puts(b, ", \"attribute\": ");
+		nt_buf_json_str(b, attr);
+		nt_buf_puts(b, ", \"value\": ");
+		nt_value_json(&st->v[i].val, b);
+		nt_buf_puts(b, "}");
+		free(attr);
+	}
+	nt_buf_puts(b, "\n  ]\n}\n");
+}

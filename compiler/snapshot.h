@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host snapshots (format "nettune-snapshot/1"): host facts plus an observed
+ * state in the same (object, attribute) keys the compiler produces.  The
+ * Linux observer writes them, the Windows collector (PowerShell) writes
+ * them, plan/emit --state read them.  See examples/states/README.md.
+ */
+#ifndef NT_SNAPSHOT_H
+#define NT_SNAPSHOT_H
+
+#include "buf.h"
+#include "diag.h"
+#include "facts.h"
+#include "json.h"
+#include "settings.h"
+
+#define NT_SNAPSHOT_FORMAT "nettune-snapshot/1"
+
+/* Returns 0, or -1 with located errors (facts and state are then empty). */
+int nt_snapshot_load(const char *path, struct nt_facts *facts, struct nt_state *observed,
+		     struct nt_diags *d);
+int nt_snapshot_load_data(const char *file, const char *data, size_t len,
+			  struct nt_facts *facts, struct nt_state *observed, struct nt_diags *d);
+/* Parses one JSON value of a setting of kind k. */
+bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_value *out,
+			const char **why);
+void nt_snapshot_write(const struct nt_facts *facts, const struct nt_state *observed,
+		       struct nt_buf *out);
+#endif

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Writes the bundled snapshots of the example hosts *before* tuning.
+
+Each snapshot describes a seed host as its field report shows it (see
+../README.md).  Run from anywhere: python3 examples/states/generate.py
+The JSON files are committed; this script documents where every value
+comes from and regenerates them byte for byte.
+"""
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def cpulist(cpus):
+    cpus = sorted(cpus)
+    out, i = [], 0
+    while i < len(cpus):
+        j = i
+        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
+            j += 1
+        out.append(str(cpus[i]) if i == j else f"{cpus[i]}-{cpus[j]}")
+        i = j + 1
+    return ",".join(out)
+
+
+def s(obj, attr, value):
+    return {"object": obj, "attribute": attr, "value": value}
+
+
+def write(name, doc):
+    with open(os.path.join(HERE, name), "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+
+
+# Seed 001: Ubuntu 22.04 (5.15.0-86), 2 x E5-2680 v4 (14C/28T each, 56 CPUs),
+# X710-DA2 port enp1s0f0 with 16 queues (IRQs 135.. as the seed's
+# /proc/interrupts shows), offloads switched off by an "optimisation script",
+# irqbalance running, wg0 at the kernel default MTU 1420.
+def x710():
+    node0 = list(range(0, 14)) + list(range(28, 42))
+    node1 = list(range(14, 28)) + list(range(42, 56))
+    siblings = [f"{c},{c + 28}" for c in range(28)]
+    ifn = "enp1s0f0"
+    queues = 16
+    irqs = [{"queue": q, "irq": 135 + q, "managed": False, "name": f"{ifn}-TxRx-{q}"}
+            for q in range(queues)]
+    settings = [
+        s("sysctl", "sysctl net.core.rmem_max", "212992"),
+        s(ifn, "mtu", 1500),
+    ]
+    feats = {
+        "rx-checksum": False, "tx-checksum-ipv4": False, "tx-checksum-ipv6": False,
+        "tx-checksum-sctp": False, "tx-scatter-gather": True,
+        "tx-tcp-segmentation": False, "tx-tcp6-segmentation": False,
+        "tx-tcp-ecn-segmentation": False, "tx-tcp-mangleid-segmentation": False,
+        "tx-generic-segmentation": False, "rx-gro": False, "rx-lro": False,
+        "tx-udp-segmentation": False, "rx-hashing": True, "rx-ntuple-filter": False,
+        "rx-vlan-hw-parse": True, "tx-vlan-hw-insert": True,
+    }
+    settings += [s(ifn, f"feature {k}", v) for k, v in feats.items()]
+    settings += [
+        s(ifn, "channels combined", queues),
+        s(ifn, "ring rx", 512), s(ifn, "ring tx", 512),
+        s(ifn, "rss-hfunc", "toeplitz"),
+        # i40e fills the default table with i % queues
+        s(ifn, "rss-indir", [i % queues for i in range(512)]),
+    ]
+    # irqbalance had spread the IRQs over both nodes
+    settings += [s(ifn, f"irq-affinity {q}", str((q * 7) % 56)) for q in range(queues)]
+    settings += [s("wg0", "mtu", 1420),
+                 s("wg0", "feature rx-gro", False),
+                 s("wg0", "feature tx-generic-segmentation", False),
+                 s("wg0", "feature tx-scatter-gather", True),
+                 s("wg0", "feature tx-checksum-ip-generic", True)]
+    return {
+        "format": "nettune-snapshot/1",
+        "host": {"name": "sg-gw-01", "target": "linux", "kernel": "5.15.0-86-generic"},
+        "cpus": {"online": "0-55", "nodes": {"0": cpulist(node0), "1": cpulist(node1)},
+                 "siblings": siblings},
+        "irqbalance": "active",
+        "interfaces": [
+            {"name": ifn, "kind": "physical", "driver": "i40e", "pci": "8086:1572",
+             "numa_node": 0, "max": {"combined": 56, "ring_rx": 8160, "ring_tx": 8160},
+             "rss": {"key_bytes": 52, "indir_size": 512},
+             "queues": {"rx": queues, "tx": queues}, "irqs": irqs,
+             "fixed_features": ["rx-lro"]},
+            {"name": "wg0", "kind": "wireguard", "numa_node": -1,
+             "queues": {"rx": 1, "tx": 1}, "irqs": [], "fixed_features": []},
+        ],
+        "settings": settings,
+    }
+
+
+# Seed 000: Windows Server 2022, "Ethernet 2" (X710), USO/RSC off, RSS off,
+# global RSC disabled, the WireGuard tunnel adapter wg0 at MTU 1500.
+def windows_wg():
+    a = "Ethernet 2"
+    settings = [s(a, "uso ipv4", False), s(a, "uso ipv6", False),
+                s(a, "rsc ipv4", False), s(a, "rsc ipv6", False),
+                s(a, "lso ipv4", True), s(a, "lso ipv6", True)]
+    settings += [s(a, f"checksum {k}", "Disabled")
+                 for k in ("IpIPv4", "TcpIPv4", "TcpIPv6", "UdpIPv4", "UdpIPv6")]
+    settings += [s(a, "rss enabled", "False"), s(a, "rss profile", "NUMAStatic"),
+                 s(a, "ip-mtu ipv4", 1500), s(a, "ip-mtu ipv6", 1500),
+                 s("wg0", "ip-mtu ipv4", 1500), s("wg0", "ip-mtu ipv6", 1500),
+                 s("global", "offload-global receive-segment-coalescing", "Disabled")]
+    return {
+        "format": "nettune-snapshot/1",
+        "host": {"name": "hk-tko-wg-01", "target": "windows"},
+        "interfaces": [
+            {"name": a, "kind": "physical", "driver": "i40ea", "numa_node": 0,
+             "description": "Intel(R) Ethernet Controller X710 for 10GbE SFP+",
+             "rsc_failure_ipv4": "NicPropertyDisabled", "rsc_failure_ipv6": "NicPropertyDisabled"},
+            {"name": "wg0", "kind": "wireguard", "numa_node": -1,
+             "description": "WireGuard Tunnel"},
+        ],
+        "windows": {"uro_disabled_mask": 0, "diagnosis": []},
+        "settings": settings,
+    }
+
+
+# Seed 002: workstation, Realtek "Ethernet 9", software URO reported enabled
+# by netsh, but the TCPIP trace shows the global disable mask 48 (winnat and
+# a Hyper-V container adapter: WSL2 is installed); Npcap bound.
+def windows_uro():
+    a = "Ethernet 9"
+    settings = [s(a, "uso ipv4", False), s(a, "uso ipv6", False),
+                s(a, "ip-mtu ipv4", 1500), s(a, "ip-mtu ipv6", 1500),
+                s("global", "offload-global uro", "Enabled"),
+                s("global", "offload-global receive-segment-coalescing", "Enabled")]
+    return {
+        "format": "nettune-snapshot/1",
+        "host": {"name": "ws-ethernet9", "target": "windows"},
+        "interfaces": [
+            {"name": a, "kind": "physical", "driver": "rt68cx21", "numa_node": 0,
+             "description": "Realtek Gaming 2.5GbE Family Controller"},
+        ],
+        "windows": {
+            "uro_disabled_mask": 48,
+            "diagnosis": [
+                "optional feature Microsoft-Windows-Subsystem-Linux is Enabled",
+                "optional feature VirtualMachinePlatform is Enabled",
+                "service winnat is Running",
+                "Npcap Packet Driver (NPCAP) is bound to Ethernet 9",
+            ],
+        },
+        "settings": settings,
+    }
+
+
+write("x710-wireguard-gateway.json", x710())
+write("windows-wireguard-host.json", windows_wg())
+write("windows-uro-workstation.json", windows_uro())
