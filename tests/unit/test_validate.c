@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/* Validation rules through nt_validate, with their exact located messages,
+ * and the name/overhead/key helpers the emitters share. */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "load.h"
+#include "profile.h"
+#include "validate.h"
+
+static struct nt_capsdb db;
+
+static int suite_init(void)
+{
+	struct nt_diags d = {0};
+	const char *root = getenv("SRCROOT");
+	char *dir = nt_xasprintf("%s/schema/nics", root && *root ? root : "../..");
+	int r = nt_capsdb_load(&db, dir, &d);
+
+	free(dir);
+	r = r || d.errors;
+	nt_diags_free(&d);
+	return r;
+}
+
+static int suite_clean(void)
+{
+	nt_capsdb_free(&db);
+	return 0;
+}
+
+#define LINUX_HEAD \
+	"apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: h1}\n" \
+	"target: linux\ninterfaces:\n"		/* lines 1-5 */
+
+/* Loads text as "t.yaml" and validates it against db (or no tables);
+ * returns every diagnostic as "LINE:COL: message\n" in order found. */
+static char *run(const char *text, const struct nt_capsdb *caps, size_t *errors)
+{
+	struct nt_diags d = {0};
+	struct nt_loaded l;
+	struct nt_buf out = {0};
+	size_t i;
+
+	if (nt_load_profile_data("t.yaml", text, strlen(text), NULL, &l, &d) == 0) {
+		size_t n = nt_validate(&l, caps, &d);
+
+		CU_ASSERT_EQUAL(n, d.errors);
+		nt_loaded_free(&l);
+	}
+	for (i = 0; i < d.n; i++)
+		nt_buf_printf(&out, "%u:%u: %s\n", d.v[i].mark.line, d.v[i].mark.col, d.v[i].msg);
+	if (errors)
+		*errors = d.errors;
+	nt_diags_free(&d);
+	return out.p ? nt_buf_take(&out) : nt_xstrdup("");
+}
+
+#define EXPECT(text, caps, want) do {				\
+	size_t errs_;						\
+	char *got_ = run(text, caps, &errs_);			\
+	CU_ASSERT_STRING_EQUAL(got_, want);			\
+	if (strcmp(got_, want))					\
+		fprintf(stderr, "\n  got:  %s", got_);		\
+	CU_ASSERT_TRUE(errs_ > 0 || !*(want));			\
+	free(got_);						\
+} while (0)
+
+static void test_tunnel_mtu(void)
+{
+	EXPECT(LINUX_HEAD
+	       "  - {name: eth0, mtu: 1500}\n"
+	       "  - name: wg0\n"
+	       "    mtu: 1421\n"
+	       "    tunnel: {kind: wireguard, underlay: eth0, outer: ipv6}\n", &db,
+	       "8:10: tunnel wg0 mtu 1421 + WireGuard overhead 80 (ipv6 outer) = 1501 exceeds "
+	       "underlay eth0 mtu 1500; at most 1420 fits\n");
+	/* 1440 over IPv4 fits exactly */
+	EXPECT(LINUX_HEAD
+	       "  - {name: eth0, mtu: 1500}\n"
+	       "  - name: wg0\n"
+	       "    mtu: 1440\n"
+	       "    tunnel: {kind: wireguard, underlay: eth0}\n", &db, "");
+	EXPECT(LINUX_HEAD
+	       "  - {name: eth0}\n"
+	       "  - name: wg0\n"
+	       "    tunnel: {kind: wireguard, underlay: eth1}\n", NULL,
+	       "8:41: underlay 'eth1' names no interface in this profile; did you mean 'eth0'?\n");
+	CU_ASSERT_EQUAL(nt_wireguard_overhead(NT_OUTER_IPV4), 60);
+	CU_ASSERT_EQUAL(nt_wireguard_overhead(NT_OUTER_IPV6), 80);
+	CU_ASSERT_EQUAL(nt_wireguard_overhead(NT_OUTER_DUAL), 80);
+}
+
+static void test_capabilities(void)
+{
+	EXPECT(LINUX_HEAD
+	       "  - name: eth0\n"
+	       "    nic: intel-i350\n"
+	       "    channels: {combined: 9, other: 1}\n"
+	       "    rss: {hash: xor}\n", &db,
+	       "8:26: channels.combined = 9 exceeds the intel-i350 maximum of 8 (Linux v6.18 "
+	       "drivers/net/ethernet/intel/igb/igb_ethtool.c igb_get_channels: max_combined = "
+	       "igb_max_channels() = igb_get_max_rss_queues() = IGB_MAX_RX_QUEUES 8 for I350 "
+	       "(igb.h; 82575/i210 4, i211 2); max_other = other_count = NON_Q_VECTORS (1) when "
+	       "MSI-X is in use)\n"
+	       "9:17: intel-i350 (igb) does not support the xor hash function; it has toeplitz\n");
+	EXPECT(LINUX_HEAD
+	       "  - name: eth0\n"
+	       "    nic: intel-x710\n"
+	       "    offloads: {lro: on, uso: on, lso: on}\n", &db,
+	       "8:21: intel-x710 (i40e) has no lro; it cannot be turned on\n");
+	/* lro: off on a NIC without LRO asserts the state; it is fine */
+	EXPECT(LINUX_HEAD
+	       "  - name: eth0\n"
+	       "    nic: intel-x710\n"
+	       "    offloads: {lro: off}\n", &db, "");
+	/* without capability tables the same profile passes the other rules */
+	EXPECT(LINUX_HEAD
+	       "  - name: eth0\n"
+	       "    nic: intel-x710\n"
+	       "    offloads: {lro: on}\n", NULL, "");
+}
+
+static void test_target_keys(void)
+{
+	EXPECT("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: h1}\n"
+	       "target: windows\n"
+	       "interfaces:\n"
+	       "  - name: Ethernet\n"
+	       "    irq: {policy: none}\n"
+	       "    offloads: {uso: {ipv4: on, ipv6: on}, gso: on}\n", NULL,
+	       "7:5: irq is a Linux setting; this profile targets windows\n"
+	       "8:43: offloads.gso is a Linux (ethtool) setting; this profile targets windows\n");
+	EXPECT(LINUX_HEAD
+	       "  - name: eth0\n"
+	       "    offloads: {uro: on}\n"
+	       "global: {uro: enabled}\n", NULL,
+	       "7:16: offloads.uro is a Windows setting (Get-NetAdapterUro); this profile "
+	       "targets linux\n"
+	       "8:1: global (NetOffloadGlobalSetting, software URO) is a Windows setting; this "
+	       "profile targets linux\n");
+}
+
+static void test_kernel_wireguard(void)
+{
+	static const char base[] = LINUX_HEAD
+		"  - name: eth0\n"
+		"  - name: wg0\n"
+		"    tunnel: {kind: wireguard, underlay: eth0}\n"
+		"processes:\n";
+	char *t;
+
+	t = nt_xasprintf("%s  - {match: {systemd_unit: wg-quick@wg0}, cpus: \"1\"}\n", base);
+	EXPECT(t, NULL,
+	       "10:28: wg0 is kernel WireGuard: it has no process to pin. Its crypto runs in "
+	       "the per-CPU workqueue wg-crypt-wg0 on every online CPU, and wg-quick exits after "
+	       "setup. Pin a userspace implementation (wireguard-go, boringtun) by comm or "
+	       "pidfile instead, or place the underlay's IRQs with irq.policy\n");
+	free(t);
+	/* wg-quick@wg01 is another interface, and not a tunnel of this profile */
+	t = nt_xasprintf("%s  - {match: {systemd_unit: wg-quick@wg01.service}, cpus: \"1\"}\n",
+			 base);
+	EXPECT(t, NULL, "");
+	free(t);
+	/* a userspace implementation can be pinned */
+	t = nt_xasprintf("%s  - {match: {comm: boringtun}, cpus: numa-local-of eth0}\n", base);
+	EXPECT(t, NULL, "");
+	free(t);
+}
+
+static void test_names(void)
+{
+	EXPECT(LINUX_HEAD "  - name: enp1s0f0-uplink0\n", NULL,
+	       "6:11: interface name 'enp1s0f0-uplink0' is longer than 15 bytes (IFNAMSIZ 16 "
+	       "with the NUL); the kernel would refuse it\n");
+	CU_ASSERT_PTR_NULL(nt_linux_ifname_problem("enp1s0f0-uplink"));	/* 15 bytes */
+	CU_ASSERT_STRING_EQUAL(nt_linux_ifname_problem("a/b"), "contains '/'");
+	CU_ASSERT_STRING_EQUAL(nt_linux_ifname_problem("a b"), "contains whitespace");
+	CU_ASSERT_STRING_EQUAL(nt_linux_ifname_problem(".."), "is '.' or '..'");
+	CU_ASSERT_STRING_EQUAL(nt_linux_ifname_problem(""), "is empty");
+	CU_ASSERT_PTR_NULL(nt_windows_name_problem("vEthernet (WSL) 2"));
+	CU_ASSERT_STRING_EQUAL(nt_windows_name_problem("Ethernet`"),
+			       "contains a backtick, PowerShell's escape character");
+	CU_ASSERT_PTR_NOT_NULL(nt_windows_name_problem("Ether[n]et"));
+	CU_ASSERT_PTR_NOT_NULL(nt_windows_name_problem("Eth\r\nernet"));
+}
+
+static void test_numa_irq(void)
+{
+	EXPECT("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: h1}\n"
+	       "target: linux\n"
+	       "host:\n"
+	       "  numa:\n"
+	       "    - {node: 0, cpus: \"0-3\"}\n"
+	       "    - {node: 1, cpus: \"3-7\"}\n"
+	       "  reserved_cpus: \"0-3,9\"\n"
+	       "interfaces:\n"
+	       "  - name: eth0\n"
+	       "    irq: {policy: explicit, cpus: \"1-2\"}\n", NULL,
+	       "8:23: NUMA nodes 0 and 1 overlap on CPUs 3\n"
+	       "9:18: reserved CPUs 9 are in no NUMA node of host.numa\n"
+	       "12:35: irq.cpus '1-2' leaves no usable CPU: every CPU in it is reserved "
+	       "(0-3,9)\n");
+}
+
+static void test_rss_key(void)
+{
+	unsigned char key[64];
+	bool per_host;
+
+	CU_ASSERT_EQUAL(nt_parse_rss_key("per-host", key, sizeof(key), &per_host), 0);
+	CU_ASSERT_TRUE(per_host);
+	CU_ASSERT_EQUAL(nt_parse_rss_key("6d:5a:56:DA", key, sizeof(key), &per_host), 4);
+	CU_ASSERT_FALSE(per_host);
+	CU_ASSERT_EQUAL(key[0], 0x6d);
+	CU_ASSERT_EQUAL(key[3], 0xda);
+	CU_ASSERT_EQUAL(nt_parse_rss_key("6d5a", key, sizeof(key), &per_host), -1);	/* bytes need ':' */
+	CU_ASSERT_EQUAL(nt_parse_rss_key("6d:5", key, sizeof(key), &per_host), -1);
+	CU_ASSERT_EQUAL(nt_parse_rss_key("6d:5a:", key, 1, &per_host), -1);	/* too long */
+	CU_ASSERT_EQUAL(nt_parse_rss_key("", key, sizeof(key), &per_host), -1);
+	EXPECT(LINUX_HEAD
+	       "  - name: eth0\n"
+	       "    nic: intel-e810\n"
+	       "    rss: {key: \"01:02:03:04\"}\n", &db,
+	       "8:16: RSS key is 4 bytes; intel-e810 takes exactly 52 (Linux v6.18 "
+	       "drivers/net/ethernet/intel/ice/ice.h: ICE_VSIQF_HKEY_ARRAY_SIZE = "
+	       "(VSIQF_HKEY_MAX_INDEX 12 + 1) * 4 = 52 (VSIQF_HKEY_MAX_INDEX in "
+	       "ice_hw_autogen.h); PF indirection size comes from firmware (func_caps "
+	       "rss_table_size), not a driver constant; hash per kernel-and-nic-facts.md ice "
+	       "row)\n");
+}
+
+static void test_examples_clean(void)
+{
+	static const char *const ex[] = {
+		"examples/x710-wireguard-gateway.yaml", "examples/windows-wireguard-host.yaml",
+		"examples/windows-uro-workstation.yaml", "examples/veth-lab.yaml",
+	};
+	const char *root = getenv("SRCROOT");
+	size_t i;
+
+	for (i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
+		struct nt_diags d = {0};
+		struct nt_loaded l;
+		char *p = nt_xasprintf("%s/%s", root && *root ? root : "../..", ex[i]);
+
+		CU_ASSERT_EQUAL_FATAL(nt_load_profile(p, NULL, &l, &d), 0);
+		CU_ASSERT_EQUAL(nt_validate(&l, &db, &d), 0);
+		CU_ASSERT_EQUAL(d.n, 0);
+		nt_loaded_free(&l);
+		nt_diags_free(&d);
+		free(p);
+	}
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned fails;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("validate", suite_init, suite_clean);
+	CU_add_test(s, "tunnel MTU and underlay", test_tunnel_mtu);
+	CU_add_test(s, "capability tables", test_capabilities);
+	CU_add_test(s, "target-specific keys", test_target_keys);
+	CU_add_test(s, "kernel WireGuard has no process", test_kernel_wireguard);
+	CU_add_test(s, "interface and adapter names", test_names);
+	CU_add_test(s, "NUMA layout and IRQ CPUs", test_numa_irq);
+	CU_add_test(s, "RSS keys", test_rss_key);
+	CU_add_test(s, "examples have no findings", test_examples_clean);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	fails = CU_get_number_of_failures() + CU_get_number_of_failure_records();
+	CU_cleanup_registry();
+	nt_intern_free();
+	return fails ? 1 : 0;
+}
