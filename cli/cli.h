@@ -36,5 +36,9 @@ int cmd_caps(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
 int cmd_schema(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_observe(int argc, char **argv);
+int cmd_rollback(int argc, char **argv);
+int cmd_confirm(int argc, char **argv);
 
 #endif

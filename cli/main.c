@@ -5,6 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <sys/mount.h>
+
+#include "../appliers/linux/sysio.h"
 
 #include "../compiler/buf.h"
 #include "../compiler/caps.h"
@@ -21,6 +28,10 @@ static const struct {
 } subcommands[] = {
 	{"validate", cmd_validate, "check profiles against the schema and NIC capability tables"},
 	{"plan", cmd_plan, "show the changes that would converge a host to its profile"},
+	{"apply", cmd_apply, "converge this Linux host: journal, write, verify, roll back on failure"},
+	{"observe", cmd_observe, "print the live state (--json: a snapshot for plan --state)"},
+	{"rollback", cmd_rollback, "restore the previous values from an apply journal"},
+	{"confirm", cmd_confirm, "keep the changes of an apply --confirm-timeout"},
 	{"caps", cmd_caps, "list NIC capability tables, or show one"},
 	{"schema", cmd_schema, "print the JSON Schema of the profile language"},
 };
@@ -102,6 +113,44 @@ static int take_global(int argc, char **argv, int *i)
 	return 0;
 }
 
+/* Acts inside a named network namespace as 'ip netns exec' does: setns,
+ * then a private mount namespace with /sys remounted for that netns, so
+ * /sys/class/net shows its devices. */
+static int enter_netns(const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
+	    strlen(name) > 200) {
+		fprintf(stderr, "nettune: error: '%s' is not a network namespace name\n", name);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "nettune: error: network namespace %s: %s (see 'ip netns list')\n",
+			name, strerror(errno));
+		return -1;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		fprintf(stderr, "nettune: error: entering network namespace %s: %s\n", name,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (!nt_g.root && (unshare(CLONE_NEWNS) ||
+			   mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) ||
+			   (umount2("/sys", MNT_DETACH) && errno != EINVAL) ||
+			   mount(name, "/sys", "sysfs", 0, NULL))) {
+		fprintf(stderr, "nettune: error: remounting /sys for network namespace %s: %s\n",
+			name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char **rest = nt_xcalloc((size_t)argc + 1, sizeof(char *));
@@ -175,6 +224,12 @@ int main(int argc, char **argv)
 	}
 	if (help)
 		rest[nrest++] = "--help";
+	if (nt_g.root)
+		nt_sys_root = nt_g.root;
+	if (nt_g.netns && !help && enter_netns(nt_g.netns)) {
+		r = NT_EXIT_FAIL;
+		goto out;
+	}
 	r = subcommands[k].fn(nrest, rest);
 out:
 	fflush(stdout);

@@ -1,0 +1,639 @@
+/* SPDX-License-Identifier: MIT */
+/* nettune emit --format sh: the desired state as an idempotent POSIX sh script. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../compiler/version.h"
+#include "../emit.h"
+
+/*
+ * One row per Linux kind: the body of a shell function that prints the
+ * current value ($1 object, $2 argument) in the form nt_value_format()
+ * prints the desired one, and the body of one that writes $3.  The script
+ * compares the two strings, writes only on a difference and reads back.
+ * A kind without a row cannot be emitted (error at emit time).
+ */
+struct sh_row {
+	enum nt_kind_id kind;
+	const char *fn;		/* shell function suffix */
+	bool iface;		/* object is a network interface */
+	const char *get;
+	const char *put;
+};
+
+static const struct sh_row sh_rows[] = {
+	{NT_K_SYSCTL, "sysctl", false,
+	 "nt_f=/proc/sys/$(nt_sysctl_path \"$2\")\n"
+	 "\ttr -s '\\t ' '  ' <\"$nt_f\" | sed 's/^ //; s/ $//'",
+	 "nt_f=/proc/sys/$(nt_sysctl_path \"$2\")\n"
+	 "\tprintf '%s\\n' \"$3\" >\"$nt_f\""},
+	{NT_K_MTU, "mtu", true,
+	 "cat \"/sys/class/net/$1/mtu\"",
+	 "ip link set dev \"$1\" mtu \"$3\""},
+	{NT_K_FEATURE, "feature", true,
+	 "# ethtool -k prints some features under their legacy names\n"
+	 "\tcase $2 in\n"
+	 "\trx-checksum) nt_l=rx-checksumming ;;\n"
+	 "\ttx-generic-segmentation) nt_l=generic-segmentation-offload ;;\n"
+	 "\trx-gro) nt_l=generic-receive-offload ;;\n"
+	 "\trx-lro) nt_l=large-receive-offload ;;\n"
+	 "\trx-hashing) nt_l=receive-hashing ;;\n"
+	 "\trx-ntuple-filter) nt_l=ntuple-filters ;;\n"
+	 "\trx-vlan-hw-parse) nt_l=rx-vlan-offload ;;\n"
+	 "\ttx-vlan-hw-insert) nt_l=tx-vlan-offload ;;\n"
+	 "\t*) nt_l=$2 ;;\n"
+	 "\tesac\n"
+	 "\tethtool -k \"$1\" | awk -v a=\"$2:\" -v b=\"$nt_l:\" '\n"
+	 "\t\t($1 == a || $1 == b) { print $2; f = 1; exit }\n"
+	 "\t\tEND { if (!f) exit 1 }'",
+	 "ethtool -K \"$1\" \"$2\" \"$3\""},
+	{NT_K_CHANNELS, "channels", true,
+	 "case $2 in\n"
+	 "\tcombined) nt_l=Combined ;; rx) nt_l=RX ;; tx) nt_l=TX ;; other) nt_l=Other ;;\n"
+	 "\t*) return 1 ;;\n"
+	 "\tesac\n"
+	 "\tethtool -l \"$1\" | nt_current \"$nt_l\"",
+	 "ethtool -L \"$1\" \"$2\" \"$3\""},
+	{NT_K_RING, "ring", true,
+	 "case $2 in\n"
+	 "\trx) nt_l=RX ;; tx) nt_l=TX ;; rx-mini) nt_l='RX Mini' ;; rx-jumbo) nt_l='RX Jumbo' ;;\n"
+	 "\t*) return 1 ;;\n"
+	 "\tesac\n"
+	 "\tethtool -g \"$1\" | nt_current \"$nt_l\"",
+	 "ethtool -G \"$1\" \"$2\" \"$3\""},
+	{NT_K_COALESCE, "coalesce", true,
+	 "ethtool -c \"$1\" | awk -v k=\"$2:\" '$1 == k { print $2; f = 1; exit }\n"
+	 "\t\tEND { if (!f) exit 1 }'",
+	 "ethtool -C \"$1\" \"$2\" \"$3\""},
+	{NT_K_COALESCE_ADAPTIVE, "coalesce_adaptive", true,
+	 "# \"Adaptive RX: on  TX: off\"\n"
+	 "\tethtool -c \"$1\" | awk -v q=\"$2\" '$1 == \"Adaptive\" && $2 == \"RX:\" {\n"
+	 "\t\tprint (q == \"rx\" ? $3 : $5); f = 1; exit }\n"
+	 "\t\tEND { if (!f) exit 1 }'",
+	 "ethtool -C \"$1\" \"adaptive-$2\" \"$3\""},
+	{NT_K_RSS_HFUNC, "rss_hfunc", true,
+	 "ethtool -x \"$1\" | awk '/^RSS hash function:/ { h = 1; next }\n"
+	 "\t\th && $2 == \"on\" { sub(/:$/, \"\", $1); print $1; f = 1; exit }\n"
+	 "\t\tEND { if (!f) exit 1 }'",
+	 "ethtool -X \"$1\" hfunc \"$3\""},
+	{NT_K_RSS_KEY, "rss_key", true,
+	 "ethtool -x \"$1\" | awk '/^RSS hash key:/ { k = 1; next }\n"
+	 "\t\tk && /^[0-9a-fA-F:]+$/ { s = s (s == \"\" ? \"\" : \":\") $0; next }\n"
+	 "\t\tk { exit }\n"
+	 "\t\tEND { gsub(/::/, \":\", s); if (s == \"\") exit 1; print tolower(s) }'",
+	 "ethtool -X \"$1\" hkey \"$3\""},
+	{NT_K_RSS_INDIR, "rss_indir", true,
+	 "ethtool -x \"$1\" | awk '/^RX flow hash indirection table/ { t = 1; next }\n"
+	 "\t\tt && $1 ~ /^[0-9]+:$/ { for (i = 2; i <= NF; i++) s = s (s == \"\" ? \"\" : \" \") $i; next }\n"
+	 "\t\tt && NF { exit }\n"
+	 "\t\tEND { if (s == \"\") exit 1; print s }'",
+	 "# only a round robin over queues 0..N-1 can be written: ethtool -X equal N\n"
+	 "\tnt_n=$(printf '%s\\n' \"$3\" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0\n"
+	 "\t\tfor (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }') || {\n"
+	 "\t\techo \"not a round robin table; ethtool can only write 'equal N'\" >&2; return 1; }\n"
+	 "\tethtool -X \"$1\" equal \"$nt_n\""},
+	{NT_K_IRQ_AFFINITY, "irq_affinity", true,
+	 "nt_i=$(nt_irq \"$1\" \"$2\") || return 1\n"
+	 "\tcat \"/proc/irq/$nt_i/smp_affinity_list\"",
+	 "nt_i=$(nt_irq \"$1\" \"$2\") || return 1\n"
+	 "\tprintf '%s\\n' \"$3\" >\"/proc/irq/$nt_i/smp_affinity_list\""},
+	{NT_K_RPS_CPUS, "rps_cpus", true,
+	 "nt_hexmask <\"/sys/class/net/$1/queues/rx-$2/rps_cpus\"",
+	 "nt_hexwrite \"$3\" >\"/sys/class/net/$1/queues/rx-$2/rps_cpus\""},
+	{NT_K_RPS_FLOW_CNT, "rps_flow_cnt", true,
+	 "cat \"/sys/class/net/$1/queues/rx-$2/rps_flow_cnt\"",
+	 "printf '%s\\n' \"$3\" >\"/sys/class/net/$1/queues/rx-$2/rps_flow_cnt\""},
+	{NT_K_XPS_CPUS, "xps_cpus", true,
+	 "nt_hexmask <\"/sys/class/net/$1/queues/tx-$2/xps_cpus\"",
+	 "nt_hexwrite \"$3\" >\"/sys/class/net/$1/queues/tx-$2/xps_cpus\""},
+	{NT_K_IRQBALANCE_BAN, "banned_irqs", false,
+	 "# the IRQs banned by our systemd drop-in, comma separated; none: empty\n"
+	 "\t[ -f \"$NT_BANIRQ_DROPIN\" ] || { echo; return 0; }\n"
+	 "\ttr ' ' '\\n' <\"$NT_BANIRQ_DROPIN\" | sed -n 's/^--banirq=//p' | paste -sd, -",
+	 "if [ -z \"$3\" ]; then\n"
+	 "\t\trm -f \"$NT_BANIRQ_DROPIN\"\n"
+	 "\telse\n"
+	 "\t\tmkdir -p \"${NT_BANIRQ_DROPIN%/*}\"\n"
+	 "\t\t{\n"
+	 "\t\t\tprintf '[Service]\\nExecStart=\\nExecStart=/usr/sbin/irqbalance --foreground $IRQBALANCE_ARGS'\n"
+	 "\t\t\tprintf '%s\\n' \"$3\" | tr ',' '\\n' | sed 's/^/ --banirq=/' | tr -d '\\n'\n"
+	 "\t\t\techo\n"
+	 "\t\t} >\"$NT_BANIRQ_DROPIN\"\n"
+	 "\tfi\n"
+	 "\tsystemctl daemon-reload && systemctl try-restart irqbalance.service"},
+	{NT_K_IRQBALANCE_SERVICE, "service", false,
+	 "if systemctl is-active --quiet irqbalance.service; then echo running; else echo stopped; fi",
+	 "case $3 in\n"
+	 "\trunning) systemctl start irqbalance.service ;;\n"
+	 "\tstopped) systemctl stop irqbalance.service ;;\n"
+	 "\t*) return 1 ;;\n"
+	 "\tesac"},
+	{NT_K_PROCESS_CPUS, "cpus", false,
+	 "nt_p=$(nt_pids \"$1\" | head -n 1)\n"
+	 "\t[ -n \"$nt_p\" ] || { echo \"no running process for $1\" >&2; return 1; }\n"
+	 "\ttaskset -pc \"$nt_p\" | sed 's/.*: //'",
+	 "nt_p=$(nt_pids \"$1\")\n"
+	 "\t[ -n \"$nt_p\" ] || return 1\n"
+	 "\tfor nt_q in $nt_p; do taskset -apc \"$3\" \"$nt_q\" >/dev/null || return 1; done"},
+	{0, NULL, false, NULL, NULL},
+};
+
+static const struct sh_row *row(enum nt_kind_id k)
+{
+	size_t i;
+
+	for (i = 0; sh_rows[i].fn; i++)
+		if (sh_rows[i].kind == k)
+			return &sh_rows[i];
+	return NULL;
+}
+
+const char *nt_emit_sh_row(enum nt_kind_id k)
+{
+	const struct sh_row *r = row(k);
+
+	return r ? r->fn : NULL;
+}
+
+static const char prelude[] =
+	"set -eu\n"
+	"umask 077\n"
+	"\n"
+	"NT_STATE_DIR=${NETTUNE_STATE_DIR:-/var/lib/nettune}\n"
+	"NT_BANIRQ_DROPIN=${NETTUNE_BANIRQ_DROPIN:-/etc/systemd/system/irqbalance.service.d/nettune-banirq.conf}\n"
+	"NT_FAILED=0\n"
+	"NT_CHANGED=0\n"
+	"\n"
+	"nt_die() {\n"
+	"\tprintf 'nettune: %s\\n' \"$*\" >&2\n"
+	"\texit 1\n"
+	"}\n"
+	"\n"
+	"# \"net.core.rmem_max\" -> net/core/rmem_max, as sysctl(8) does\n"
+	"nt_sysctl_path() {\n"
+	"\tcase $1 in\n"
+	"\t*/*) printf '%s\\n' \"$1\" ;;\n"
+	"\t*) printf '%s\\n' \"$1\" | tr . / ;;\n"
+	"\tesac\n"
+	"}\n"
+	"\n"
+	"# value of LABEL in the \"Current hardware settings\" block of ethtool -l/-g\n"
+	"nt_current() {\n"
+	"\tawk -v k=\"$1\" -F':' '/^Current hardware settings/ { c = 1; next }\n"
+	"\t\tc && $1 == k { v = $2; gsub(/[ \\t]/, \"\", v); print v; f = 1; exit }\n"
+	"\t\tEND { if (!f) exit 1 }'\n"
+	"}\n"
+	"\n"
+	"# sysfs CPU bitmap \"00000000,0000000f\" -> \"f\" (\"0\" for none)\n"
+	"nt_hexmask() {\n"
+	"\ttr -d ',\\n' | sed 's/^0*//; s/^$/0/'\n"
+	"}\n"
+	"\n"
+	"# \"f0000000f\" -> \"f,0000000f\": 32-bit groups, as the kernel prints them\n"
+	"nt_hexwrite() {\n"
+	"\tprintf '%s\\n' \"$1\" | awk '{ s = $0; o = \"\"\n"
+	"\t\twhile (length(s) > 8) { o = \",\" substr(s, length(s) - 7) o; s = substr(s, 1, length(s) - 8) }\n"
+	"\t\tprint s o }'\n"
+	"}\n"
+	"\n"
+	"# IRQ of queue Q of DEV.  \"Q@IRQ\" when the snapshot knew it; otherwise the\n"
+	"# Q-th line of /proc/interrupts whose name contains \"DEV-\" (i40e DEV-TxRx-Q,\n"
+	"# ice/ixgbe/igb DEV-TxRx-Q, bnxt DEV-TxRx-Q, virtio via its own names).\n"
+	"nt_irq() {\n"
+	"\tcase $2 in\n"
+	"\t*@*) printf '%s\\n' \"${2#*@}\"; return 0 ;;\n"
+	"\tesac\n"
+	"\tawk -v d=\"$1-\" -v q=\"$2\" 'NR > 1 && index($NF, d) { if (n++ == q) { sub(/:$/, \"\", $1)\n"
+	"\t\tprint $1; f = 1; exit } } END { if (!f) exit 1 }' /proc/interrupts || {\n"
+	"\t\techo \"cannot find the IRQ of $1 queue $2 in /proc/interrupts\" >&2; return 1; }\n"
+	"}\n"
+	"\n"
+	"# PIDs of \"process WHO\": a pidfile (has a /), a systemd unit, or a comm name\n"
+	"nt_pids() {\n"
+	"\tnt_w=${1#process }\n"
+	"\tcase $nt_w in\n"
+	"\t*/*) cat \"$nt_w\" ;;\n"
+	"\t*.service | *.scope) systemctl show -p MainPID --value \"$nt_w\" | grep -v '^0$' || true ;;\n"
+	"\t*) pgrep -x \"$nt_w\" || true ;;\n"
+	"\tesac\n"
+	"}\n"
+	"\n";
+
+static const char engine[] =
+	"nt_get() {\n"
+	"\tnt_k=$1\n"
+	"\tshift\n"
+	"\tcase $nt_k in\n"
+	"@GETCASES@"
+	"\t*) echo \"unknown kind $nt_k\" >&2; return 1 ;;\n"
+	"\tesac\n"
+	"}\n"
+	"\n"
+	"nt_put() {\n"
+	"\tnt_k=$1\n"
+	"\tshift\n"
+	"\tcase $nt_k in\n"
+	"@PUTCASES@"
+	"\t*) echo \"unknown kind $nt_k\" >&2; return 1 ;;\n"
+	"\tesac\n"
+	"}\n"
+	"\n"
+	"# nt_step KIND OBJECT ARG WANT: one setting, in the mode of $NT_MODE.\n"
+	"#   record: append the current value to $NT_RECORD (before any write)\n"
+	"#   check:  report, change nothing\n"
+	"#   apply:  write only if it differs, read back, fail loudly\n"
+	"nt_step() {\n"
+	"\tnt_what=\"$2 $1${3:+ $3}\"\n"
+	"\tcase $1 in irq_affinity) nt_what=${nt_what%@*} ;; esac\n"
+	"\tif ! nt_cur=$(nt_get \"$1\" \"$2\" \"$3\" 2>&1); then\n"
+	"\t\tprintf 'FAILED   %s: cannot read the current value: %s\\n' \"$nt_what\" \"$nt_cur\"\n"
+	"\t\tNT_FAILED=1\n"
+	"\t\treturn 1\n"
+	"\tfi\n"
+	"\tcase $NT_MODE in\n"
+	"\trecord)\n"
+	"\t\t[ \"$nt_cur\" = \"$4\" ] || NT_CHANGED=$((NT_CHANGED + 1))\n"
+	"\t\tprintf '%s\\t%s\\t%s\\t%s\\n' \"$1\" \"$2\" \"$3\" \"$nt_cur\" >>\"$NT_RECORD\"\n"
+	"\t\treturn 0 ;;\n"
+	"\tcheck)\n"
+	"\t\tif [ \"$nt_cur\" = \"$4\" ]; then\n"
+	"\t\t\tprintf 'ok       %s = %s\\n' \"$nt_what\" \"$4\"\n"
+	"\t\telse\n"
+	"\t\t\tprintf 'differs  %s: %s, want %s\\n' \"$nt_what\" \"$nt_cur\" \"$4\"\n"
+	"\t\t\tNT_CHANGED=$((NT_CHANGED + 1))\n"
+	"\t\tfi\n"
+	"\t\treturn 0 ;;\n"
+	"\tesac\n"
+	"\tif [ \"$nt_cur\" = \"$4\" ]; then\n"
+	"\t\tprintf 'ok       %s = %s\\n' \"$nt_what\" \"$4\"\n"
+	"\t\treturn 0\n"
+	"\tfi\n"
+	"\tif ! nt_err=$(nt_put \"$1\" \"$2\" \"$3\" \"$4\" 2>&1); then\n"
+	"\t\tprintf 'FAILED   %s: %s -> %s refused: %s\\n' \"$nt_what\" \"$nt_cur\" \"$4\" \"$nt_err\"\n"
+	"\t\tNT_FAILED=1\n"
+	"\t\treturn 1\n"
+	"\tfi\n"
+	"\tnt_now=$(nt_get \"$1\" \"$2\" \"$3\" 2>&1) || true\n"
+	"\tif [ \"$nt_now\" != \"$4\" ]; then\n"
+	"\t\tprintf 'FAILED   %s: wrote %s, reads back %s (accepted but not effective)\\n' \\\n"
+	"\t\t\t\"$nt_what\" \"$4\" \"$nt_now\"\n"
+	"\t\tNT_FAILED=1\n"
+	"\t\treturn 1\n"
+	"\tfi\n"
+	"\tprintf 'changed  %s: %s -> %s\\n' \"$nt_what\" \"$nt_cur\" \"$4\"\n"
+	"\tNT_CHANGED=$((NT_CHANGED + 1))\n"
+	"}\n"
+	"\n"
+	"nt_preflight() {\n"
+	"\t[ \"$(id -u)\" -eq 0 ] || nt_die \"run as root (this script changes network settings)\"\n"
+	"\tfor nt_t in ethtool ip awk; do\n"
+	"\t\tcommand -v \"$nt_t\" >/dev/null 2>&1 || nt_die \"$nt_t is not installed\"\n"
+	"\tdone\n"
+	"\tnt_missing=\n"
+	"\tfor nt_d in \"$@\"; do\n"
+	"\t\t[ -e \"/sys/class/net/$nt_d\" ] || nt_missing=\"$nt_missing '$nt_d'\"\n"
+	"\tdone\n"
+	"\t[ -z \"$nt_missing\" ] || nt_die \"interface(s) not found:$nt_missing; nothing was changed\"\n"
+	"}\n"
+	"\n"
+	"# Restores a record file written by a previous run, last setting first.\n"
+	"nt_rollback() {\n"
+	"\t[ -r \"$1\" ] || nt_die \"cannot read rollback file $1\"\n"
+	"\tnt_tab=$(printf '\\t')\n"
+	"\t# interfaces first, so a missing one stops us before any write\n"
+	"\tnt_ifs=$(awk -F'\\t' '$1 != \"sysctl\" && $1 != \"banned_irqs\" && $1 != \"service\" &&\n"
+	"\t\t$1 != \"cpus\" && !s[$2]++ { print $2 }' \"$1\")\n"
+	"\tnt_old_ifs=$IFS\n"
+	"\tIFS='\n"
+	"'\n"
+	"\t# shellcheck disable=SC2086\n"
+	"\tnt_preflight $nt_ifs\n"
+	"\tIFS=$nt_old_ifs\n"
+	"\tNT_MODE=apply\n"
+	"\tawk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' \"$1\" >\"$1.rev\"\n"
+	"\twhile IFS=$nt_tab read -r nt_rk nt_ro nt_ra nt_rv; do\n"
+	"\t\tcase $nt_rk in\n"
+	"@KINDLIST@) ;;\n"
+	"\t\t*) nt_die \"$1: unknown kind '$nt_rk'\" ;;\n"
+	"\t\tesac\n"
+	"\t\tnt_step \"$nt_rk\" \"$nt_ro\" \"$nt_ra\" \"$nt_rv\" || true\n"
+	"\tdone <\"$1.rev\"\n"
+	"\trm -f \"$1.rev\"\n"
+	"\t[ \"$NT_FAILED\" -eq 0 ] || nt_die \"rollback incomplete: see FAILED above\"\n"
+	"\techo \"nettune: rolled back from $1 ($NT_CHANGED changed)\"\n"
+	"}\n"
+	"\n";
+
+static const char main_part[] =
+	"nt_main() {\n"
+	"\tcase ${1:-apply} in\n"
+	"\tapply | check) NT_ACTION=${1:-apply} ;;\n"
+	"\trollback)\n"
+	"\t\t[ $# -eq 2 ] || nt_die \"usage: $0 rollback FILE\"\n"
+	"\t\tnt_rollback \"$2\"\n"
+	"\t\treturn ;;\n"
+	"\t-h | --help | help)\n"
+	"\t\techo \"usage: $0 [apply | check | rollback FILE]\"\n"
+	"\t\techo \"  apply     converge (default); previous values go to \\$NETTUNE_ROLLBACK\"\n"
+	"\t\techo \"            or $NT_STATE_DIR/rollback-$NT_HOST-DATE.tsv first\"\n"
+	"\t\techo \"  check     report differences, change nothing (exit 2 if any)\"\n"
+	"\t\techo \"  rollback  restore the values recorded in FILE\"\n"
+	"\t\treturn ;;\n"
+	"\t*) nt_die \"unknown action '$1'; try $0 --help\" ;;\n"
+	"\tesac\n"
+	"\tnt_preflight @IFACES@\n"
+	"\tif [ \"$NT_ACTION\" = check ]; then\n"
+	"\t\tNT_MODE=check\n"
+	"\t\tnt_settings\n"
+	"\t\t[ \"$NT_FAILED\" -eq 0 ] || exit 1\n"
+	"\t\t[ \"$NT_CHANGED\" -eq 0 ] || exit 2\n"
+	"\t\treturn\n"
+	"\tfi\n"
+	"\t# 1. record every current value before the first write\n"
+	"\tNT_ROLLBACK=${NETTUNE_ROLLBACK:-$NT_STATE_DIR/rollback-$NT_HOST-$(date +%Y%m%dT%H%M%S).tsv}\n"
+	"\tmkdir -p \"${NT_ROLLBACK%/*}\"\n"
+	"\tNT_RECORD=$NT_ROLLBACK.tmp\n"
+	"\t: >\"$NT_RECORD\"\n"
+	"\tNT_MODE=record\n"
+	"\tif ! nt_settings; then\n"
+	"\t\trm -f \"$NT_RECORD\"\n"
+	"\t\tnt_die \"could not read every current value; nothing was changed\"\n"
+	"\tfi\n"
+	"\tif [ \"$NT_CHANGED\" -eq 0 ]; then\n"
+	"\t\trm -f \"$NT_RECORD\"\n"
+	"\telse\n"
+	"\t\tmv \"$NT_RECORD\" \"$NT_ROLLBACK\"\n"
+	"\t\techo \"nettune: previous values saved; undo with: sh $0 rollback '$NT_ROLLBACK'\"\n"
+	"\tfi\n"
+	"\t# 2. converge\n"
+	"\tNT_CHANGED=0\n"
+	"\tNT_MODE=apply\n"
+	"\tif ! nt_settings; then\n"
+	"\t\techo \"nettune: stopped at the first failure; $NT_CHANGED setting(s) were changed\" >&2\n"
+	"\t\t[ ! -f \"$NT_ROLLBACK\" ] || echo \"nettune: undo with: sh $0 rollback '$NT_ROLLBACK'\" >&2\n"
+	"\t\texit 1\n"
+	"\tfi\n"
+	"\techo \"nettune: $NT_CHANGED changed\"\n"
+	"}\n"
+	"\n"
+	"nt_main \"$@\"\n";
+
+static bool value_ok(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/* Every round robin i % (max + 1) is what ethtool -X equal N writes. */
+static bool round_robin(const struct nt_value *v)
+{
+	uint32_t max = 0;
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (v->list[i] > max)
+			max = v->list[i];
+	for (i = 0; i < v->n; i++)
+		if (v->list[i] != i % (max + 1))
+			return false;
+	return v->n > 0;
+}
+
+/* The value as the getter prints it. */
+static char *want_text(const struct nt_setting *s)
+{
+	struct nt_buf b = {0};
+
+	if (s->kind == NT_K_RPS_CPUS || s->kind == NT_K_XPS_CPUS) {
+		/* hex bitmap, no leading zeros */
+		int top = -1, i;
+
+		for (i = NT_MAX_CPUS - 1; i >= 0; i--)
+			if (nt_cpuset_has(s->val.cpus, (unsigned)i)) {
+				top = i;
+				break;
+			}
+		if (top < 0)
+			return nt_xstrdup("0");
+		for (i = top / 4; i >= 0; i--) {
+			unsigned nib = 0, k;
+
+			for (k = 0; k < 4; k++)
+				if (nt_cpuset_has(s->val.cpus, (unsigned)(i * 4 + (int)k)))
+					nib |= 1u << k;
+			nt_buf_putc(&b, "0123456789abcdef"[nib]);
+		}
+		return nt_buf_take(&b);
+	}
+	if (s->kind == NT_K_SYSCTL) {
+		/* runs of white space fold to one space (nt_value_equal does too) */
+		const char *p = s->val.s ? s->val.s : "";
+		bool sp = false;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (; *p; p++) {
+			if (*p == ' ' || *p == '\t') {
+				sp = true;
+				continue;
+			}
+			if (sp)
+				nt_buf_putc(&b, ' ');
+			sp = false;
+			nt_buf_putc(&b, *p);
+		}
+		return b.p ? nt_buf_take(&b) : nt_xstrdup("");
+	}
+	if (s->kind == NT_K_IRQBALANCE_BAN) {
+		nt_value_format(&s->val, &b, true);
+		return b.p ? nt_buf_take(&b) : nt_xstrdup("");
+	}
+	nt_value_format(&s->val, &b, true);
+	return b.p ? nt_buf_take(&b) : nt_xstrdup("");
+}
+
+static void emit_fn(struct nt_buf *o, const char *verb, const struct sh_row *r, const char *body)
+{
+	nt_buf_printf(o, "nt_%s_%s() {\n\t%s\n}\n\n", verb, r->fn, body);
+}
+
+static bool have_iface(char **v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+/* Replaces @KEY@ in tmpl with val. */
+static void put_tmpl(struct nt_buf *o, const char *tmpl, const char *const *kv)
+{
+	const char *p = tmpl;
+
+	while (*p) {
+		const char *at = strchr(p, '@');
+		size_t k;
+
+		if (!at) {
+			nt_buf_puts(o, p);
+			return;
+		}
+		nt_buf_putn(o, p, (size_t)(at - p));
+		for (k = 0; kv[k]; k += 2) {
+			size_t n = strlen(kv[k]);
+
+			if (!strncmp(at + 1, kv[k], n) && at[1 + n] == '@') {
+				nt_buf_puts(o, kv[k + 1]);
+				p = at + n + 2;
+				break;
+			}
+		}
+		if (!kv[k]) {
+			nt_buf_putc(o, '@');
+			p = at + 1;
+		}
+	}
+}
+
+int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags *d)
+{
+	size_t n, i, nifs = 0;
+	const struct nt_setting **ord = nt_emit_order(in, &n);
+	char **ifs = nt_xcalloc(n + 1, sizeof(*ifs));
+	struct nt_buf steps = {0}, gets = {0}, puts = {0}, kinds = {0}, iflist = {0};
+	int bad = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct nt_setting *s = ord[i];
+		const struct sh_row *r = row(s->kind);
+		char *want;
+		const char *why = NULL;
+
+		if (!r) {
+			nt_error(d, s->src, "emit",
+				 "%s %s cannot be expressed in a sh script: no sh row for kind '%s' "
+				 "(a Windows setting in a Linux profile?)", s->object,
+				 s->arg ? s->arg : "", nt_kinds[s->kind].name);
+			bad = -1;
+			continue;
+		}
+		if (r->iface && s->object[0] == '-')
+			why = "an interface name that starts with '-' would be read as an ethtool option";
+		else if (!value_ok(s->object) || (s->arg && !value_ok(s->arg)) ||
+			 (s->arg && strchr(s->arg, '@')))
+			why = "the name has a control character or '@'";
+		else if (s->kind == NT_K_RSS_INDIR && !round_robin(&s->val))
+			why = "ethtool(8) can only write a round-robin indirection table ('equal N'); "
+			      "this table is custom, which only 'nettune apply' can write";
+		if (why) {
+			nt_error(d, s->src, "emit", "%s %s%s%s cannot be expressed in a sh script: %s",
+				 s->object, nt_kinds[s->kind].name, s->arg ? " " : "",
+				 s->arg ? s->arg : "", why);
+			bad = -1;
+			continue;
+		}
+		want = want_text(s);
+		if (!value_ok(want)) {
+			nt_error(d, s->src, "emit", "%s %s: the value has a control character",
+				 s->object, nt_kinds[s->kind].name);
+			free(want);
+			bad = -1;
+			continue;
+		}
+		if (r->iface && !have_iface(ifs, nifs, s->object)) {
+			ifs[nifs++] = s->object;
+			nt_buf_putc(&iflist, ' ');
+			nt_sh_quote(&iflist, s->object);
+		}
+		if (s->note) {
+			char *note = nt_xstrdup(s->note);
+			char *c;
+
+			for (c = note; *c; c++)
+				if ((unsigned char)*c < 0x20)
+					*c = ' ';
+			nt_buf_printf(&steps, "\t# %s\n", note);
+			free(note);
+		}
+		nt_buf_printf(&steps, "\tnt_step %s ", r->fn);
+		nt_sh_quote(&steps, s->object);
+		nt_buf_putc(&steps, ' ');
+		if (s->kind == NT_K_IRQ_AFFINITY && s->arg) {
+			/* "Q@IRQ" when the facts know the IRQ of queue Q */
+			const struct nt_iface_facts *F = nt_facts_iface(in->facts, s->object);
+			const struct nt_irq_fact *q = F ? nt_facts_irq(F, (uint32_t)atoi(s->arg)) : NULL;
+			char *a = q ? nt_xasprintf("%s@%u", s->arg, q->irq) : nt_xstrdup(s->arg);
+
+			nt_sh_quote(&steps, a);
+			free(a);
+		} else {
+			nt_sh_quote(&steps, s->arg ? s->arg : "");
+		}
+		nt_buf_putc(&steps, ' ');
+		nt_sh_quote(&steps, want);
+		nt_buf_printf(&steps, " || return 1\n");
+		free(want);
+	}
+	for (i = 0; sh_rows[i].fn; i++) {
+		nt_buf_printf(&gets, "\t%s) nt_get_%s \"$@\" ;;\n", sh_rows[i].fn, sh_rows[i].fn);
+		nt_buf_printf(&puts, "\t%s) nt_put_%s \"$@\" ;;\n", sh_rows[i].fn, sh_rows[i].fn);
+		nt_buf_printf(&kinds, "%s%s", i ? " | " : "\t\t", sh_rows[i].fn);
+	}
+	if (bad)
+		goto out;
+	nt_buf_printf(o, "#!/bin/sh\n"
+		      "# Generated by nettune %s from %s for host %s (target linux).\n"
+		      "# Converges this host to the profile's desired state: every setting is read,\n"
+		      "# written only when it differs, and read back.  Run it twice: the second run\n"
+		      "# prints only \"ok\".  Previous values are saved before the first write.\n"
+		      "#\n"
+		      "#   sh %s.sh [apply]          converge (as root)\n"
+		      "#   sh %s.sh check            report differences only (exit 2 if any)\n"
+		      "#   sh %s.sh rollback FILE    restore the values saved by a run\n"
+		      "#\n"
+		      "# Environment: NETTUNE_ROLLBACK=FILE (where to save previous values),\n"
+		      "# NETTUNE_STATE_DIR (default /var/lib/nettune).\n",
+		      NT_VERSION, in->profile_path, in->host, in->host, in->host, in->host);
+	if (in->against)
+		nt_buf_printf(o, "# Ordered against the snapshot %s; values are read at run time.\n",
+			      in->against);
+	nt_buf_puts(o, "\n");
+	nt_buf_puts(o, "NT_HOST=");
+	nt_sh_quote(o, in->host);
+	nt_buf_puts(o, "\n");
+	nt_buf_puts(o, prelude);
+	nt_buf_puts(o, "# One row per kind of setting: how to read it, how to write it.\n\n");
+	for (i = 0; sh_rows[i].fn; i++) {
+		emit_fn(o, "get", &sh_rows[i], sh_rows[i].get);
+		emit_fn(o, "put", &sh_rows[i], sh_rows[i].put);
+	}
+	{
+		const char *kv[] = {"GETCASES", gets.p, "PUTCASES", puts.p, "KINDLIST", kinds.p, NULL};
+
+		put_tmpl(o, engine, kv);
+	}
+	nt_buf_puts(o, "# The desired state, in apply order.\nnt_settings() {\n");
+	if (steps.p)
+		nt_buf_puts(o, steps.p);
+	else
+		nt_buf_puts(o, "\t:\n");
+	nt_buf_puts(o, "}\n\n");
+	{
+		const char *kv[] = {"IFACES", iflist.p ? iflist.p + 1 : "", NULL};
+
+		put_tmpl(o, main_part, kv);
+	}
+out:
+	nt_buf_free(&steps);
+	nt_buf_free(&gets);
+	nt_buf_free(&puts);
+	nt_buf_free(&kinds);
+	nt_buf_free(&iflist);
+	free(ifs);
+	free(ord);
+	return bad;
+}

@@ -1,0 +1,811 @@
+/* SPDX-License-Identifier: MIT */
+/* Read and write of each Linux setting kind: the applier's row per kind. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../compiler/buf.h"
+#include "../../compiler/caps.h"
+#include "link.h"
+#include "linux.h"
+#include "rss.h"
+#include "sysio.h"
+
+int nt_lctx_open(struct nt_lctx *x, struct nt_facts *facts)
+{
+	memset(x, 0, sizeof(*x));
+	x->facts = facts;
+	if (!*nt_sys_root || getenv("NETTUNE_NETLINK_WITH_ROOT"))
+		nt_ethnl_open(&x->nl);
+	return 0;
+}
+
+void nt_lctx_close(struct nt_lctx *x)
+{
+	nt_ethnl_close(x->nl);
+	nt_features_free(&x->feat);
+	free(x->feat_dev);
+	memset(x, 0, sizeof(*x));
+}
+
+static void seterr(struct nt_lctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void seterr(struct nt_lctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(x->err, sizeof(x->err), fmt, ap);
+	va_end(ap);
+}
+
+static int nl_err(struct nt_lctx *x, int r)
+{
+	const char *ext = nt_ethnl_extack(x->nl);
+
+	if (ext)
+		seterr(x, "kernel: %s", ext);
+	else
+		seterr(x, "%s", strerror(-r));
+	return r;
+}
+
+/* sysctl -------------------------------------------------------------- */
+
+static char *sysctl_path(const char *key)
+{
+	char *k = nt_xstrdup(key), *p, *r;
+
+	for (p = k; *p; p++)
+		if (*p == '.')
+			*p = '/';
+	r = nt_sys_path("/proc/sys/%s", k);
+	free(k);
+	return r;
+}
+
+static int sysctl_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	char *p = sysctl_path(arg), *s = nt_sys_read(p);
+
+	(void)x;
+	(void)obj;
+	free(p);
+	if (!s)
+		return errno == ENOENT ? -ENOENT : -errno;
+	*out = nt_v_str(s);
+	free(s);
+	return 0;
+}
+
+static int sysctl_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	char *p = sysctl_path(arg);
+	int r = nt_sys_write(p, v->s);
+
+	(void)obj;
+	if (r)
+		seterr(x, "writing %s: %s", p, strerror(-r));
+	free(p);
+	return r;
+}
+
+/* mtu ----------------------------------------------------------------- */
+
+static int mtu_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	uint32_t mtu;
+	char *p, *s;
+
+	(void)x;
+	(void)arg;
+	if (*nt_sys_root) {
+		p = nt_sys_path("/sys/class/net/%s/mtu", obj);
+		s = nt_sys_read(p);
+		free(p);
+		if (!s)
+			return -ENOENT;
+		*out = nt_v_u32((uint32_t)strtoul(s, NULL, 10));
+		free(s);
+		return 0;
+	}
+	if (nt_link_get(obj, &mtu, NULL))
+		return -ENOENT;
+	*out = nt_v_u32(mtu);
+	return 0;
+}
+
+static int mtu_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	char msg[256] = "";
+	int r;
+
+	(void)arg;
+	if (*nt_sys_root) {
+		char *p = nt_sys_path("/sys/class/net/%s/mtu", obj), num[16];
+
+		snprintf(num, sizeof(num), "%u", v->u);
+		r = nt_sys_write(p, num);
+		free(p);
+		return r;
+	}
+	r = nt_link_set_mtu(obj, v->u, msg, sizeof(msg));
+	if (r)
+		seterr(x, "rtnetlink: %s", *msg ? msg : strerror(-r));
+	return r;
+}
+
+/* features ------------------------------------------------------------ */
+
+static int features(struct nt_lctx *x, const char *dev)
+{
+	int r;
+
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	if (x->feat_valid && !strcmp(x->feat_dev, dev))
+		return 0;
+	nt_features_free(&x->feat);
+	free(x->feat_dev);
+	x->feat_dev = nt_xstrdup(dev);
+	x->feat_valid = false;
+	r = nt_ethnl_features_get(x->nl, dev, &x->feat);
+	if (r)
+		return r == -ENODEV ? -ENOENT : r;
+	x->feat_valid = true;
+	return 0;
+}
+
+static int feature_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	const struct nt_feature_state *f;
+	int r = features(x, obj);
+
+	if (r)
+		return r;
+	f = nt_features_find(&x->feat, arg);
+	if (!f)
+		return -ENOENT;
+	*out = nt_v_bool(f->active);
+	return 0;
+}
+
+static int feature_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	int r;
+
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	x->feat_valid = false;
+	r = nt_ethnl_feature_set(x->nl, obj, arg, v->b);
+	return r ? nl_err(x, r) : 0;
+}
+
+/* channels, rings, coalesce ------------------------------------------ */
+
+static int chan_index(const char *arg)
+{
+	int k;
+
+	for (k = 0; k < NT_CH__COUNT; k++)
+		if (!strcmp(arg, nt_chan_names[k]))
+			return k;
+	return -1;
+}
+
+static int channels_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	struct nt_channels_state c;
+	int k = chan_index(arg), r;
+
+	if (*nt_sys_root && !x->nl) {
+		/* fixtures: queue directories stand for combined channels */
+		const struct nt_iface_facts *i = nt_facts_iface(x->facts, obj);
+
+		if (!i || k != NT_CH_COMBINED || !i->rx_queues)
+			return -ENOENT;
+		*out = nt_v_u32(i->rx_queues);
+		return 0;
+	}
+	if (!x->nl || k < 0)
+		return -EOPNOTSUPP;
+	r = nt_ethnl_channels_get(x->nl, obj, &c);
+	if (r)
+		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
+	if (!c.have[k] || (!c.max[k] && !c.count[k]))
+		return -ENOENT;
+	*out = nt_v_u32(c.count[k]);
+	return 0;
+}
+
+static int channels_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	int r;
+
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	r = nt_ethnl_channels_set(x->nl, obj, chan_index(arg), v->u);
+	if (r)
+		return nl_err(x, r);
+	nt_linux_refresh_irqs(x->facts, obj);	/* the IRQ set may have changed */
+	return 0;
+}
+
+static int ring_index(const char *arg)
+{
+	static const char *const n[] = {"rx", "tx", "rx-mini", "rx-jumbo"};
+	int k;
+
+	for (k = 0; k < 4; k++)
+		if (!strcmp(arg, n[k]))
+			return k;
+	return -1;
+}
+
+static int ring_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	struct nt_rings_state s;
+	int k = ring_index(arg), r;
+
+	if (!x->nl || k < 0)
+		return -EOPNOTSUPP;
+	r = nt_ethnl_rings_get(x->nl, obj, &s);
+	if (r)
+		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
+	if (!s.have[k] || !s.max[k])
+		return -ENOENT;
+	*out = nt_v_u32(s.cur[k]);
+	return 0;
+}
+
+static int ring_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	int r;
+
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	r = nt_ethnl_rings_set(x->nl, obj, ring_index(arg), v->u);
+	return r ? nl_err(x, r) : 0;
+}
+
+static int coal_index(const char *kindarg, bool adaptive)
+{
+	if (adaptive)
+		return !strcmp(kindarg, "rx") ? NT_COAL_ADAPTIVE_RX :
+		       !strcmp(kindarg, "tx") ? NT_COAL_ADAPTIVE_TX : -1;
+	return !strcmp(kindarg, "rx-usecs") ? NT_COAL_RX_USECS :
+	       !strcmp(kindarg, "tx-usecs") ? NT_COAL_TX_USECS :
+	       !strcmp(kindarg, "rx-frames") ? NT_COAL_RX_FRAMES :
+	       !strcmp(kindarg, "tx-frames") ? NT_COAL_TX_FRAMES : -1;
+}
+
+static int coal_read_common(struct nt_lctx *x, const char *obj, int k, uint32_t *v)
+{
+	struct nt_coalesce_state s;
+	int r;
+
+	if (!x->nl || k < 0)
+		return -EOPNOTSUPP;
+	r = nt_ethnl_coalesce_get(x->nl, obj, &s);
+	if (r)
+		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
+	if (!s.have[k])
+		return -ENOENT;
+	*v = s.v[k];
+	return 0;
+}
+
+static int coalesce_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	uint32_t v;
+	int r = coal_read_common(x, obj, coal_index(arg, false), &v);
+
+	if (!r)
+		*out = nt_v_u32(v);
+	return r;
+}
+
+static int adaptive_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	uint32_t v;
+	int r = coal_read_common(x, obj, coal_index(arg, true), &v);
+
+	if (!r)
+		*out = nt_v_bool(v != 0);
+	return r;
+}
+
+static int coalesce_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	int r;
+
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	r = nt_ethnl_coalesce_set(x->nl, obj, coal_index(arg, false), v->u);
+	return r ? nl_err(x, r) : 0;
+}
+
+static int adaptive_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	int r;
+
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	r = nt_ethnl_coalesce_set(x->nl, obj, coal_index(arg, true), v->b);
+	return r ? nl_err(x, r) : 0;
+}
+
+/* RSS ----------------------------------------------------------------- */
+
+static int rss_read(struct nt_lctx *x, const char *obj, enum nt_kind_id k, struct nt_value *out)
+{
+	struct nt_rss_state s;
+	int r;
+
+	(void)x;
+	if (*nt_sys_root)
+		return -ENOENT;
+	r = nt_rss_get(obj, &s);
+	if (r)
+		return r == -EOPNOTSUPP || r == -ENODEV || r == -EINVAL ? -ENOENT : r;
+	if (k == NT_K_RSS_HFUNC)
+		*out = nt_v_str(nt_rss_hfunc_name(s.hfunc));
+	else if (k == NT_K_RSS_KEY && s.key_size)
+		*out = nt_v_bytes(s.key, s.key_size);
+	else if (k == NT_K_RSS_INDIR && s.indir_size)
+		*out = nt_v_list(s.indir, s.indir_size);
+	else
+		r = -ENOENT;
+	nt_rss_free(&s);
+	return r;
+}
+
+static int hfunc_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
+{
+	(void)a;
+	return rss_read(x, o, NT_K_RSS_HFUNC, out);
+}
+
+static int key_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
+{
+	(void)a;
+	return rss_read(x, o, NT_K_RSS_KEY, out);
+}
+
+static int indir_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
+{
+	(void)a;
+	return rss_read(x, o, NT_K_RSS_INDIR, out);
+}
+
+static int rss_write_err(struct nt_lctx *x, int r)
+{
+	if (r)
+		seterr(x, "SIOCETHTOOL ETHTOOL_SRSSH: %s", strerror(-r));
+	return r;
+}
+
+static int hfunc_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
+{
+	(void)a;
+	return rss_write_err(x, nt_rss_set(o, nt_rss_hfunc_bit(v->s), NULL, 0, NULL, 0));
+}
+
+static int key_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
+{
+	(void)a;
+	return rss_write_err(x, nt_rss_set(o, 0, v->bytes, v->n, NULL, 0));
+}
+
+static int indir_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
+{
+	(void)a;
+	return rss_write_err(x, nt_rss_set(o, 0, NULL, 0, v->list, v->n));
+}
+
+/* IRQ affinity, RPS, XPS ---------------------------------------------- */
+
+static int irq_of(struct nt_lctx *x, const char *obj, const char *arg, unsigned *irq)
+{
+	const struct nt_iface_facts *i = nt_facts_iface(x->facts, obj);
+	const struct nt_irq_fact *f;
+
+	if (!i)
+		return -ENOENT;
+	f = nt_facts_irq(i, (uint32_t)strtoul(arg, NULL, 10));
+	if (!f)
+		return -ENOENT;
+	*irq = f->irq;
+	return 0;
+}
+
+static int cpus_file_read(const char *path, bool mask, struct nt_value *out)
+{
+	char *s = nt_sys_read(path);
+	struct nt_cpuset cs;
+	const char *err;
+	bool ok;
+
+	if (!s)
+		return errno == ENOENT ? -ENOENT : -errno;
+	ok = mask ? nt_cpuset_parse_mask(s, &cs) : (!*s ? (nt_cpuset_clear(&cs), true) :
+						    nt_cpuset_parse(s, &cs, &err));
+	free(s);
+	if (!ok)
+		return -EINVAL;
+	*out = nt_v_cpus(&cs);
+	return 0;
+}
+
+static int affinity_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	unsigned irq;
+	char *p;
+	int r;
+
+	if (irq_of(x, obj, arg, &irq))
+		return -ENOENT;
+	p = nt_sys_path("/proc/irq/%u/smp_affinity_list", irq);
+	r = cpus_file_read(p, false, out);
+	free(p);
+	return r;
+}
+
+static int affinity_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	unsigned irq;
+	char *p, *s;
+	int r;
+
+	if (irq_of(x, obj, arg, &irq)) {
+		seterr(x, "queue %s of %s has no IRQ", arg, obj);
+		return -ENOENT;
+	}
+	p = nt_sys_path("/proc/irq/%u/smp_affinity_list", irq);
+	s = nt_cpuset_str(v->cpus);
+	r = nt_sys_write(p, s);
+	if (r == -EIO || r == -EPERM || r == -EACCES)
+		seterr(x, "IRQ %u refuses affinity %s (%s): it is kernel-managed", irq, s, strerror(-r));
+	else if (r)
+		seterr(x, "writing %s: %s", p, strerror(-r));
+	free(s);
+	free(p);
+	return r;
+}
+
+static unsigned ncpus(struct nt_lctx *x)
+{
+	return x->facts && x->facts->ncpus ? x->facts->ncpus : 1;
+}
+
+static int queue_file_read(const char *obj, const char *dir, const char *arg, const char *file,
+			   struct nt_value *out, bool u32)
+{
+	char *p = nt_sys_path("/sys/class/net/%s/queues/%s-%s/%s", obj, dir, arg, file);
+	int r;
+
+	if (u32) {
+		char *s = nt_sys_read(p);
+
+		r = s ? 0 : (errno == ENOENT ? -ENOENT : -errno);
+		if (s)
+			*out = nt_v_u32((uint32_t)strtoul(s, NULL, 10));
+		free(s);
+	} else {
+		r = cpus_file_read(p, true, out);
+	}
+	free(p);
+	return r;
+}
+
+static int queue_file_write(struct nt_lctx *x, const char *obj, const char *dir, const char *arg,
+			    const char *file, const char *val)
+{
+	char *p = nt_sys_path("/sys/class/net/%s/queues/%s-%s/%s", obj, dir, arg, file);
+	int r = nt_sys_write(p, val);
+
+	if (r)
+		seterr(x, "writing %s: %s", p, strerror(-r));
+	free(p);
+	return r;
+}
+
+static int rps_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
+{
+	(void)x;
+	return queue_file_read(o, "rx", a, "rps_cpus", out, false);
+}
+
+static int rps_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
+{
+	struct nt_buf b = {0};
+	int r;
+
+	nt_cpuset_format_mask(v->cpus, ncpus(x), &b);
+	r = queue_file_write(x, o, "rx", a, "rps_cpus", b.p);
+	nt_buf_free(&b);
+	return r;
+}
+
+static int flow_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
+{
+	(void)x;
+	return queue_file_read(o, "rx", a, "rps_flow_cnt", out, true);
+}
+
+static int flow_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%u", v->u);
+	return queue_file_write(x, o, "rx", a, "rps_flow_cnt", num);
+}
+
+static int xps_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
+{
+	(void)x;
+	return queue_file_read(o, "tx", a, "xps_cpus", out, false);
+}
+
+static int xps_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
+{
+	struct nt_buf b = {0};
+	int r;
+
+	nt_cpuset_format_mask(v->cpus, ncpus(x), &b);
+	r = queue_file_write(x, o, "tx", a, "xps_cpus", b.p);
+	nt_buf_free(&b);
+	return r;
+}
+
+/* irqbalance ---------------------------------------------------------- */
+
+#define IRQBAL_DROPIN "/etc/systemd/system/irqbalance.service.d/50-nettune.conf"
+
+static int ban_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
+{
+	char *p = nt_sys_path(IRQBAL_DROPIN), *s = nt_sys_read(p);
+	struct nt_buf b = {0};
+	const char *q;
+
+	(void)x;
+	(void)o;
+	(void)a;
+	free(p);
+	for (q = s; q && (q = strstr(q, "--banirq=")); q += 9)
+		nt_buf_printf(&b, "%s%lu", b.n ? "," : "", strtoul(q + 9, NULL, 10));
+	free(s);
+	*out = nt_v_str(b.p ? b.p : "");
+	nt_buf_free(&b);
+	return 0;
+}
+
+static int run(const char *cmd)
+{
+	int r = system(cmd);
+
+	return r == 0 ? 0 : -EIO;
+}
+
+static int ban_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
+{
+	char *p = nt_sys_path(IRQBAL_DROPIN), *dir = nt_sys_path("/etc/systemd/system/irqbalance.service.d");
+	struct nt_buf b = {0};
+	const char *s;
+	int r;
+
+	(void)o;
+	(void)a;
+	nt_buf_puts(&b, "# Written by nettune: keep irqbalance away from IRQs nettune pins.\n"
+		    "[Service]\nExecStart=\nExecStart=/usr/sbin/irqbalance --foreground $IRQBALANCE_ARGS");
+	for (s = v->s; s && *s;) {
+		nt_buf_printf(&b, " --banirq=%lu", strtoul(s, NULL, 10));
+		s = strchr(s, ',');
+		if (s)
+			s++;
+	}
+	nt_buf_puts(&b, "\n");
+	if (!*v->s) {
+		r = unlink(p) && errno != ENOENT ? -errno : 0;
+	} else {
+		mkdir(dir, 0755);
+		{
+			FILE *f = fopen(p, "w");
+
+			nt_io.file_writes++;
+			r = f ? 0 : -errno;
+			if (f && (fputs(b.p, f) < 0 || fclose(f)))
+				r = -EIO;
+		}
+	}
+	if (!r && !*nt_sys_root)
+		r = run("systemctl daemon-reload >/dev/null 2>&1 && "
+			"systemctl try-restart irqbalance.service >/dev/null 2>&1");
+	if (r)
+		seterr(x, "updating %s or restarting irqbalance failed", p);
+	nt_buf_free(&b);
+	free(p);
+	free(dir);
+	return r;
+}
+
+static int service_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
+{
+	(void)o;
+	(void)a;
+	if (!x->facts || x->facts->irqbalance < 0)
+		return -ENOENT;
+	*out = nt_v_str(x->facts->irqbalance ? "running" : "stopped");
+	return 0;
+}
+
+static int service_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
+{
+	int r;
+
+	(void)o;
+	(void)a;
+	if (*nt_sys_root) {
+		seterr(x, "cannot start or stop irqbalance under --root");
+		return -EOPNOTSUPP;
+	}
+	r = run(!strcmp(v->s, "stopped") ? "systemctl stop irqbalance.service >/dev/null 2>&1" :
+		"systemctl start irqbalance.service >/dev/null 2>&1");
+	if (!r && x->facts)
+		x->facts->irqbalance = !strcmp(v->s, "running");
+	if (r)
+		seterr(x, "systemctl could not %s irqbalance", !strcmp(v->s, "stopped") ? "stop" : "start");
+	return r;
+}
+
+/* processes ------------------------------------------------------------ */
+
+static int pids_of(const char *obj, int *pids, int max)
+{
+	const char *what = obj + strlen("process ");
+	int n = 0;
+
+	if (strncmp(obj, "process ", 8))
+		return 0;
+	if (strstr(what, ".service") || strstr(what, ".scope")) {
+		char *p = nt_sys_path("/sys/fs/cgroup/system.slice/%s/cgroup.procs", what);
+		char *s = nt_sys_read(p);
+		const char *q;
+
+		free(p);
+		for (q = s; q && *q && n < max;) {
+			pids[n++] = atoi(q);
+			q = strchr(q, '\n');
+			if (q)
+				q++;
+		}
+		free(s);
+		return n;
+	}
+	if (what[0] == '/') {
+		char *s = nt_sys_read(what);
+
+		if (s && atoi(s) > 0)
+			pids[n++] = atoi(s);
+		free(s);
+		return n;
+	}
+	{
+		char *p = nt_sys_path("/proc");
+		DIR *d = opendir(p);
+		struct dirent *de;
+
+		free(p);
+		while (d && (de = readdir(d)) && n < max) {
+			char *cp, *c;
+
+			if (!isdigit((unsigned char)de->d_name[0]))
+				continue;
+			cp = nt_sys_path("/proc/%s/comm", de->d_name);
+			c = nt_sys_read(cp);
+			free(cp);
+			if (c && !strcmp(c, what))
+				pids[n++] = atoi(de->d_name);
+			free(c);
+		}
+		if (d)
+			closedir(d);
+	}
+	return n;
+}
+
+static int process_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	int pids[1];
+	char *p, *s, *line;
+	struct nt_cpuset cs;
+	const char *err;
+
+	(void)x;
+	(void)arg;
+	if (pids_of(obj, pids, 1) < 1)
+		return -ENOENT;
+	p = nt_sys_path("/proc/%d/status", pids[0]);
+	s = nt_sys_read(p);
+	free(p);
+	line = s ? strstr(s, "Cpus_allowed_list:") : NULL;
+	if (!line) {
+		free(s);
+		return -ENOENT;
+	}
+	line += strlen("Cpus_allowed_list:");
+	while (*line == '\t' || *line == ' ')
+		line++;
+	*strchrnul(line, '\n') = '\0';
+	if (!nt_cpuset_parse(line, &cs, &err)) {
+		free(s);
+		return -EINVAL;
+	}
+	free(s);
+	*out = nt_v_cpus(&cs);
+	return 0;
+}
+
+static int process_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	int pids[256], n = pids_of(obj, pids, 256), k;
+	cpu_set_t set;
+	int c;
+
+	(void)arg;
+	if (n < 1) {
+		seterr(x, "no process matches %s", obj);
+		return -ESRCH;
+	}
+	CPU_ZERO(&set);
+	for (c = nt_cpuset_next(v->cpus, 0); c >= 0 && c < CPU_SETSIZE;
+	     c = nt_cpuset_next(v->cpus, (unsigned)c + 1))
+		CPU_SET(c, &set);
+	for (k = 0; k < n; k++) {
+		char *tp = nt_sys_path("/proc/%d/task", pids[k]);
+		DIR *d = opendir(tp);
+		struct dirent *de;
+
+		free(tp);
+		while (d && (de = readdir(d))) {
+			if (!isdigit((unsigned char)de->d_name[0]))
+				continue;
+			nt_io.file_writes++;
+			if (sched_setaffinity(atoi(de->d_name), sizeof(set), &set)) {
+				int e = errno;
+
+				closedir(d);
+				seterr(x, "sched_setaffinity(%s): %s", de->d_name, strerror(e));
+				return -e;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	return 0;
+}
+
+const struct nt_linux_ops nt_linux_ops[NT_K__COUNT] = {
+	[NT_K_SYSCTL] = {sysctl_read, sysctl_write},
+	[NT_K_MTU] = {mtu_read, mtu_write},
+	[NT_K_FEATURE] = {feature_read, feature_write},
+	[NT_K_CHANNELS] = {channels_read, channels_write},
+	[NT_K_RING] = {ring_read, ring_write},
+	[NT_K_COALESCE] = {coalesce_read, coalesce_write},
+	[NT_K_COALESCE_ADAPTIVE] = {adaptive_read, adaptive_write},
+	[NT_K_RSS_HFUNC] = {hfunc_read, hfunc_write},
+	[NT_K_RSS_KEY] = {key_read, key_write},
+	[NT_K_RSS_INDIR] = {indir_read, indir_write},
+	[NT_K_IRQ_AFFINITY] = {affinity_read, affinity_write},
+	[NT_K_RPS_CPUS] = {rps_read, rps_write},
+	[NT_K_RPS_FLOW_CNT] = {flow_read, flow_write},
+	[NT_K_XPS_CPUS] = {xps_read, xps_write},
+	[NT_K_IRQBALANCE_BAN] = {ban_read, ban_write},
+	[NT_K_IRQBALANCE_SERVICE] = {service_read, service_write},
+	[NT_K_PROCESS_CPUS] = {process_read, process_write},
+};

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* Links and MTU over rtnetlink (libnl-route-3). */
+#ifndef NT_LINK_H
+#define NT_LINK_H
+
+#include <stdint.h>
+
+/* kind: "veth", "wireguard", ... or NULL for a plain device; malloc'd. */
+int nt_link_get(const char *dev, uint32_t *mtu, char **kind);
+int nt_link_set_mtu(const char *dev, uint32_t mtu, char *err, size_t errlen);
+#endif

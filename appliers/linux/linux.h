@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Linux applier: observe a live host (or a --root fixture) into facts
+ * and settings, and read/write one setting of each kind.  The per-kind
+ * operations are one table (nt_linux_ops[], kinds.c) indexed by the
+ * compiler's kind id, so diff, journal, verification and rollback stay
+ * generic (apply.c).
+ */
+#ifndef NT_LINUX_H
+#define NT_LINUX_H
+
+#include <stdbool.h>
+
+#include "../../compiler/diag.h"
+#include "../../compiler/facts.h"
+#include "../../compiler/settings.h"
+#include "ethnl.h"
+
+struct nt_lctx {
+	struct nt_ethnl *nl;		/* NULL when ethtool netlink is unavailable */
+	struct nt_facts *facts;
+	/* feature cache of one device, invalidated by writes */
+	char *feat_dev;
+	struct nt_features feat;
+	bool feat_valid;
+	char err[512];			/* detail of the last failure */
+};
+
+struct nt_linux_ops {
+	/* 0 and *out set, -ENOENT when the object/attribute does not exist, or -errno */
+	int (*read)(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out);
+	/* 0 or -errno (x->err holds the kernel's words where there are any) */
+	int (*write)(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v);
+};
+
+extern const struct nt_linux_ops nt_linux_ops[NT_K__COUNT];
+
+int nt_lctx_open(struct nt_lctx *x, struct nt_facts *facts);
+void nt_lctx_close(struct nt_lctx *x);
+
+/* What to observe: interfaces (NULL = every interface), sysctl keys,
+ * process objects ("process NAME"). */
+struct nt_observe_req {
+	const char *const *ifaces;
+	size_t nifaces;
+	const char *const *sysctls;
+	size_t nsysctls;
+	const char *const *processes;
+	size_t nprocesses;
+	bool irqbalance;
+};
+
+int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *facts,
+		     struct nt_state *observed, struct nt_diags *d);
+/* Re-reads the queue -> IRQ map of one interface (after channel changes). */
+void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface);
+
+#endif

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/* Observing a Linux host: topology, NIC identity, queue -> IRQ map, and the
+ * current value of every setting kind, through netlink, /proc and /sys. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "../../compiler/buf.h"
+#include "link.h"
+#include "linux.h"
+#include "rss.h"
+#include "sysio.h"
+
+static void observe_topology(struct nt_facts *f)
+{
+	char *p = nt_sys_path("/sys/devices/system/cpu/online"), *s = nt_sys_read(p);
+	const char *err;
+	int keys[NT_MAX_CPUS], nkeys = 0, c, n;
+
+	free(p);
+	if (!s || !nt_cpuset_parse(s, &f->online, &err)) {
+		free(s);
+		return;
+	}
+	free(s);
+	f->topo_known = true;
+	for (c = nt_cpuset_next(&f->online, 0); c >= 0; c = nt_cpuset_next(&f->online, (unsigned)c + 1)) {
+		char *cp, *pp, *cs, *ps;
+		int key, k;
+
+		f->ncpus = (uint32_t)c + 1;
+		cp = nt_sys_path("/sys/devices/system/cpu/cpu%d/topology/core_id", c);
+		pp = nt_sys_path("/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
+		cs = nt_sys_read(cp);
+		ps = nt_sys_read(pp);
+		key = cs ? (ps ? atoi(ps) : 0) * 65536 + atoi(cs) : 1 << 30 | c;
+		for (k = 0; k < nkeys; k++)
+			if (keys[k] == key)
+				break;
+		if (k == nkeys)
+			keys[nkeys++] = key;
+		f->cpu_core[c] = k;
+		free(cp);
+		free(pp);
+		free(cs);
+		free(ps);
+	}
+	for (n = 0; n < 64; n++) {
+		char *np = nt_sys_path("/sys/devices/system/node/node%d/cpulist", n);
+		char *ns = nt_sys_read(np);
+		struct nt_cpuset cs;
+
+		free(np);
+		if (!ns)
+			continue;
+		if (nt_cpuset_parse(ns, &cs, &err)) {
+			f->node_cpus[n] = cs;
+			f->nnodes = n + 1;
+			for (c = nt_cpuset_next(&cs, 0); c >= 0; c = nt_cpuset_next(&cs, (unsigned)c + 1))
+				f->cpu_node[c] = n;
+		}
+		free(ns);
+	}
+	if (!f->nnodes) {	/* no NUMA in sysfs: one node */
+		f->node_cpus[0] = f->online;
+		f->nnodes = 1;
+		for (c = nt_cpuset_next(&f->online, 0); c >= 0; c = nt_cpuset_next(&f->online, (unsigned)c + 1))
+			f->cpu_node[c] = 0;
+	}
+}
+
+static bool scan_comm(const char *want, int *pids, int max, int *n)
+{
+	char *p = nt_sys_path("/proc");
+	DIR *d = opendir(p);
+	struct dirent *de;
+
+	*n = 0;
+	free(p);
+	if (!d)
+		return false;
+	while ((de = readdir(d))) {
+		char *cp, *c;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		cp = nt_sys_path("/proc/%s/comm", de->d_name);
+		c = nt_sys_read(cp);
+		free(cp);
+		if (c && !strcmp(c, want) && *n < max)
+			pids[(*n)++] = atoi(de->d_name);
+		free(c);
+	}
+	closedir(d);
+	return *n > 0;
+}
+
+/* Queue index of an IRQ from its /proc/interrupts action name, or -1. */
+static int queue_of(const char *name)
+{
+	static const char *const marks[] = {"TxRx-", "-rx-", "input.", "_comp", "-io-", "-fp-"};
+	size_t k;
+
+	for (k = 0; k < sizeof(marks) / sizeof(marks[0]); k++) {
+		const char *m = strstr(name, marks[k]);
+
+		if (m) {
+			const char *d = m + strlen(marks[k]);
+
+			if (isdigit((unsigned char)*d))
+				return atoi(d);
+		}
+	}
+	return -1;
+}
+
+/* /proc/interrupts: IRQ number -> action name (last column). */
+static char *irq_name(const char *interrupts, unsigned irq)
+{
+	char key[32];
+	const char *line = interrupts;
+
+	snprintf(key, sizeof(key), "%u:", irq);
+	while (line && *line) {
+		const char *p = line, *eol = strchr(line, '\n');
+
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, key, strlen(key))) {
+			const char *end = eol ? eol : p + strlen(p), *s = end;
+
+			while (s > p && s[-1] == ' ')
+				s--;
+			end = s;
+			while (s > p && s[-1] != ' ')
+				s--;
+			return strndup(s, (size_t)(end - s));
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	return NULL;
+}
+
+static int cmp_irq(const void *a, const void *b)
+{
+	const struct nt_irq_fact *x = a, *y = b;
+
+	return x->queue < y->queue ? -1 : x->queue > y->queue;
+}
+
+void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
+{
+	struct nt_iface_facts *i = nt_facts_iface(facts, iface);
+	char *pi, *interrupts, *dir;
+	DIR *d;
+	struct dirent *de;
+	size_t k;
+
+	if (!i)
+		return;
+	for (k = 0; k < i->nirqs; k++)
+		free(i->irqs[k].name);
+	free(i->irqs);
+	i->irqs = NULL;
+	i->nirqs = 0;
+	pi = nt_sys_path("/proc/interrupts");
+	interrupts = nt_sys_read(pi);
+	free(pi);
+	dir = nt_sys_path("/sys/class/net/%s/device/msi_irqs", iface);
+	d = opendir(dir);
+	if (!d) {
+		free(dir);
+		dir = nt_sys_path("/sys/class/net/%s/device/../msi_irqs", iface);
+		d = opendir(dir);
+	}
+	free(dir);
+	while (d && (de = readdir(d))) {
+		unsigned irq;
+		char *name, *ap;
+		int q;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		irq = (unsigned)atoi(de->d_name);
+		name = interrupts ? irq_name(interrupts, irq) : NULL;
+		q = name ? queue_of(name) : -1;
+		if (q < 0 || nt_facts_irq(i, (uint32_t)q)) {
+			free(name);
+			continue;
+		}
+		i->irqs = nt_xrealloc(i->irqs, (i->nirqs + 1) * sizeof(*i->irqs));
+		i->irqs[i->nirqs].queue = (uint32_t)q;
+		i->irqs[i->nirqs].irq = irq;
+		i->irqs[i->nirqs].name = name;
+		ap = nt_sys_path("/proc/irq/%u/smp_affinity_list", irq);
+		/* kernel-managed affinity: the file is 0444 (v6.12+) and refuses writes */
+		i->irqs[i->nirqs].managed = nt_sys_exists(ap) && !nt_sys_writable(ap);
+		free(ap);
+		i->nirqs++;
+	}
+	if (d)
+		closedir(d);
+	free(interrupts);
+	if (i->nirqs > 1)
+		qsort(i->irqs, i->nirqs, sizeof(*i->irqs), cmp_irq);
+}
+
+static uint32_t count_queues(const char *iface, const char *prefix)
+{
+	char *p = nt_sys_path("/sys/class/net/%s/queues", iface);
+	DIR *d = opendir(p);
+	struct dirent *de;
+	uint32_t n = 0;
+
+	free(p);
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void observe_iface_facts(struct nt_lctx *x, const char *name)
+{
+	struct nt_facts *f = x->facts;
+	struct nt_iface_facts *i = nt_facts_iface(f, name);
+	char *p, *s, link[PATH_MAX];
+	ssize_t n;
+	uint32_t mtu;
+	char *kind = NULL;
+
+	if (!i)
+		i = nt_facts_add_iface(f, name);
+	p = nt_sys_path("/sys/class/net/%s/device/driver", name);
+	n = readlink(p, link, sizeof(link) - 1);
+	free(p);
+	if (n > 0) {
+		char *slash;
+
+		link[n] = '\0';
+		slash = strrchr(link, '/');
+		i->driver = nt_xstrdup(slash ? slash + 1 : link);
+		i->kind = nt_xstrdup("physical");
+	}
+	p = nt_sys_path("/sys/class/net/%s/device/vendor", name);
+	s = nt_sys_read(p);
+	free(p);
+	if (s) {
+		char *dp = nt_sys_path("/sys/class/net/%s/device/device", name), *ds = nt_sys_read(dp);
+
+		if (ds && !strncmp(s, "0x", 2) && !strncmp(ds, "0x", 2))
+			i->pci = nt_xasprintf("%s:%s", s + 2, ds + 2);
+		free(dp);
+		free(ds);
+		free(s);
+	}
+	p = nt_sys_path("/sys/class/net/%s/device/numa_node", name);
+	s = nt_sys_read(p);
+	free(p);
+	if (s) {
+		i->numa_node = atoi(s);
+		free(s);
+	}
+	if (!*nt_sys_root && !nt_link_get(name, &mtu, &kind)) {
+		if (!i->kind)
+			i->kind = kind ? kind : nt_xstrdup("virtual");
+		else
+			free(kind);
+	}
+	i->rx_queues = count_queues(name, "rx-");
+	i->tx_queues = count_queues(name, "tx-");
+	nt_linux_refresh_irqs(f, name);
+	if (x->nl) {
+		struct nt_channels_state ch;
+		struct nt_rings_state r;
+		struct nt_features ft;
+		size_t k;
+
+		if (!nt_ethnl_channels_get(x->nl, name, &ch))
+			for (k = 0; k < 4; k++)
+				if (ch.have[k] || ch.max[k])
+					i->max_chan[k] = (struct nt_num){true, ch.max[k]};
+		if (!nt_ethnl_rings_get(x->nl, name, &r)) {
+			if (r.have[0])
+				i->ring_rx_max = (struct nt_num){true, r.max[0]};
+			if (r.have[1])
+				i->ring_tx_max = (struct nt_num){true, r.max[1]};
+		}
+		if (!nt_ethnl_features_get(x->nl, name, &ft)) {
+			i->features_known = true;
+			for (k = 0; k < ft.n; k++) {
+				i->features = nt_xrealloc(i->features, (i->nfeatures + 1) * sizeof(*i->features));
+				i->features[i->nfeatures].name = nt_xstrdup(ft.v[k].name);
+				i->features[i->nfeatures++].fixed = !ft.v[k].hw || ft.v[k].nochange;
+			}
+			nt_features_free(&ft);
+		}
+	}
+	if (!*nt_sys_root) {
+		struct nt_rss_state rs;
+
+		if (!nt_rss_get(name, &rs)) {
+			i->rss_key_bytes = (struct nt_num){true, (uint32_t)rs.key_size};
+			i->rss_indir_size = (struct nt_num){true, (uint32_t)rs.indir_size};
+			nt_rss_free(&rs);
+		}
+	}
+}
+
+/* Adds the current value of (kind, obj, arg) to st when it exists. */
+static void grab(struct nt_lctx *x, struct nt_state *st, enum nt_kind_id k, const char *obj,
+		 const char *arg)
+{
+	struct nt_value v;
+
+	if (!nt_linux_ops[k].read || nt_linux_ops[k].read(x, obj, arg, &v))
+		return;
+	nt_state_set(st, k, obj, arg, v, (struct nt_mark){0});
+}
+
+static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_state *st)
+{
+	const struct nt_iface_facts *i = nt_facts_iface(x->facts, name);
+	static const char *const chans[] = {"combined", "rx", "tx", "other"};
+	static const char *const rings[] = {"rx", "tx", "rx-mini", "rx-jumbo"};
+	static const char *const coal[] = {"rx-usecs", "tx-usecs", "rx-frames", "tx-frames"};
+	uint32_t q;
+	size_t k;
+
+	grab(x, st, NT_K_MTU, name, NULL);
+	for (k = 0; i && k < i->nfeatures; k++)
+		grab(x, st, NT_K_FEATURE, name, i->features[k].name);
+	for (k = 0; k < 4; k++)
+		if (i && i->max_chan[k].known && i->max_chan[k].v)
+			grab(x, st, NT_K_CHANNELS, name, chans[k]);
+	for (k = 0; k < 4; k++)
+		grab(x, st, NT_K_RING, name, rings[k]);
+	for (k = 0; k < 4; k++)
+		grab(x, st, NT_K_COALESCE, name, coal[k]);
+	grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "rx");
+	grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "tx");
+	grab(x, st, NT_K_RSS_HFUNC, name, NULL);
+	grab(x, st, NT_K_RSS_KEY, name, NULL);
+	grab(x, st, NT_K_RSS_INDIR, name, NULL);
+	for (k = 0; i && k < i->nirqs; k++) {
+		char arg[16];
+
+		snprintf(arg, sizeof(arg), "%u", i->irqs[k].queue);
+		grab(x, st, NT_K_IRQ_AFFINITY, name, arg);
+	}
+	for (q = 0; i && q < i->rx_queues; q++) {
+		char arg[16];
+
+		snprintf(arg, sizeof(arg), "%u", q);
+		grab(x, st, NT_K_RPS_CPUS, name, arg);
+		grab(x, st, NT_K_RPS_FLOW_CNT, name, arg);
+	}
+	for (q = 0; i && q < i->tx_queues; q++) {
+		char arg[16];
+
+		snprintf(arg, sizeof(arg), "%u", q);
+		grab(x, st, NT_K_XPS_CPUS, name, arg);
+	}
+}
+
+static int all_ifaces(char ***out, size_t *n)
+{
+	char *p = nt_sys_path("/sys/class/net");
+	DIR *d = opendir(p);
+	struct dirent *de;
+
+	free(p);
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "bonding_masters"))
+			continue;
+		*out = nt_xrealloc(*out, (*n + 1) * sizeof(char *));
+		(*out)[(*n)++] = nt_xstrdup(de->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
+		     struct nt_state *st, struct nt_diags *d)
+{
+	struct nt_lctx x;
+	struct utsname u;
+	char **names = NULL, host[256];
+	size_t n = 0, k;
+	int pids[4];
+	int np;
+
+	(void)d;
+	nt_facts_init(f);
+	memset(st, 0, sizeof(*st));
+	f->known = true;
+	f->target = nt_xstrdup("linux");
+	if (!gethostname(host, sizeof(host))) {
+		host[sizeof(host) - 1] = '\0';
+		f->hostname = nt_xstrdup(host);
+	}
+	if (!uname(&u))
+		f->kernel = nt_xstrdup(u.release);
+	{
+		char *mp = nt_sys_path("/etc/machine-id");
+
+		f->machine_id = nt_sys_read(mp);
+		free(mp);
+	}
+	observe_topology(f);
+	f->irqbalance = scan_comm("irqbalance", pids, 4, &np) ? 1 : 0;
+	nt_lctx_open(&x, f);
+	if (req->ifaces) {
+		for (k = 0; k < req->nifaces; k++) {
+			char *p = nt_sys_path("/sys/class/net/%s", req->ifaces[k]);
+
+			if (nt_sys_exists(p) || (!*nt_sys_root && !nt_link_get(req->ifaces[k], &(uint32_t){0}, NULL))) {
+				names = nt_xrealloc(names, (n + 1) * sizeof(char *));
+				names[n++] = nt_xstrdup(req->ifaces[k]);
+			}
+			free(p);
+		}
+	} else {
+		all_ifaces(&names, &n);
+		qsort(names, n, sizeof(*names), cmp_str);
+	}
+	for (k = 0; k < n; k++)
+		observe_iface_facts(&x, names[k]);
+	for (k = 0; k < n; k++)
+		observe_iface_state(&x, names[k], st);
+	for (k = 0; k < req->nsysctls; k++)
+		grab(&x, st, NT_K_SYSCTL, "sysctl", req->sysctls[k]);
+	for (k = 0; k < req->nprocesses; k++)
+		grab(&x, st, NT_K_PROCESS_CPUS, req->processes[k], NULL);
+	if (req->irqbalance) {
+		grab(&x, st, NT_K_IRQBALANCE_BAN, "irqbalance", NULL);
+		grab(&x, st, NT_K_IRQBALANCE_SERVICE, "irqbalance", NULL);
+	}
+	for (k = 0; k < n; k++)
+		free(names[k]);
+	free(names);
+	nt_lctx_close(&x);
+	return 0;
+}

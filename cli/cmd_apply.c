@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/* nettune apply / rollback / confirm / observe: the Linux applier's commands. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../appliers/linux/apply.h"
+#include "../appliers/linux/linux.h"
+#include "../compiler/profile.h"
+#include "../compiler/snapshot.h"
+#include "common.h"
+
+/* plan without --state: observe the interfaces, sysctls and processes the
+ * profile names. */
+static int observe_for_profile(const struct nt_loaded *l, struct nt_facts *f,
+			       struct nt_state *observed, struct nt_diags *d)
+{
+	const struct nt_profile *p = l->p;
+	struct nt_observe_req req = {0};
+	const char **ifs = nt_xcalloc(p->interfaces_count + 1, sizeof(char *));
+	const char **sys = nt_xcalloc(p->sysctl_count + 1, sizeof(char *));
+	char **procs = nt_xcalloc(p->processes_count + 1, sizeof(char *));
+	size_t i;
+	int r;
+
+	for (i = 0; i < p->interfaces_count; i++) {
+		ifs[i] = p->interfaces[i].name;
+		if (p->interfaces[i].irq)
+			req.irqbalance = true;
+	}
+	for (i = 0; i < p->sysctl_count; i++)
+		sys[i] = p->sysctl[i].key;
+	for (i = 0; i < p->processes_count; i++) {
+		const struct nt_process_match *m = &p->processes[i].match;
+
+		procs[i] = nt_xasprintf("process %s", m->systemd_unit ? m->systemd_unit :
+					m->comm ? m->comm : m->pidfile);
+	}
+	req.ifaces = ifs;
+	req.nifaces = p->interfaces_count;
+	req.sysctls = sys;
+	req.nsysctls = p->sysctl_count;
+	req.processes = (const char *const *)procs;
+	req.nprocesses = p->processes_count;
+	r = nt_linux_observe(&req, f, observed, d);
+	for (i = 0; i < p->processes_count; i++)
+		free(procs[i]);
+	free(procs);
+	free(ifs);
+	free(sys);
+	return r;
+}
+
+__attribute__((constructor)) static void register_live(void)
+{
+	nt_observe_live = observe_for_profile;
+}
+
+static void apply_help(void)
+{
+	printf("Usage: nettune apply PROFILE [--dry-run] [--confirm-timeout SECONDS] [--only IFACE]\n\n"
+	       "Converges this Linux host (or the --netns namespace) to the profile: plans\n"
+	       "against the live state, takes the apply lock, journals every previous value,\n"
+	       "then makes each change in plan order and reads it back.  A change the kernel\n"
+	       "accepts but does not make effective is a failure.  On any failure every step\n"
+	       "made so far is undone in reverse order.  A converged host gets no writes.\n\n"
+	       "  --dry-run                 show what would change; change nothing\n"
+	       "  --confirm-timeout SECONDS revert automatically unless 'nettune confirm' runs\n"
+	       "                            in time (for changes that can cut you off)\n"
+	       "  --only IFACE              only the settings of one interface (hotplug)\n\n"
+	       "State: journals and the lock live in $NETTUNE_STATE_DIR (default /var/lib/nettune).\n"
+	       "Exit status: 0 converged or nothing to do, 1 failed and rolled back (or error\n"
+	       "before any change), 3 failed and the rollback is incomplete, 64 usage.\n");
+}
+
+int cmd_apply(int argc, char **argv)
+{
+	struct nt_apply_opts o = {0};
+	const char *profile = NULL;
+	struct nt_diags d = {0};
+	struct nt_compiled c;
+	int i, r;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			apply_help();
+			return NT_EXIT_OK;
+		} else if (!strcmp(argv[i], "--dry-run")) {
+			o.dry_run = true;
+		} else if (!strcmp(argv[i], "--confirm-timeout") || !strcmp(argv[i], "--only")) {
+			if (i + 1 >= argc)
+				return nt_usage_error("apply", "%s needs a value", argv[i]);
+			if (!strcmp(argv[i], "--only")) {
+				o.only = argv[++i];
+			} else {
+				char *end;
+				unsigned long v = strtoul(argv[++i], &end, 10);
+
+				if (*end || !v || v > 86400)
+					return nt_usage_error("apply", "--confirm-timeout takes 1..86400 seconds");
+				o.confirm_timeout = (unsigned)v;
+			}
+		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
+			return nt_usage_error("apply", "unknown option '%s'", argv[i]);
+		} else if (strcmp(argv[i], "--")) {
+			if (profile)
+				return nt_usage_error("apply", "one PROFILE at a time");
+			profile = argv[i];
+		}
+	}
+	if (!profile)
+		return nt_usage_error("apply", "no PROFILE given");
+	o.profile = profile;
+	o.netns = nt_g.netns;
+	if (nt_compile(profile, NULL, &c, &d)) {
+		nt_print_diags(&d);
+		nt_diags_free(&d);
+		nt_compiled_free(&c);
+		return NT_EXIT_FAIL;
+	}
+	nt_print_diags(&d);
+	if (c.l.p->target && *c.l.p->target == NT_TARGET_WINDOWS) {
+		fprintf(stderr, "nettune apply: error: %s targets windows; generate the playbook with "
+			"'nettune emit --format ps1'\n", profile);
+		nt_diags_free(&d);
+		nt_compiled_free(&c);
+		return NT_EXIT_FAIL;
+	}
+	if (c.plan.cannot) {
+		struct nt_buf out = {0};
+
+		nt_plan_print_text(&c.plan, c.against, nt_g.color, &out);
+		nt_buf_write(&out, stdout);
+		nt_buf_free(&out);
+		fprintf(stderr, "nettune apply: error: %zu action%s cannot be applied on this host; "
+			"nothing was changed\n", c.plan.cannot, c.plan.cannot == 1 ? "" : "s");
+		nt_diags_free(&d);
+		nt_compiled_free(&c);
+		return NT_EXIT_FAIL;
+	}
+	if (o.dry_run || nt_g.verbose) {
+		struct nt_buf out = {0};
+
+		nt_plan_print_text(&c.plan, c.against, nt_g.color, &out);
+		nt_buf_write(&out, stdout);
+		nt_buf_free(&out);
+	}
+	r = nt_linux_apply(&c.plan, &c.desired, &c.facts, &o);
+	nt_diags_free(&d);
+	nt_compiled_free(&c);
+	return r;
+}
+
+int cmd_rollback(int argc, char **argv)
+{
+	struct nt_facts f;
+	struct nt_state st;
+	struct nt_diags d = {0};
+	struct nt_observe_req req = {0};
+	const char *journal = NULL;
+	int r;
+
+	if (argc > 0 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
+		printf("Usage: nettune rollback [JOURNAL]\n\nRestores the previous values recorded in "
+		       "JOURNAL (default: the newest journal\nin $NETTUNE_STATE_DIR/journal), newest "
+		       "change first, reading each back.\nExit status: 0 restored, 1 error, 3 incomplete.\n");
+		return NT_EXIT_OK;
+	}
+	if (argc > 1)
+		return nt_usage_error("rollback", "at most one JOURNAL");
+	if (argc == 1)
+		journal = argv[0];
+	req.irqbalance = true;
+	nt_linux_observe(&req, &f, &st, &d);
+	r = nt_linux_rollback(journal, &f);
+	nt_state_free(&st);
+	nt_facts_free(&f);
+	nt_diags_free(&d);
+	return r;
+}
+
+int cmd_confirm(int argc, char **argv)
+{
+	if (argc > 0 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
+		printf("Usage: nettune confirm\n\nKeeps the changes of an 'apply --confirm-timeout' "
+		       "that is waiting for\nconfirmation; without it they are reverted at the deadline.\n");
+		return NT_EXIT_OK;
+	}
+	if (argc > 0)
+		return nt_usage_error("confirm", "takes no arguments");
+	return nt_linux_confirm();
+}
+
+int cmd_observe(int argc, char **argv)
+{
+	struct nt_observe_req req = {0};
+	struct nt_facts f;
+	struct nt_state st;
+	struct nt_diags d = {0};
+	struct nt_buf out = {0};
+	bool json = false;
+	const char **ifs = nt_xcalloc((size_t)argc + 1, sizeof(char *));
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("Usage: nettune observe [--json] [IFACE...]\n\n"
+			       "Reads the live state (every interface, or the ones named): topology,\n"
+			       "NIC identity, queue -> IRQ map, offloads, channels, rings, coalescing,\n"
+			       "RSS, IRQ affinity, RPS/XPS, irqbalance.  --json prints a snapshot that\n"
+			       "plan --state and emit --state accept.\n");
+			free(ifs);
+			return NT_EXIT_OK;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (argv[i][0] == '-') {
+			free(ifs);
+			return nt_usage_error("observe", "unknown option '%s'", argv[i]);
+		} else {
+			ifs[n++] = argv[i];
+		}
+	}
+	req.ifaces = n ? ifs : NULL;
+	req.nifaces = n;
+	req.irqbalance = true;
+	nt_linux_observe(&req, &f, &st, &d);
+	for (size_t k = 0; k < n; k++)
+		if (!nt_facts_iface(&f, ifs[k])) {
+			fprintf(stderr, "nettune observe: error: no interface %s\n", ifs[k]);
+			free(ifs);
+			nt_state_free(&st);
+			nt_facts_free(&f);
+			return NT_EXIT_FAIL;
+		}
+	if (json) {
+		nt_snapshot_write(&f, &st, &out);
+	} else {
+		const char *last = NULL;
+
+		nt_buf_printf(&out, "Host %s (linux %s)\n", f.hostname ? f.hostname : "?",
+			      f.kernel ? f.kernel : "?");
+		for (size_t k = 0; k < f.nifs; k++) {
+			const struct nt_iface_facts *x = &f.ifs[k];
+
+			nt_buf_printf(&out, "%s: %s%s%s, numa node %d, %u rx / %u tx queues, %zu queue IRQs\n",
+				      x->name, x->kind ? x->kind : "?", x->driver ? " driver " : "",
+				      x->driver ? x->driver : "", x->numa_node, x->rx_queues,
+				      x->tx_queues, x->nirqs);
+		}
+		for (size_t k = 0; k < st.n; k++) {
+			char *attr = nt_setting_attr(&st.v[k]);
+
+			if (!last || strcmp(last, st.v[k].object))
+				nt_buf_printf(&out, "\n%s\n", st.v[k].object);
+			last = st.v[k].object;
+			nt_buf_printf(&out, "  %-36s ", attr);
+			nt_value_format(&st.v[k].val, &out, false);
+			nt_buf_puts(&out, "\n");
+			free(attr);
+		}
+	}
+	nt_buf_write(&out, stdout);
+	nt_buf_free(&out);
+	free(ifs);
+	nt_state_free(&st);
+	nt_facts_free(&f);
+	nt_diags_free(&d);
+	return NT_EXIT_OK;
+}
