@@ -7,6 +7,24 @@
 #include "snapshot.h"
 #include "validate.h"
 
+/* Names reach plans, scripts and terminals: no control characters at all. */
+static bool safe_name(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/* Values may hold the tabs and newlines of /proc/sys files, nothing else. */
+static bool safe_value(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n') || *s == 0x7f)
+			return false;
+	return true;
+}
+
 bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_value *out,
 			const char **why)
 {
@@ -35,6 +53,10 @@ bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_va
 		}
 		if (j->t != NT_J_STR) {
 			*why = "must be a string";
+			return false;
+		}
+		if (!safe_value(j->s)) {
+			*why = "has control characters";
 			return false;
 		}
 		*out = nt_v_str(j->s);
@@ -96,21 +118,100 @@ static void serr(struct nt_diags *d, const struct nt_json *j, const char *fmt, c
 	nt_error(d, j->mark, "snapshot", fmt, a);
 }
 
-static bool safe_name(const char *s)
+/* Unknown keys are errors, never ignored: a misspelt key would otherwise
+ * silently drop a fact.  keys is NULL-terminated. */
+static int known_keys(const struct nt_json *o, const char *const *keys, const char *what,
+		      struct nt_diags *d)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return false;
+	size_t i, n;
+	int bad = 0;
+
+	if (!o || o->t != NT_J_OBJ)
+		return 0;
+	for (n = 0; keys[n]; n++)
+		;
+	for (i = 0; i < o->n; i++) {
+		const char *sug;
+		size_t k;
+
+		for (k = 0; k < n; k++)
+			if (!strcmp(o->keys[i], keys[k]))
+				break;
+		if (k < n)
+			continue;
+		sug = nt_suggest(o->keys[i], keys, n);
+		if (sug)
+			nt_error(d, o->v[i]->mark, "snapshot", "unknown key \"%s\" in %s; did you mean \"%s\"?",
+				 o->keys[i], what, sug);
+		else
+			nt_error(d, o->v[i]->mark, "snapshot", "unknown key \"%s\" in %s", o->keys[i], what);
+		bad = -1;
+	}
+	return bad;
+}
+
+/* An optional object member; anything else is a located error. */
+static bool want_obj(const struct nt_json *o, const char *key, const struct nt_json **out,
+		     struct nt_diags *d)
+{
+	const struct nt_json *x = nt_json_get(o, key);
+
+	*out = NULL;
+	if (!x)
+		return true;
+	if (x->t != NT_J_OBJ) {
+		nt_error(d, x->mark, "snapshot", "\"%s\" must be an object", key);
+		return false;
+	}
+	*out = x;
 	return true;
+}
+
+static bool want_arr(const struct nt_json *o, const char *key, const struct nt_json **out,
+		     struct nt_diags *d)
+{
+	const struct nt_json *x = nt_json_get(o, key);
+
+	*out = NULL;
+	if (!x)
+		return true;
+	if (x->t != NT_J_ARR) {
+		nt_error(d, x->mark, "snapshot", "\"%s\" must be a list", key);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+/* An optional string fact without control characters, copied to *dst. */
+static int opt_name(const struct nt_json *o, const char *key, char **dst, struct nt_diags *d)
+{
+	const char *s;
+
+	if (!nt_json_str(o, key, &s, false, d))
+		return 0;
+	if (!safe_name(s)) {
+		nt_error(d, nt_json_get(o, key)->mark, "snapshot", "\"%s\" has control characters", key);
+		return -1;
+	}
+	free(*dst);
+	*dst = nt_xstrdup(s);
+	return 0;
 }
 
 static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diags *d)
 {
-	const struct nt_json *nodes = nt_json_get(c, "nodes"), *sib = nt_json_get(c, "siblings");
+	static const char *const keys[] = {"online", "nodes", "siblings", NULL};
+	const struct nt_json *nodes, *sib;
 	const char *s, *err;
 	size_t i;
 	int bad = 0;
 
+	if (c->t != NT_J_OBJ) {
+		serr(d, c, "%s", "\"cpus\" must be an object");
+		return -1;
+	}
+	bad = known_keys(c, keys, "cpus", d);
 	if (nt_json_str(c, "online", &s, true, d)) {
 		if (!nt_cpuset_parse(s, &f->online, &err)) {
 			nt_error(d, nt_json_get(c, "online")->mark, "snapshot", "cpus.online: %s", err);
@@ -122,6 +223,7 @@ static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diag
 	for (i = 0; i < NT_MAX_CPUS; i++)
 		if (nt_cpuset_has(&f->online, (unsigned)i))
 			f->ncpus = (uint32_t)i + 1;
+	nodes = nt_json_get(c, "nodes");
 	if (nodes && nodes->t != NT_J_OBJ) {
 		serr(d, nodes, "%s", "cpus.nodes must map node numbers to CPU lists");
 		return -1;
@@ -132,8 +234,8 @@ static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diag
 		struct nt_cpuset cs;
 		unsigned c2;
 
-		if (*end || n < 0 || n >= 64 || nodes->v[i]->t != NT_J_STR ||
-		    !nt_cpuset_parse(nodes->v[i]->s, &cs, &err)) {
+		if (end == nodes->keys[i] || *end || n < 0 || n >= 64 ||
+		    nodes->v[i]->t != NT_J_STR || !nt_cpuset_parse(nodes->v[i]->s, &cs, &err)) {
 			serr(d, nodes->v[i], "cpus.nodes[\"%s\"] must be a CPU list of node 0..63",
 			     nodes->keys[i]);
 			bad = -1;
@@ -146,6 +248,7 @@ static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diag
 			if (nt_cpuset_has(&cs, c2))
 				f->cpu_node[c2] = (int)n;
 	}
+	sib = nt_json_get(c, "siblings");
 	if (sib && sib->t != NT_J_ARR) {
 		serr(d, sib, "%s", "cpus.siblings must be a list of CPU lists, one per core");
 		return -1;
@@ -167,8 +270,55 @@ static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diag
 	return bad;
 }
 
+static int load_irqs(const struct nt_json *x, struct nt_iface_facts *i, struct nt_diags *d)
+{
+	static const char *const keys[] = {"queue", "irq", "managed", "name", NULL};
+	size_t k;
+	int bad = 0;
+
+	for (k = 0; k < x->n; k++) {
+		const struct nt_json *e = x->v[k];
+		struct nt_irq_fact q = {0};
+
+		if (e->t != NT_J_OBJ) {
+			serr(d, e, "%s", "irqs entries must be objects");
+			bad = -1;
+			continue;
+		}
+		if (known_keys(e, keys, "an irqs entry", d) ||
+		    !nt_json_u32(e, "queue", &q.queue, true, d) ||
+		    !nt_json_u32(e, "irq", &q.irq, true, d)) {
+			bad = -1;
+			continue;
+		}
+		if (nt_facts_irq(i, q.queue)) {
+			nt_error(d, nt_json_get(e, "queue")->mark, "snapshot",
+				 "queue %u of %s is listed twice", q.queue, i->name);
+			bad = -1;
+			continue;
+		}
+		nt_json_bool(e, "managed", &q.managed, false, d);
+		if (opt_name(e, "name", &q.name, d)) {
+			bad = -1;
+			continue;
+		}
+		i->irqs = nt_xrealloc(i->irqs, (i->nirqs + 1) * sizeof(*i->irqs));
+		i->irqs[i->nirqs++] = q;
+	}
+	return bad;
+}
+
 static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_diags *d)
 {
+	static const char *const keys[] = {
+		"name", "kind", "driver", "pci", "description", "ifindex", "rsc_failure_ipv4",
+		"rsc_failure_ipv6", "numa_node", "max", "rss", "queues", "irqs", "fixed_features",
+		NULL,
+	};
+	static const char *const max_keys[] = {"combined", "rx", "tx", "other", "ring_rx",
+					       "ring_tx", NULL};
+	static const char *const rss_keys[] = {"key_bytes", "indir_size", NULL};
+	static const char *const q_keys[] = {"rx", "tx", NULL};
 	const char *s;
 	struct nt_iface_facts *i;
 	const struct nt_json *x;
@@ -191,18 +341,14 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 		return -1;
 	}
 	i = nt_facts_add_iface(f, s);
-	if (nt_json_str(o, "kind", &s, false, d))
-		i->kind = nt_xstrdup(s);
-	if (nt_json_str(o, "driver", &s, false, d))
-		i->driver = nt_xstrdup(s);
-	if (nt_json_str(o, "pci", &s, false, d))
-		i->pci = nt_xstrdup(s);
-	if (nt_json_str(o, "description", &s, false, d))
-		i->description = nt_xstrdup(s);
-	if (nt_json_str(o, "rsc_failure_ipv4", &s, false, d))
-		i->rsc_failure_ipv4 = nt_xstrdup(s);
-	if (nt_json_str(o, "rsc_failure_ipv6", &s, false, d))
-		i->rsc_failure_ipv6 = nt_xstrdup(s);
+	bad |= known_keys(o, keys, "an interfaces entry", d);
+	bad |= opt_name(o, "kind", &i->kind, d);
+	bad |= opt_name(o, "driver", &i->driver, d);
+	bad |= opt_name(o, "pci", &i->pci, d);
+	bad |= opt_name(o, "description", &i->description, d);
+	bad |= opt_name(o, "ifindex", &i->ifindex, d);
+	bad |= opt_name(o, "rsc_failure_ipv4", &i->rsc_failure_ipv4, d);
+	bad |= opt_name(o, "rsc_failure_ipv6", &i->rsc_failure_ipv6, d);
 	x = nt_json_get(o, "numa_node");
 	if (x && (x->t != NT_J_NUM || !x->is_int || x->i < -1 || x->i > 63)) {
 		serr(d, x, "%s", "numa_node must be -1..63");
@@ -210,8 +356,10 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 	} else if (x) {
 		i->numa_node = (int)x->i;
 	}
-	x = nt_json_get(o, "max");
+	if (!want_obj(o, "max", &x, d))
+		bad = -1;
 	if (x) {
+		bad |= known_keys(x, max_keys, "max", d);
 		for (k = 0; k < NT_CH__COUNT; k++)
 			if (nt_json_u32(x, nt_chan_names[k], &u, false, d))
 				i->max_chan[k] = (struct nt_num){true, u};
@@ -220,41 +368,35 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 		if (nt_json_u32(x, "ring_tx", &u, false, d))
 			i->ring_tx_max = (struct nt_num){true, u};
 	}
-	x = nt_json_get(o, "rss");
+	if (!want_obj(o, "rss", &x, d))
+		bad = -1;
 	if (x) {
+		bad |= known_keys(x, rss_keys, "rss", d);
 		if (nt_json_u32(x, "key_bytes", &u, false, d))
 			i->rss_key_bytes = (struct nt_num){true, u};
 		if (nt_json_u32(x, "indir_size", &u, false, d))
 			i->rss_indir_size = (struct nt_num){true, u};
 	}
-	x = nt_json_get(o, "queues");
+	if (!want_obj(o, "queues", &x, d))
+		bad = -1;
 	if (x) {
+		bad |= known_keys(x, q_keys, "queues", d);
 		nt_json_u32(x, "rx", &i->rx_queues, false, d);
 		nt_json_u32(x, "tx", &i->tx_queues, false, d);
 	}
-	x = nt_json_get(o, "irqs");
-	if (x && x->t != NT_J_ARR) {
-		serr(d, x, "%s", "irqs must be a list");
+	if (!want_arr(o, "irqs", &x, d))
 		bad = -1;
-	}
-	for (k = 0; x && x->t == NT_J_ARR && k < x->n; k++) {
-		struct nt_irq_fact q = {0};
-		const char *nm = NULL;
-
-		if (!nt_json_u32(x->v[k], "queue", &q.queue, true, d) ||
-		    !nt_json_u32(x->v[k], "irq", &q.irq, true, d)) {
+	if (x && load_irqs(x, i, d))
+		bad = -1;
+	if (!want_arr(o, "fixed_features", &x, d))
+		bad = -1;
+	for (k = 0; x && k < x->n; k++) {
+		if (x->v[k]->t != NT_J_STR || !*x->v[k]->s || !safe_name(x->v[k]->s)) {
+			serr(d, x->v[k], "%s", "fixed_features entries must be feature names");
 			bad = -1;
 			continue;
 		}
-		nt_json_bool(x->v[k], "managed", &q.managed, false, d);
-		if (nt_json_str(x->v[k], "name", &nm, false, d))
-			q.name = nt_xstrdup(nm);
-		i->irqs = nt_xrealloc(i->irqs, (i->nirqs + 1) * sizeof(*i->irqs));
-		i->irqs[i->nirqs++] = q;
-	}
-	x = nt_json_get(o, "fixed_features");
-	for (k = 0; x && x->t == NT_J_ARR && k < x->n; k++) {
-		if (x->v[k]->t != NT_J_STR)
+		if (nt_facts_feature(i, x->v[k]->s))
 			continue;
 		i->features = nt_xrealloc(i->features, (i->nfeatures + 1) * sizeof(*i->features));
 		i->features[i->nfeatures].name = nt_xstrdup(x->v[k]->s);
@@ -266,11 +408,12 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct nt_state *st,
 			 struct nt_diags *d)
 {
+	static const char *const keys[] = {"object", "attribute", "value", NULL};
 	size_t k;
 	int bad = 0;
 
 	if (arr->t != NT_J_ARR) {
-		serr(d, arr, "%s", "settings must be a list");
+		serr(d, arr, "%s", "\"settings\" must be a list");
 		return -1;
 	}
 	for (k = 0; k < arr->n; k++) {
@@ -280,10 +423,14 @@ static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct n
 		char *arg;
 		struct nt_value v;
 
-		if (o->t != NT_J_OBJ || !nt_json_str(o, "object", &obj, true, d) ||
+		if (o->t != NT_J_OBJ) {
+			serr(d, o, "%s", "settings entries must be objects");
+			bad = -1;
+			continue;
+		}
+		if (known_keys(o, keys, "a settings entry", d) ||
+		    !nt_json_str(o, "object", &obj, true, d) ||
 		    !nt_json_str(o, "attribute", &attr, true, d)) {
-			if (o->t != NT_J_OBJ)
-				serr(d, o, "%s", "settings entries must be objects");
 			bad = -1;
 			continue;
 		}
@@ -292,15 +439,14 @@ static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct n
 			bad = -1;
 			continue;
 		}
-		if (!nt_parse_attr(attr, &kind, &arg)) {
-			serr(d, nt_json_get(o, "attribute"),
-			     "unknown attribute \"%s\" (see nettune plan --help for the kinds)", attr);
+		if (!safe_name(attr)) {
+			serr(d, nt_json_get(o, "attribute"), "%s", "attribute has control characters");
 			bad = -1;
 			continue;
 		}
-		if (arg && !safe_name(arg)) {
-			serr(d, nt_json_get(o, "attribute"), "%s", "attribute has control characters");
-			free(arg);
+		if (!nt_parse_attr(attr, &kind, &arg)) {
+			serr(d, nt_json_get(o, "attribute"),
+			     "unknown attribute \"%s\" (see nettune plan --help for the kinds)", attr);
 			bad = -1;
 			continue;
 		}
@@ -343,10 +489,47 @@ static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct n
 	return bad;
 }
 
+static int load_windows(const struct nt_json *x, struct nt_facts *f, struct nt_diags *d)
+{
+	static const char *const keys[] = {"uro_disabled_mask", "diagnosis", NULL};
+	const struct nt_json *m, *dg;
+	size_t k;
+	int bad;
+
+	if (x->t != NT_J_OBJ) {
+		serr(d, x, "%s", "\"windows\" must be an object");
+		return -1;
+	}
+	bad = known_keys(x, keys, "windows", d);
+	m = nt_json_get(x, "uro_disabled_mask");
+	if (m && (m->t != NT_J_NUM || !m->is_int || m->i < 0 || m->i > 0x7fffffff)) {
+		serr(d, m, "%s", "windows.uro_disabled_mask must be a whole number 0..2147483647");
+		bad = -1;
+	} else if (m) {
+		f->uro_disabled_mask = (int)m->i;
+	}
+	if (!want_arr(x, "diagnosis", &dg, d))
+		bad = -1;
+	for (k = 0; dg && k < dg->n; k++) {
+		if (dg->v[k]->t != NT_J_STR || !safe_name(dg->v[k]->s)) {
+			serr(d, dg->v[k], "%s", "windows.diagnosis entries must be one-line strings");
+			bad = -1;
+			continue;
+		}
+		f->diagnosis = nt_xrealloc(f->diagnosis, (f->ndiagnosis + 1) * sizeof(char *));
+		f->diagnosis[f->ndiagnosis++] = nt_xstrdup(dg->v[k]->s);
+	}
+	return bad;
+}
+
 int nt_snapshot_load_data(const char *file, const char *data, size_t len,
 			  struct nt_facts *f, struct nt_state *st, struct nt_diags *d)
 {
-	struct nt_json *j = nt_json_parse(file, data, len, d);
+	static const char *const keys[] = {"format", "host", "cpus", "irqbalance", "interfaces",
+					   "windows", "settings", NULL};
+	static const char *const host_keys[] = {"name", "target", "kernel", "machine_id", NULL};
+	size_t errors0 = d->errors;
+	struct nt_json *j;
 	const struct nt_json *x, *host;
 	const char *s;
 	size_t k;
@@ -354,6 +537,7 @@ int nt_snapshot_load_data(const char *file, const char *data, size_t len,
 
 	nt_facts_init(f);
 	memset(st, 0, sizeof(*st));
+	j = nt_json_parse(file, data, len, d);
 	if (!j)
 		return -1;
 	if (j->t != NT_J_OBJ) {
@@ -362,16 +546,20 @@ int nt_snapshot_load_data(const char *file, const char *data, size_t len,
 		goto out;
 	}
 	if (!nt_json_str(j, "format", &s, true, d) || strcmp(s, NT_SNAPSHOT_FORMAT)) {
-		if (nt_json_get(j, "format"))
+		if (nt_json_get(j, "format") && nt_json_get(j, "format")->t == NT_J_STR)
 			serr(d, nt_json_get(j, "format"), "format must be \"%s\"", NT_SNAPSHOT_FORMAT);
 		bad = -1;
 		goto out;
 	}
+	bad = known_keys(j, keys, "the snapshot", d);
 	f->known = true;
-	host = nt_json_get(j, "host");
-	if (host && host->t == NT_J_OBJ) {
-		if (nt_json_str(host, "name", &s, false, d))
-			f->hostname = nt_xstrdup(s);
+	if (!want_obj(j, "host", &host, d))
+		bad = -1;
+	if (host) {
+		bad |= known_keys(host, host_keys, "host", d);
+		bad |= opt_name(host, "name", &f->hostname, d);
+		bad |= opt_name(host, "kernel", &f->kernel, d);
+		bad |= opt_name(host, "machine_id", &f->machine_id, d);
 		if (nt_json_str(host, "target", &s, false, d)) {
 			if (strcmp(s, "linux") && strcmp(s, "windows")) {
 				serr(d, nt_json_get(host, "target"), "%s", "host.target must be linux or windows");
@@ -379,41 +567,37 @@ int nt_snapshot_load_data(const char *file, const char *data, size_t len,
 			}
 			f->target = nt_xstrdup(s);
 		}
-		if (nt_json_str(host, "kernel", &s, false, d))
-			f->kernel = nt_xstrdup(s);
-		if (nt_json_str(host, "machine_id", &s, false, d))
-			f->machine_id = nt_xstrdup(s);
-	} else if (host) {
-		serr(d, host, "%s", "host must be an object");
-		bad = -1;
 	}
 	x = nt_json_get(j, "cpus");
 	if (x && load_cpus(x, f, d))
 		bad = -1;
-	if (nt_json_str(j, "irqbalance", &s, false, d))
-		f->irqbalance = !strcmp(s, "active") ? 1 : !strcmp(s, "inactive") ? 0 : -1;
-	x = nt_json_get(j, "interfaces");
-	for (k = 0; x && x->t == NT_J_ARR && k < x->n; k++)
+	if (nt_json_str(j, "irqbalance", &s, false, d)) {
+		if (!strcmp(s, "active")) {
+			f->irqbalance = 1;
+		} else if (!strcmp(s, "inactive")) {
+			f->irqbalance = 0;
+		} else if (strcmp(s, "unknown")) {
+			serr(d, nt_json_get(j, "irqbalance"), "%s",
+			     "irqbalance must be \"active\", \"inactive\" or \"unknown\"");
+			bad = -1;
+		}
+	}
+	if (!want_arr(j, "interfaces", &x, d))
+		bad = -1;
+	for (k = 0; x && k < x->n; k++)
 		if (load_iface(x->v[k], f, d))
 			bad = -1;
 	x = nt_json_get(j, "windows");
-	if (x && x->t == NT_J_OBJ) {
-		const struct nt_json *m = nt_json_get(x, "uro_disabled_mask"), *dg;
-
-		if (m && m->t == NT_J_NUM && m->is_int)
-			f->uro_disabled_mask = (int)m->i;
-		dg = nt_json_get(x, "diagnosis");
-		for (k = 0; dg && dg->t == NT_J_ARR && k < dg->n; k++)
-			if (dg->v[k]->t == NT_J_STR) {
-				f->diagnosis = nt_xrealloc(f->diagnosis,
-							   (f->ndiagnosis + 1) * sizeof(char *));
-				f->diagnosis[f->ndiagnosis++] = nt_xstrdup(dg->v[k]->s);
-			}
-	}
+	if (x && load_windows(x, f, d))
+		bad = -1;
 	x = nt_json_get(j, "settings");
 	if (x && load_settings(x, f, st, d))
 		bad = -1;
 out:
+	/* a typed getter that refused a value has added an error: that fails
+	 * the whole snapshot, never half of it */
+	if (d->errors > errors0)
+		bad = -1;
 	nt_json_free(j);
 	if (bad) {
 		nt_facts_free(f);
@@ -525,6 +709,7 @@ void nt_snapshot_write(const struct nt_facts *f, const struct nt_state *st, stru
 		opt_str(b, "driver", x->driver, &fx);
 		opt_str(b, "pci", x->pci, &fx);
 		opt_str(b, "description", x->description, &fx);
+		opt_str(b, "ifindex", x->ifindex, &fx);
 		opt_str(b, "rsc_failure_ipv4", x->rsc_failure_ipv4, &fx);
 		opt_str(b, "rsc_failure_ipv6", x->rsc_failure_ipv6, &fx);
 		nt_buf_printf(b, ", \"numa_node\": %d", x->numa_node);

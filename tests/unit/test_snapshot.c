@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/* Snapshots: write/load round trip of every bundled snapshot, and the
+ * exact located rejection of untrusted input with nothing half-loaded. */
+#include "nt_test.h"
+
+static const char *const bundled[] = {
+	"examples/states/x710-wireguard-gateway.json",
+	"examples/states/windows-wireguard-host.json",
+	"examples/states/windows-uro-workstation.json",
+};
+
+static bool str_eq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static void same_facts(const struct nt_facts *a, const struct nt_facts *b)
+{
+	size_t i, k;
+	int n;
+
+	CU_ASSERT_EQUAL(a->known, b->known);
+	CU_ASSERT_TRUE(str_eq(a->hostname, b->hostname));
+	CU_ASSERT_TRUE(str_eq(a->target, b->target));
+	CU_ASSERT_TRUE(str_eq(a->kernel, b->kernel));
+	CU_ASSERT_EQUAL(a->topo_known, b->topo_known);
+	CU_ASSERT_TRUE(nt_cpuset_equal(&a->online, &b->online));
+	CU_ASSERT_EQUAL(a->nnodes, b->nnodes);
+	for (n = 0; n < a->nnodes; n++)
+		CU_ASSERT_TRUE(nt_cpuset_equal(&a->node_cpus[n], &b->node_cpus[n]));
+	CU_ASSERT_EQUAL(memcmp(a->cpu_core, b->cpu_core, sizeof(a->cpu_core)), 0);
+	CU_ASSERT_EQUAL(memcmp(a->cpu_node, b->cpu_node, sizeof(a->cpu_node)), 0);
+	CU_ASSERT_EQUAL(a->irqbalance, b->irqbalance);
+	CU_ASSERT_EQUAL(a->uro_disabled_mask, b->uro_disabled_mask);
+	CU_ASSERT_EQUAL_FATAL(a->ndiagnosis, b->ndiagnosis);
+	for (i = 0; i < a->ndiagnosis; i++)
+		CU_ASSERT_STRING_EQUAL(a->diagnosis[i], b->diagnosis[i]);
+	CU_ASSERT_EQUAL_FATAL(a->nifs, b->nifs);
+	for (i = 0; i < a->nifs; i++) {
+		const struct nt_iface_facts *x = &a->ifs[i], *y = &b->ifs[i];
+
+		CU_ASSERT_STRING_EQUAL(x->name, y->name);
+		CU_ASSERT_TRUE(str_eq(x->kind, y->kind) && str_eq(x->driver, y->driver) &&
+			       str_eq(x->pci, y->pci) && str_eq(x->description, y->description) &&
+			       str_eq(x->rsc_failure_ipv4, y->rsc_failure_ipv4) &&
+			       str_eq(x->rsc_failure_ipv6, y->rsc_failure_ipv6));
+		CU_ASSERT_EQUAL(x->numa_node, y->numa_node);
+		CU_ASSERT_EQUAL(memcmp(x->max_chan, y->max_chan, sizeof(x->max_chan)), 0);
+		CU_ASSERT_TRUE(x->ring_rx_max.known == y->ring_rx_max.known &&
+			       x->ring_rx_max.v == y->ring_rx_max.v);
+		CU_ASSERT_TRUE(x->rss_key_bytes.known == y->rss_key_bytes.known &&
+			       x->rss_key_bytes.v == y->rss_key_bytes.v);
+		CU_ASSERT_TRUE(x->rss_indir_size.known == y->rss_indir_size.known &&
+			       x->rss_indir_size.v == y->rss_indir_size.v);
+		CU_ASSERT_EQUAL(x->rx_queues, y->rx_queues);
+		CU_ASSERT_EQUAL(x->tx_queues, y->tx_queues);
+		CU_ASSERT_EQUAL_FATAL(x->nirqs, y->nirqs);
+		for (k = 0; k < x->nirqs; k++) {
+			CU_ASSERT_EQUAL(x->irqs[k].queue, y->irqs[k].queue);
+			CU_ASSERT_EQUAL(x->irqs[k].irq, y->irqs[k].irq);
+			CU_ASSERT_EQUAL(x->irqs[k].managed, y->irqs[k].managed);
+			CU_ASSERT_TRUE(str_eq(x->irqs[k].name, y->irqs[k].name));
+		}
+		CU_ASSERT_EQUAL(x->features_known, y->features_known);
+		CU_ASSERT_EQUAL_FATAL(x->nfeatures, y->nfeatures);
+		for (k = 0; k < x->nfeatures; k++) {
+			const struct nt_feature_fact *g = nt_facts_feature(y, x->features[k].name);
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+			CU_ASSERT_EQUAL(g->fixed, x->features[k].fixed);
+		}
+	}
+}
+
+static void same_state(const struct nt_state *a, const struct nt_state *b)
+{
+	size_t i;
+
+	CU_ASSERT_EQUAL_FATAL(a->n, b->n);
+	for (i = 0; i < a->n; i++) {
+		const struct nt_setting *s = &a->v[i], *t = &b->v[i];
+
+		CU_ASSERT_EQUAL(s->kind, t->kind);
+		CU_ASSERT_STRING_EQUAL(s->object, t->object);
+		CU_ASSERT_TRUE(str_eq(s->arg, t->arg));
+		CU_ASSERT_TRUE(nt_value_equal(&s->val, &t->val));
+	}
+}
+
+static void round_trip(const char *rel)
+{
+	char *path = t_src(rel);
+	struct nt_facts f1, f2;
+	struct nt_state s1, s2;
+	struct nt_diags d = {0};
+	struct nt_buf w1 = {0}, w2 = {0};
+
+	CU_ASSERT_EQUAL_FATAL(nt_snapshot_load(path, &f1, &s1, &d), 0);
+	CU_ASSERT_EQUAL(d.n, 0);
+	CU_ASSERT_TRUE(f1.known);
+	CU_ASSERT(s1.n > 0);
+	nt_snapshot_write(&f1, &s1, &w1);
+	CU_ASSERT_EQUAL_FATAL(nt_snapshot_load_data("w1.json", w1.p, w1.n, &f2, &s2, &d), 0);
+	same_facts(&f1, &f2);
+	same_state(&s1, &s2);
+	nt_snapshot_write(&f2, &s2, &w2);
+	CU_ASSERT_EQUAL(w1.n, w2.n);
+	CU_ASSERT_TRUE(w1.n == w2.n && !memcmp(w1.p, w2.p, w1.n));
+	nt_buf_free(&w1);
+	nt_buf_free(&w2);
+	nt_facts_free(&f1);
+	nt_facts_free(&f2);
+	nt_state_free(&s1);
+	nt_state_free(&s2);
+	nt_diags_free(&d);
+	free(path);
+}
+
+static void test_round_trip(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(bundled) / sizeof(bundled[0]); i++)
+		round_trip(bundled[i]);
+}
+
+static void test_bundled_facts(void)
+{
+	char *path = t_src(bundled[0]);
+	struct nt_facts f;
+	struct nt_state s;
+	struct nt_diags d = {0};
+	const struct nt_iface_facts *i;
+
+	CU_ASSERT_EQUAL_FATAL(nt_snapshot_load(path, &f, &s, &d), 0);
+	/* seed 001: 2 sockets, 56 CPUs, SMT siblings 28 apart, irqbalance running */
+	CU_ASSERT_EQUAL(nt_cpuset_count(&f.online), 56);
+	CU_ASSERT_EQUAL(f.nnodes, 2);
+	CU_ASSERT_EQUAL(f.cpu_core[0], f.cpu_core[28]);
+	CU_ASSERT_EQUAL(f.cpu_node[42], 1);
+	CU_ASSERT_EQUAL(f.irqbalance, 1);
+	i = nt_facts_iface(&f, "enp1s0f0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(i);
+	CU_ASSERT_EQUAL(i->numa_node, 0);
+	CU_ASSERT_EQUAL(i->nirqs, 16);
+	CU_ASSERT_EQUAL(nt_facts_irq(i, 0)->irq, 135);
+	CU_ASSERT_TRUE(nt_facts_feature(i, "rx-lro")->fixed);
+	CU_ASSERT_FALSE(nt_facts_feature(i, "rx-gro")->fixed);
+	CU_ASSERT_FALSE(nt_state_get(&s, NT_K_FEATURE, "enp1s0f0", "tx-tcp-segmentation")->val.b);
+	nt_facts_free(&f);
+	nt_state_free(&s);
+	nt_diags_free(&d);
+	free(path);
+}
+
+struct bad {
+	const char *json;
+	const char *msg;	/* the first error, located */
+};
+
+#define SET(o, a, v) "{\"object\": " o ", \"attribute\": " a ", \"value\": " v "}"
+#define SNAP "{\"format\": \"nettune-snapshot/1\",\n"
+
+static const struct bad bads[] = {
+	{"{\"format\": ", "bad.json:1:12: unexpected end of input"},
+	{"{\"format\": \"nettune-snapshot/1\",}", "bad.json:1:33: expected a string key"},
+	{"{\"format\": \"nettune-snapshot/1\", \"format\": \"x\"}",
+	 "bad.json:1:34: duplicate key \"format\""},
+	{"[1, 2]", "bad.json:1:1: a snapshot is a JSON object"},
+	{"{\"host\": {}}", "bad.json:1:1: missing \"format\" (a string)"},
+	{"{\"format\": \"nettune-snapshot/2\"}", "bad.json:1:12: format must be \"nettune-snapshot/1\""},
+	{"{\"format\": 1}", "bad.json:1:12: \"format\" must be a string"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"bogus 1\"", "1") "]}",
+	 "bad.json:3:35: unknown attribute \"bogus 1\" (see nettune plan --help for the kinds)"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"feature\"", "true") "]}",
+	 "bad.json:3:35: unknown attribute \"feature\" (see nettune plan --help for the kinds)"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"mtu\"", "\"1500\"") "]}",
+	 "bad.json:3:51: value of eth0 mtu: must be a whole number 0..4294967295"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"mtu\"", "-1") "]}",
+	 "bad.json:3:51: value of eth0 mtu: must be a whole number 0..4294967295"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"feature rx-gro\"", "1") "]}",
+	 "bad.json:3:62: value of eth0 feature rx-gro: must be true or false"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"irq-affinity 0\"", "\"1-\"") "]}",
+	 "bad.json:3:62: value of eth0 irq-affinity 0: expected a CPU number below 4096 after '-'"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"rss-indir\"", "[0, -1]") "]}",
+	 "bad.json:3:57: value of eth0 rss-indir: entries must be queue numbers 0..65535"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"mtu\"", "1500") ",\n  "
+	      SET("\"eth0\"", "\"mtu\"", "9000") "]}",
+	 "bad.json:4:3: eth0 mtu is listed twice"},
+	{SNAP " \"settings\": [\n  " SET("\"eth\\u0001\"", "\"mtu\"", "1500") "]}",
+	 "bad.json:3:14: object is empty or has control characters"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"feature rx\\tgro\"", "true") "]}",
+	 "bad.json:3:35: attribute has control characters"},
+	{SNAP " \"settings\": [\n  " SET("\"sysctl\"", "\"sysctl a\"", "\"x\\u001b[2J\"") "]}",
+	 "bad.json:3:58: value of sysctl sysctl a: has control characters"},
+	{SNAP " \"interfaces\": [{\"name\": \"eth\\n0\"}]}",
+	 "bad.json:2:26: interface name is empty or has control characters"},
+	{SNAP " \"interfaces\": [{\"name\": \"eth0\", \"driver\": \"x\\u007f\"}]}",
+	 "bad.json:2:44: \"driver\" has control characters"},
+	{SNAP " \"interfaces\": [{\"name\": \"eth0\"}, {\"name\": \"eth0\"}]}",
+	 "bad.json:2:44: interface \"eth0\" is listed twice"},
+	{SNAP " \"interfaces\": [{\"name\": \"eth0\", \"numa_nod\": 1}]}",
+	 "bad.json:2:46: unknown key \"numa_nod\" in an interfaces entry; did you mean \"numa_node\"?"},
+	{SNAP " \"hots\": {}}", "bad.json:2:10: unknown key \"hots\" in the snapshot"},
+	{SNAP " \"settings\": [\n  {\"object\": \"eth0\", \"attribute\": \"mtu\", \"value\": 1, \"why\": 1}]}",
+	 "bad.json:3:61: unknown key \"why\" in a settings entry"},
+	{SNAP " \"interfaces\": [{\"name\": \"eth0\", \"kind\": 5}]}",
+	 "bad.json:2:42: \"kind\" must be a string"},
+	{SNAP " \"interfaces\": [{\"name\": \"eth0\", \"numa_node\": 64}]}",
+	 "bad.json:2:47: numa_node must be -1..63"},
+	{SNAP " \"interfaces\": [{\"name\": \"eth0\", \"irqs\": [{\"queue\": 0}]}]}",
+	 "bad.json:2:43: missing \"irq\" (a number)"},
+	{SNAP " \"interfaces\": {}}", "bad.json:2:16: \"interfaces\" must be a list"},
+	{SNAP " \"irqbalance\": \"maybe\"}",
+	 "bad.json:2:16: irqbalance must be \"active\", \"inactive\" or \"unknown\""},
+	{SNAP " \"cpus\": {\"online\": \"0-3\", \"nodes\": {\"\": \"0-3\"}}}",
+	 "bad.json:2:42: cpus.nodes[\"\"] must be a CPU list of node 0..63"},
+	{SNAP " \"host\": {\"target\": \"bsd\"}}", "bad.json:2:21: host.target must be linux or windows"},
+	{SNAP " \"windows\": {\"uro_disabled_mask\": \"48\"}}",
+	 "bad.json:2:35: windows.uro_disabled_mask must be a whole number 0..2147483647"},
+};
+
+static void test_untrusted(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+		struct nt_facts f;
+		struct nt_state s;
+		struct nt_diags d = {0};
+		int r = nt_snapshot_load_data("bad.json", bads[i].json, strlen(bads[i].json), &f, &s, &d);
+		char *e = t_first_error(&d);
+
+		CU_ASSERT_EQUAL(r, -1);
+		if (strcmp(e, bads[i].msg))
+			fprintf(stderr, "\n  case %zu: got '%s'\n          want '%s'", i, e, bads[i].msg);
+		CU_ASSERT_STRING_EQUAL(e, bads[i].msg);
+		/* nothing half-loaded */
+		CU_ASSERT_FALSE(f.known);
+		CU_ASSERT_EQUAL(f.nifs, 0);
+		CU_ASSERT_PTR_NULL(f.ifs);
+		CU_ASSERT_PTR_NULL(f.hostname);
+		CU_ASSERT_EQUAL(s.n, 0);
+		CU_ASSERT_PTR_NULL(s.v);
+		free(e);
+		nt_diags_free(&d);
+	}
+}
+
+static void test_missing_file(void)
+{
+	struct nt_facts f;
+	struct nt_state s;
+	struct nt_diags d = {0};
+	char *e;
+
+	CU_ASSERT_EQUAL(nt_snapshot_load("no-such-snapshot.json", &f, &s, &d), -1);
+	e = t_first_error(&d);
+	CU_ASSERT_STRING_EQUAL(e, "no-such-snapshot.json: cannot open: No such file or directory");
+	CU_ASSERT_EQUAL(s.n, 0);
+	CU_ASSERT_FALSE(f.known);
+	free(e);
+	nt_diags_free(&d);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("snapshot", NULL, NULL);
+	CU_add_test(s, "round trip of the bundled snapshots", test_round_trip);
+	CU_add_test(s, "seed 001 snapshot facts", test_bundled_facts);
+	CU_add_test(s, "untrusted input: located rejections", test_untrusted);
+	CU_add_test(s, "missing file", test_missing_file);
+	return t_run(s);
+}
