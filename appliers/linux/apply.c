@@ -25,21 +25,6 @@ const char *nt_state_dir(void)
 	return s && *s ? s : "/var/lib/nettune";
 }
 
-static int mkdirs(const char *path)
-{
-	char *p = nt_xstrdup(path), *s;
-
-	for (s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			mkdir(p, 0755);
-			*s = '/';
-		}
-	mkdir(p, 0755);
-	free(p);
-	return 0;
-}
-
 /* One apply at a time per host: an exclusive flock on STATE/lock. */
 static int take_lock(void)
 {
@@ -47,7 +32,7 @@ static int take_lock(void)
 	char info[256];
 	int fd;
 
-	mkdirs(nt_state_dir());
+	nt_mkdirs(nt_state_dir());
 	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "nettune apply: error: cannot open the lock %s: %s\n", p, strerror(errno));
@@ -246,7 +231,7 @@ static char *journal_path(void)
 	struct tm tm;
 	char *dir = nt_xasprintf("%s/journal", nt_state_dir()), *p;
 
-	mkdirs(dir);
+	nt_mkdirs(dir);
 	gmtime_r(&t, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
 	p = nt_xasprintf("%s/%s-%d.json", dir, stamp, (int)getpid());

@@ -613,7 +613,7 @@ static int ban_write(struct nt_lctx *x, const char *o, const char *a, const stru
 	if (!*v->s) {
 		r = unlink(p) && errno != ENOENT ? -errno : 0;
 	} else {
-		mkdir(dir, 0755);
+		nt_mkdirs(dir);
 		{
 			FILE *f = fopen(p, "w");
 

@@ -81,3 +81,17 @@ bool nt_sys_writable(const char *path)
 
 	return !stat(path, &st) && (st.st_mode & 0222);
 }
+
+void nt_mkdirs(const char *path)
+{
+	char *p = nt_xstrdup(path), *s;
+
+	for (s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, 0755);
+			*s = '/';
+		}
+	mkdir(p, 0755);
+	free(p);
+}

@@ -16,5 +16,7 @@ char *nt_sys_read(const char *path);
 int nt_sys_write(const char *path, const char *s);
 bool nt_sys_exists(const char *path);
 bool nt_sys_writable(const char *path);
+/* mkdir -p */
+void nt_mkdirs(const char *path);
 
 #endif
