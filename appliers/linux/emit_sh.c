@@ -107,7 +107,7 @@ static const struct sh_row sh_rows[] = {
 	 "nt_hexmask <\"/sys/class/net/$1/queues/tx-$2/xps_cpus\"",
 	 "nt_hexwrite \"$3\" >\"/sys/class/net/$1/queues/tx-$2/xps_cpus\""},
 	{NT_K_IRQBALANCE_BAN, "banned_irqs", false,
-	 "# the IRQs banned by our systemd drop-in, comma separated; none: empty\n"
+	 "# the IRQs banned by the systemd drop-in nettune apply also writes, comma separated; none: empty\n"
 	 "\t[ -f \"$NT_BANIRQ_DROPIN\" ] || { echo; return 0; }\n"
 	 "\ttr ' ' '\\n' <\"$NT_BANIRQ_DROPIN\" | sed -n 's/^--banirq=//p' | paste -sd, -",
 	 "if [ -z \"$3\" ]; then\n"
@@ -115,7 +115,8 @@ static const struct sh_row sh_rows[] = {
 	 "\telse\n"
 	 "\t\tmkdir -p \"${NT_BANIRQ_DROPIN%/*}\"\n"
 	 "\t\t{\n"
-	 "\t\t\tprintf '[Service]\\nExecStart=\\nExecStart=/usr/sbin/irqbalance --foreground $IRQBALANCE_ARGS'\n"
+	 "\t\t\techo '# Written by nettune: keep irqbalance away from IRQs nettune pins.'\n"
+	 "\t\t\tprintf '[Service]\\nExecStart=\\nExecStart=/usr/sbin/irqbalance --foreground %s' \"\\$IRQBALANCE_ARGS\"\n"
 	 "\t\t\tprintf '%s\\n' \"$3\" | tr ',' '\\n' | sed 's/^/ --banirq=/' | tr -d '\\n'\n"
 	 "\t\t\techo\n"
 	 "\t\t} >\"$NT_BANIRQ_DROPIN\"\n"
@@ -160,7 +161,7 @@ static const char prelude[] =
 	"umask 077\n"
 	"\n"
 	"NT_STATE_DIR=${NETTUNE_STATE_DIR:-/var/lib/nettune}\n"
-	"NT_BANIRQ_DROPIN=${NETTUNE_BANIRQ_DROPIN:-/etc/systemd/system/irqbalance.service.d/nettune-banirq.conf}\n"
+	"NT_BANIRQ_DROPIN=${NETTUNE_BANIRQ_DROPIN:-/etc/systemd/system/irqbalance.service.d/50-nettune.conf}\n"
 	"NT_FAILED=0\n"
 	"NT_CHANGED=0\n"
 	"\n"
@@ -253,7 +254,8 @@ static const char engine[] =
 	"\tcase $NT_MODE in\n"
 	"\trecord)\n"
 	"\t\t[ \"$nt_cur\" = \"$4\" ] || NT_CHANGED=$((NT_CHANGED + 1))\n"
-	"\t\tprintf '%s\\t%s\\t%s\\t%s\\n' \"$1\" \"$2\" \"$3\" \"$nt_cur\" >>\"$NT_RECORD\"\n"
+	"\t\t# tab separated; an empty argument is \"-\" (read folds adjacent tabs)\n"
+	"\t\tprintf '%s\\t%s\\t%s\\t%s\\n' \"$1\" \"$2\" \"${3:--}\" \"$nt_cur\" >>\"$NT_RECORD\"\n"
 	"\t\treturn 0 ;;\n"
 	"\tcheck)\n"
 	"\t\tif [ \"$nt_cur\" = \"$4\" ]; then\n"
@@ -316,6 +318,7 @@ static const char engine[] =
 	"@KINDLIST@) ;;\n"
 	"\t\t*) nt_die \"$1: unknown kind '$nt_rk'\" ;;\n"
 	"\t\tesac\n"
+	"\t\t[ \"$nt_ra\" != - ] || nt_ra=\n"
 	"\t\tnt_step \"$nt_rk\" \"$nt_ro\" \"$nt_ra\" \"$nt_rv\" || true\n"
 	"\tdone <\"$1.rev\"\n"
 	"\trm -f \"$1.rev\"\n"

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Script emitters: the desired state of a compiled profile as an idempotent
+ * POSIX sh script (Linux) or PowerShell playbook (Windows), and the Windows
+ * collector that produces a nettune-snapshot/1 document.
+ *
+ * The scripts converge to the DESIRED state, not to the plan: they read the
+ * current value of every setting at run time, so they stay correct on a host
+ * whose state differs from the snapshot the plan was made against.  The plan
+ * only contributes its ordering (phase, then the plan's refinements).
+ */
+#ifndef NT_EMIT_H
+#define NT_EMIT_H
+
+#include "../compiler/buf.h"
+#include "../compiler/diag.h"
+#include "../compiler/facts.h"
+#include "../compiler/plan.h"
+#include "../compiler/settings.h"
+
+struct nt_emit_input {
+	const char *profile_path;	/* as given on the command line */
+	const char *host;		/* metadata.name */
+	const char *against;		/* snapshot path, NULL for offline */
+	const struct nt_state *desired;
+	const struct nt_plan *plan;	/* ordering only */
+	const struct nt_facts *facts;	/* may have known == false */
+};
+
+/* Desired settings in apply order (the order nt_plan_build uses); returns
+ * a malloc'ed array of n pointers into in->desired. */
+const struct nt_setting **nt_emit_order(const struct nt_emit_input *in, size_t *n);
+
+/* Each returns 0, or -1 after adding an error located at the setting's
+ * profile position; out then holds nothing useful. */
+int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *out, struct nt_diags *d);
+int nt_emit_ps1(const struct nt_emit_input *in, struct nt_buf *out, struct nt_diags *d);
+
+/* Per-kind rows, exposed for the coverage test: NULL when the kind has no
+ * row (the emitter then reports it as not expressible in that language). */
+const char *nt_emit_sh_row(enum nt_kind_id k);
+const char *nt_emit_ps1_row(enum nt_kind_id k);
+
+/* 'it''s': single-quoted for POSIX sh ('\'' for a quote). */
+void nt_sh_quote(struct nt_buf *b, const char *s);
+/* 'it''s': single-quoted for PowerShell, doubling ' and U+2018..U+201B. */
+void nt_ps_quote(struct nt_buf *b, const char *s);
+/* NULL, or why the name cannot be used in a PowerShell playbook. */
+const char *nt_ps_name_problem(const char *s);
+
+/* The PowerShell collector (nettune collect --target windows). */
+void nt_collect_windows(struct nt_buf *out);
+
+#endif
