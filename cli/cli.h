@@ -35,6 +35,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_caps(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
+int cmd_collect(int argc, char **argv);
 int cmd_schema(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_observe(int argc, char **argv);
