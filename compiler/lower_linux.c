@@ -5,6 +5,7 @@
  * rings, coalesce, MTU (tunnels derived from the underlay), RSS, IRQ
  * placement, RPS/XPS, irqbalance, process affinity and sysctls.
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,46 +126,69 @@ static bool observed_bool(struct ictx *c, const char *feature, bool *out)
 	return true;
 }
 
+/* Device features of a group: ethtool(8) matches its legacy names by
+ * pattern ("tx" = tx-checksum-*, "tso" = tx-tcp*-segmentation), so new
+ * kernel bits such as tx-tcp-accecn-segmentation belong to the group. */
+static bool in_group(const struct fgroup *g, const char *feature)
+{
+	size_t k;
+
+	if (!strcmp(g->portable, "tx_checksum"))
+		return !strncmp(feature, "tx-checksum-", 12);
+	if (!strcmp(g->portable, "tso"))
+		return !fnmatch("tx-tcp*-segmentation", feature, 0);
+	for (k = 0; k < 6 && g->names[k]; k++)
+		if (!strcmp(g->names[k], feature))
+			return true;
+	return false;
+}
+
+static void put_feature(struct ictx *c, const struct fgroup *g, const char *name, bool fixed,
+			bool on, const char *srcpath, unsigned flags, const char *note)
+{
+	struct nt_setting *s = put(c, NT_K_FEATURE, name, nt_v_bool(on), srcpath);
+
+	s->flags |= flags;
+	s->order = feature_rank(g->portable);
+	if (note)
+		set_note(s, "%s", note);
+	if (fixed) {
+		bool cur;
+
+		if (!observed_bool(c, name, &cur) || cur != on)
+			s->flags |= NT_SF_CANNOT_CHANGE;
+		set_note(s, "fixed on this device (not in hw_features)");
+	}
+}
+
 /* Lowers one portable group to feature settings. */
 static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const char *srcpath,
 			unsigned flags, const char *note)
 {
 	size_t k, changeable = 0, present = 0;
 
-	for (k = 0; k < 6 && g->names[k]; k++) {
-		const struct nt_feature_fact *ff = nt_facts_feature(c->F, g->names[k]);
-
-		if (ff) {
+	if (!c->F || !c->F->features_known) {
+		/* no facts: the canonical name only */
+		put_feature(c, g, g->names[0], false, on, srcpath, flags, note);
+		return;
+	}
+	for (k = 0; k < c->F->nfeatures; k++)
+		if (in_group(g, c->F->features[k].name)) {
 			present++;
-			changeable += !ff->fixed;
+			changeable += !c->F->features[k].fixed;
 		}
-	}
-	for (k = 0; k < 6 && g->names[k]; k++) {
-		const struct nt_feature_fact *ff = nt_facts_feature(c->F, g->names[k]);
-		struct nt_setting *s;
+	for (k = 0; k < c->F->nfeatures; k++) {
+		const struct nt_feature_fact *ff = &c->F->features[k];
 
-		if (c->F && c->F->features_known) {
-			if (!ff)
-				continue;	/* the device has no such bit */
-			if (ff->fixed && changeable)
-				continue;	/* e.g. tx-checksum-fcoe-crc beside generic */
-		} else if (k > 0) {
-			continue;		/* no facts: the canonical name only */
-		}
-		s = put(c, NT_K_FEATURE, g->names[k], nt_v_bool(on), srcpath);
-		s->flags |= flags;
-		s->order = feature_rank(g->portable);
-		if (note)
-			set_note(s, "%s", note);
-		if (ff && ff->fixed) {
-			bool cur;
-
-			if (!observed_bool(c, g->names[k], &cur) || cur != on)
-				s->flags |= NT_SF_CANNOT_CHANGE;
-			set_note(s, "fixed on this device (not in hw_features)");
-		}
+		if (!in_group(g, ff->name))
+			continue;
+		/* e.g. tx-checksum-fcoe-crc beside tx-checksum-ip-generic: the
+		 * group is carried by its changeable bits */
+		if (ff->fixed && changeable)
+			continue;
+		put_feature(c, g, ff->name, ff->fixed, on, srcpath, flags, note);
 	}
-	if (c->F && c->F->features_known && !present && on)
+	if (!present && on)
 		LERR(c->L, mk(c, srcpath, false), "%s has no %s feature (%s); it cannot be turned on",
 		     c->f->name, g->portable, g->names[0]);
 }

@@ -58,6 +58,31 @@ static int take_lock(void)
 	return fd;
 }
 
+/* Read-only check for a no-op apply: the host may be about to change
+ * (a confirm-timeout revert is pending), so "nothing to do" would lie. */
+static bool lock_busy(void)
+{
+	char *p = nt_xasprintf("%s/lock", nt_state_dir());
+	char info[256];
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	bool busy = false;
+
+	if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB)) {
+		ssize_t n = pread(fd, info, sizeof(info) - 1, 0);
+
+		info[n > 0 ? n : 0] = '\0';
+		*strchrnul(info, '\n') = '\0';
+		fprintf(stderr, "nettune apply: error: another nettune holds %s (%s); "
+			"wait for it, or run 'nettune confirm' if it awaits confirmation\n", p,
+			*info ? info : "holder unknown");
+		busy = true;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(p);
+	return busy;
+}
+
 struct entry {
 	enum nt_kind_id kind;
 	char *object, *arg;
@@ -311,6 +336,10 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		n++;
 	}
 	if (!n) {
+		if (lock_busy()) {
+			entries_free(e, n);
+			return 1;
+		}
 		say(o, "Nothing to do: the host already matches the profile.\n");
 		entries_free(e, n);
 		return 0;

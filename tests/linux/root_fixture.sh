@@ -1,0 +1,64 @@
+#!/bin/sh
+# IRQ affinity, RPS, XPS, sysctl and the irqbalance ban land in a --root
+# fixture of a two-node host with a 64-queue X710 and are verified by
+# reading the files back; re-planning finds nothing; a kernel-managed IRQ
+# is refused before any write.
+set -eu
+: "${NETTUNE:?}" "${SRCROOT:?}"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT INT TERM
+export NETTUNE_STATE_DIR="$WORK/state"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+R="$WORK/root"
+python3 "$SRCROOT/tests/fixtures/mkroot.py" "$R" --queues 64 --node 1 --irqbalance
+cat > "$WORK/p.yaml" <<YAML
+apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: fixture-x710}
+target: linux
+host:
+  numa:
+    - {node: 0, cpus: "0-13,28-41"}
+    - {node: 1, cpus: "14-27,42-55"}
+  reserved_cpus: "0,28"
+interfaces:
+  - name: enp1s0f0
+    irq: {policy: numa-local-spread, irqbalance: ban}
+    rps: {cpus: numa-local, flow_cnt: 500}
+    xps: {cpus: follow-irq}
+sysctl:
+  net.core.rps_sock_flow_entries: "32768"
+YAML
+rc=0; "$NETTUNE" --root "$R" plan "$WORK/p.yaml" > "$WORK/plan" 2>/dev/null || rc=$?
+[ "$rc" -eq 2 ] || fail "plan exit $rc"
+grep -q "Plan: 258 changes, 0 disruptive." "$WORK/plan" || { tail -3 "$WORK/plan"; fail "plan size"; }
+"$NETTUNE" --root "$R" apply "$WORK/p.yaml" > "$WORK/apply" 2>/dev/null || fail "apply failed"
+# node 1 physical cores 14..27 (no reserved CPU there): queue q -> 14 + q % 14
+q=0
+while [ $q -lt 64 ]; do
+	irq=$((201 + q))
+	want=$((14 + q % 14))
+	got=$(cat "$R/proc/irq/$irq/smp_affinity_list")
+	[ "$got" = "$want" ] || fail "queue $q (irq $irq) affinity $got, want $want"
+	[ "$(cat "$R/sys/class/net/enp1s0f0/queues/rx-$q/rps_cpus")" = "00fffc00,0fffc000" ] ||
+		fail "rx-$q rps_cpus $(cat "$R/sys/class/net/enp1s0f0/queues/rx-$q/rps_cpus")"
+	[ "$(cat "$R/sys/class/net/enp1s0f0/queues/rx-$q/rps_flow_cnt")" = 512 ] || fail "rps_flow_cnt not rounded to 512"
+	q=$((q + 1))
+done
+[ "$(cat "$R/sys/class/net/enp1s0f0/queues/tx-5/xps_cpus")" = "00000000,00080000" ] ||
+	fail "tx-5 xps_cpus $(cat "$R/sys/class/net/enp1s0f0/queues/tx-5/xps_cpus")"
+[ "$(cat "$R/proc/sys/net/core/rps_sock_flow_entries")" = 32768 ] || fail "sysctl"
+[ "$(cat "$R/proc/irq/200/smp_affinity_list")" = "0-55" ] || fail "the misc IRQ was touched"
+grep -q -- "--banirq=201 --banirq=202" "$R/etc/systemd/system/irqbalance.service.d/50-nettune.conf" || fail "irqbalance drop-in"
+grep -q -- "--banirq=200" "$R/etc/systemd/system/irqbalance.service.d/50-nettune.conf" && fail "misc IRQ banned"
+rc=0; "$NETTUNE" --root "$R" plan "$WORK/p.yaml" > "$WORK/plan2" 2>/dev/null || rc=$?
+[ "$rc" -eq 0 ] || fail "re-plan exit $rc"
+# a managed IRQ: refused at plan time, nothing written
+R2="$WORK/root2"
+python3 "$SRCROOT/tests/fixtures/mkroot.py" "$R2" --queues 8 --managed 3
+rc=0; "$NETTUNE" --root "$R2" apply "$WORK/p.yaml" > "$WORK/m.out" 2> "$WORK/m.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "managed IRQ apply exit $rc"
+grep -q "irq-affinity 3 .*\[cannot change\]" "$WORK/m.out" || { cat "$WORK/m.out"; fail "managed IRQ not flagged"; }
+grep -q "# irq 204, kernel-managed" "$WORK/m.out" || fail "managed IRQ note"
+[ "$(cat "$R2/proc/irq/201/smp_affinity_list")" = "0-55" ] || fail "write before refusal"
+echo "ok: fixture IRQ/RPS/XPS/sysctl/irqbalance, re-plan, managed IRQ"
