@@ -10,3 +10,4 @@ ninja -C build >/dev/null
 set -x
 build/nettune validate examples/*.yaml profiles/*.yaml
 build/nettune caps intel-x710 | head -n 12
+build/nettune plan examples/x710-wireguard-gateway.yaml --state examples/states/x710-wireguard-gateway.json || [ $? -eq 2 ]
