@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""CLI tests of `nettune plan` against snapshots.
+
+  golden     every example with a bundled snapshot: text and --json output,
+             stderr and exit code compared exactly with golden/
+  contract   --json output parses and follows the SPEC contract
+  converged  the snapshot with every planned `to` applied re-plans to
+             nothing (exit 0, "No changes")
+  errors     target mismatch, missing interface, NUMA mismatch, malformed
+             snapshot: exit 1 and the exact located stderr in golden/
+
+Runs from SRCROOT so that every path in the output is relative.  Bless
+(rewrite) the golden files with: plan_tests.py golden --bless (READ them
+against the seeds before committing).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SRCROOT = os.environ.get("SRCROOT") or os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", ".."))
+NETTUNE = os.environ.get("NETTUNE") or os.path.join(SRCROOT, "build", "nettune")
+GOLDEN = "tests/plan/golden"
+
+# (name, profile, snapshot): every example that has a bundled snapshot
+EXAMPLES = sorted(
+    (n[:-5], f"examples/{n[:-5]}.yaml", f"examples/states/{n}")
+    for n in os.listdir(os.path.join(SRCROOT, "examples", "states"))
+    if n.endswith(".json") and os.path.exists(os.path.join(SRCROOT, "examples", n[:-5] + ".yaml")))
+
+ERRORS = [
+    ("target-mismatch", "examples/windows-wireguard-host.yaml",
+     "examples/states/x710-wireguard-gateway.json"),
+    ("missing-interface", "examples/x710-wireguard-gateway.yaml",
+     "tests/plan/states/x710-wg0-down.json"),
+    ("missing-adapter", "examples/windows-wireguard-host.yaml",
+     "tests/plan/states/windows-wg0-down.json"),
+    ("numa-mismatch", "examples/x710-wireguard-gateway.yaml",
+     "tests/plan/states/x710-numa-other.json"),
+    ("malformed-snapshot", "examples/x710-wireguard-gateway.yaml",
+     "tests/plan/states/x710-truncated.json"),
+    ("missing-snapshot", "examples/x710-wireguard-gateway.yaml",
+     "tests/plan/states/no-such-file.json"),
+]
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg)
+
+
+def plan(*args):
+    env = dict(os.environ, NO_COLOR="1")
+    r = subprocess.run([NETTUNE, "plan", *args], cwd=SRCROOT, env=env,
+                       capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def compare(path, got, bless):
+    full = os.path.join(SRCROOT, path)
+    if bless:
+        with open(full, "w") as f:
+            f.write(got)
+        return
+    try:
+        want = open(full).read()
+    except FileNotFoundError:
+        fail(f"{path} is missing (run with --bless after checking the output)")
+        return
+    if got != want:
+        import difflib
+        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
+                                            path, "actual"))
+        fail(f"{path} differs:\n{diff}")
+
+
+def t_golden(bless):
+    if not EXAMPLES:
+        fail("no examples with bundled snapshots")
+    for name, prof, snap in EXAMPLES:
+        for mode, ext in (([], "txt"), (["--json"], "json")):
+            rc, out, err = plan(prof, "--state", snap, *mode)
+            if rc != 2:
+                fail(f"{name} {ext}: exit {rc}, want 2 (changes pending)\n{err}")
+            compare(f"{GOLDEN}/{name}.{ext}", out, bless)
+            compare(f"{GOLDEN}/{name}.stderr", err, bless)
+
+
+def t_contract(bless):
+    keys = {"object": str, "attribute": str, "disruptive": bool}
+    for name, prof, snap in EXAMPLES:
+        rc, out, err = plan(prof, "--state", snap, "--json")
+        try:
+            doc = json.loads(out)
+        except ValueError as e:
+            fail(f"{name}: plan --json is not JSON: {e}")
+            continue
+        for k, t in (("host", str), ("target", str), ("changes", int), ("actions", list)):
+            if not isinstance(doc.get(k), t):
+                fail(f"{name}: top-level {k!r} missing or not {t.__name__}")
+        if doc.get("changes") != len(doc.get("actions", [])):
+            fail(f"{name}: changes {doc.get('changes')} != {len(doc.get('actions', []))} actions")
+        prof_doc = open(os.path.join(SRCROOT, prof)).read()
+        if f"target: {doc.get('target')}" not in prof_doc:
+            fail(f"{name}: target {doc.get('target')!r} is not the profile's")
+        for i, a in enumerate(doc.get("actions", [])):
+            for k, t in keys.items():
+                if not isinstance(a.get(k), t):
+                    fail(f"{name}: actions[{i}].{k} missing or not {t.__name__}")
+            for k in ("from", "to", "source"):
+                if k not in a:
+                    fail(f"{name}: actions[{i}] has no {k!r}")
+            if a.get("to") is None:
+                fail(f"{name}: actions[{i}].to is null")
+            if a.get("from") == a.get("to"):
+                fail(f"{name}: actions[{i}] changes nothing ({a.get('from')!r})")
+            src = a.get("source")
+            if src is not None:
+                parts = src.rsplit(":", 2)
+                if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit() or \
+                        not os.path.exists(os.path.join(SRCROOT, parts[0])):
+                    fail(f"{name}: actions[{i}].source {src!r} is not FILE:LINE:COL")
+        if doc.get("disruptive") != sum(1 for a in doc.get("actions", []) if a.get("disruptive")):
+            fail(f"{name}: disruptive count does not match the actions")
+
+
+def t_converged(bless):
+    for name, prof, snap in EXAMPLES:
+        rc, out, err = plan(prof, "--state", snap, "--json")
+        doc = json.loads(out)
+        state = json.load(open(os.path.join(SRCROOT, snap)))
+        settings = state.setdefault("settings", [])
+        index = {(s["object"], s["attribute"]): s for s in settings}
+        for a in doc["actions"]:
+            key = (a["object"], a["attribute"])
+            if key in index:
+                index[key]["value"] = a["to"]
+            else:
+                s = {"object": a["object"], "attribute": a["attribute"], "value": a["to"]}
+                settings.append(s)
+                index[key] = s
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(state, f, indent=2)
+            path = f.name
+        try:
+            for mode in ([], ["--json"]):
+                rc, out, err = plan(prof, "--state", path, *mode)
+                if rc != 0:
+                    fail(f"{name} converged {mode}: exit {rc}, want 0\n{out}{err}")
+                if not mode and "No changes" not in out:
+                    fail(f"{name} converged: no 'No changes' line\n{out}")
+                if mode and json.loads(out)["changes"] != 0:
+                    fail(f"{name} converged --json: changes != 0\n{out}")
+        finally:
+            os.unlink(path)
+
+
+def t_errors(bless):
+    for name, prof, snap in ERRORS:
+        for mode in ([], ["--json"]):
+            rc, out, err = plan(prof, "--state", snap, *mode)
+            if rc != 1:
+                fail(f"{name}: exit {rc}, want 1")
+            if out:
+                fail(f"{name}: printed a plan on stdout despite the error:\n{out}")
+            compare(f"{GOLDEN}/error-{name}.stderr", err, bless)
+
+
+TESTS = {"golden": t_golden, "contract": t_contract, "converged": t_converged,
+         "errors": t_errors}
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in TESTS:
+        print(f"usage: {sys.argv[0]} {'|'.join(TESTS)} [--bless]", file=sys.stderr)
+        sys.exit(64)
+    TESTS[sys.argv[1]]("--bless" in sys.argv[2:])
+    sys.exit(1 if failures else 0)
