@@ -5,11 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <sched.h>
-#include <sys/mount.h>
 
 #include "../appliers/linux/sysio.h"
 
@@ -18,6 +13,7 @@
 #include "../compiler/diag.h"
 #include "../compiler/version.h"
 #include "cli.h"
+#include "netns.h"
 
 struct nt_globals nt_g;
 
@@ -115,44 +111,6 @@ static int take_global(int argc, char **argv, int *i)
 	return 0;
 }
 
-/* Acts inside a named network namespace as 'ip netns exec' does: setns,
- * then a private mount namespace with /sys remounted for that netns, so
- * /sys/class/net shows its devices. */
-static int enter_netns(const char *name)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
-	    strlen(name) > 200) {
-		fprintf(stderr, "nettune: error: '%s' is not a network namespace name\n", name);
-		return -1;
-	}
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "nettune: error: network namespace %s: %s (see 'ip netns list')\n",
-			name, strerror(errno));
-		return -1;
-	}
-	if (setns(fd, CLONE_NEWNET)) {
-		fprintf(stderr, "nettune: error: entering network namespace %s: %s\n", name,
-			strerror(errno));
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	if (!nt_g.root && (unshare(CLONE_NEWNS) ||
-			   mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) ||
-			   (umount2("/sys", MNT_DETACH) && errno != EINVAL) ||
-			   mount(name, "/sys", "sysfs", 0, NULL))) {
-		fprintf(stderr, "nettune: error: remounting /sys for network namespace %s: %s\n",
-			name, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	char **rest = nt_xcalloc((size_t)argc + 1, sizeof(char *));
@@ -228,7 +186,7 @@ int main(int argc, char **argv)
 		rest[nrest++] = "--help";
 	if (nt_g.root)
 		nt_sys_root = nt_g.root;
-	if (nt_g.netns && !help && enter_netns(nt_g.netns)) {
+	if (nt_g.netns && !help && nt_enter_netns(nt_g.netns, !nt_g.root)) {
 		r = NT_EXIT_FAIL;
 		goto out;
 	}
