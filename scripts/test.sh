@@ -12,6 +12,8 @@ python3 - build/meson-logs/testlog.json <<'PY'
 import json, sys
 ok = bad = skip = 0
 for line in open(sys.argv[1]):
+    if not line.strip():
+        continue
     r = json.loads(line)["result"]
     if r in ("OK", "EXPECTEDFAIL"):
         ok += 1
