@@ -16,17 +16,22 @@ int nt_compile(const char *profile, const char *state_path, struct nt_compiled *
 	return nt_compile_ex(profile, state_path, false, c, d);
 }
 
-int nt_compile_ex(const char *profile, const char *state_path, bool offline,
-		  struct nt_compiled *c, struct nt_diags *d)
+static int compile(const char *profile, const char *data, size_t len, const char *state_path,
+		   bool offline, struct nt_compiled *c, struct nt_diags *d)
 {
 	struct nt_load_opts o = nt_cli_load_opts();
 	struct nt_lower L = {0};
 	const char *want;
+	int r;
 
 	memset(c, 0, sizeof(*c));
 	nt_facts_init(&c->facts);
 	c->db = nt_capsdb_default(d);
-	if (nt_load_profile(profile, &o, &c->l, d))
+	if (data)
+		r = nt_load_profile_data(profile, data, len, &o, &c->l, d);
+	else
+		r = nt_load_profile(profile, &o, &c->l, d);
+	if (r)
 		return -1;
 	if (nt_validate(&c->l, c->db, d))
 		return -1;
@@ -79,6 +84,18 @@ int nt_compile_ex(const char *profile, const char *state_path, bool offline,
 		nt_plan_build(&in, &c->plan);
 	}
 	return 0;
+}
+
+int nt_compile_ex(const char *profile, const char *state_path, bool offline,
+		  struct nt_compiled *c, struct nt_diags *d)
+{
+	return compile(profile, NULL, 0, state_path, offline, c, d);
+}
+
+int nt_compile_data(const char *name, const char *data, size_t len, const char *state_path,
+		    struct nt_compiled *c, struct nt_diags *d)
+{
+	return compile(name, data, len, state_path, false, c, d);
 }
 
 void nt_compiled_free(struct nt_compiled *c)

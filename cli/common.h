@@ -30,6 +30,10 @@ int nt_compile(const char *profile, const char *state_path, struct nt_compiled *
 /* offline: without a snapshot, lower with no host facts at all (emit). */
 int nt_compile_ex(const char *profile, const char *state_path, bool offline,
 		  struct nt_compiled *c, struct nt_diags *d);
+/* The same with the profile's text in memory; name is how diagnostics
+ * call it (the Ansible module's profile_content). */
+int nt_compile_data(const char *name, const char *data, size_t len, const char *state_path,
+		    struct nt_compiled *c, struct nt_diags *d);
 void nt_compiled_free(struct nt_compiled *c);
 void nt_print_diags(struct nt_diags *d);
 #endif

@@ -279,14 +279,21 @@ void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color
 
 void nt_plan_print_json(const struct nt_plan *p, struct nt_buf *b)
 {
-	size_t i;
-
 	nt_buf_puts(b, "{\"host\":");
 	nt_buf_json_str(b, p->host);
 	nt_buf_puts(b, ",\"target\":");
 	nt_buf_json_str(b, p->target);
-	nt_buf_printf(b, ",\"changes\":%zu,\"disruptive\":%zu,\"cannot_change\":%zu,\"actions\":[",
+	nt_buf_printf(b, ",\"changes\":%zu,\"disruptive\":%zu,\"cannot_change\":%zu,\"actions\":",
 		      p->n, p->disruptive, p->cannot);
+	nt_plan_print_actions_json(p, b);
+	nt_buf_puts(b, "}\n");
+}
+
+void nt_plan_print_actions_json(const struct nt_plan *p, struct nt_buf *b)
+{
+	size_t i;
+
+	nt_buf_puts(b, "[");
 	for (i = 0; i < p->n; i++) {
 		const struct nt_action *a = &p->v[i];
 		char *attr = nt_action_attr(a);
@@ -323,5 +330,5 @@ void nt_plan_print_json(const struct nt_plan *p, struct nt_buf *b)
 		nt_buf_puts(b, "}");
 		free(attr);
 	}
-	nt_buf_puts(b, "\n]}\n");
+	nt_buf_puts(b, "\n]");
 }

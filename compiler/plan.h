@@ -46,6 +46,8 @@ void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color
 			struct nt_buf *out);
 /* {"host","target","changes","actions":[...]} (SPEC "plan --json"). */
 void nt_plan_print_json(const struct nt_plan *p, struct nt_buf *out);
+/* Just its "actions" array. */
+void nt_plan_print_actions_json(const struct nt_plan *p, struct nt_buf *out);
 /* One action's "from"/"to" as JSON and its attribute string. */
 char *nt_action_attr(const struct nt_action *a);
 
