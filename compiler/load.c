@@ -141,6 +141,7 @@ static void merge_interfaces(struct loader *L, struct nt_ynode *dst,
 				char *hp = nt_xasprintf("interfaces[%s]", sn->scalar);
 
 				merge(L, dst->vals[j], s, siblings, hp);
+				dst->vals[j]->mark = s->mark;
 				free(hp);
 				done = true;
 				break;
@@ -183,6 +184,9 @@ static void merge(struct loader *L, struct nt_ynode *dst, const struct nt_ynode 
 			nt_ymap_set(dst, nt_ycopy(src->keys[i]), nt_ycopy(sv));
 		} else if (dv->type == NT_Y_MAP && sv->type == NT_Y_MAP) {
 			merge(L, dv, sv, siblings, sub);
+			/* a merged map is located where it was last written, so that
+			 * "uso: on" over a policy's "uso: off" points at the profile */
+			dv->mark = sv->mark;
 		} else if (!strcmp(key, "interfaces") && !*hpath &&
 			   dv->type == NT_Y_SEQ && sv->type == NT_Y_SEQ) {
 			merge_interfaces(L, dv, sv, siblings);
@@ -315,6 +319,7 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 		return root;
 	self = root;
 	merge(L, acc, self, false, "");
+	acc->mark = self->mark;
 	/* the profile's own identity wins and stays in its original order */
 	nt_yfree(self);
 	return acc;
@@ -368,6 +373,7 @@ static int apply_defaults(struct loader *L, struct nt_ynode *root)
 			continue;
 		acc = nt_ycopy(d);
 		merge(L, acc, iface, false, "");
+		acc->mark = iface->mark;
 		ifs->vals[i] = acc;
 		nt_yfree(iface);
 	}

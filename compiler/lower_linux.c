@@ -62,33 +62,12 @@ struct ictx {
 	bool irq_placed;
 };
 
-/*
- * The profile position of a value.  A toggle written as a scalar
- * (`checksum: on`) is normalised to {all: on} by the schema check, and
- * when a policy set the same toggle the merged map node keeps the policy's
- * position although the profile's own value won: point at "all", which
- * carries the position of the value that was merged last.
- */
-static struct nt_mark value_mark(const struct nt_loaded *l, const char *path, bool key)
-{
-	const struct nt_ynode *n = key ? NULL : nt_yget(l->tree, path, false);
-
-	if (n && n->type == NT_Y_MAP && n->n == 1 && nt_ymap_get(n, "all", NULL)) {
-		char *all = nt_xasprintf("%s/all", path);
-		struct nt_mark m = nt_loaded_mark(l, all, false);
-
-		free(all);
-		return m;
-	}
-	return nt_loaded_mark(l, path, key);
-}
-
 static struct nt_mark mk(struct ictx *c, const char *sub, bool key)
 {
 	char path[512];
 
 	snprintf(path, sizeof(path), "/interfaces/%zu%s%s", c->i, *sub ? "/" : "", sub);
-	return value_mark(c->L->l, path, key);
+	return nt_loaded_mark(c->L->l, path, key);
 }
 
 static size_t errs;

@@ -15,33 +15,12 @@
 
 static size_t werrs;
 
-/*
- * The profile position of a value.  A toggle written as a scalar
- * (`checksum: on`) is normalised to {all: on} by the schema check, and
- * when a policy set the same toggle the merged map node keeps the policy's
- * position although the profile's own value won: point at "all", which
- * carries the position of the value that was merged last.
- */
-static struct nt_mark value_mark(const struct nt_loaded *l, const char *path, bool key)
-{
-	const struct nt_ynode *n = key ? NULL : nt_yget(l->tree, path, false);
-
-	if (n && n->type == NT_Y_MAP && n->n == 1 && nt_ymap_get(n, "all", NULL)) {
-		char *all = nt_xasprintf("%s/all", path);
-		struct nt_mark m = nt_loaded_mark(l, all, false);
-
-		free(all);
-		return m;
-	}
-	return nt_loaded_mark(l, path, key);
-}
-
 static struct nt_mark mkw(struct nt_lower *L, size_t i, const char *sub)
 {
 	char path[512];
 
 	snprintf(path, sizeof(path), "/interfaces/%zu%s%s", i, *sub ? "/" : "", sub);
-	return value_mark(L->l, path, false);
+	return nt_loaded_mark(L->l, path, false);
 }
 
 static void put(struct nt_lower *L, const char *obj, enum nt_kind_id k, const char *arg,
