@@ -62,6 +62,14 @@ static int compile(const char *profile, const char *data, size_t len, const char
 			 "this build cannot observe a live host; pass --state SNAPSHOT");
 		return -1;
 	}
+	if (state_path && c->facts.hostname && c->l.p->metadata && c->l.p->metadata->name &&
+	    strcmp(c->facts.hostname, c->l.p->metadata->name)) {
+		struct nt_mark m = nt_loaded_mark(&c->l, "/metadata/name", false);
+
+		nt_warn(d, m, "host", "the snapshot %s describes host '%s', not '%s'; the plan is "
+			"computed against that host's state", state_path, c->facts.hostname,
+			c->l.p->metadata->name);
+	}
 	if (c->facts.target && strcmp(c->facts.target, want)) {
 		struct nt_mark m = nt_loaded_mark(&c->l, "/target", false);
 
