@@ -298,10 +298,11 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 		struct nt_buf list = {0};
 		const char *s;
 
+		for (i = 0; i < v->enumeration.count && i < 32; i++)
+			if (!strcmp(v->enumeration.strings[i].str, n->scalar))
+				return;
 		for (i = 0; i < v->enumeration.count && i < 32; i++) {
 			cands[i] = v->enumeration.strings[i].str;
-			if (!strcmp(cands[i], n->scalar))
-				return;
 			nt_buf_printf(&list, "%s%s", i ? ", " : "", cands[i]);
 		}
 		s = nt_suggest(n->scalar, cands, i);
