@@ -305,32 +305,34 @@ bool nt_diag_format_parse(const char *s, enum nt_diag_format *out)
 	return false;
 }
 
+/* Optimal string alignment distance: Levenshtein plus swaps of two
+ * adjacent characters ("plna" -> "plan" is 1). */
 unsigned nt_levenshtein(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;
-	unsigned *row, r;
+	unsigned d[65][65];
 
 	if (la > 64 || lb > 64)
 		return 1000;
-	row = nt_xcalloc(lb + 1, sizeof(*row));
+	for (i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
 	for (j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (i = 1; i <= la; i++) {
-		unsigned prev = row[0];
-
-		row[0] = (unsigned)i;
+		d[0][j] = (unsigned)j;
+	for (i = 1; i <= la; i++)
 		for (j = 1; j <= lb; j++) {
-			unsigned cur = row[j];
-			unsigned sub = prev + (a[i - 1] != b[j - 1]);
-			unsigned del = row[j] + 1, ins = row[j - 1] + 1;
+			unsigned cost = a[i - 1] != b[j - 1];
+			unsigned v = d[i - 1][j] + 1;
 
-			row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-			prev = cur;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
 		}
-	}
-	r = row[lb];
-	free(row);
-	return r;
+	return d[la][lb];
 }
 
 const char *nt_suggest(const char *word, const char *const *cands, size_t n)
