@@ -16,10 +16,55 @@
 #include "../compiler/profile.h"
 
 /*
- * cli/common.c, cmd_plan.c and cmd_apply.c (linked in for the compile
- * pipeline and the live-observation hook) expect the CLI's globals.
+ * cli/common.c (the compile pipeline, linked in) expects the CLI's
+ * globals and a live-observation hook; the module provides both rather
+ * than linking the subcommand files.
  */
 struct nt_globals nt_g;
+
+int (*nt_observe_live)(const struct nt_loaded *l, struct nt_facts *f,
+		       struct nt_state *observed, struct nt_diags *d);
+
+/* Observes what the profile names: its interfaces, sysctls and processes
+ * (the same request as cmd_apply.c builds for nettune apply). */
+static int observe_profile(const struct nt_loaded *l, struct nt_facts *f,
+			   struct nt_state *observed, struct nt_diags *d)
+{
+	const struct nt_profile *p = l->p;
+	struct nt_observe_req req = {0};
+	const char **ifs = nt_xcalloc(p->interfaces_count + 1, sizeof(char *));
+	const char **sys = nt_xcalloc(p->sysctl_count + 1, sizeof(char *));
+	char **procs = nt_xcalloc(p->processes_count + 1, sizeof(char *));
+	size_t i;
+	int r;
+
+	for (i = 0; i < p->interfaces_count; i++) {
+		ifs[i] = p->interfaces[i].name;
+		if (p->interfaces[i].irq)
+			req.irqbalance = true;
+	}
+	for (i = 0; i < p->sysctl_count; i++)
+		sys[i] = p->sysctl[i].key;
+	for (i = 0; i < p->processes_count; i++) {
+		const struct nt_process_match *m = &p->processes[i].match;
+
+		procs[i] = nt_xasprintf("process %s", m->systemd_unit ? m->systemd_unit :
+					m->comm ? m->comm : m->pidfile);
+	}
+	req.ifaces = ifs;
+	req.nifaces = p->interfaces_count;
+	req.sysctls = sys;
+	req.nsysctls = p->sysctl_count;
+	req.processes = (const char *const *)procs;
+	req.nprocesses = p->processes_count;
+	r = nt_linux_observe(&req, f, observed, d);
+	for (i = 0; i < p->processes_count; i++)
+		free(procs[i]);
+	free(procs);
+	free(ifs);
+	free(sys);
+	return r;
+}
 
 struct nt_load_opts nt_cli_load_opts(void)
 {
@@ -28,22 +73,11 @@ struct nt_load_opts nt_cli_load_opts(void)
 	return o;
 }
 
-int nt_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "nettune%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return NT_EXIT_USAGE;
-}
-
 /* The module's arguments (ansible/nettune.yml documents them). */
 struct nt_margs {
 	const char *profile;
 	const char *profile_content;
+	const char *profile_name;	/* what diagnostics call profile_content */
 	const char *state;		/* "applied" (default) or "planned" */
 	const char *netns;
 	const char *state_dir;
@@ -54,7 +88,7 @@ struct nt_margs {
 };
 
 static const char *const nt_mopts[] = {
-	"profile", "profile_content", "state", "netns", "state_dir", "only", "datadir",
+	"profile", "profile_content", "profile_name", "state", "netns", "state_dir", "only", "datadir",
 };
 
 struct nt_result {
@@ -144,12 +178,13 @@ static int parse_args(const struct nt_json *args, struct nt_margs *a, struct nt_
 		if (k == sizeof(nt_mopts) / sizeof(nt_mopts[0]))
 			result_fail(r, "Unsupported parameters for (nettune) module: %s. Supported "
 				    "parameters include: datadir, netns, only, profile, profile_content, "
-				    "state, state_dir.", key);
+				    "profile_name, state, state_dir.", key);
 	}
 	if (r->failed)
 		return -1;
 	if (!opt_str(args, "profile", &a->profile, r) ||
 	    !opt_str(args, "profile_content", &a->profile_content, r) ||
+	    !opt_str(args, "profile_name", &a->profile_name, r) ||
 	    !opt_str(args, "state", &a->state, r) || !opt_str(args, "netns", &a->netns, r) ||
 	    !opt_str(args, "state_dir", &a->state_dir, r) || !opt_str(args, "only", &a->only, r) ||
 	    !opt_str(args, "datadir", &a->datadir, r) ||
@@ -248,7 +283,8 @@ static void run(const struct nt_margs *a, struct nt_result *r)
 	struct nt_diags d = {0};
 	struct nt_compiled c;
 	struct nt_plan p = {0};
-	const char *name = a->profile ? a->profile : "profile_content";
+	const char *name = a->profile ? a->profile :
+			   a->profile_name && *a->profile_name ? a->profile_name : "profile_content";
 	int rc;
 
 	if (a->state_dir)
@@ -407,6 +443,7 @@ int main(int argc, char **argv)
 		fprintf(out, "{\"failed\": true, \"msg\": \"nettune: cannot redirect output\"}\n");
 		return 1;
 	}
+	nt_observe_live = observe_profile;
 	if (argc != 2) {
 		result_fail(&r, "usage: nettune ARGS_FILE (an Ansible binary module: Ansible passes "
 			    "the path of a JSON file holding the arguments)");
