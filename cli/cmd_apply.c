@@ -10,6 +10,7 @@
 #include "../compiler/profile.h"
 #include "../compiler/snapshot.h"
 #include "common.h"
+#include "plans.h"
 
 /* plan without --state: observe the interfaces, sysctls and processes the
  * profile names. */
@@ -59,7 +60,8 @@ __attribute__((constructor)) static void register_live(void)
 
 static void apply_help(void)
 {
-	printf("Usage: nettune apply PROFILE [--dry-run] [--confirm-timeout SECONDS] [--only IFACE]\n\n"
+	printf("Usage: nettune apply PROFILE [--dry-run] [--confirm-timeout SECONDS] [--only IFACE]\n"
+	       "       nettune apply PLAN.json [--trust PUB]... [--dry-run] [--confirm-timeout SECONDS]\n\n"
 	       "Converges this Linux host (or the --netns namespace) to the profile: plans\n"
 	       "against the live state, takes the apply lock, journals every previous value,\n"
 	       "then makes each change in plan order and reads it back.  A change the kernel\n"
@@ -68,7 +70,13 @@ static void apply_help(void)
 	       "  --dry-run                 show what would change; change nothing\n"
 	       "  --confirm-timeout SECONDS revert automatically unless 'nettune confirm' runs\n"
 	       "                            in time (for changes that can cut you off)\n"
-	       "  --only IFACE              only the settings of one interface (hotplug)\n\n"
+	       "  --only IFACE              only the settings of one interface (hotplug)\n"
+	       "  --trust PUB               PLAN.json must be signed by this key (repeatable);\n"
+	       "                            keys in $NETTUNE_TRUST_DIR (default\n"
+	       "                            /etc/nettune/trusted.d) are trusted too, and when that\n"
+	       "                            directory exists unsigned plans are refused\n\n"
+	       "PLAN.json (from 'nettune plan --out') is applied exactly as written, after\n"
+	       "its signature, expiry, host identity and observed values are checked.\n"
 	       "State: journals and the lock live in $NETTUNE_STATE_DIR (default /var/lib/nettune).\n"
 	       "Exit status: 0 converged or nothing to do, 1 failed and rolled back (or error\n"
 	       "before any change), 3 failed and the rollback is incomplete, 64 usage.\n");
@@ -80,6 +88,9 @@ int cmd_apply(int argc, char **argv)
 	const char *profile = NULL;
 	struct nt_diags d = {0};
 	struct nt_compiled c;
+	struct nt_trust trust = {0};
+	struct nt_buf bytes = {0};
+	char err[512];
 	int i, r;
 
 	for (i = 0; i < argc; i++) {
@@ -88,6 +99,16 @@ int cmd_apply(int argc, char **argv)
 			return NT_EXIT_OK;
 		} else if (!strcmp(argv[i], "--dry-run")) {
 			o.dry_run = true;
+		} else if (!strcmp(argv[i], "--trust")) {
+			if (i + 1 >= argc) {
+				nt_trust_free(&trust);
+				return nt_usage_error("apply", "--trust needs a PUB file");
+			}
+			if (nt_trust_add(&trust, argv[++i], err, sizeof(err))) {
+				fprintf(stderr, "nettune apply: error: %s\n", err);
+				nt_trust_free(&trust);
+				return NT_EXIT_FAIL;
+			}
 		} else if (!strcmp(argv[i], "--confirm-timeout") || !strcmp(argv[i], "--only")) {
 			if (i + 1 >= argc)
 				return nt_usage_error("apply", "%s needs a value", argv[i]);
@@ -109,8 +130,31 @@ int cmd_apply(int argc, char **argv)
 			profile = argv[i];
 		}
 	}
-	if (!profile)
+	if (!profile) {
+		nt_trust_free(&trust);
 		return nt_usage_error("apply", "no PROFILE given");
+	}
+	if (!nt_read_file(profile, NT_MANIFEST_MAX_BYTES, &bytes) &&
+	    nt_manifest_sniff(bytes.p, bytes.n)) {
+		if (o.only) {
+			r = nt_usage_error("apply", "--only does not apply to a PLAN.json: it is "
+					   "applied exactly as signed");
+		} else if (nt_trust_load_dir(&trust, nt_trust_dir(), err, sizeof(err))) {
+			fprintf(stderr, "nettune apply: error: %s\n", err);
+			r = NT_EXIT_FAIL;
+		} else {
+			o.netns = nt_g.netns;
+			r = nt_apply_manifest(profile, &bytes, &trust, &o);
+		}
+		nt_buf_free(&bytes);
+		nt_trust_free(&trust);
+		return r;
+	}
+	nt_buf_free(&bytes);
+	if (trust.n) {
+		nt_trust_free(&trust);
+		return nt_usage_error("apply", "--trust is for a signed PLAN.json, not a profile");
+	}
 	o.profile = profile;
 	o.netns = nt_g.netns;
 	if (nt_compile(profile, NULL, &c, &d)) {

@@ -1,31 +1,102 @@
 /* SPDX-License-Identifier: MIT */
 /* nettune plan: show what would converge the host, terraform-style exit codes. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
+#include "plans.h"
 
 int (*nt_observe_live)(const struct nt_loaded *l, struct nt_facts *f,
 		       struct nt_state *observed, struct nt_diags *d);
 
 static void help(void)
 {
-	printf("Usage: nettune plan PROFILE [--state SNAPSHOT] [--json]\n\n"
+	printf("Usage: nettune plan PROFILE [--state SNAPSHOT] [--json] [--check]\n"
+	       "                    [--out PLAN.json [--expires-in DURATION] [--created TIME]]\n\n"
 	       "Compares the profile's desired state with the host's observed state and\n"
 	       "prints the ordered actions that would converge it: for each object, the\n"
 	       "attribute, from -> to, whether it flaps the link (disruptive), and the\n"
 	       "profile position it comes from.  Nothing is changed.\n\n"
 	       "  --state SNAPSHOT  plan against a snapshot (nettune observe --json, or the\n"
 	       "                    Windows collector) instead of the live host\n"
-	       "  --json            machine-readable plan on stdout\n\n"
+	       "  --json            machine-readable plan on stdout\n"
+	       "  --out PLAN.json   also write the canonical plan manifest (sign it with\n"
+	       "                    'nettune sign', apply it with 'nettune apply PLAN.json')\n"
+	       "  --expires-in D    manifest lifetime: 30m, 24h (default), 7d, or seconds\n"
+	       "  --created TIME    manifest creation time (RFC 3339 UTC or @SECONDS; default\n"
+	       "                    $SOURCE_DATE_EPOCH, else now): reproducible manifests\n"
+	       "  --check           drift check: one line per difference, no plan text;\n"
+	       "                    exit 0 in sync, 2 drifted, 1 error (systemd timers)\n\n"
 	       "Exit status: 0 no changes, 2 changes pending, 1 error (invalid profile,\n"
 	       "unreadable snapshot, or an action that cannot be applied), 64 usage.\n");
 }
 
+static int write_manifest(const struct nt_compiled *c, const char *path, const char *created,
+			  int64_t expires_in, struct nt_diags *d)
+{
+	struct nt_manifest_opts mo = {0, expires_in, false};
+	struct nt_manifest m;
+	struct nt_buf b = {0};
+	const char *why;
+	int r = 0;
+
+	nt_created_time(created, &mo.created, &why);
+	if (nt_manifest_build(&m, &c->l, &c->facts, &c->plan, c->against == NULL ? NULL :
+			      strcmp(c->against, "the live host") ? c->against : NULL, &mo, d))
+		return -1;
+	nt_manifest_write(&m, &b);
+	if (nt_write_file_atomic(path, b.p, b.n, 0644)) {
+		fprintf(stderr, "nettune plan: error: cannot write %s: %s\n", path, strerror(errno));
+		r = -1;
+	} else {
+		char *sig = nt_xasprintf("%s.sig", path);
+
+		unlink(sig);	/* a signature of the previous plan would be a lie */
+		free(sig);
+	}
+	nt_buf_free(&b);
+	nt_manifest_free(&m);
+	return r;
+}
+
+/* plan --check: the differences only; 0 in sync, 2 drifted. */
+static int drift_report(const struct nt_compiled *c, const char *profile)
+{
+	size_t i;
+
+	if (!c->plan.n) {
+		printf("in sync: %s matches %s\n", c->against ? c->against : "the host", profile);
+		return NT_EXIT_OK;
+	}
+	printf("drift: %zu setting%s of %s differ%s from %s\n", c->plan.n, c->plan.n == 1 ? "" : "s",
+	       c->against ? c->against : "the host", c->plan.n == 1 ? "s" : "", profile);
+	for (i = 0; i < c->plan.n; i++) {
+		const struct nt_action *a = &c->plan.v[i];
+		struct nt_buf b = {0};
+		char *attr = nt_action_attr(a);
+
+		if (a->has_from)
+			nt_value_format(&a->from, &b, false);
+		else
+			nt_buf_puts(&b, "(not observed)");
+		nt_buf_puts(&b, " (want ");
+		nt_value_format(&a->to, &b, false);
+		nt_buf_puts(&b, ")");
+		printf("  %s %s: %s\n", a->object, attr, b.p);
+		nt_buf_free(&b);
+		free(attr);
+	}
+	return NT_EXIT_CHANGES;
+}
+
 int cmd_plan(int argc, char **argv)
 {
-	const char *profile = NULL, *state = NULL;
-	bool json = false;
+	const char *profile = NULL, *state = NULL, *outp = NULL, *created = NULL;
+	int64_t expires_in = NT_DEFAULT_EXPIRES_IN;
+	bool json = false, check = false;
 	struct nt_diags d = {0};
 	struct nt_compiled c;
 	struct nt_buf out = {0};
@@ -37,6 +108,17 @@ int cmd_plan(int argc, char **argv)
 			return NT_EXIT_OK;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
+		} else if (!strcmp(argv[i], "--check")) {
+			check = true;
+		} else if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--created")) {
+			if (i + 1 >= argc)
+				return nt_usage_error("plan", "%s needs a value", argv[i]);
+			*(argv[i][2] == 'o' ? &outp : &created) = argv[i + 1];
+			i++;
+		} else if (!strcmp(argv[i], "--expires-in")) {
+			if (++i >= argc || !nt_duration_parse(argv[i], &expires_in))
+				return nt_usage_error("plan", "--expires-in takes a duration such as 30m, "
+						      "24h or 7d (at most 400d)");
 		} else if (!strcmp(argv[i], "--state")) {
 			if (++i >= argc)
 				return nt_usage_error("plan", "--state needs a SNAPSHOT file");
@@ -53,6 +135,15 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (!profile)
 		return nt_usage_error("plan", "no PROFILE given");
+	if (check && (json || outp))
+		return nt_usage_error("plan", "--check does not combine with --json or --out");
+	{
+		const char *why = NULL;
+		int64_t t;
+
+		if (!nt_created_time(created, &t, &why))
+			return nt_usage_error("plan", "--created %s", why);
+	}
 	if (nt_compile(profile, state, &c, &d)) {
 		nt_print_diags(&d);
 		nt_diags_free(&d);
@@ -60,6 +151,18 @@ int cmd_plan(int argc, char **argv)
 		return NT_EXIT_FAIL;
 	}
 	nt_print_diags(&d);
+	if (outp && write_manifest(&c, outp, created, expires_in, &d)) {
+		nt_print_diags(&d);
+		nt_diags_free(&d);
+		nt_compiled_free(&c);
+		return NT_EXIT_FAIL;
+	}
+	if (check) {
+		r = drift_report(&c, profile);
+		nt_diags_free(&d);
+		nt_compiled_free(&c);
+		return r;
+	}
 	if (json)
 		nt_plan_print_json(&c.plan, &out);
 	else

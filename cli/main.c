@@ -31,6 +31,10 @@ static const struct {
 	{"emit", cmd_emit, "write the desired state as an idempotent sh script or PowerShell playbook"},
 	{"collect", cmd_collect, "print the Windows collector whose output is a snapshot for --state"},
 	{"caps", cmd_caps, "list NIC capability tables, or show one"},
+	{"keygen", cmd_keygen, "create an Ed25519 key pair for signing plans"},
+	{"sign", cmd_sign, "sign a plan manifest (detached PLAN.json.sig)"},
+	{"verify", cmd_verify, "check a plan manifest's signature against public keys"},
+	{"compile", cmd_compile, "batch: many host profiles -> (signed) plan manifests"},
 	{"schema", cmd_schema, "print the JSON Schema of the profile language"},
 };
 

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/* nettune compile: batch of host profiles -> (signed) plan manifests, continuing past failures. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../compiler/lower.h"
+#include "../compiler/snapshot.h"
+#include "../compiler/validate.h"
+#include "common.h"
+#include "plans.h"
+
+struct batch {
+	const char *out_dir, *state_dir;
+	struct nt_key key;
+	bool sign;
+	struct nt_manifest_opts mo;
+	const struct nt_capsdb *db;
+	char **names;			/* output names taken so far */
+	size_t nnames;
+	size_t written, validated, policies, failed;
+	bool tty;
+};
+
+static void help(void)
+{
+	printf("Usage: nettune compile --out-dir DIR [--key KEY] [--state-dir DIR]\n"
+	       "                       [--expires-in DURATION] [--created TIME] PROFILE...|DIRECTORY...\n\n"
+	       "Compiles many host profiles at once.  For each host profile NAME.yaml (a\n"
+	       "DIRECTORY is searched recursively for *.yaml and *.yml):\n"
+	       "  snapshot  STATE_DIR/NAME.json with --state-dir, else states/NAME.json next\n"
+	       "            to the profile (the layout of examples/); without one the\n"
+	       "            profile is only validated\n"
+	       "  output    DIR/NAME.plan.json, and DIR/NAME.plan.json.sig with --key\n"
+	       "Policy profiles are validated and skipped.  Every invalid profile is reported\n"
+	       "as FILE:LINE:COL on stderr and the batch goes on.  Progress is shown on a\n"
+	       "terminal only.\n\n"
+	       "Exit status: 0 every profile compiled or validated, 1 some failed, 64 usage.\n");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_profile_name(const char *n)
+{
+	size_t l = strlen(n);
+
+	return (l > 5 && !strcmp(n + l - 5, ".yaml")) || (l > 4 && !strcmp(n + l - 4, ".yml"));
+}
+
+/* Appends the profiles below dir, sorted, skipping hidden entries. */
+static void walk(const char *dir, char ***v, size_t *n, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **here = NULL;
+	size_t nh = 0, i;
+
+	if (!d || depth > 16) {
+		if (d)
+			closedir(d);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		here = nt_xrealloc(here, (nh + 1) * sizeof(*here));
+		here[nh++] = nt_xasprintf("%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	qsort(here, nh, sizeof(*here), cmp_str);
+	for (i = 0; i < nh; i++) {
+		struct stat st;
+
+		if (!stat(here[i], &st) && S_ISDIR(st.st_mode)) {
+			walk(here[i], v, n, depth + 1);
+			free(here[i]);
+		} else if (is_profile_name(here[i])) {
+			*v = nt_xrealloc(*v, (*n + 1) * sizeof(**v));
+			(*v)[(*n)++] = here[i];
+		} else {
+			free(here[i]);
+		}
+	}
+	free(here);
+}
+
+/* "dir/NAME.yaml" -> "NAME" */
+static char *stem(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *s = nt_xstrdup(b ? b + 1 : path);
+	char *dot = strrchr(s, '.');
+
+	if (dot && dot != s)
+		*dot = '\0';
+	return s;
+}
+
+static char *snapshot_for(const struct batch *B, const char *profile, const char *name)
+{
+	char *p;
+
+	if (B->state_dir) {
+		p = nt_xasprintf("%s/%s.json", B->state_dir, name);
+	} else {
+		const char *slash = strrchr(profile, '/');
+
+		p = slash ? nt_xasprintf("%.*s/states/%s.json", (int)(slash - profile), profile, name) :
+			    nt_xasprintf("states/%s.json", name);
+	}
+	if (access(p, F_OK)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* One profile; 0 done, -1 failed (diagnostics in d). */
+static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
+{
+	struct nt_load_opts lo = nt_cli_load_opts();
+	struct nt_loaded l;
+	struct nt_facts facts;
+	struct nt_state observed = {0}, desired = {0};
+	struct nt_plan plan = {0};
+	struct nt_manifest m = {0};
+	struct nt_buf out = {0};
+	struct nt_lower L = {0};
+	char *name = stem(profile), *state = NULL, *outp = NULL;
+	const char *want;
+	char err[512];
+	size_t k;
+	int r = -1;
+
+	nt_facts_init(&facts);
+	if (nt_load_profile(profile, &lo, &l, d)) {
+		free(name);
+		return -1;
+	}
+	if (nt_validate(&l, B->db, d))
+		goto out;
+	if (l.p->kind != NT_KIND_HOST) {
+		B->policies++;
+		r = 0;
+		goto out;
+	}
+	state = snapshot_for(B, profile, name);
+	if (!state) {
+		B->validated++;
+		r = 0;
+		goto out;
+	}
+	for (k = 0; k < B->nnames; k++)
+		if (!strcmp(B->names[k], name)) {
+			struct nt_mark mk = {nt_intern(profile), 0, 0};
+
+			nt_error(d, mk, "compile", "another profile already wrote %s/%s.plan.json; "
+				 "host profile file names must be unique", B->out_dir, name);
+			goto out;
+		}
+	B->names = nt_xrealloc(B->names, (B->nnames + 1) * sizeof(*B->names));
+	B->names[B->nnames++] = nt_xstrdup(name);
+	if (nt_snapshot_load(state, &facts, &observed, d))
+		goto out;
+	want = l.p->target && *l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
+	if (facts.target && strcmp(facts.target, want)) {
+		nt_error(d, nt_loaded_mark(&l, "/target", false), "plan",
+			 "the profile targets %s but the snapshot %s is of a %s host", want, state,
+			 facts.target);
+		goto out;
+	}
+	L.l = &l;
+	L.db = B->db;
+	L.facts = &facts;
+	L.observed = &observed;
+	L.desired = &desired;
+	L.d = d;
+	L.hostname = l.p->metadata->name;
+	if (nt_lower(&L))
+		goto out;
+	{
+		struct nt_plan_input in = {&l, &desired, &observed, &facts};
+
+		nt_plan_build(&in, &plan);
+	}
+	if (nt_manifest_build(&m, &l, &facts, &plan, state, &B->mo, d))
+		goto out;
+	outp = nt_xasprintf("%s/%s.plan.json", B->out_dir, name);
+	if (B->sign) {
+		if (nt_sign_manifest(&m, &B->key, outp, &out, err, sizeof(err))) {
+			nt_error(d, (struct nt_mark){nt_intern(profile), 0, 0}, "compile", "%s", err);
+			goto out;
+		}
+	} else {
+		char *sig = nt_xasprintf("%s.sig", outp);
+
+		nt_manifest_write(&m, &out);
+		if (nt_write_file_atomic(outp, out.p, out.n, 0644)) {
+			nt_error(d, (struct nt_mark){nt_intern(profile), 0, 0}, "compile",
+				 "cannot write %s: %s", outp, strerror(errno));
+			free(sig);
+			goto out;
+		}
+		unlink(sig);
+		free(sig);
+	}
+	B->written++;
+	r = 0;
+out:
+	nt_buf_free(&out);
+	nt_manifest_free(&m);
+	nt_plan_free(&plan);
+	nt_state_free(&desired);
+	nt_state_free(&observed);
+	nt_facts_free(&facts);
+	nt_loaded_free(&l);
+	free(outp);
+	free(state);
+	free(name);
+	return r;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int cmd_compile(int argc, char **argv)
+{
+	struct batch B = {0};
+	const char *keyp = NULL, *created = NULL, *why = NULL;
+	char **files = NULL, err[512];
+	size_t nfiles = 0, i;
+	double t0, last = 0;
+	int a, r = NT_EXIT_OK;
+	struct stat st;
+
+	B.mo.expires_in = NT_DEFAULT_EXPIRES_IN;
+	B.mo.cache_digests = true;
+	for (a = 0; a < argc; a++) {
+		const char *o = argv[a];
+
+		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+			help();
+			goto out;
+		} else if (!strcmp(o, "--out-dir") || !strcmp(o, "--key") || !strcmp(o, "--state-dir") ||
+			   !strcmp(o, "--created") || !strcmp(o, "--expires-in")) {
+			if (a + 1 >= argc) {
+				r = nt_usage_error("compile", "%s needs a value", o);
+				goto out;
+			}
+			a++;
+			if (!strcmp(o, "--out-dir"))
+				B.out_dir = argv[a];
+			else if (!strcmp(o, "--key"))
+				keyp = argv[a];
+			else if (!strcmp(o, "--state-dir"))
+				B.state_dir = argv[a];
+			else if (!strcmp(o, "--created"))
+				created = argv[a];
+			else if (!nt_duration_parse(argv[a], &B.mo.expires_in)) {
+				r = nt_usage_error("compile", "--expires-in takes a duration such as "
+						   "30m, 24h or 7d (at most 400d)");
+				goto out;
+			}
+		} else if (o[0] == '-') {
+			r = nt_usage_error("compile", "unknown option '%s'", o);
+			goto out;
+		} else if (!stat(o, &st) && S_ISDIR(st.st_mode)) {
+			walk(o, &files, &nfiles, 0);
+		} else {
+			files = nt_xrealloc(files, (nfiles + 1) * sizeof(*files));
+			files[nfiles++] = nt_xstrdup(o);
+		}
+	}
+	if (!B.out_dir) {
+		r = nt_usage_error("compile", "--out-dir DIR is required");
+		goto out;
+	}
+	if (!nfiles) {
+		r = nt_usage_error("compile", "no PROFILE or DIRECTORY with profiles given");
+		goto out;
+	}
+	if (!nt_created_time(created, &B.mo.created, &why)) {
+		r = nt_usage_error("compile", "--created %s", why);
+		goto out;
+	}
+	if (keyp) {
+		if (nt_key_load_private(keyp, &B.key, err, sizeof(err))) {
+			fprintf(stderr, "nettune compile: error: %s\n", err);
+			r = NT_EXIT_FAIL;
+			goto out;
+		}
+		B.sign = true;
+	}
+	if (mkdir(B.out_dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "nettune compile: error: cannot create %s: %s\n", B.out_dir,
+			strerror(errno));
+		r = NT_EXIT_FAIL;
+		goto out;
+	}
+	{
+		struct nt_diags cd = {0};
+
+		B.db = nt_capsdb_default(&cd);	/* loaded once for the whole batch */
+		if (cd.errors)
+			nt_print_diags(&cd);
+		nt_diags_free(&cd);
+	}
+	B.tty = isatty(STDERR_FILENO);
+	t0 = now_s();
+	for (i = 0; i < nfiles; i++) {
+		struct nt_diags d = {0};
+
+		if (B.tty && (now_s() - last > 0.1 || i + 1 == nfiles)) {
+			last = now_s();
+			fprintf(stderr, "\r\033[K[%zu/%zu] %s", i + 1, nfiles, files[i]);
+			fflush(stderr);
+		}
+		if (compile_one(&B, files[i], &d) || d.errors) {
+			B.failed++;
+			if (B.tty)
+				fputs("\r\033[K", stderr);
+			nt_print_diags(&d);
+		} else if (d.warnings && nt_g.verbose) {
+			if (B.tty)
+				fputs("\r\033[K", stderr);
+			nt_print_diags(&d);
+		}
+		nt_diags_free(&d);
+	}
+	if (B.tty)
+		fputs("\r\033[K", stderr);
+	{
+		double dt = now_s() - t0;
+
+		printf("%zu profile%s in %.2fs (%.0f/s): %zu manifest%s written%s, %zu validated "
+		       "without a snapshot, %zu polic%s, %zu failed\n", nfiles, nfiles == 1 ? "" : "s",
+		       dt, dt > 0 ? (double)nfiles / dt : 0.0, B.written, B.written == 1 ? "" : "s",
+		       B.sign ? " and signed" : "", B.validated, B.policies,
+		       B.policies == 1 ? "y" : "ies", B.failed);
+	}
+	r = B.failed ? NT_EXIT_FAIL : NT_EXIT_OK;
+out:
+	for (i = 0; i < nfiles; i++)
+		free(files[i]);
+	free(files);
+	for (i = 0; i < B.nnames; i++)
+		free(B.names[i]);
+	free(B.names);
+	if (B.sign)
+		nt_key_free(&B.key);
+	return r;
+}

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/* Plan files: read/write, signature checks against trusted keys, apply PLAN.json. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../appliers/linux/linux.h"
+#include "common.h"
+#include "plans.h"
+
+int nt_read_file(const char *path, size_t max, struct nt_buf *out)
+{
+	char chunk[65536];
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	memset(out, 0, sizeof(*out));
+	if (fd < 0)
+		return -1;
+	while ((got = read(fd, chunk, sizeof(chunk))) > 0) {
+		nt_buf_putn(out, chunk, (size_t)got);
+		if (out->n > max) {
+			close(fd);
+			nt_buf_free(out);
+			errno = EFBIG;
+			return -1;
+		}
+	}
+	if (got < 0) {
+		int e = errno;
+
+		close(fd);
+		nt_buf_free(out);
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	nt_buf_putc(out, '\0');
+	out->n--;
+	return 0;
+}
+
+int nt_write_file_atomic(const char *path, const void *data, size_t n, mode_t mode)
+{
+	char *tmp = nt_xasprintf("%s.tmp", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	int r = -1, e;
+
+	if (fd < 0)
+		goto out;
+	if (write(fd, data, n) != (ssize_t)n || fsync(fd)) {
+		e = errno;
+		close(fd);
+		unlink(tmp);
+		errno = e;
+		goto out;
+	}
+	if (close(fd) || rename(tmp, path)) {
+		e = errno;
+		unlink(tmp);
+		errno = e;
+		goto out;
+	}
+	r = 0;
+out:
+	free(tmp);
+	return r;
+}
+
+int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_buf *bytes,
+			    const struct nt_manifest *m, const struct nt_trust *t,
+			    const struct nt_key **who)
+{
+	char *sigpath = nt_xasprintf("%s.sig", path);
+	struct nt_buf sig = {0};
+	const struct nt_key *k;
+	int r = -1;
+	size_t i;
+
+	*who = NULL;
+	if (nt_read_file(sigpath, 4096, &sig)) {
+		if (errno == ENOENT && m->signer)
+			fprintf(stderr, "nettune %s: error: missing signature: %s names signer %s but "
+				"%s does not exist\n", cmd, path, m->signer, sigpath);
+		else if (errno == ENOENT)
+			fprintf(stderr, "nettune %s: error: missing signature: %s is not signed (no %s) "
+				"and trusted keys are configured (%s); sign it with 'nettune sign'\n",
+				cmd, path, sigpath, t->sources ? t->sources : "none");
+		else
+			fprintf(stderr, "nettune %s: error: cannot read the signature %s: %s\n", cmd,
+				sigpath, strerror(errno));
+		goto out;
+	}
+	if (sig.n != NT_SIG_BYTES) {
+		fprintf(stderr, "nettune %s: error: bad signature: %s is %zu bytes, not a %d-byte "
+			"Ed25519 signature\n", cmd, sigpath, sig.n, NT_SIG_BYTES);
+		goto out;
+	}
+	if (m->signer) {
+		k = nt_trust_find(t, m->signer);
+		if (!k) {
+			fprintf(stderr, "nettune %s: error: unknown key: %s is signed by %s, which is not "
+				"a trusted key (trusted: %s)\n", cmd, path, m->signer,
+				t->n ? t->sources : "no keys");
+			goto out;
+		}
+		if (!nt_verify(k, bytes->p, bytes->n, (const unsigned char *)sig.p, sig.n)) {
+			fprintf(stderr, "nettune %s: error: bad signature: %s does not verify %s with "
+				"key %s (%s): the plan was changed after signing, or the signature is "
+				"not this key's\n", cmd, sigpath, path, k->id, k->path);
+			goto out;
+		}
+		*who = k;
+		r = 0;
+		goto out;
+	}
+	/* signed by another tool (openssl pkeyutl) without naming the key */
+	for (i = 0; i < t->n; i++)
+		if (nt_verify(&t->v[i], bytes->p, bytes->n, (const unsigned char *)sig.p, sig.n)) {
+			*who = &t->v[i];
+			r = 0;
+			goto out;
+		}
+	if (!t->n)
+		fprintf(stderr, "nettune %s: error: unknown key: %s has a signature but there are "
+			"no trusted keys (%s has none)\n", cmd, path, t->sources ? t->sources : "");
+	else
+		fprintf(stderr, "nettune %s: error: bad signature: %s does not verify %s with any "
+			"trusted key (%s)\n", cmd, sigpath, path, t->sources);
+out:
+	nt_buf_free(&sig);
+	free(sigpath);
+	return r;
+}
+
+/* What to observe to re-check the plan's "from" values. */
+static void request_for(const struct nt_manifest *m, struct nt_observe_req *req)
+{
+	const char **ifs = nt_xcalloc(m->plan.n + 1, sizeof(char *));
+	const char **sys = nt_xcalloc(m->plan.n + 1, sizeof(char *));
+	const char **procs = nt_xcalloc(m->plan.n + 1, sizeof(char *));
+	size_t i, k;
+
+	memset(req, 0, sizeof(*req));
+	for (i = 0; i < m->plan.n; i++) {
+		const struct nt_action *a = &m->plan.v[i];
+
+		if (!strcmp(a->object, "sysctl") && a->arg) {
+			sys[req->nsysctls++] = a->arg;
+		} else if (!strcmp(a->object, "irqbalance")) {
+			req->irqbalance = true;
+		} else if (!strncmp(a->object, "process ", 8)) {
+			for (k = 0; k < req->nprocesses && strcmp(procs[k], a->object); k++)
+				;
+			if (k == req->nprocesses)
+				procs[req->nprocesses++] = a->object;
+		} else {
+			for (k = 0; k < req->nifaces && strcmp(ifs[k], a->object); k++)
+				;
+			if (k == req->nifaces)
+				ifs[req->nifaces++] = a->object;
+		}
+	}
+	req->ifaces = ifs;
+	req->sysctls = sys;
+	req->processes = procs;
+}
+
+static bool same_host(const struct nt_manifest *m, const struct nt_facts *f)
+{
+	char *live_id = f->machine_id ? nt_xstrdup(f->machine_id) : NULL;
+	bool same;
+
+	if (live_id)
+		live_id[strcspn(live_id, " \t\r\n")] = '\0';
+	if (m->machine_id && live_id && *live_id)
+		same = !strcmp(m->machine_id, live_id);
+	else
+		same = f->hostname && !strcmp(m->host_name, f->hostname);
+	free(live_id);
+	return same;
+}
+
+int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct nt_trust *t,
+		      struct nt_apply_opts *o)
+{
+	struct nt_manifest m;
+	struct nt_diags d = {0};
+	struct nt_observe_req req;
+	struct nt_facts f;
+	struct nt_state live = {0}, desired = {0};
+	const struct nt_key *who = NULL;
+	struct nt_buf diff = {0};
+	char when[32], made[32];
+	int64_t now = (int64_t)time(NULL);
+	size_t nstale;
+	int r = NT_EXIT_FAIL;
+	bool observed = false;
+
+	nt_facts_init(&f);
+	if (nt_manifest_load_data(path, bytes->p, bytes->n, &m, &d)) {
+		nt_print_diags(&d);
+		fprintf(stderr, "nettune apply: error: %s is not a valid plan manifest; nothing was "
+			"changed\n", path);
+		nt_diags_free(&d);
+		return NT_EXIT_FAIL;
+	}
+	if (t->required) {
+		if (nt_plan_check_signature("apply", path, bytes, &m, t, &who))
+			goto out;
+		if (nt_g.verbose)
+			fprintf(stderr, "nettune apply: %s: good signature by %s (%s)\n", path, who->id,
+				who->path);
+	} else {
+		fprintf(stderr, "nettune apply: warning: no trusted keys (--trust PUB, or keys in %s): "
+			"the signature of %s is not checked\n", nt_trust_dir(), path);
+	}
+	nt_time_format(m.expires, when);
+	nt_time_format(m.created, made);
+	if (now >= m.expires) {
+		fprintf(stderr, "nettune apply: error: expired plan: %s expired at %s (created %s); "
+			"make a new plan\n", path, when, made);
+		goto out;
+	}
+	if (strcmp(m.plan.target, "linux")) {
+		fprintf(stderr, "nettune apply: error: %s is a %s plan; generate the playbook with "
+			"'nettune emit --format ps1'\n", path, m.plan.target);
+		goto out;
+	}
+	request_for(&m, &req);
+	nt_linux_observe(&req, &f, &live, &d);
+	observed = true;
+	free((void *)req.ifaces);
+	free((void *)req.sysctls);
+	free((void *)req.processes);
+	if (!same_host(&m, &f)) {
+		char *lid = f.machine_id ? nt_xstrdup(f.machine_id) : NULL;
+
+		if (lid)
+			lid[strcspn(lid, " \t\r\n")] = '\0';
+		if (m.machine_id && lid && *lid)
+			fprintf(stderr, "nettune apply: error: plan for another host: %s is for machine-id "
+				"%s (host %s), this host is machine-id %s (host %s)\n", path, m.machine_id,
+				m.host_name, lid, f.hostname ? f.hostname : "?");
+		else
+			fprintf(stderr, "nettune apply: error: plan for another host: %s is for host %s, "
+				"this host is %s\n", path, m.host_name, f.hostname ? f.hostname : "unknown");
+		free(lid);
+		goto out;
+	}
+	nstale = nt_manifest_stale(&m, &live, &diff);
+	if (nstale) {
+		fprintf(stderr, "nettune apply: error: stale plan: %zu setting%s of this host changed "
+			"since %s was made (%s, against %s); nothing was changed:\n%s"
+			"make a new plan\n", nstale, nstale == 1 ? "" : "s", path, made, m.against,
+			diff.p);
+		goto out;
+	}
+	if (m.plan.cannot) {
+		fprintf(stderr, "nettune apply: error: %zu action%s of %s cannot be applied on this host; "
+			"nothing was changed\n", m.plan.cannot, m.plan.cannot == 1 ? "" : "s", path);
+		goto out;
+	}
+	if (o->dry_run || nt_g.verbose) {
+		struct nt_buf out = {0};
+
+		nt_plan_print_text(&m.plan, path, nt_g.color, &out);
+		nt_buf_write(&out, stdout);
+		nt_buf_free(&out);
+	}
+	nt_manifest_desired(&m, &desired);
+	o->profile = path;
+	r = nt_linux_apply(&m.plan, &desired, &f, o);
+out:
+	nt_buf_free(&diff);
+	nt_state_free(&desired);
+	if (observed)
+		nt_state_free(&live);
+	nt_facts_free(&f);
+	nt_manifest_free(&m);
+	nt_diags_free(&d);
+	return r;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* Plan files on the command line: reading, atomic writing, signature
+ * checks against trusted keys, and applying a manifest. */
+#ifndef NT_CLI_PLANS_H
+#define NT_CLI_PLANS_H
+
+#include <sys/types.h>
+
+#include "../appliers/linux/apply.h"
+#include "../compiler/buf.h"
+#include "../compiler/manifest.h"
+#include "../compiler/sign.h"
+
+/* Whole file into out (NUL-terminated); -1 with errno on failure or when
+ * it is larger than max. */
+int nt_read_file(const char *path, size_t max, struct nt_buf *out);
+/* Writes path.tmp, fsyncs, renames over path.  -1 with errno. */
+int nt_write_file_atomic(const char *path, const void *data, size_t n, mode_t mode);
+/* Checks PLAN.sig against the trusted keys; prints the refusal
+ * ("nettune CMD: error: ...") and returns -1, or 0 with *who set. */
+int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_buf *bytes,
+			    const struct nt_manifest *m, const struct nt_trust *t,
+			    const struct nt_key **who);
+/* Names k as the signer, rewrites PLAN.json canonically (canon gets the
+ * bytes) and writes PLAN.json.sig.  0, or -1 with err set. */
+int nt_sign_manifest(struct nt_manifest *m, const struct nt_key *k, const char *path,
+		     struct nt_buf *canon, char *err, size_t errlen);
+/* apply PLAN.json: signature, expiry, host, staleness, then the engine. */
+int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct nt_trust *t,
+		      struct nt_apply_opts *o);
+
+#endif
