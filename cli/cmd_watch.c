@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: MIT */
+/* nettune watch: measure where traffic really lands and judge it against the intended placement. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../appliers/linux/apply.h"
+#include "../appliers/linux/linux.h"
+#include "../appliers/linux/sysio.h"
+#include "../appliers/linux/watch.h"
+#include "../compiler/json.h"
+#include "../compiler/profile.h"
+#include "common.h"
+#include "topomap.h"
+
+static void help(void)
+{
+	printf("Usage: nettune watch [PROFILE] [--interval S] [--count N] [--json] [--svg FILE] [IFACE...]\n\n"
+	       "Samples /proc/interrupts, /proc/softirqs, /proc/net/softnet_stat, the per-queue\n"
+	       "ethtool statistics and /sys/class/net/IFACE/statistics over an interval, draws\n"
+	       "where the queues' work really ran (NUMA node -> core -> queue, with rates), and\n"
+	       "judges it against the intent: the PROFILE's IRQ placement, or without a PROFILE\n"
+	       "the profile of the newest applied journal in $NETTUNE_STATE_DIR/journal.\n\n"
+	       "Findings: queue IRQs firing outside their intended CPUs, queues that carry no\n"
+	       "traffic, imbalance across queues (max/mean > %.1f or Jain's index < %.2f),\n"
+	       "NET_RX softirqs off the NIC's NUMA node (> %.0f%%), growing drops, softnet\n"
+	       "drops and time_squeeze.  Each names the object, the figure and what to do.\n\n"
+	       "  --interval S   seconds between samples (default 1; fractions allowed)\n"
+	       "  --count N      number of intervals (default 1); judged over the whole window\n"
+	       "  --json         machine-readable report on stdout\n"
+	       "  --svg FILE     also write the map as a standalone SVG with a heat scale\n\n"
+	       "With --root DIR, DIR/sample-0, DIR/sample-1, ... are successive samples (each a\n"
+	       "tree of /proc and /sys; per-queue counters in DIR/sample-K/ethtool-S/IFACE as\n"
+	       "'ethtool -S' prints them; elapsed time from each sample's /proc/uptime).\n"
+	       "A DIR without sample-N subdirectories is read twice (no traffic).\n\n"
+	       "Exit status: 0 the host behaves as planned, 2 it does not (findings), 1 error,\n"
+	       "64 usage.\n", NT_WATCH_MAX_OVER_MEAN, NT_WATCH_JAIN_MIN, 100 * NT_WATCH_OFF_NODE_MAX);
+}
+
+struct intent {
+	struct nt_compiled c;
+	bool compiled;
+	struct nt_facts facts;		/* when not compiled */
+	struct nt_state observed;
+	struct nt_state journal;	/* irq-affinity from journal entries */
+	char *against;
+	char *restore;
+};
+
+static bool is_profile_arg(const char *a)
+{
+	size_t n = strlen(a);
+	struct stat st;
+
+	return (n > 5 && !strcmp(a + n - 5, ".yaml")) || (n > 4 && !strcmp(a + n - 4, ".yml")) ||
+	       (!stat(a, &st) && S_ISREG(st.st_mode));
+}
+
+static char *newest_applied_journal(void)
+{
+	char *dir = nt_xasprintf("%s/journal", nt_state_dir()), *best = NULL;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		char *p;
+		struct nt_json *j;
+		struct nt_diags dg = {0};
+		const char *state;
+
+		if (l < 6 || strcmp(de->d_name + l - 5, ".json"))
+			continue;
+		if (best && strcmp(de->d_name, strrchr(best, '/') + 1) <= 0)
+			continue;
+		p = nt_xasprintf("%s/%s", dir, de->d_name);
+		j = nt_json_parse_file(p, &dg);
+		if (j && nt_json_str(j, "state", &state, false, NULL) &&
+		    (!strcmp(state, "applied") || !strcmp(state, "pending-confirm"))) {
+			free(best);
+			best = p;
+			p = NULL;
+		}
+		free(p);
+		nt_json_free(j);
+		nt_diags_free(&dg);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return best;
+}
+
+/* The journal's irq-affinity "after" values, when its profile is gone. */
+static void journal_intent(const struct nt_json *j, struct nt_state *st)
+{
+	const struct nt_json *ents = nt_json_get(j, "entries");
+	size_t k;
+
+	for (k = 0; ents && ents->t == NT_J_ARR && k < ents->n; k++) {
+		const struct nt_json *after = nt_json_get(ents->v[k], "after");
+		const char *obj, *attr, *err;
+		enum nt_kind_id kind;
+		char *arg = NULL;
+		struct nt_cpuset cs;
+
+		if (!nt_json_str(ents->v[k], "object", &obj, true, NULL) ||
+		    !nt_json_str(ents->v[k], "attribute", &attr, true, NULL) ||
+		    !nt_parse_attr(attr, &kind, &arg) || kind != NT_K_IRQ_AFFINITY ||
+		    !after || after->t != NT_J_STR || !nt_cpuset_parse(after->s, &cs, &err)) {
+			free(arg);
+			continue;
+		}
+		nt_state_set(st, NT_K_IRQ_AFFINITY, obj, arg, nt_v_cpus(&cs), (struct nt_mark){0});
+		free(arg);
+	}
+}
+
+static int observe_plain(const char *const *ifaces, size_t n, struct intent *in)
+{
+	struct nt_observe_req req = {0};
+	struct nt_diags d = {0};
+	int r;
+
+	req.ifaces = n ? ifaces : NULL;
+	req.nifaces = n;
+	r = nt_linux_observe(&req, &in->facts, &in->observed, &d);
+	nt_print_diags(&d);
+	nt_diags_free(&d);
+	return r;
+}
+
+static int load_intent(const char *profile, const char *const *ifaces, size_t nifaces,
+		       struct intent *in)
+{
+	struct nt_diags d = {0};
+	char *jpath = NULL;
+	struct nt_json *j = NULL;
+
+	if (!profile) {
+		jpath = newest_applied_journal();
+		if (jpath) {
+			const char *p;
+
+			j = nt_json_parse_file(jpath, &d);
+			if (j && nt_json_str(j, "profile", &p, false, NULL) && *p && !access(p, R_OK))
+				profile = p;
+		}
+	}
+	if (profile && jpath && nifaces) {
+		/* the journal's profile must cover the named interfaces */
+		struct nt_compiled c;
+		size_t k;
+
+		if (nt_compile(profile, NULL, &c, &d)) {
+			profile = NULL;
+		} else {
+			for (k = 0; k < nifaces; k++)
+				if (!nt_facts_iface(&c.facts, ifaces[k]))
+					profile = NULL;
+		}
+		nt_compiled_free(&c);
+		nt_diags_free(&d);
+		memset(&d, 0, sizeof(d));
+	}
+	if (profile) {
+		if (nt_compile(profile, NULL, &in->c, &d)) {
+			nt_print_diags(&d);
+			nt_diags_free(&d);
+			nt_compiled_free(&in->c);
+			nt_json_free(j);
+			free(jpath);
+			return -1;
+		}
+		nt_print_diags(&d);
+		in->compiled = true;
+		in->against = jpath ? nt_xasprintf("%s (profile %s)", jpath, profile) : nt_xstrdup(profile);
+		in->restore = nt_xasprintf("nettune apply %s", profile);
+	} else {
+		if (j) {
+			journal_intent(j, &in->journal);
+			in->against = nt_xasprintf("%s (its profile is gone: irq-affinity entries only)", jpath);
+		}
+		in->restore = nt_xstrdup("nettune apply PROFILE");
+		if (observe_plain(ifaces, nifaces, in)) {
+			nt_json_free(j);
+			free(jpath);
+			return -1;
+		}
+	}
+	nt_diags_free(&d);
+	nt_json_free(j);
+	free(jpath);
+	return 0;
+}
+
+static void intent_free(struct intent *in)
+{
+	if (in->compiled)
+		nt_compiled_free(&in->c);
+	else {
+		nt_facts_free(&in->facts);
+		nt_state_free(&in->observed);
+	}
+	nt_state_free(&in->journal);
+	free(in->against);
+	free(in->restore);
+}
+
+/* The interfaces to watch when none are named: the profile's (or the
+ * journal's) that exist, else every interface with queue IRQs. */
+static size_t pick_ifaces(const struct intent *in, const struct nt_facts *f, const char ***out)
+{
+	const char **v = nt_xcalloc(f->nifs + 1, sizeof(char *));
+	size_t n = 0, k;
+	const struct nt_state *want = in->compiled ? &in->c.desired : &in->journal;
+
+	for (k = 0; k < f->nifs; k++) {
+		size_t s;
+		bool named = false;
+
+		for (s = 0; s < want->n; s++)
+			named |= want->v[s].kind == NT_K_IRQ_AFFINITY && !strcmp(want->v[s].object, f->ifs[k].name);
+		if (named)
+			v[n++] = f->ifs[k].name;
+	}
+	for (k = 0; !n && k < f->nifs; k++)
+		if (f->ifs[k].nirqs)
+			v[n++] = f->ifs[k].name;
+	*out = v;
+	return n;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void build_map(const struct nt_watch_report *r, const struct nt_facts *f,
+		      const struct nt_cpuset *reserved, struct nt_map *m)
+{
+	size_t k, q;
+	unsigned c;
+
+	memset(m, 0, sizeof(*m));
+	m->f = f;
+	m->reserved = *reserved;
+	m->rates = true;
+	m->unit = r->nifs ? r->ifs[0].metric : "packets";
+	m->cpu_rate = nt_xcalloc(f->ncpus + 1, sizeof(double));
+	for (c = 0; c < r->ncpus && c < f->ncpus; c++)
+		m->cpu_rate[c] = (double)r->net_rx[c] / r->seconds;
+	for (k = 0; k < r->nifs; k++) {
+		const struct nt_watch_ifreport *ir = &r->ifs[k];
+
+		for (q = 0; q < ir->nq; q++) {
+			const struct nt_watch_queue *x = &ir->q[q];
+			struct nt_map_q *mq;
+			uint64_t v = !strcmp(ir->metric, "packets") ?
+				     x->v[NT_QF_RX_PACKETS] + x->v[NT_QF_TX_PACKETS] : x->irqs;
+			int first = x->has_intent ? nt_cpuset_next(&x->intent, 0) : -1;
+
+			m->q = nt_xrealloc(m->q, (m->nq + 1) * sizeof(*m->q));
+			mq = &m->q[m->nq++];
+			memset(mq, 0, sizeof(*mq));
+			mq->iface = ir->name;
+			mq->queue = x->queue;
+			mq->irq = x->irq;
+			mq->cpu = x->top_cpu >= 0 ? x->top_cpu : first;
+			if (mq->cpu < 0 && x->aff_known && nt_cpuset_count(&x->aff) <= 2)
+				mq->cpu = nt_cpuset_next(&x->aff, 0);	/* idle: where it would run */
+			mq->want = x->top_cpu >= 0 && x->has_intent &&
+				   !nt_cpuset_has(&x->intent, (unsigned)x->top_cpu) ? first : -1;
+			mq->spread = x->has_intent && nt_cpuset_count(&x->intent) > 2;
+			mq->rate = (double)v / r->seconds;
+			mq->dead = !v && ir->nq > 1 && ir->total >= NT_WATCH_MIN_TRAFFIC;
+		}
+	}
+}
+
+static int write_file(const char *path, const struct nt_buf *b)
+{
+	FILE *fp = fopen(path, "w");
+	int r = 0;
+
+	if (!fp)
+		return -errno;
+	if (b->n && fwrite(b->p, 1, b->n, fp) != b->n)
+		r = -EIO;
+	if (fclose(fp) && !r)
+		r = -errno;
+	return r;
+}
+
+static bool sample_dir(const char *root, unsigned k, char **out)
+{
+	char *p = nt_xasprintf("%s/sample-%u", root, k);
+	struct stat st;
+
+	if (!stat(p, &st) && S_ISDIR(st.st_mode)) {
+		*out = p;
+		return true;
+	}
+	free(p);
+	return false;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	const char *profile = NULL, *svg = NULL;
+	const char **ifaces = nt_xcalloc((size_t)argc + 1, sizeof(char *)), **watch = NULL;
+	size_t nifaces = 0, nwatch;
+	double interval = 1.0, t0;
+	unsigned long count = 0;
+	unsigned nsamples = 0, k;
+	bool json = false;
+	char *sdir = NULL, **dirs = NULL;
+	const char *root = *nt_sys_root ? nt_sys_root : NULL;
+	struct intent in = {0};
+	struct nt_watch_sample a = {0}, b = {0};
+	struct nt_watch_report rep = {0};
+	struct nt_watch_intent wi;
+	struct nt_cpuset reserved;
+	struct nt_buf out = {0};
+	struct nt_map map = {0};
+	const struct nt_facts *f;
+	int i, rc = NT_EXIT_FAIL;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help();
+			free(ifaces);
+			return NT_EXIT_OK;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--interval") || !strcmp(argv[i], "--count") ||
+			   !strcmp(argv[i], "--svg")) {
+			char *end;
+
+			if (i + 1 >= argc) {
+				free(ifaces);
+				return nt_usage_error("watch", "%s needs a value", argv[i]);
+			}
+			if (!strcmp(argv[i], "--svg")) {
+				svg = argv[++i];
+			} else if (!strcmp(argv[i], "--interval")) {
+				interval = strtod(argv[++i], &end);
+				if (*end || !(interval >= 0.01 && interval <= 3600)) {
+					free(ifaces);
+					return nt_usage_error("watch", "--interval takes 0.01..3600 seconds");
+				}
+			} else {
+				count = strtoul(argv[++i], &end, 10);
+				if (*end || !count || count > 100000) {
+					free(ifaces);
+					return nt_usage_error("watch", "--count takes 1..100000 intervals");
+				}
+			}
+		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
+			free(ifaces);
+			return nt_usage_error("watch", "unknown option '%s'", argv[i]);
+		} else if (strcmp(argv[i], "--")) {
+			if (!profile && !nifaces && is_profile_arg(argv[i]))
+				profile = argv[i];
+			else
+				ifaces[nifaces++] = argv[i];
+		}
+	}
+	/* --root DIR with DIR/sample-N: successive fixture samples */
+	if (root) {
+		while (sample_dir(root, nsamples, &sdir)) {
+			dirs = nt_xrealloc(dirs, (nsamples + 1) * sizeof(char *));
+			dirs[nsamples++] = sdir;
+		}
+		if (nsamples == 1) {
+			fprintf(stderr, "nettune watch: error: %s has only sample-0; successive samples "
+				"need sample-1 too\n", root);
+			goto out;
+		}
+		if (nsamples) {
+			if (!count || count > nsamples - 1)
+				count = nsamples - 1;
+			nt_sys_root = dirs[0];
+		}
+	}
+	if (!count)
+		count = 1;
+	if (load_intent(profile, ifaces, nifaces, &in))
+		goto out;
+	f = in.compiled ? &in.c.facts : &in.facts;
+	nt_cpuset_clear(&reserved);
+	if (in.compiled && in.c.l.p->host && in.c.l.p->host->reserved_cpus) {
+		const char *err;
+
+		nt_cpuset_parse(in.c.l.p->host->reserved_cpus, &reserved, &err);
+	}
+	if (nifaces) {
+		for (k = 0; k < nifaces; k++)
+			if (!nt_facts_iface(f, ifaces[k])) {
+				fprintf(stderr, "nettune watch: error: no interface %s\n", ifaces[k]);
+				goto out;
+			}
+		watch = nt_xcalloc(nifaces + 1, sizeof(char *));
+		memcpy(watch, ifaces, nifaces * sizeof(char *));
+		nwatch = nifaces;
+	} else {
+		nwatch = pick_ifaces(&in, f, &watch);
+	}
+	if (!nwatch) {
+		fprintf(stderr, "nettune watch: error: no interface with queue IRQs to watch; name one\n");
+		goto out;
+	}
+	/* sample */
+	t0 = now_s();
+	if (nt_watch_sample(f, watch, nwatch, &a)) {
+		fprintf(stderr, "nettune watch: error: cannot read %s/proc/interrupts: %s\n",
+			nt_sys_root, strerror(errno));
+		goto out;
+	}
+	for (k = 1; k <= count; k++) {
+		if (nsamples) {
+			nt_sys_root = dirs[k];
+		} else {
+			struct timespec ts = {(time_t)interval,
+					      (long)((interval - (double)(time_t)interval) * 1e9)};
+
+			while (nanosleep(&ts, &ts) && errno == EINTR)
+				;
+		}
+		nt_watch_sample_free(&b);
+		if (nt_watch_sample(f, watch, nwatch, &b)) {
+			fprintf(stderr, "nettune watch: error: cannot read %s/proc/interrupts\n", nt_sys_root);
+			goto out;
+		}
+	}
+	wi.desired = in.compiled ? &in.c.desired : in.journal.n ? &in.journal : NULL;
+	wi.restore = in.restore;
+	{
+		double secs = nsamples ? (a.t_known && b.t_known && b.t > a.t ? b.t - a.t :
+					  interval * (double)count) :
+			      *nt_sys_root ? interval * (double)count : now_s() - t0;
+
+		nt_watch_judge(f, &wi, &a, &b, secs, (unsigned)count, &rep);
+	}
+	build_map(&rep, f, &reserved, &map);
+	{
+		char **notes = nt_xcalloc(rep.nf + 1, sizeof(char *));
+		char *title = nt_xasprintf("nettune watch: %u interval%s, %.1f s; intent: %s",
+					   (unsigned)count, count == 1 ? "" : "s", rep.seconds,
+					   in.against ? in.against : "none (pass a PROFILE)");
+		size_t n;
+
+		for (n = 0; n < rep.nf; n++)
+			notes[n] = nt_xasprintf("[%s] %s: %s", rep.fv[n].kind, rep.fv[n].object,
+						rep.fv[n].figure);
+		map.title = title;
+		map.notes = (const char *const *)notes;
+		map.nnotes = rep.nf;
+		if (svg) {
+			struct nt_buf sb = {0};
+			int w;
+
+			nt_map_svg(&map, &sb);
+			w = write_file(svg, &sb);
+			nt_buf_free(&sb);
+			if (w)
+				fprintf(stderr, "nettune watch: error: cannot write %s: %s\n", svg, strerror(-w));
+		}
+		if (json) {
+			nt_watch_print_json(&rep, f, in.against, &out);
+		} else {
+			nt_map_text(&map, nt_g.color, &out);
+			nt_buf_putc(&out, '\n');
+			nt_watch_print_text(&rep, &out);
+		}
+		for (n = 0; n < rep.nf; n++)
+			free(notes[n]);
+		free(notes);
+		free(title);
+	}
+	nt_buf_write(&out, stdout);
+	rc = rep.nf ? NT_EXIT_CHANGES : NT_EXIT_OK;
+out:
+	nt_sys_root = root ? root : "";
+	nt_buf_free(&out);
+	free(map.cpu_rate);
+	nt_map_free_queues(&map);
+	nt_watch_report_free(&rep);
+	nt_watch_sample_free(&a);
+	nt_watch_sample_free(&b);
+	intent_free(&in);
+	for (k = 0; k < nsamples; k++)
+		free(dirs[k]);
+	free(dirs);
+	free(watch);
+	free(ifaces);
+	return rc;
+}
