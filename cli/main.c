@@ -28,6 +28,7 @@ static const struct {
 	{"observe", cmd_observe, "print the live state (--json: a snapshot for plan --state)"},
 	{"rollback", cmd_rollback, "restore the previous values from an apply journal"},
 	{"confirm", cmd_confirm, "keep the changes of an apply --confirm-timeout"},
+	{"watch", cmd_watch, "measure where traffic lands and judge it against the intended placement"},
 	{"emit", cmd_emit, "write the desired state as an idempotent sh script or PowerShell playbook"},
 	{"collect", cmd_collect, "print the Windows collector whose output is a snapshot for --state"},
 	{"caps", cmd_caps, "list NIC capability tables, or show one"},
