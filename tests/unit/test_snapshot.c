@@ -201,7 +201,7 @@ static const struct bad bads[] = {
 	 "bad.json:2:44: interface \"eth0\" is listed twice"},
 	{SNAP " \"interfaces\": [{\"name\": \"eth0\", \"numa_nod\": 1}]}",
 	 "bad.json:2:46: unknown key \"numa_nod\" in an interfaces entry; did you mean \"numa_node\"?"},
-	{SNAP " \"hots\": {}}", "bad.json:2:10: unknown key \"hots\" in the snapshot"},
+	{SNAP " \"hots\": {}}", "bad.json:2:10: unknown key \"hots\" in the snapshot; did you mean \"host\"?"},
 	{SNAP " \"settings\": [\n  {\"object\": \"eth0\", \"attribute\": \"mtu\", \"value\": 1, \"why\": 1}]}",
 	 "bad.json:3:61: unknown key \"why\" in a settings entry"},
 	{SNAP " \"interfaces\": [{\"name\": \"eth0\", \"kind\": 5}]}",
