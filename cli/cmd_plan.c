@@ -8,13 +8,14 @@
 
 #include "common.h"
 #include "plans.h"
+#include "topomap.h"
 
 int (*nt_observe_live)(const struct nt_loaded *l, struct nt_facts *f,
 		       struct nt_state *observed, struct nt_diags *d);
 
 static void help(void)
 {
-	printf("Usage: nettune plan PROFILE [--state SNAPSHOT] [--json] [--check]\n"
+	printf("Usage: nettune plan PROFILE [--state SNAPSHOT] [--json] [--check] [--map]\n"
 	       "                    [--out PLAN.json [--expires-in DURATION] [--created TIME]]\n\n"
 	       "Compares the profile's desired state with the host's observed state and\n"
 	       "prints the ordered actions that would converge it: for each object, the\n"
@@ -29,7 +30,10 @@ static void help(void)
 	       "  --created TIME    manifest creation time (RFC 3339 UTC or @SECONDS; default\n"
 	       "                    $SOURCE_DATE_EPOCH, else now): reproducible manifests\n"
 	       "  --check           drift check: one line per difference, no plan text;\n"
-	       "                    exit 0 in sync, 2 drifted, 1 error (systemd timers)\n\n"
+	       "                    exit 0 in sync, 2 drifted, 1 error (systemd timers)\n"
+	       "  --map             also draw the intended placement: NUMA node -> physical\n"
+	       "                    core -> the queue IRQs put there (nettune watch draws\n"
+	       "                    the measured one)\n\n"
 	       "Exit status: 0 no changes, 2 changes pending, 1 error (invalid profile,\n"
 	       "unreadable snapshot, or an action that cannot be applied), 64 usage.\n");
 }
@@ -92,11 +96,29 @@ static int drift_report(const struct nt_compiled *c, const char *profile)
 	return NT_EXIT_CHANGES;
 }
 
+/* plan --map: where the desired state puts each queue IRQ. */
+static void plan_map(const struct nt_compiled *c, struct nt_buf *out)
+{
+	struct nt_map m = {0};
+	const char *err;
+
+	nt_map_from_desired(&m, &c->facts, &c->desired);
+	if (c->l.p->host && c->l.p->host->reserved_cpus)
+		nt_cpuset_parse(c->l.p->host->reserved_cpus, &m.reserved, &err);
+	m.title = "\nIntended placement (queue IRQs per physical core):";
+	if (!m.nq)
+		nt_buf_puts(out, "\nIntended placement: the profile places no queue IRQs "
+			    "(no irq: policy, or no host facts)\n");
+	else
+		nt_map_text(&m, nt_g.color, out);
+	nt_map_free_queues(&m);
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	const char *profile = NULL, *state = NULL, *outp = NULL, *created = NULL;
 	int64_t expires_in = NT_DEFAULT_EXPIRES_IN;
-	bool json = false, check = false;
+	bool json = false, check = false, map = false;
 	struct nt_diags d = {0};
 	struct nt_compiled c;
 	struct nt_buf out = {0};
@@ -110,6 +132,8 @@ int cmd_plan(int argc, char **argv)
 			json = true;
 		} else if (!strcmp(argv[i], "--check")) {
 			check = true;
+		} else if (!strcmp(argv[i], "--map")) {
+			map = true;
 		} else if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--created")) {
 			if (i + 1 >= argc)
 				return nt_usage_error("plan", "%s needs a value", argv[i]);
@@ -137,6 +161,8 @@ int cmd_plan(int argc, char **argv)
 		return nt_usage_error("plan", "no PROFILE given");
 	if (check && (json || outp))
 		return nt_usage_error("plan", "--check does not combine with --json or --out");
+	if (map && (json || check))
+		return nt_usage_error("plan", "--map draws text; it does not combine with --json or --check");
 	{
 		const char *why = NULL;
 		int64_t t;
@@ -167,6 +193,8 @@ int cmd_plan(int argc, char **argv)
 		nt_plan_print_json(&c.plan, &out);
 	else
 		nt_plan_print_text(&c.plan, c.against, nt_g.color, &out);
+	if (map)
+		plan_map(&c, &out);
 	nt_buf_write(&out, stdout);
 	nt_buf_free(&out);
 	r = c.plan.cannot ? NT_EXIT_FAIL : c.plan.n ? NT_EXIT_CHANGES : NT_EXIT_OK;
