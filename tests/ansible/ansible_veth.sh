@@ -1,0 +1,122 @@
+#!/bin/sh
+# The Ansible binary module under the real ansible-playbook: the example
+# playbook against localhost (connection local) acting on a veth pair in a
+# private network namespace.  Ansible is configured with environment
+# variables only; HOME points into the test's directory.
+. "$SRCROOT/tests/linux/lib.sh"
+: "${NETTUNE_ANSIBLE:?}"
+command -v ansible-playbook >/dev/null || { echo "SKIP: ansible-playbook missing"; exit 77; }
+
+veth_pair nva0 nvb0
+mkdir -p "$WORK/library" "$WORK/home" "$WORK/ans/local" "$WORK/ans/remote" "$WORK/ans/pc"
+cp "$NETTUNE_ANSIBLE" "$WORK/library/nettune"
+cp "$SRCROOT/ansible/nettune.yml" "$WORK/library/nettune.yml"
+export HOME="$WORK/home" ANSIBLE_LIBRARY="$WORK/library"
+export ANSIBLE_LOCAL_TEMP="$WORK/ans/local" ANSIBLE_REMOTE_TEMP="$WORK/ans/remote"
+export ANSIBLE_PERSISTENT_CONTROL_PATH_DIR="$WORK/ans/pc" ANSIBLE_CONFIG="$WORK/none.cfg"
+export ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_LOCALHOST_WARNING=0
+export ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_DEPRECATION_WARNINGS=0
+# ansible-core has no JSON stdout callback of its own (ansible.posix has)
+export ANSIBLE_CALLBACK_PLUGINS="$SRCROOT/tests/ansible/callback_plugins"
+export PYTHONDONTWRITEBYTECODE=1
+printf 'localhost ansible_connection=local\n' > "$WORK/inventory"
+
+cat > "$WORK/host.yaml" <<YAML
+apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: ansible-veth}
+target: linux
+interfaces:
+  - {name: nva0, mtu: 1300, offloads: {gro: on}}
+  - {name: nvb0, mtu: 1200}
+YAML
+cat > "$WORK/bad.yaml" <<YAML
+apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: ansible-veth}
+target: linux
+interfaces:
+  - name: nva0
+    mtuu: 1300
+YAML
+
+# play [nettune_json|default] PROFILE [ansible-playbook options...]: runs the
+# example playbook; stdout to $WORK/out, exit status kept in $rc
+play() {
+	cb=$1 prof=$2
+	shift 2
+	rc=0
+	ANSIBLE_STDOUT_CALLBACK=$cb ansible-playbook -i "$WORK/inventory" \
+		"$SRCROOT/examples/ansible/site.yml" -e nettune_hosts=localhost \
+		-e nettune_profile="$prof" -e nettune_netns="$NS" \
+		-e nettune_state_dir="$WORK/state" -e nettune_persist=false "$@" \
+		> "$WORK/out" 2> "$WORK/err" || rc=$?
+}
+# task FIELD: FIELD of the nettune task's result for localhost (JSON)
+task() {
+	python3 - "$WORK/out" "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for play in doc["plays"]:
+    for t in play["tasks"]:
+        if t["task"]["name"] == "Converge the host profile":
+            print(json.dumps(t["hosts"]["localhost"].get(sys.argv[2])))
+PY
+}
+stat_of() {
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"]["localhost"][sys.argv[2]])' \
+		"$WORK/out" "$1"
+}
+
+# 1. check mode: reports the change, makes none
+play nettune_json "$WORK/host.yaml" --check
+[ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "check run exited $rc"; }
+expect_eq "$(task changed)" true "check mode: changed"
+expect_eq "$(task changes)" 3 "check mode: number of actions"
+task actions | grep -q '"object": "nva0", "attribute": "mtu", "from": 1500, "to": 1300' ||
+	fail "check mode: the mtu action of nva0 is missing: $(task actions)"
+expect_eq "$(mtu nva0)" 1500 "check mode changed the MTU"
+expect_eq "$(feature nva0 generic-receive-offload)" off "check mode changed GRO"
+[ ! -d "$WORK/state/journal" ] || fail "check mode wrote a journal"
+
+# 2. diff mode, as a person reads it (default callback): one line per setting
+play default "$WORK/host.yaml" --check --diff
+[ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "diff run exited $rc"; }
+grep -qx -- '-nva0 mtu = 1500' "$WORK/out" || fail "diff: no before line for nva0 mtu"
+grep -qx -- '+nva0 mtu = 1300' "$WORK/out" || fail "diff: no after line for nva0 mtu"
+grep -qx -- '-nva0 feature rx-gro = off' "$WORK/out" || fail "diff: no before line for rx-gro"
+grep -qx -- '+nva0 feature rx-gro = on' "$WORK/out" || fail "diff: no after line for rx-gro"
+grep -q 'changed: \[localhost\]' "$WORK/out" || fail "diff: task not reported changed"
+expect_eq "$(mtu nvb0)" 1500 "check+diff mode changed nvb0"
+
+# 3. apply: changed, and the kernel shows it
+play nettune_json "$WORK/host.yaml"
+[ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "apply run exited $rc"; }
+expect_eq "$(task changed)" true "apply: changed"
+expect_eq "$(task msg)" '"applied 3 changes"' "apply: msg"
+expect_eq "$(mtu nva0)" 1300 "apply: nva0 MTU"
+expect_eq "$(mtu nvb0)" 1200 "apply: nvb0 MTU"
+expect_eq "$(feature nva0 generic-receive-offload)" on "apply: nva0 GRO"
+ls "$WORK/state/journal/"*.json >/dev/null 2>&1 || fail "apply: no journal in state_dir"
+
+# 4. second run: ok, not changed, nothing to do
+play nettune_json "$WORK/host.yaml" --diff
+[ "$rc" -eq 0 ] || fail "second run exited $rc"
+expect_eq "$(task changed)" false "second run: changed"
+expect_eq "$(task actions)" "[]" "second run: actions"
+expect_eq "$(stat_of changed)" 0 "second run: stats changed"
+expect_eq "$(stat_of ok)" 1 "second run: stats ok"
+
+# 5. a bad profile fails the task with the located diagnostic
+play nettune_json "$WORK/bad.yaml"
+[ "$rc" -eq 2 ] || fail "bad profile: ansible-playbook exited $rc, expected 2 (task failed)"
+expect_eq "$(task failed)" true "bad profile: failed"
+task msg | grep -qF "$WORK/bad.yaml:7:5: error: unknown key 'mtuu'" ||
+	fail "bad profile: msg lacks the located diagnostic: $(task msg)"
+expect_eq "$(stat_of failures)" 1 "bad profile: stats failures"
+expect_eq "$(mtu nva0)" 1300 "bad profile changed something"
+
+# nothing under the real HOME: Ansible wrote only below $WORK
+[ ! -e "$WORK/home/.ansible" ] || [ -z "$(find "$WORK/home/.ansible" -type f)" ] ||
+	echo "note: ansible wrote $(find "$WORK/home/.ansible" -type f | head -3) (inside the test HOME)"
+echo "ok: ansible-playbook check, diff, apply, idempotent re-run, located failure"
