@@ -283,6 +283,7 @@ static void run(const struct nt_margs *a, struct nt_result *r)
 	struct nt_diags d = {0};
 	struct nt_compiled c;
 	struct nt_plan p = {0};
+	struct nt_compile_opts co = {0};
 	const char *name = a->profile ? a->profile :
 			   a->profile_name && *a->profile_name ? a->profile_name : "profile_content";
 	int rc;
@@ -298,11 +299,10 @@ static void run(const struct nt_margs *a, struct nt_result *r)
 			return;
 		}
 	}
-	if (a->profile_content)
-		rc = nt_compile_data(name, a->profile_content, strlen(a->profile_content), NULL,
-				     &c, &d);
-	else
-		rc = nt_compile(name, NULL, &c, &d);
+	co.data = a->profile_content;
+	co.len = a->profile_content ? strlen(a->profile_content) : 0;
+	co.only = a->only;
+	rc = nt_compile_with(name, NULL, &co, &c, &d);
 	take_diags(&d, r);
 	nt_diags_free(&d);
 	if (rc) {

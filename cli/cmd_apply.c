@@ -61,6 +61,7 @@ __attribute__((constructor)) static void register_live(void)
 static void apply_help(void)
 {
 	printf("Usage: nettune apply PROFILE [--dry-run] [--confirm-timeout SECONDS] [--only IFACE]\n"
+	       "                     [--skip-missing]\n"
 	       "       nettune apply PLAN.json [--trust PUB]... [--dry-run] [--confirm-timeout SECONDS]\n\n"
 	       "Converges this Linux host (or the --netns namespace) to the profile: plans\n"
 	       "against the live state, takes the apply lock, journals every previous value,\n"
@@ -70,7 +71,10 @@ static void apply_help(void)
 	       "  --dry-run                 show what would change; change nothing\n"
 	       "  --confirm-timeout SECONDS revert automatically unless 'nettune confirm' runs\n"
 	       "                            in time (for changes that can cut you off)\n"
-	       "  --only IFACE              only the settings of one interface (hotplug)\n"
+	       "  --only IFACE              only the settings of one interface (hotplug); other\n"
+	       "                            interfaces of the profile may be missing\n"
+	       "  --skip-missing            skip interfaces that do not exist yet, with a warning\n"
+	       "                            (boot: their hotplug event applies them later)\n"
 	       "  --trust PUB               PLAN.json must be signed by this key (repeatable);\n"
 	       "                            keys in $NETTUNE_TRUST_DIR (default\n"
 	       "                            /etc/nettune/trusted.d) are trusted too, and when that\n"
@@ -85,6 +89,7 @@ static void apply_help(void)
 int cmd_apply(int argc, char **argv)
 {
 	struct nt_apply_opts o = {0};
+	struct nt_compile_opts co = {0};
 	const char *profile = NULL;
 	struct nt_diags d = {0};
 	struct nt_compiled c;
@@ -99,6 +104,8 @@ int cmd_apply(int argc, char **argv)
 			return NT_EXIT_OK;
 		} else if (!strcmp(argv[i], "--dry-run")) {
 			o.dry_run = true;
+		} else if (!strcmp(argv[i], "--skip-missing")) {
+			co.skip_missing = true;
 		} else if (!strcmp(argv[i], "--trust")) {
 			if (i + 1 >= argc) {
 				nt_trust_free(&trust);
@@ -157,7 +164,8 @@ int cmd_apply(int argc, char **argv)
 	}
 	o.profile = profile;
 	o.netns = nt_g.netns;
-	if (nt_compile(profile, NULL, &c, &d)) {
+	co.only = o.only;
+	if (nt_compile_with(profile, NULL, &co, &c, &d)) {
 		nt_print_diags(&d);
 		nt_diags_free(&d);
 		nt_compiled_free(&c);

@@ -16,8 +16,8 @@ int nt_compile(const char *profile, const char *state_path, struct nt_compiled *
 	return nt_compile_ex(profile, state_path, false, c, d);
 }
 
-static int compile(const char *profile, const char *data, size_t len, const char *state_path,
-		   bool offline, struct nt_compiled *c, struct nt_diags *d)
+static int compile(const char *profile, const struct nt_compile_opts *co,
+		   const char *state_path, bool offline, struct nt_compiled *c, struct nt_diags *d)
 {
 	struct nt_load_opts o = nt_cli_load_opts();
 	struct nt_lower L = {0};
@@ -27,8 +27,8 @@ static int compile(const char *profile, const char *data, size_t len, const char
 	memset(c, 0, sizeof(*c));
 	nt_facts_init(&c->facts);
 	c->db = nt_capsdb_default(d);
-	if (data)
-		r = nt_load_profile_data(profile, data, len, &o, &c->l, d);
+	if (co && co->data)
+		r = nt_load_profile_data(profile, co->data, co->len, &o, &c->l, d);
 	else
 		r = nt_load_profile(profile, &o, &c->l, d);
 	if (r)
@@ -84,6 +84,10 @@ static int compile(const char *profile, const char *data, size_t len, const char
 	L.desired = &c->desired;
 	L.d = d;
 	L.hostname = c->l.p->metadata->name;
+	if (co) {
+		L.only = co->only;
+		L.skip_missing = co->skip_missing;
+	}
 	if (nt_lower(&L))
 		return -1;
 	{
@@ -97,13 +101,21 @@ static int compile(const char *profile, const char *data, size_t len, const char
 int nt_compile_ex(const char *profile, const char *state_path, bool offline,
 		  struct nt_compiled *c, struct nt_diags *d)
 {
-	return compile(profile, NULL, 0, state_path, offline, c, d);
+	return compile(profile, NULL, state_path, offline, c, d);
 }
 
 int nt_compile_data(const char *name, const char *data, size_t len, const char *state_path,
 		    struct nt_compiled *c, struct nt_diags *d)
 {
-	return compile(name, data, len, state_path, false, c, d);
+	struct nt_compile_opts co = {data, len, NULL, false};
+
+	return compile(name, &co, state_path, false, c, d);
+}
+
+int nt_compile_with(const char *profile, const char *state_path,
+		    const struct nt_compile_opts *co, struct nt_compiled *c, struct nt_diags *d)
+{
+	return compile(profile, co, state_path, false, c, d);
 }
 
 void nt_compiled_free(struct nt_compiled *c)

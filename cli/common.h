@@ -34,6 +34,17 @@ int nt_compile_ex(const char *profile, const char *state_path, bool offline,
  * call it (the Ansible module's profile_content). */
 int nt_compile_data(const char *name, const char *data, size_t len, const char *state_path,
 		    struct nt_compiled *c, struct nt_diags *d);
+
+struct nt_compile_opts {
+	const char *data;		/* profile text in memory; NULL: read the file */
+	size_t len;
+	const char *only;		/* apply --only: other missing interfaces are skipped */
+	bool skip_missing;		/* apply --skip-missing: missing interfaces are skipped */
+};
+
+/* Against the live host (or state_path), with the options above. */
+int nt_compile_with(const char *profile, const char *state_path,
+		    const struct nt_compile_opts *co, struct nt_compiled *c, struct nt_diags *d);
 void nt_compiled_free(struct nt_compiled *c);
 void nt_print_diags(struct nt_diags *d);
 #endif

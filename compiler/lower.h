@@ -20,6 +20,12 @@ struct nt_lower {
 	struct nt_state *desired;
 	struct nt_diags *d;
 	const char *hostname;			/* seeds per-host RSS keys */
+	/* Interfaces missing on the host are an error, except: with only set
+	 * (apply --only, hotplug) any other interface, with skip_missing
+	 * (apply --skip-missing, boot) every one; those get a warning and no
+	 * settings, and their own hotplug event applies them later. */
+	const char *only;
+	bool skip_missing;
 };
 
 /* Returns the number of errors added. */

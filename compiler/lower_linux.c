@@ -842,6 +842,13 @@ size_t nt_lower_linux(struct nt_lower *L)
 			c.i = i;
 			c.F = nt_facts_iface(L->facts, f->name);
 			c.reserved = reserved;
+			if (L->facts->known && !c.F && (L->observed->n || L->facts->nifs) &&
+			    (L->skip_missing || (L->only && strcmp(f->name, L->only)))) {
+				nt_warn(L->d, mk(&c, "name", false), "plan",
+					 "interface %s does not exist on this host yet; its settings "
+					 "are skipped until it appears", f->name);
+				continue;
+			}
 			if (L->facts->known && !c.F && (L->observed->n || L->facts->nifs)) {
 				errs++;
 				nt_error(L->d, mk(&c, "name", false), "plan",
