@@ -1,0 +1,42 @@
+#!/bin/sh
+# systemd-analyze verify on the built units (their nettune path pointed at
+# the build's binary, which must exist for verify), instances of the
+# template included; the udev rule starts that template on add/move/bind.
+set -eu
+: "${NETTUNE:?}" "${SRCROOT:?}" "${UNITDIR:?}"
+command -v systemd-analyze >/dev/null || { echo "SKIP: systemd-analyze missing"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT INT TERM
+for u in nettune.service nettune@.service nettune-drift.service; do
+	grep -q "^ExecStart=/.*/nettune " "$UNITDIR/$u" || fail "$u: ExecStart is not an absolute nettune path"
+	sed "s|^ExecStart=/[^ ]*/nettune |ExecStart=$NETTUNE |" "$UNITDIR/$u" > "$W/$u"
+done
+cp "$SRCROOT/dist/systemd/nettune-drift.timer" "$W/"
+(cd "$W" && systemd-analyze verify --man=no ./nettune.service ./nettune@enp1s0f0.service \
+	./nettune@wg-0.service ./nettune-drift.service ./nettune-drift.timer) > "$W/out" 2>&1 ||
+	{ cat "$W/out" >&2; fail "systemd-analyze verify"; }
+# verify is silent on good units; anything it says is a finding
+[ ! -s "$W/out" ] || { cat "$W/out" >&2; fail "systemd-analyze verify printed warnings"; }
+# and it does catch a broken unit (the check is not vacuous)
+sed 's/^ExecStart=.*/ExecStart=relative\/nettune apply/' "$W/nettune.service" > "$W/broken.service"
+(cd "$W" && systemd-analyze verify --man=no ./broken.service) >/dev/null 2>&1 &&
+	fail "systemd-analyze verify accepted a relative ExecStart"
+
+grep -q '^ExecStart=.* apply --skip-missing /etc/nettune/host.yaml$' "$W/nettune.service" ||
+	fail "nettune.service does not apply /etc/nettune/host.yaml with --skip-missing"
+grep -q '^ExecStart=.* apply --only %i /etc/nettune/host.yaml$' "$W/nettune@.service" ||
+	fail "nettune@.service does not apply --only %i"
+grep -q '^Before=network-pre.target' "$W/nettune.service" || fail "nettune.service not before network-pre"
+grep -q '^Wants=network-pre.target' "$W/nettune.service" || fail "nettune.service does not pull in network-pre"
+grep -q '^After=.*nettune.service' "$W/nettune@.service" || fail "nettune@ not ordered after nettune.service"
+
+rule="$SRCROOT/dist/udev/80-nettune.rules"
+n=$(grep -v '^#' "$rule" | grep -c .)
+[ "$n" -eq 1 ] || fail "80-nettune.rules: expected one rule line, found $n"
+line=$(grep -v '^#' "$rule" | grep .)
+for want in 'ACTION=="add|move|bind"' 'SUBSYSTEM=="net"' 'KERNEL!="lo"' 'TAG+="systemd"' \
+	'ENV{SYSTEMD_WANTS}+="nettune@%k.service"'; do
+	case $line in *"$want"*) ;; *) fail "80-nettune.rules lacks $want" ;; esac
+done
+echo "ok: units verify, udev rule starts nettune@%k.service"
