@@ -89,10 +89,15 @@ void nt_sh_quote(struct nt_buf *b, const char *s)
 {
 	nt_buf_putc(b, '\'');
 	for (; *s; s++) {
-		if (*s == '\'')
-			nt_buf_puts(b, "'\\''");
-		else
+		/* ' $ ` leave the quotes as \X: inert either way, and shellcheck
+		 * does not take a literal '$x' for a forgotten expansion */
+		if (*s == '\'' || *s == '$' || *s == '`' || *s == '\\') {
+			nt_buf_puts(b, "'\\");
 			nt_buf_putc(b, *s);
+			nt_buf_putc(b, '\'');
+		} else {
+			nt_buf_putc(b, *s);
+		}
 	}
 	nt_buf_putc(b, '\'');
 }

@@ -6,6 +6,14 @@ build_pkgs="meson ninja-build pkg-config gcc libyaml-dev libcyaml-dev libnl-3-de
 test_pkgs="ethtool iproute2 shellcheck python3-jsonschema python3-yaml openssl procps ansible-core groff-base"
 want="$build_pkgs"
 [ "${1:-build}" = test ] && want="$want $test_pkgs"
+# emit tests: tree-sitter-powershell (a real PowerShell grammar) for the .ps1
+# syntax check, installed once into tests/.node
+if [ "${1:-build}" = test ] && [ ! -d tests/.node/node_modules/tree-sitter-powershell ] &&
+	command -v npm >/dev/null 2>&1; then
+	mkdir -p tests/.node
+	(cd tests/.node && npm install --no-audit --no-fund --silent web-tree-sitter tree-sitter-powershell >/dev/null) ||
+		echo "nettune: npm install of tree-sitter-powershell failed; the ps1 parse test will be skipped" >&2
+fi
 missing=""
 for p in $want; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+"""Tests of `nettune emit` and `nettune collect` (meson suite 'emit').
+
+  golden     every example emits exactly tests/emit/golden/NAME.{sh,ps1}
+             (NETTUNE_REGEN=1 rewrites them)
+  shellcheck every emitted .sh passes shellcheck -s sh with no warnings
+  ps1parse   every emitted .ps1 parses with no ERROR node under
+             tree-sitter-powershell; a broken script is caught (control)
+  netns      the veth-lab script runs for real in a network namespace:
+             converges (ethtool/ip as oracles), reaches the state
+             `nettune apply` reaches, second run only "ok", drift is
+             repaired, rollback restores the previous state     (root)
+  hostile    hostile names: rejected with a precise error or provably
+             inert (executed in a namespace)                     (root)
+  collect    the collector covers every attribute the Windows lowering
+             produces; a collector-shaped sample round-trips through
+             plan --state and emit --state
+Exit 77 = skipped.
+"""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+NETTUNE = os.environ["NETTUNE"]
+SRC = os.environ["SRCROOT"]
+GOLDEN = os.path.join(SRC, "tests", "emit", "golden")
+NODE_MODULES = os.path.join(SRC, "tests", ".node", "node_modules")
+SKIP = 77
+
+
+def run(args, check=False, **kw):
+    r = subprocess.run(args, capture_output=True, text=True, **kw)
+    if check and r.returncode != 0:
+        raise AssertionError(f"{args} -> {r.returncode}\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def examples():
+    out = []
+    for y in sorted(glob.glob(os.path.join(SRC, "examples", "*.yaml"))):
+        name = os.path.basename(y)[:-5]
+        fmt = "ps1" if re.search(r"^target:\s*windows", open(y).read(), re.M) else "sh"
+        state = os.path.join(SRC, "examples", "states", name + ".json")
+        out.append((name, y, fmt, state if os.path.exists(state) else None))
+    return out
+
+
+def emit(profile, fmt, state=None, cwd=SRC):
+    args = [NETTUNE, "emit", "--format", fmt, os.path.relpath(profile, cwd)]
+    if state:
+        args += ["--state", os.path.relpath(state, cwd)]
+    return run(args, cwd=cwd)
+
+
+def t_golden():
+    bad = 0
+    regen = os.environ.get("NETTUNE_REGEN")
+    items = [(n, emit(y, f, s), f) for n, y, f, s in examples()]
+    items.append(("collect-windows", run([NETTUNE, "collect", "--target", "windows"]), "ps1"))
+    for name, r, fmt in items:
+        path = os.path.join(GOLDEN, f"{name}.{fmt}")
+        if r.returncode != 0:
+            print(f"FAIL {name}: exit {r.returncode}\n{r.stderr}")
+            bad += 1
+            continue
+        if regen:
+            os.makedirs(GOLDEN, exist_ok=True)
+            open(path, "w").write(r.stdout)
+            continue
+        want = open(path).read() if os.path.exists(path) else None
+        if want != r.stdout:
+            d = run(["diff", "-u", path, "-"], input=r.stdout)
+            print(f"FAIL {name}: differs from {path}\n{d.stdout[:3000]}")
+            bad += 1
+        else:
+            print(f"ok {name}.{fmt}")
+    return 1 if bad else 0
+
+
+def t_shellcheck():
+    if not shutil.which("shellcheck"):
+        print("shellcheck not installed")
+        return SKIP
+    files = glob.glob(os.path.join(GOLDEN, "*.sh"))
+    if not files:
+        print("no golden .sh files")
+        return 1
+    r = run(["shellcheck", "-s", "sh", "-S", "style"] + files)
+    print(r.stdout or "\n".join(f"ok {f}" for f in files))
+    # control: shellcheck must catch an unquoted expansion
+    c = run(["shellcheck", "-s", "sh", "-"], input="#!/bin/sh\nx=$1\nls $x\n")
+    if c.returncode == 0:
+        print("FAIL control: shellcheck accepted an unquoted expansion")
+        return 1
+    return r.returncode
+
+
+def ps1parse(files):
+    return run(["node", os.path.join(SRC, "tests", "emit", "ps1parse.js"), NODE_MODULES] + files)
+
+
+def t_ps1parse():
+    if not shutil.which("node") or not os.path.isdir(os.path.join(NODE_MODULES, "tree-sitter-powershell")):
+        print("node or tests/.node/node_modules missing: run scripts/deps.sh test")
+        return SKIP
+    files = glob.glob(os.path.join(GOLDEN, "*.ps1"))
+    if len(files) < 3:
+        print("expected the golden playbooks and the collector")
+        return 1
+    r = ps1parse(files)
+    print(r.stdout, r.stderr)
+    if r.returncode != 0:
+        return 1
+    with tempfile.TemporaryDirectory() as d:
+        bad = os.path.join(d, "bad.ps1")
+        open(bad, "w").write("$s = 'it's'\nif ($s) {\n")
+        c = ps1parse([bad])
+        if c.returncode != 1 or "ERROR" not in c.stdout:
+            print("FAIL control: the parser accepted a broken script\n" + c.stdout + c.stderr)
+            return 1
+    return 0
+
+
+class Netns:
+    """A uniquely named namespace, deleted even when the test fails."""
+
+    def __init__(self, tag):
+        self.name = f"ntemit{tag}{os.getpid()}"
+
+    def __enter__(self):
+        run(["ip", "netns", "add", self.name], check=True)
+        return self
+
+    def __exit__(self, *a):
+        run(["ip", "netns", "del", self.name])
+
+    def sh(self, cmd, **kw):
+        return run(["ip", "netns", "exec", self.name, "sh", "-c", cmd], **kw)
+
+
+def feats(ns, dev):
+    r = run(["ip", "netns", "exec", ns.name, "ethtool", "-k", dev], check=True)
+    return {l.split(":")[0].strip(): l.split(":")[1].split()[0]
+            for l in r.stdout.splitlines()[1:] if ":" in l}
+
+
+def mtu(ns, dev):
+    r = run(["ip", "-n", ns.name, "-o", "link", "show", "dev", dev], check=True)
+    return int(re.search(r" mtu (\d+)", r.stdout).group(1))
+
+
+def chans(ns, dev):
+    out = run(["ip", "netns", "exec", ns.name, "ethtool", "-l", dev], check=True).stdout
+    cur = out.split("Current hardware settings:")[1]
+    return dict(re.findall(r"^(RX|TX):\s+(\d+)", cur, re.M))
+
+
+def lab(ns):
+    ns.sh("ip link add ntlab0 type veth peer name ntlab1", check=True)
+    # drift from the profile: veth defaults plus a wrong MTU and GRO state
+    ns.sh("ip link set ntlab1 mtu 1400 && ethtool -K ntlab1 gro off", check=True)
+
+
+def state_of(ns):
+    return {d: (mtu(ns, d), feats(ns, d), chans(ns, d)) for d in ("ntlab0", "ntlab1")}
+
+
+def t_netns():
+    if os.geteuid() != 0:
+        print("needs root")
+        return SKIP
+    for tool in ("ip", "ethtool", "shellcheck"):
+        if not shutil.which(tool):
+            print(f"{tool} not installed")
+            return SKIP
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "veth-lab.sh")
+        r = emit(os.path.join(SRC, "examples", "veth-lab.yaml"), "sh")
+        assert r.returncode == 0, r.stderr
+        open(script, "w").write(r.stdout)
+        env = f"NETTUNE_STATE_DIR='{tmp}/state'"
+        with Netns("a") as ns:
+            lab(ns)
+            before = state_of(ns)
+            first = ns.sh(f"{env} sh '{script}'")
+            print(first.stdout, first.stderr)
+            assert first.returncode == 0, "first run failed"
+            assert "FAILED" not in first.stdout
+            changed = [l for l in first.stdout.splitlines() if l.startswith("changed")]
+            assert len(changed) == 8, f"expected 8 changes, got {changed}"
+            # independent oracles
+            assert mtu(ns, "ntlab0") == 9000 and mtu(ns, "ntlab1") == 1500
+            for d in ("ntlab0", "ntlab1"):
+                f = feats(ns, d)
+                assert f["generic-receive-offload"] == "on", f
+                assert f["tx-tcp-segmentation"] == "off", f
+                assert f["tx-udp-segmentation"] == "off", f
+                assert f["generic-segmentation-offload"] == "on", f
+                assert f["tx-scatter-gather"] == "on" and f["rx-checksumming"] == "on", f
+                assert chans(ns, d) == {"RX": "1", "TX": "1"}
+            after = state_of(ns)
+            # second run: nothing changes, every line is "ok"
+            second = ns.sh(f"{env} sh '{script}'")
+            lines = [l for l in second.stdout.splitlines() if not l.startswith("nettune:")]
+            assert second.returncode == 0 and lines and all(l.startswith("ok ") for l in lines), second.stdout
+            assert "nettune: 0 changed" in second.stdout, second.stdout
+            assert state_of(ns) == after
+            check = ns.sh(f"sh '{script}' check")
+            assert check.returncode == 0, check.stdout
+            # drift is repaired, and only the drift
+            ns.sh("ethtool -K ntlab0 gro off && ip link set ntlab1 mtu 1280", check=True)
+            check = ns.sh(f"sh '{script}' check")
+            assert check.returncode == 2 and check.stdout.count("differs") == 2, check.stdout
+            third = ns.sh(f"{env} sh '{script}'")
+            assert [l.split()[1:3] for l in third.stdout.splitlines() if l.startswith("changed")] == \
+                [["ntlab1", "mtu:"], ["ntlab0", "feature"]], third.stdout
+            assert state_of(ns) == after
+            # rollback of the first run restores the state before it
+            files = sorted(glob.glob(f"{tmp}/state/rollback-veth-lab-*.tsv"))
+            assert len(files) >= 1, "no rollback file"
+            rb = ns.sh(f"sh '{script}' rollback '{files[0]}'")
+            print(rb.stdout, rb.stderr)
+            assert rb.returncode == 0 and "FAILED" not in rb.stdout
+            assert state_of(ns) == before, "rollback did not restore the previous state"
+            # a missing interface stops the script before any write
+            ns.sh("ip link del ntlab0", check=True)
+            miss = ns.sh(f"{env} sh '{script}'")
+            assert miss.returncode == 1 and "not found: 'ntlab0'" in miss.stderr, miss.stderr
+            assert "changed" not in miss.stdout
+        # the state `nettune apply` reaches is the state the script reaches
+        # when both lower against the same host facts (emit --state from
+        # nettune observe): offline, lowering names canonical features only
+        prof = os.path.join(SRC, "examples", "veth-lab.yaml")
+        with Netns("b") as nb, Netns("c") as nc:
+            lab(nb)
+            lab(nc)
+            snap = os.path.join(tmp, "snap.json")
+            ob = run([NETTUNE, "--netns", nb.name, "observe", "--json"])
+            assert ob.returncode == 0, "nettune observe failed: " + ob.stderr
+            open(snap, "w").write(ob.stdout)
+            r = run([NETTUNE, "emit", "--format", "sh", prof, "--state", snap])
+            assert r.returncode == 0, r.stderr
+            script2 = os.path.join(tmp, "veth-lab-state.sh")
+            open(script2, "w").write(r.stdout)
+            sc = nb.sh(f"{env} sh '{script2}'")
+            print(sc.stdout, sc.stderr)
+            assert sc.returncode == 0, "script from the snapshot failed"
+            ap = run([NETTUNE, "--netns", nc.name, "apply", prof])
+            print(ap.stdout, ap.stderr)
+            assert ap.returncode == 0, "nettune apply failed"
+            assert state_of(nb) == state_of(nc), \
+                f"script and nettune apply disagree:\n{state_of(nb)}\n{state_of(nc)}"
+    print("ok netns")
+    return 0
+
+
+HOSTILE_LINUX_OK = ["q'$(id>p)", "b`id>p`", "c*", "d[a]?", "e;id>p", "f\"$HOME", "g'\\''h"]
+
+
+def t_hostile():
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        def profile(names, target="linux", extra=""):
+            y = ["apiVersion: nettune/v1", "kind: HostProfile", "metadata: {name: hostile}",
+                 f"target: {target}", "interfaces:"]
+            for n in names:
+                q = n.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+                y.append(f'  - name: "{q}"')
+                y.append("    mtu: 1400" if target == "linux" else "    offloads: {uso: on}")
+                if target == "linux":
+                    y.append("    offloads: {gro: on}")
+            p = os.path.join(tmp, f"p{len(os.listdir(tmp))}.yaml")
+            open(p, "w").write("\n".join(y) + "\n" + extra)
+            return p
+
+        # rejected at compile time, with the reason
+        rejects = [
+            (["a\nb"], "linux", "contains whitespace"),
+            (["-k"], "linux", "would be read as an ethtool option"),
+            (["a/b"], "linux", "contains '/'"),
+            (["Eth*"], "windows", "wildcard character"),
+            (["Eth?1"], "windows", "wildcard character"),
+            (["Eth[1]"], "windows", "wildcard character"),
+            (["Eth`1"], "windows", "backtick"),
+            (["Eth\n1"], "windows", "control character"),
+        ]
+        for names, target, why in rejects:
+            r = emit(profile(names, target), "ps1" if target == "windows" else "sh", cwd=tmp)
+            if r.returncode != 1 or why not in r.stderr or r.stdout:
+                print(f"FAIL {names!r}: want exit 1 and '{why}', got {r.returncode}: {r.stderr}")
+                bad += 1
+            else:
+                print(f"ok rejected {names!r}: {r.stderr.strip().splitlines()[-1]}")
+        # Windows: quotes and $() are quoted, not rejected, and stay literal
+        win = ["Eth'1", "Eth\u20192", "Eth$(calc)3", "Eth\u201b\u20184"]
+        r = emit(profile(win, "windows"), "ps1", cwd=tmp)
+        if r.returncode != 0:
+            print("FAIL windows quoting: " + r.stderr)
+            return 1
+        for lit in ["'Eth''1'", "'Eth\u2019\u20192'", "'Eth$(calc)3'", "'Eth\u201b\u201b\u2018\u20184'"]:
+            if f"Object = {lit};" not in r.stdout:
+                print(f"FAIL windows quoting: {lit} not in the playbook")
+                bad += 1
+        ps1 = os.path.join(tmp, "hostile.ps1")
+        open(ps1, "w", encoding="utf-8").write(r.stdout)
+        raw = subprocess.run([NETTUNE, "emit", "--format", "ps1", os.path.basename(profile(win, "windows"))],
+                             capture_output=True, cwd=tmp).stdout
+        if not raw.startswith(b"\xef\xbb\xbf"):
+            print("FAIL a playbook with non-ASCII text has no UTF-8 BOM")
+            bad += 1
+        ascii_ps1 = subprocess.run([NETTUNE, "emit", "--format", "ps1", os.path.join(SRC, "examples", "windows-uro-workstation.yaml")],
+                                   capture_output=True).stdout
+        if ascii_ps1.startswith(b"\xef\xbb\xbf"):
+            print("FAIL an ASCII playbook got a BOM")
+            bad += 1
+        if shutil.which("node") and os.path.isdir(NODE_MODULES):
+            p = ps1parse([ps1])
+            if p.returncode != 0:
+                print("FAIL hostile playbook does not parse\n" + p.stdout)
+                bad += 1
+        # Linux: names the kernel accepts are quoted and provably inert
+        r = emit(profile(HOSTILE_LINUX_OK), "sh", cwd=tmp)
+        if r.returncode != 0:
+            print("FAIL linux hostile names: " + r.stderr)
+            return 1
+        script = os.path.join(tmp, "hostile.sh")
+        open(script, "w").write(r.stdout)
+        sc = run(["shellcheck", "-s", "sh", script])
+        if sc.returncode != 0:
+            print("FAIL shellcheck on the hostile script\n" + sc.stdout)
+            bad += 1
+        if os.geteuid() != 0:
+            print("not root: hostile names not executed")
+            return 1 if bad else SKIP
+        work = os.path.join(tmp, "cwd")
+        os.mkdir(work)
+        for n in ["c*", "d[a]?"]:
+            # files a glob could match, to prove no word is globbed
+            open(os.path.join(work, n.replace("*", "x").replace("[a]?", "ab")), "w").close()
+        with Netns("h") as ns:
+            for i, n in enumerate(HOSTILE_LINUX_OK):
+                run(["ip", "-n", ns.name, "link", "add", n, "type", "veth", "peer", "name", f"peer{i}"], check=True)
+            r1 = run(["ip", "netns", "exec", ns.name, "env", f"NETTUNE_STATE_DIR={tmp}/st", "sh", script], cwd=work)
+            r2 = run(["ip", "netns", "exec", ns.name, "sh", script], cwd=work)
+            print(r1.stdout, r1.stderr)
+            if r1.returncode != 0 or r2.returncode != 0 or re.search(r"^(changed|FAILED)", r2.stdout, re.M):
+                print(f"FAIL hostile run: {r1.returncode} {r2.returncode}\n{r2.stdout}")
+                bad += 1
+            for n in HOSTILE_LINUX_OK:
+                if mtu(ns, n) != 1400 or feats(ns, n)["generic-receive-offload"] != "on":
+                    print(f"FAIL {n!r} not converged")
+                    bad += 1
+            if os.path.exists(os.path.join(work, "p")) or os.path.exists(os.path.join(SRC, "p")):
+                print("FAIL a name was executed as a command")
+                bad += 1
+    print("ok hostile" if not bad else "")
+    return 1 if bad else 0
+
+
+COLLECTED_ATTRS = ["uso ipv4", "uso ipv6", "rsc ipv4", "rsc ipv6", "lso ipv4", "lso ipv6",
+                   "checksum ", "rss enabled", "rss profile", "rss base-processor",
+                   "rss max-processor", "rss max-processors", "rss receive-queues",
+                   "advanced-property ", "ip-mtu ", "offload-global receive-segment-coalescing",
+                   "offload-global uro", "'uro'"]
+
+
+def t_collect():
+    bad = 0
+    col = run([NETTUNE, "collect", "--target", "windows"], check=True).stdout
+    for a in COLLECTED_ATTRS:
+        if a not in col:
+            print(f"FAIL the collector never writes '{a}'")
+            bad += 1
+    for key in ["rsc_failure_ipv4", "numa_node", "diagnosis", "uro_disabled_mask", "nettune-snapshot/1"]:
+        if key not in col:
+            print(f"FAIL the collector never writes {key}")
+            bad += 1
+    u = run([NETTUNE, "collect", "--target", "linux"])
+    if u.returncode != 64:
+        print("FAIL collect --target linux should be a usage error")
+        bad += 1
+    sample = os.path.join(SRC, "examples", "states", "windows-wireguard-host.collected.json")
+    prof = os.path.join(SRC, "examples", "windows-wireguard-host.yaml")
+    p = run([NETTUNE, "plan", prof, "--state", sample, "--json"])
+    if p.returncode != 2 or '"changes":14,' not in p.stdout:
+        print(f"FAIL plan --state collected sample: {p.returncode}\n{p.stdout}\n{p.stderr}")
+        bad += 1
+    e = run([NETTUNE, "emit", "--format", "ps1", prof, "--state", sample])
+    if e.returncode != 0 or "Kind = 'ip-mtu'; Object = 'wg0'; Arg = 'ipv4'; Want = 1420" not in e.stdout:
+        print(f"FAIL emit --state collected sample: {e.returncode}\n{e.stderr}")
+        bad += 1
+    if "MTU = 1420" not in e.stdout:
+        print("FAIL no reminder that MTU = belongs in the tunnel config")
+        bad += 1
+    print("ok collect" if not bad else "")
+    return 1 if bad else 0
+
+
+TESTS = {"golden": t_golden, "shellcheck": t_shellcheck, "ps1parse": t_ps1parse,
+         "netns": t_netns, "hostile": t_hostile, "collect": t_collect}
+
+if __name__ == "__main__":
+    try:
+        sys.exit(TESTS[sys.argv[1]]())
+    except AssertionError as e:
+        print(f"FAIL {e}")
+        sys.exit(1)
