@@ -338,6 +338,12 @@ static void xml_text(struct nt_buf *o, const char *s)
 	}
 }
 
+/* Text colour that stays readable on a heat fill. */
+static const char *ink(double t)
+{
+	return t > 0.55 ? "#ffffff" : "#1b2733";
+}
+
 #define CORE_W 250
 #define CHIP_W 74
 #define CHIP_H 18
@@ -445,8 +451,10 @@ void nt_map_svg(const struct nt_map *m, struct nt_buf *o)
 				bool res = nt_cpuset_has(&m->reserved, (unsigned)c);
 				struct nt_buf rb = {0};
 
+				double ht = m->rates && maxcpu > 0 && !res ? m->cpu_rate[c] / maxcpu : 0;
+
 				if (m->rates)
-					heat_rgb(maxcpu > 0 ? m->cpu_rate[c] / maxcpu : 0, col, sizeof(col));
+					heat_rgb(ht, col, sizeof(col));
 				else
 					snprintf(col, sizeof(col), "#e8eef4");
 				nt_buf_printf(&body, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"24\" rx=\"3\" "
@@ -456,9 +464,9 @@ void nt_map_svg(const struct nt_map *m, struct nt_buf *o)
 					nt_fmt_rate(&rb, m->cpu_rate[c]);
 					nt_buf_printf(&body, ": %s NET_RX softirqs/s", rb.p);
 				}
-				nt_buf_printf(&body, "%s</title></rect><text x=\"%d\" y=\"%d\" class=\"c\">CPU %d%s",
-					      res ? " (reserved)" : "", cx + 12 + t * cw, cy + 23, c,
-					      res ? " reserved" : "");
+				nt_buf_printf(&body, "%s</title></rect><text x=\"%d\" y=\"%d\" class=\"c\" "
+					      "style=\"fill:%s\">CPU %d%s", res ? " (reserved)" : "",
+					      cx + 12 + t * cw, cy + 23, ink(ht), c, res ? " reserved" : "");
 				if (m->rates && !res) {
 					nt_buf_printf(&body, " · %s/s", rb.p);
 				}
@@ -475,8 +483,10 @@ void nt_map_svg(const struct nt_map *m, struct nt_buf *o)
 				qx = cx + 6 + (chip % CHIPS_PER_ROW) * (CHIP_W + 6);
 				qy = cy + 38 + (chip / CHIPS_PER_ROW) * (CHIP_H + 4);
 				chip++;
+				double ht = m->rates && maxq > 0 && !q->dead ? q->rate / maxq : 0;
+
 				if (m->rates)
-					heat_rgb(maxq > 0 ? q->rate / maxq : 0, col, sizeof(col));
+					heat_rgb(ht, col, sizeof(col));
 				else
 					snprintf(col, sizeof(col), "#9ecae1");
 				nt_buf_printf(&body, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"3\" "
@@ -491,8 +501,9 @@ void nt_map_svg(const struct nt_map *m, struct nt_buf *o)
 				if (q->want >= 0)
 					nt_buf_printf(&body, ", intended CPU %d", q->want);
 				nt_buf_puts(&body, "</title></rect><text x=\"");
-				nt_buf_printf(&body, "%d\" y=\"%d\" class=\"%s\">q%u%s", qx + 4, qy + 13,
-					      bad ? "qb" : "q", q->queue, q->spread ? "+" : "");
+				nt_buf_printf(&body, "%d\" y=\"%d\" class=\"%s\" style=\"fill:%s\">q%u%s", qx + 4,
+					      qy + 13, bad ? "qb" : "q", q->dead ? "#b00000" : ink(ht), q->queue,
+					      q->spread ? "+" : "");
 				if (m->rates) {
 					nt_buf_putc(&body, ' ');
 					nt_fmt_rate(&body, q->rate);
@@ -544,8 +555,9 @@ void nt_map_svg(const struct nt_map *m, struct nt_buf *o)
 		nt_buf_puts(o, "<text x=\"20\" y=\"72\" class=\"s\">Intended placement: each queue "
 			    "IRQ on the core it is drawn in (q+ may run anywhere in a wider set)</text>\n");
 	}
-	nt_buf_puts(o, "<rect x=\"20\" y=\"86\" width=\"14\" height=\"12\" fill=\"url(#hatch)\"/>"
-		    "<text x=\"40\" y=\"96\" class=\"s\">reserved CPU</text>\n");
+	nt_buf_printf(o, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"12\" fill=\"url(#hatch)\"/>"
+		      "<text x=\"%d\" y=\"%d\" class=\"s\">reserved CPU</text>\n", m->rates ? 480 : 20,
+		      m->rates ? 82 : 86, m->rates ? 500 : 40, m->rates ? 92 : 96);
 	nt_buf_putn(o, body.p ? body.p : "", body.n);
 	for (j = 0; j < m->nnotes; j++) {
 		int y = top + height - top - 40 - (int)m->nnotes * 18 + 14 + (int)j * 18;
