@@ -550,7 +550,7 @@ void nt_map_svg(const struct nt_map *m, struct nt_buf *o)
 		       "queue: interrupts/s" : "queue: packets/s", maxq);
 		nt_buf_puts(o, "<rect x=\"480\" y=\"62\" width=\"14\" height=\"12\" fill=\"#ffffff\" "
 			    "stroke=\"#d00000\" stroke-width=\"2.5\"/><text x=\"500\" y=\"72\" class=\"s\">"
-			    "off its intended CPU (≠N) or dead (dashed)</text>\n");
+			    "ran off its intended CPU N (≠N), or dead (dashed)</text>\n");
 	} else {
 		nt_buf_puts(o, "<text x=\"20\" y=\"72\" class=\"s\">Intended placement: each queue "
 			    "IRQ on the core it is drawn in (q+ may run anywhere in a wider set)</text>\n");
