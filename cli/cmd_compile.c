@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,16 +23,23 @@ struct batch {
 	bool sign;
 	struct nt_manifest_opts mo;
 	const struct nt_capsdb *db;
-	char **names;			/* output names taken so far */
-	size_t nnames;
 	size_t written, validated, policies, failed;
 	bool tty;
+};
+
+/* What a worker reports per profile, followed by len bytes of diagnostics. */
+enum { R_WRITTEN, R_VALIDATED, R_POLICY, R_FAILED };
+struct record {
+	uint32_t idx;
+	uint32_t status;
+	uint32_t len;
 };
 
 static void help(void)
 {
 	printf("Usage: nettune compile --out-dir DIR [--key KEY] [--state-dir DIR]\n"
-	       "                       [--expires-in DURATION] [--created TIME] PROFILE...|DIRECTORY...\n\n"
+	       "                       [--expires-in DURATION] [--created TIME] [--jobs N]\n"
+	       "                       PROFILE...|DIRECTORY...\n\n"
 	       "Compiles many host profiles at once.  For each host profile NAME.yaml (a\n"
 	       "DIRECTORY is searched recursively for *.yaml and *.yml):\n"
 	       "  snapshot  STATE_DIR/NAME.json with --state-dir, else states/NAME.json next\n"
@@ -39,7 +48,8 @@ static void help(void)
 	       "  output    DIR/NAME.plan.json, and DIR/NAME.plan.json.sig with --key\n"
 	       "Policy profiles are validated and skipped.  Every invalid profile is reported\n"
 	       "as FILE:LINE:COL on stderr and the batch goes on.  Progress is shown on a\n"
-	       "terminal only.\n\n"
+	       "terminal only.  --jobs N workers (default: one per online CPU); the NIC\n"
+	       "capability tables are loaded once, before the workers start.\n\n"
 	       "Exit status: 0 every profile compiled or validated, 1 some failed, 64 usage.\n");
 }
 
@@ -123,7 +133,7 @@ static char *snapshot_for(const struct batch *B, const char *profile, const char
 	return p;
 }
 
-/* One profile; 0 done, -1 failed (diagnostics in d). */
+/* One profile: R_WRITTEN, R_VALIDATED, R_POLICY, or -1 (diagnostics in d). */
 static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 {
 	struct nt_load_opts lo = nt_cli_load_opts();
@@ -137,7 +147,6 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 	char *name = stem(profile), *state = NULL, *outp = NULL;
 	const char *want;
 	char err[512];
-	size_t k;
 	int r = -1;
 
 	nt_facts_init(&facts);
@@ -148,26 +157,14 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 	if (nt_validate(&l, B->db, d))
 		goto out;
 	if (l.p->kind != NT_KIND_HOST) {
-		B->policies++;
-		r = 0;
+		r = R_POLICY;
 		goto out;
 	}
 	state = snapshot_for(B, profile, name);
 	if (!state) {
-		B->validated++;
-		r = 0;
+		r = R_VALIDATED;
 		goto out;
 	}
-	for (k = 0; k < B->nnames; k++)
-		if (!strcmp(B->names[k], name)) {
-			struct nt_mark mk = {nt_intern(profile), 0, 0};
-
-			nt_error(d, mk, "compile", "another profile already wrote %s/%s.plan.json; "
-				 "host profile file names must be unique", B->out_dir, name);
-			goto out;
-		}
-	B->names = nt_xrealloc(B->names, (B->nnames + 1) * sizeof(*B->names));
-	B->names[B->nnames++] = nt_xstrdup(name);
 	if (nt_snapshot_load(state, &facts, &observed, d))
 		goto out;
 	want = l.p->target && *l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
@@ -195,7 +192,7 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 		goto out;
 	outp = nt_xasprintf("%s/%s.plan.json", B->out_dir, name);
 	if (B->sign) {
-		if (nt_sign_manifest(&m, &B->key, outp, &out, err, sizeof(err))) {
+		if (nt_sign_manifest(&m, &B->key, outp, &out, false, err, sizeof(err))) {
 			nt_error(d, (struct nt_mark){nt_intern(profile), 0, 0}, "compile", "%s", err);
 			goto out;
 		}
@@ -203,7 +200,7 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 		char *sig = nt_xasprintf("%s.sig", outp);
 
 		nt_manifest_write(&m, &out);
-		if (nt_write_file_atomic(outp, out.p, out.n, 0644)) {
+		if (nt_write_file_atomic(outp, out.p, out.n, 0644, false)) {
 			nt_error(d, (struct nt_mark){nt_intern(profile), 0, 0}, "compile",
 				 "cannot write %s: %s", outp, strerror(errno));
 			free(sig);
@@ -212,8 +209,7 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 		unlink(sig);
 		free(sig);
 	}
-	B->written++;
-	r = 0;
+	r = R_WRITTEN;
 out:
 	nt_buf_free(&out);
 	nt_manifest_free(&m);
@@ -236,13 +232,224 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Worker w of nw: profiles w, w + nw, ...; one record each on fd. */
+static void worker(struct batch *B, char **files, const char *const *dup, size_t n, size_t w,
+		   size_t nw, int fd)
+{
+	size_t i;
+
+	for (i = w; i < n; i += nw) {
+		struct nt_diags d = {0};
+		struct record rec = {(uint32_t)i, R_FAILED, 0};
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+		int r;
+
+		if (dup[i]) {
+			nt_error(&d, ((struct nt_mark){nt_intern(files[i]), 0, 0}), "compile",
+				 "%s also compiles to %s/%s.plan.json; host profile file names must "
+				 "be unique", dup[i], B->out_dir, dup[i] + strlen(dup[i]) + 1);
+			r = -1;
+		} else {
+			r = compile_one(B, files[i], &d);
+		}
+		if (r >= 0 && !d.errors)
+			rec.status = (uint32_t)r;
+		if (m) {
+			if (rec.status == R_FAILED || (d.warnings && nt_g.verbose)) {
+				nt_diags_sort(&d);
+				nt_diags_print_text(&d, m);
+			}
+			fclose(m);
+		}
+		rec.len = (uint32_t)(text ? len : 0);
+		if (write_all(fd, &rec, sizeof(rec)) || write_all(fd, text ? text : "", rec.len))
+			_exit(1);
+		free(text);
+		nt_diags_free(&d);
+	}
+}
+
+struct reader {
+	int fd;
+	struct nt_buf in;
+};
+
+/* Runs the batch over nw forked workers; the capability tables were loaded
+ * before the fork and are shared.  Diagnostics come out in input order. */
+static void run(struct batch *B, char **files, size_t n, size_t nw)
+{
+	const char **dup = nt_xcalloc(n + 1, sizeof(char *));
+	char **names = nt_xcalloc(n + 1, sizeof(char *));
+	char **texts = nt_xcalloc(n + 1, sizeof(char *));
+	uint32_t *status = nt_xcalloc(n + 1, sizeof(uint32_t));
+	bool *got = nt_xcalloc(n + 1, sizeof(bool));
+	struct reader *rd = nt_xcalloc(nw, sizeof(*rd));
+	pid_t *pids = nt_xcalloc(nw, sizeof(pid_t));
+	size_t i, k, done = 0, next = 0, open_fds = 0;
+	double last = 0;
+
+	/* output names must be unique: the first profile keeps its name */
+	for (i = 0; i < n; i++) {
+		char *st = stem(files[i]), *snap = snapshot_for(B, files[i], st);
+
+		if (snap)
+			for (k = 0; k < i; k++)
+				if (names[k] && !strcmp(names[k], st)) {
+					/* "other\0stem" for the message */
+					char *m = nt_xasprintf("%s%c%s", files[k], '\0', st);
+
+					dup[i] = m;
+					break;
+				}
+		names[i] = snap ? st : (free(st), NULL);
+		free(snap);
+	}
+	fflush(stdout);
+	fflush(stderr);
+	for (k = 0; k < nw; k++) {
+		int p[2];
+
+		rd[k].fd = -1;
+		if (pipe(p))
+			continue;
+		pids[k] = fork();
+		if (pids[k] == 0) {
+			close(p[0]);
+			for (i = 0; i < k; i++)
+				if (rd[i].fd >= 0)
+					close(rd[i].fd);
+			worker(B, files, dup, n, k, nw, p[1]);
+			close(p[1]);
+			_exit(0);
+		}
+		close(p[1]);
+		if (pids[k] < 0) {
+			close(p[0]);
+			continue;
+		}
+		rd[k].fd = p[0];
+		open_fds++;
+	}
+	while (open_fds) {
+		fd_set fs;
+		int maxfd = -1;
+
+		FD_ZERO(&fs);
+		for (k = 0; k < nw; k++)
+			if (rd[k].fd >= 0) {
+				FD_SET(rd[k].fd, &fs);
+				maxfd = rd[k].fd > maxfd ? rd[k].fd : maxfd;
+			}
+		if (select(maxfd + 1, &fs, NULL, NULL, NULL) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (k = 0; k < nw; k++) {
+			char chunk[65536];
+			ssize_t r;
+			size_t off = 0;
+
+			if (rd[k].fd < 0 || !FD_ISSET(rd[k].fd, &fs))
+				continue;
+			r = read(rd[k].fd, chunk, sizeof(chunk));
+			if (r <= 0) {
+				close(rd[k].fd);
+				rd[k].fd = -1;
+				open_fds--;
+				continue;
+			}
+			nt_buf_putn(&rd[k].in, chunk, (size_t)r);
+			while (rd[k].in.n - off >= sizeof(struct record)) {
+				struct record rec;
+
+				memcpy(&rec, rd[k].in.p + off, sizeof(rec));
+				if (rd[k].in.n - off - sizeof(rec) < rec.len)
+					break;
+				if (rec.idx < n && !got[rec.idx]) {
+					got[rec.idx] = true;
+					status[rec.idx] = rec.status;
+					texts[rec.idx] = strndup(rd[k].in.p + off + sizeof(rec), rec.len);
+					done++;
+				}
+				off += sizeof(rec) + rec.len;
+			}
+			memmove(rd[k].in.p, rd[k].in.p + off, rd[k].in.n - off);
+			rd[k].in.n -= off;
+		}
+		/* print what is complete, in input order */
+		if (next < n && got[next] && B->tty)
+			fputs("\r\033[K", stderr);
+		for (; next < n && got[next]; next++)
+			if (texts[next] && *texts[next])
+				fputs(texts[next], stderr);
+		if (B->tty && (now_s() - last > 0.1 || done == n)) {
+			last = now_s();
+			fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, n, files[next < n ? next : n - 1]);
+			fflush(stderr);
+		}
+	}
+	for (k = 0; k < nw; k++)
+		if (pids[k] > 0)
+			waitpid(pids[k], NULL, 0);
+	if (B->tty)
+		fputs("\r\033[K", stderr);
+	for (i = 0; i < n; i++) {
+		if (!got[i]) {
+			fprintf(stderr, "%s: error: not compiled (a worker died)\n", files[i]);
+			B->failed++;
+		} else if (i >= next && texts[i]) {
+			fputs(texts[i], stderr);
+		}
+		if (got[i]) {
+			B->written += status[i] == R_WRITTEN;
+			B->validated += status[i] == R_VALIDATED;
+			B->policies += status[i] == R_POLICY;
+			B->failed += status[i] == R_FAILED;
+		}
+		free(texts[i]);
+		free(names[i]);
+		free((char *)dup[i]);
+	}
+	for (k = 0; k < nw; k++)
+		nt_buf_free(&rd[k].in);
+	free(rd);
+	free(pids);
+	free(got);
+	free(status);
+	free(texts);
+	free(names);
+	free(dup);
+}
+
 int cmd_compile(int argc, char **argv)
 {
 	struct batch B = {0};
 	const char *keyp = NULL, *created = NULL, *why = NULL;
 	char **files = NULL, err[512];
 	size_t nfiles = 0, i;
-	double t0, last = 0;
+	double t0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t jobs = ncpu > 0 ? (size_t)ncpu : 1;
 	int a, r = NT_EXIT_OK;
 	struct stat st;
 
@@ -255,7 +462,7 @@ int cmd_compile(int argc, char **argv)
 			help();
 			goto out;
 		} else if (!strcmp(o, "--out-dir") || !strcmp(o, "--key") || !strcmp(o, "--state-dir") ||
-			   !strcmp(o, "--created") || !strcmp(o, "--expires-in")) {
+			   !strcmp(o, "--created") || !strcmp(o, "--expires-in") || !strcmp(o, "--jobs")) {
 			if (a + 1 >= argc) {
 				r = nt_usage_error("compile", "%s needs a value", o);
 				goto out;
@@ -269,6 +476,16 @@ int cmd_compile(int argc, char **argv)
 				B.state_dir = argv[a];
 			else if (!strcmp(o, "--created"))
 				created = argv[a];
+			else if (!strcmp(o, "--jobs")) {
+				char *end;
+				unsigned long v = strtoul(argv[a], &end, 10);
+
+				if (*end || !v || v > 256) {
+					r = nt_usage_error("compile", "--jobs takes 1..256");
+					goto out;
+				}
+				jobs = v;
+			}
 			else if (!nt_duration_parse(argv[a], &B.mo.expires_in)) {
 				r = nt_usage_error("compile", "--expires-in takes a duration such as "
 						   "30m, 24h or 7d (at most 400d)");
@@ -320,28 +537,7 @@ int cmd_compile(int argc, char **argv)
 	}
 	B.tty = isatty(STDERR_FILENO);
 	t0 = now_s();
-	for (i = 0; i < nfiles; i++) {
-		struct nt_diags d = {0};
-
-		if (B.tty && (now_s() - last > 0.1 || i + 1 == nfiles)) {
-			last = now_s();
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s", i + 1, nfiles, files[i]);
-			fflush(stderr);
-		}
-		if (compile_one(&B, files[i], &d) || d.errors) {
-			B.failed++;
-			if (B.tty)
-				fputs("\r\033[K", stderr);
-			nt_print_diags(&d);
-		} else if (d.warnings && nt_g.verbose) {
-			if (B.tty)
-				fputs("\r\033[K", stderr);
-			nt_print_diags(&d);
-		}
-		nt_diags_free(&d);
-	}
-	if (B.tty)
-		fputs("\r\033[K", stderr);
+	run(&B, files, nfiles, jobs > nfiles ? nfiles : jobs);
 	{
 		double dt = now_s() - t0;
 
@@ -356,9 +552,6 @@ out:
 	for (i = 0; i < nfiles; i++)
 		free(files[i]);
 	free(files);
-	for (i = 0; i < B.nnames; i++)
-		free(B.names[i]);
-	free(B.names);
 	if (B.sign)
 		nt_key_free(&B.key);
 	return r;

@@ -52,7 +52,7 @@ static int write_manifest(const struct nt_compiled *c, const char *path, const c
 			      strcmp(c->against, "the live host") ? c->against : NULL, &mo, d))
 		return -1;
 	nt_manifest_write(&m, &b);
-	if (nt_write_file_atomic(path, b.p, b.n, 0644)) {
+	if (nt_write_file_atomic(path, b.p, b.n, 0644, true)) {
 		fprintf(stderr, "nettune plan: error: cannot write %s: %s\n", path, strerror(errno));
 		r = -1;
 	} else {

@@ -91,7 +91,7 @@ static int load_plan(const char *cmd, const char *path, struct nt_buf *bytes,
 /* Sets the signer, rewrites the manifest and writes PLAN.json.sig over its
  * exact bytes.  Shared with compile. */
 int nt_sign_manifest(struct nt_manifest *m, const struct nt_key *k, const char *path,
-		     struct nt_buf *canon, char *err, size_t errlen)
+		     struct nt_buf *canon, bool durable, char *err, size_t errlen)
 {
 	unsigned char sig[NT_SIG_BYTES];
 	char *sigpath = nt_xasprintf("%s.sig", path);
@@ -105,8 +105,8 @@ int nt_sign_manifest(struct nt_manifest *m, const struct nt_key *k, const char *
 		snprintf(err, errlen, "signing %s with %s failed", path, k->path);
 		goto out;
 	}
-	if (nt_write_file_atomic(path, canon->p, canon->n, 0644) ||
-	    nt_write_file_atomic(sigpath, sig, sizeof(sig), 0644)) {
+	if (nt_write_file_atomic(path, canon->p, canon->n, 0644, durable) ||
+	    nt_write_file_atomic(sigpath, sig, sizeof(sig), 0644, durable)) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}
@@ -154,7 +154,7 @@ int cmd_sign(int argc, char **argv)
 	}
 	if (load_plan("sign", plan, &bytes, &m))
 		goto out_key;
-	if (nt_sign_manifest(&m, &k, plan, &canon, err, sizeof(err)))
+	if (nt_sign_manifest(&m, &k, plan, &canon, true, err, sizeof(err)))
 		fprintf(stderr, "nettune sign: error: %s\n", err);
 	else {
 		printf("Signed %s with %s (%s): %s.sig\n", plan, k.id, keyp, plan);

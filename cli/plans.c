@@ -44,7 +44,8 @@ int nt_read_file(const char *path, size_t max, struct nt_buf *out)
 	return 0;
 }
 
-int nt_write_file_atomic(const char *path, const void *data, size_t n, mode_t mode)
+int nt_write_file_atomic(const char *path, const void *data, size_t n, mode_t mode,
+			 bool durable)
 {
 	char *tmp = nt_xasprintf("%s.tmp", path);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
@@ -52,7 +53,7 @@ int nt_write_file_atomic(const char *path, const void *data, size_t n, mode_t mo
 
 	if (fd < 0)
 		goto out;
-	if (write(fd, data, n) != (ssize_t)n || fsync(fd)) {
+	if (write(fd, data, n) != (ssize_t)n || (durable && fsync(fd))) {
 		e = errno;
 		close(fd);
 		unlink(tmp);

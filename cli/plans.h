@@ -14,8 +14,9 @@
 /* Whole file into out (NUL-terminated); -1 with errno on failure or when
  * it is larger than max. */
 int nt_read_file(const char *path, size_t max, struct nt_buf *out);
-/* Writes path.tmp, fsyncs, renames over path.  -1 with errno. */
-int nt_write_file_atomic(const char *path, const void *data, size_t n, mode_t mode);
+/* Writes path.tmp, fsyncs (when durable), renames over path.  -1 with errno. */
+int nt_write_file_atomic(const char *path, const void *data, size_t n, mode_t mode,
+			 bool durable);
 /* Checks PLAN.sig against the trusted keys; prints the refusal
  * ("nettune CMD: error: ...") and returns -1, or 0 with *who set. */
 int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_buf *bytes,
@@ -24,7 +25,7 @@ int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_b
 /* Names k as the signer, rewrites PLAN.json canonically (canon gets the
  * bytes) and writes PLAN.json.sig.  0, or -1 with err set. */
 int nt_sign_manifest(struct nt_manifest *m, const struct nt_key *k, const char *path,
-		     struct nt_buf *canon, char *err, size_t errlen);
+		     struct nt_buf *canon, bool durable, char *err, size_t errlen);
 /* apply PLAN.json: signature, expiry, host, staleness, then the engine. */
 int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct nt_trust *t,
 		      struct nt_apply_opts *o);

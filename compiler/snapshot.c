@@ -220,9 +220,9 @@ static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diag
 	} else {
 		bad = -1;
 	}
-	for (i = 0; i < NT_MAX_CPUS; i++)
-		if (nt_cpuset_has(&f->online, (unsigned)i))
-			f->ncpus = (uint32_t)i + 1;
+	for (int c1 = nt_cpuset_next(&f->online, 0); c1 >= 0;
+	     c1 = nt_cpuset_next(&f->online, (unsigned)c1 + 1))
+		f->ncpus = (uint32_t)c1 + 1;
 	nodes = nt_json_get(c, "nodes");
 	if (nodes && nodes->t != NT_J_OBJ) {
 		serr(d, nodes, "%s", "cpus.nodes must map node numbers to CPU lists");
@@ -232,7 +232,6 @@ static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diag
 		char *end;
 		long n = strtol(nodes->keys[i], &end, 10);
 		struct nt_cpuset cs;
-		unsigned c2;
 
 		if (end == nodes->keys[i] || *end || n < 0 || n >= 64 ||
 		    nodes->v[i]->t != NT_J_STR || !nt_cpuset_parse(nodes->v[i]->s, &cs, &err)) {
@@ -244,9 +243,8 @@ static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diag
 		f->node_cpus[n] = cs;
 		if (n + 1 > f->nnodes)
 			f->nnodes = (int)n + 1;
-		for (c2 = 0; c2 < NT_MAX_CPUS; c2++)
-			if (nt_cpuset_has(&cs, c2))
-				f->cpu_node[c2] = (int)n;
+		for (int c1 = nt_cpuset_next(&cs, 0); c1 >= 0; c1 = nt_cpuset_next(&cs, (unsigned)c1 + 1))
+			f->cpu_node[c1] = (int)n;
 	}
 	sib = nt_json_get(c, "siblings");
 	if (sib && sib->t != NT_J_ARR) {
@@ -255,16 +253,14 @@ static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diag
 	}
 	for (i = 0; sib && i < sib->n; i++) {
 		struct nt_cpuset cs;
-		unsigned c2;
 
 		if (sib->v[i]->t != NT_J_STR || !nt_cpuset_parse(sib->v[i]->s, &cs, &err)) {
 			serr(d, sib->v[i], "%s", "cpus.siblings entries must be CPU lists");
 			bad = -1;
 			continue;
 		}
-		for (c2 = 0; c2 < NT_MAX_CPUS; c2++)
-			if (nt_cpuset_has(&cs, c2))
-				f->cpu_core[c2] = (int)i;
+		for (int c1 = nt_cpuset_next(&cs, 0); c1 >= 0; c1 = nt_cpuset_next(&cs, (unsigned)c1 + 1))
+			f->cpu_core[c1] = (int)i;
 	}
 	f->topo_known = !bad;
 	return bad;
