@@ -28,6 +28,7 @@ int cmd_validate(int argc, char **argv)
 	enum nt_diag_format fmt = NT_FMT_TEXT;
 	struct nt_diags all = {0};
 	const char **files = NULL;
+	bool *valid = NULL;
 	size_t nfiles = 0, invalid = 0;
 	const struct nt_capsdb *db;
 	struct nt_diags capsd = {0};
@@ -63,6 +64,7 @@ int cmd_validate(int argc, char **argv)
 		return nt_usage_error("validate", "no PROFILE given");
 	}
 	db = nt_capsdb_default(&capsd);
+	valid = nt_xcalloc(nfiles + 1, sizeof(bool));
 	for (size_t f = 0; f < nfiles; f++) {
 		struct nt_diags d = {0};
 		struct nt_loaded l;
@@ -73,6 +75,7 @@ int cmd_validate(int argc, char **argv)
 			nt_loaded_free(&l);
 		}
 		files[f] = nt_intern(files[f]);
+		valid[f] = !d.errors;
 		if (d.errors)
 			invalid++;
 		nt_diags_move(&all, &d);
@@ -86,7 +89,7 @@ int cmd_validate(int argc, char **argv)
 		nt_diags_print_text(&all, stderr);
 		break;
 	case NT_FMT_JSON:
-		nt_diags_print_json(&all, files, nfiles, stdout);
+		nt_diags_print_json_valid(&all, files, valid, nfiles, stdout);
 		break;
 	case NT_FMT_SARIF:
 		nt_diags_print_sarif(&all, stdout);
@@ -99,5 +102,6 @@ int cmd_validate(int argc, char **argv)
 		fprintf(stderr, "%zu of %zu profiles valid\n", nfiles - invalid, nfiles);
 	nt_diags_free(&all);
 	free(files);
+	free(valid);
 	return invalid || !db ? NT_EXIT_FAIL : NT_EXIT_OK;
 }

@@ -199,20 +199,31 @@ void nt_diags_print_github(const struct nt_diags *d, FILE *f)
 void nt_diags_print_json(const struct nt_diags *d, const char *const *files,
 			 size_t nfiles, FILE *f)
 {
+	bool *valid = nt_xcalloc(nfiles + 1, sizeof(bool));
+	size_t i, j;
+
+	for (j = 0; j < nfiles; j++) {
+		valid[j] = true;
+		for (i = 0; i < d->n; i++)
+			if (d->v[i].sev == NT_ERROR && d->v[i].mark.file &&
+			    !strcmp(d->v[i].mark.file, files[j]))
+				valid[j] = false;
+	}
+	nt_diags_print_json_valid(d, files, valid, nfiles, f);
+	free(valid);
+}
+
+void nt_diags_print_json_valid(const struct nt_diags *d, const char *const *files,
+			       const bool *valid, size_t nfiles, FILE *f)
+{
 	struct nt_buf b = {0};
 	size_t i, j;
 
 	nt_buf_puts(&b, "{\"files\":[");
 	for (j = 0; j < nfiles; j++) {
-		size_t errs = 0;
-
-		for (i = 0; i < d->n; i++)
-			if (d->v[i].sev == NT_ERROR && d->v[i].mark.file &&
-			    !strcmp(d->v[i].mark.file, files[j]))
-				errs++;
 		nt_buf_puts(&b, j ? ",{\"file\":" : "{\"file\":");
 		nt_buf_json_str(&b, files[j]);
-		nt_buf_printf(&b, ",\"valid\":%s}", errs ? "false" : "true");
+		nt_buf_printf(&b, ",\"valid\":%s}", valid[j] ? "true" : "false");
 	}
 	nt_buf_puts(&b, "],\"diagnostics\":[");
 	for (i = 0; i < d->n; i++) {

@@ -53,6 +53,10 @@ void nt_diags_print_github(const struct nt_diags *d, FILE *f);
 /* files/nfiles: every file that was checked, listed even when clean */
 void nt_diags_print_json(const struct nt_diags *d, const char *const *files,
 			 size_t nfiles, FILE *f);
+/* The same with each file's validity given: a profile is invalid when an
+ * error is located in a policy it extends, too. */
+void nt_diags_print_json_valid(const struct nt_diags *d, const char *const *files,
+			       const bool *valid, size_t nfiles, FILE *f);
 void nt_diags_print_sarif(const struct nt_diags *d, FILE *f);
 bool nt_diag_format_parse(const char *s, enum nt_diag_format *out);
 

@@ -300,6 +300,19 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 			bad = true;
 			continue;
 		}
+		{
+			static const char *const host_only[] = {"interfaces", "host", "target", "processes"};
+			size_t h, hi;
+
+			/* the policy's own validation says so too; say it where it is used */
+			for (h = 0; h < 4; h++)
+				if (nt_ymap_get(base, host_only[h], &hi)) {
+					nt_error(L->d, base->keys[hi]->mark, "policy",
+						 "a PolicyProfile cannot set %s; it applies to many hosts "
+						 "(use defaults)", host_only[h]);
+					bad = true;
+				}
+		}
 		drop_key(base, "apiVersion");
 		drop_key(base, "kind");
 		drop_key(base, "metadata");

@@ -380,7 +380,7 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 		for (k = 0; k < 4; k++) {
 			if (!r[k].val)
 				continue;
-			if (c->rings_settable == NT_TRI_NO) {
+			if (c->rings_settable == NT_TRI_NO && !(r[k].max.known && *r[k].val == r[k].max.v)) {
 				E(v, at(v, true, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
 				  "rings.%s: %s (%s) ring sizes cannot be changed (%s)", r[k].n, c->id,
 				  c->driver, c->src_rings);
