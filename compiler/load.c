@@ -300,18 +300,12 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 			bad = true;
 			continue;
 		}
-		{
-			static const char *const host_only[] = {"interfaces", "host", "target", "processes"};
-			size_t h, hi;
-
-			/* the policy's own validation says so too; say it where it is used */
-			for (h = 0; h < 4; h++)
-				if (nt_ymap_get(base, host_only[h], &hi)) {
-					nt_error(L->d, base->keys[hi]->mark, "policy",
-						 "a PolicyProfile cannot set %s; it applies to many hosts "
-						 "(use defaults)", host_only[h]);
-					bad = true;
-				}
+		if (nt_ymap_get(base, "host", NULL) || nt_ymap_get(base, "target", NULL)) {
+			nt_error(L->d, e->mark, "extends",
+				 "policy profile '%s' (%s) sets %s, which only a HostProfile may set",
+				 e->scalar, base->mark.file,
+				 nt_ymap_get(base, "host", NULL) ? "host" : "target");
+			bad = true;
 		}
 		drop_key(base, "apiVersion");
 		drop_key(base, "kind");

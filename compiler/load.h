@@ -3,6 +3,8 @@
  * Loading a profile: parse, schema check, resolve extends (merge), apply
  * defaults, then load the merged document with libcyaml.
  *
+ * Only a PolicyProfile can be extended; it may set interfaces (merged by
+ * name) and processes, but not host or target.
  * Merge rules: the extended profiles are applied in the order listed,
  * then the profile itself.  Maps merge key by key; `interfaces` merge by
  * name; any other value (scalars, other sequences) is replaced by the

@@ -941,14 +941,15 @@ size_t nt_validate(const struct nt_loaded *l, const struct nt_capsdb *db, struct
 		E(&v, at(&v, false, "/apiVersion"), "api-version",
 		  "apiVersion '%s' is not supported; this nettune reads nettune/v1", p->api_version);
 	if (p->kind == NT_KIND_POLICY) {
-		static const char *const no[] = {"interfaces", "host", "target", "processes"};
-
-		for (i = 0; i < 4; i++)
-			if (nt_yget(l->tree, i == 0 ? "/interfaces" : i == 1 ? "/host" :
-				    i == 2 ? "/target" : "/processes", false))
-				E(&v, at(&v, true, "/%s", no[i]), "policy",
-				  "a PolicyProfile cannot set %s; it applies to many hosts (use defaults)",
-				  no[i]);
+		/* interfaces and processes may be shared by hosts that use the
+		 * same names (merged by name); host and target are per host */
+		if (nt_yget(l->tree, "/host", false))
+			E(&v, at(&v, true, "/host"), "policy",
+			  "a PolicyProfile cannot set host; the NUMA layout and reserved CPUs belong "
+			  "to one host's profile");
+		if (nt_yget(l->tree, "/target", false))
+			E(&v, at(&v, true, "/target"), "policy",
+			  "a PolicyProfile cannot set target; the host profile that extends it names its target");
 		return v.errors;
 	}
 	if (!p->metadata || !p->metadata->name)
