@@ -294,7 +294,8 @@ ECHO = """
 import socket
 s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 s.bind(("fe80::b", 9999, 0, socket.if_nametoindex("wb0")))
-s.settimeout(5)
+s.settimeout(8)
+print("ready", flush=True)
 try:
     while True:
         d, a = s.recvfrom(2048)
@@ -305,8 +306,11 @@ except socket.timeout:
 SEND = """
 import socket, time
 s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-for i in range(300):
-    s.sendto(b"x" * 1000, ("fe80::b", 9999, 0, socket.if_nametoindex("wa0")))
+dst = ("fe80::b", 9999, 0, socket.if_nametoindex("wa0"))
+s.sendto(b"x" * 1000, dst)
+print("sending", flush=True)
+for i in range(600):
+    s.sendto(b"x" * 1000, dst)
     time.sleep(0.005)
 """
 
@@ -329,13 +333,18 @@ def t_live():
         ip("-n", nb, "addr", "add", "fe80::b/64", "dev", "wb0", "nodad")
         ip("-n", na, "link", "set", "wa0", "up")
         ip("-n", nb, "link", "set", "wb0", "up")
-        procs.append(subprocess.Popen(["ip", "netns", "exec", nb, sys.executable, "-c", ECHO]))
-        import time
-        time.sleep(0.3)
-        procs.append(subprocess.Popen(["ip", "netns", "exec", na, sys.executable, "-c", SEND]))
+        # start sampling only once the echo server listens and the sender runs
+        procs.append(subprocess.Popen(["ip", "netns", "exec", nb, sys.executable, "-c", ECHO],
+                                      stdout=subprocess.PIPE, text=True))
+        if procs[0].stdout.readline().strip() != "ready":
+            fail("echo server did not start")
+        procs.append(subprocess.Popen(["ip", "netns", "exec", na, sys.executable, "-c", SEND],
+                                      stdout=subprocess.PIPE, text=True))
+        if procs[1].stdout.readline().strip() != "sending":
+            fail("sender did not start")
         with tempfile.TemporaryDirectory() as work:
             env = {"NETTUNE_STATE_DIR": os.path.join(work, "state")}
-            p = run(["--netns", na, "watch", "--json", "--interval", "1.2", "wa0"], work, env)
+            p = run(["--netns", na, "watch", "--json", "--interval", "1", "wa0"], work, env)
             for pr in procs:
                 pr.wait(timeout=30)
             if p.returncode not in (0, 2):
@@ -346,7 +355,7 @@ def t_live():
             if wa["name"] != "wa0" or c["tx_packets"] < 50 or c["rx_packets"] < 50 or \
                     c["tx_bytes"] < 50 * 1000:
                 fail(f"wa0 counters {c}")
-            if not 1.1 < rep["seconds"] < 5:
+            if not 0.9 < rep["seconds"] < 5:
                 fail(f"seconds {rep['seconds']}")
             net_rx = sum(x["net_rx"] for x in rep["cpus"])
             processed = sum(x["processed"] for x in rep["cpus"])
