@@ -189,7 +189,8 @@ void nt_plan_build(const struct nt_plan_input *in, struct nt_plan *p)
 			p->v[i].order = (int)i;
 	}
 	free(objs);
-	qsort(p->v, p->n, sizeof(*p->v), cmp_action);
+	if (p->n)	/* qsort's base must not be NULL, even for 0 items */
+		qsort(p->v, p->n, sizeof(*p->v), cmp_action);
 	for (i = 0; i < p->n; i++) {
 		p->disruptive += !!(p->v[i].flags & NT_SF_DISRUPTIVE);
 		p->cannot += !!(p->v[i].flags & NT_SF_CANNOT_CHANGE);
