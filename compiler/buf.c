@@ -92,13 +92,19 @@ void nt_buf_vprintf(struct nt_buf *b, const char *fmt, va_list ap)
 	va_list aq;
 	int len;
 
+	/* format into the spare room first: one vsnprintf in the usual case */
+	nt_buf_grow(b, 63);
 	va_copy(aq, ap);
-	len = vsnprintf(NULL, 0, fmt, aq);
+	len = vsnprintf(b->p + b->n, b->cap - b->n, fmt, aq);
 	va_end(aq);
-	if (len < 0)
+	if (len < 0) {
+		b->p[b->n] = '\0';
 		return;
-	nt_buf_grow(b, (size_t)len);
-	vsnprintf(b->p + b->n, (size_t)len + 1, fmt, ap);
+	}
+	if ((size_t)len >= b->cap - b->n) {
+		nt_buf_grow(b, (size_t)len);
+		vsnprintf(b->p + b->n, (size_t)len + 1, fmt, ap);
+	}
 	b->n += (size_t)len;
 }
 

@@ -58,7 +58,7 @@ struct ictx {
 	struct nt_cpuset reserved;
 	uint32_t nqueues;		/* queue count after the plan */
 	bool nqueues_known;
-	struct nt_cpuset irq_cpus[4096];
+	struct nt_cpuset *irq_cpus;	/* nqueues entries once lower_irq placed them */
 	bool irq_placed;
 };
 
@@ -568,6 +568,8 @@ static void lower_irq(struct ictx *c)
 		nt_cpuset_clear(&cands);
 		break;
 	}
+	/* per queue, not a fixed 4096-entry (2 MiB) array zeroed per interface */
+	c->irq_cpus = nt_xcalloc(c->nqueues ? c->nqueues : 1, sizeof(*c->irq_cpus));
 	if (pol == NT_IRQ_EXPLICIT) {
 		for (n = 0; n < c->nqueues; n++) {
 			const char *err;
@@ -811,7 +813,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 	int banned_policy = -1;
 	struct nt_buf banned = {0};
 	struct nt_mark ban_src = {0};
-	static struct ictx c;	/* large: irq_cpus */
+	struct ictx c;
 
 	errs = 0;
 	nt_cpuset_clear(&reserved);
@@ -881,6 +883,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 						nt_buf_printf(&banned, "%s%u", banned.n ? "," : "", irq->irq);
 				}
 			}
+			free(c.irq_cpus);
 		}
 	if (banned_policy >= 0 && L->facts->irqbalance != 0) {
 		if (banned_policy == NT_IRQBAL_BAN && banned.n) {

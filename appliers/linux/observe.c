@@ -120,30 +120,68 @@ static int queue_of(const char *name)
 }
 
 /* /proc/interrupts: IRQ number -> action name (last column). */
-static char *irq_name(const char *interrupts, unsigned irq)
-{
-	char key[32];
-	const char *line = interrupts;
+/* One numbered line of /proc/interrupts. */
+struct irq_line {
+	unsigned irq;
+	const char *p, *end;
+};
 
-	snprintf(key, sizeof(key), "%u:", irq);
+static int cmp_irq_line(const void *a, const void *b)
+{
+	const struct irq_line *x = a, *y = b;
+
+	return x->irq < y->irq ? -1 : x->irq > y->irq;
+}
+
+/* Indexes /proc/interrupts once (sorted by IRQ) instead of scanning the
+ * whole file for every IRQ: 8 NICs x 64 queues made that quadratic. */
+static size_t index_interrupts(const char *text, struct irq_line **out)
+{
+	const char *line = text;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
 	while (line && *line) {
 		const char *p = line, *eol = strchr(line, '\n');
+		char *e;
+		unsigned long irq;
 
 		while (*p == ' ')
 			p++;
-		if (!strncmp(p, key, strlen(key))) {
-			const char *end = eol ? eol : p + strlen(p), *s = end;
-
-			while (s > p && s[-1] == ' ')
-				s--;
-			end = s;
-			while (s > p && s[-1] != ' ')
-				s--;
-			return strndup(s, (size_t)(end - s));
+		if (isdigit((unsigned char)*p)) {
+			irq = strtoul(p, &e, 10);
+			if (*e == ':' && irq <= UINT_MAX) {
+				if (n == cap) {
+					cap = cap ? cap * 2 : 256;
+					*out = nt_xrealloc(*out, cap * sizeof(**out));
+				}
+				(*out)[n++] = (struct irq_line){(unsigned)irq, p,
+								eol ? eol : p + strlen(p)};
+			}
 		}
 		line = eol ? eol + 1 : NULL;
 	}
-	return NULL;
+	if (n > 1)
+		qsort(*out, n, sizeof(**out), cmp_irq_line);
+	return n;
+}
+
+/* The action name of an IRQ: the last word of its line. */
+static char *irq_name(const struct irq_line *lines, size_t n, unsigned irq)
+{
+	struct irq_line key = {irq, NULL, NULL};
+	const struct irq_line *l = n ? bsearch(&key, lines, n, sizeof(*lines), cmp_irq_line) : NULL;
+	const char *s, *end;
+
+	if (!l)
+		return NULL;
+	s = l->end;
+	while (s > l->p && s[-1] == ' ')
+		s--;
+	end = s;
+	while (s > l->p && s[-1] != ' ')
+		s--;
+	return strndup(s, (size_t)(end - s));
 }
 
 static int cmp_irq(const void *a, const void *b)
@@ -157,6 +195,8 @@ void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
 {
 	struct nt_iface_facts *i = nt_facts_iface(facts, iface);
 	char *pi, *interrupts, *dir;
+	struct irq_line *lines = NULL;
+	size_t nlines = 0;
 	DIR *d;
 	struct dirent *de;
 	size_t k;
@@ -171,6 +211,8 @@ void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
 	pi = nt_sys_path("/proc/interrupts");
 	interrupts = nt_sys_read(pi);
 	free(pi);
+	if (interrupts)
+		nlines = index_interrupts(interrupts, &lines);
 	dir = nt_sys_path("/sys/class/net/%s/device/msi_irqs", iface);
 	d = opendir(dir);
 	if (!d) {
@@ -187,7 +229,7 @@ void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		irq = (unsigned)atoi(de->d_name);
-		name = interrupts ? irq_name(interrupts, irq) : NULL;
+		name = irq_name(lines, nlines, irq);
 		q = name ? queue_of(name) : -1;
 		if (q < 0 || nt_facts_irq(i, (uint32_t)q)) {
 			free(name);
@@ -205,6 +247,7 @@ void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
 	}
 	if (d)
 		closedir(d);
+	free(lines);
 	free(interrupts);
 	if (i->nirqs > 1)
 		qsort(i->irqs, i->nirqs, sizeof(*i->irqs), cmp_irq);
