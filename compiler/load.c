@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Profile loading: extends resolution, merge, defaults, libcyaml load. */
 #include <ctype.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,6 +113,45 @@ static char *resolve(struct loader *L, const char *from_file, const char *name,
 	for (i = 0; i < nd; i++)
 		free(dirs[i]);
 	return found;
+}
+
+/* The closest policy name in the searched directories (", "-separated). */
+static char *suggest_policy(const char *dirs, const char *name)
+{
+	char *list = nt_xstrdup(dirs), *save = NULL, *dir, *best = NULL;
+	const char *cands[256];
+	char *owned[256];
+	size_t n = 0, i;
+
+	for (dir = strtok_r(list, ",", &save); dir && n < 256; dir = strtok_r(NULL, ",", &save)) {
+		DIR *d;
+		struct dirent *de;
+
+		while (*dir == ' ')
+			dir++;
+		d = opendir(dir);
+		while (d && (de = readdir(d)) && n < 256) {
+			size_t l = strlen(de->d_name);
+
+			if (l > 5 && !strcmp(de->d_name + l - 5, ".yaml")) {
+				owned[n] = strndup(de->d_name, l - 5);
+				cands[n] = owned[n];
+				n++;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	if (n) {
+		const char *s = nt_suggest(name, cands, n);
+
+		if (s)
+			best = nt_xstrdup(s);
+	}
+	for (i = 0; i < n; i++)
+		free(owned[i]);
+	free(list);
+	return best;
 }
 
 static const char *kind_of(const struct nt_ynode *root)
@@ -245,9 +285,17 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 		}
 		p = resolve(L, root->mark.file, e->scalar, &tried);
 		if (!p) {
-			nt_error(L->d, e->mark, "extends",
-				 "policy profile '%s' not found (searched %s)", e->scalar,
-				 tried.p ? tried.p : "nothing");
+			char *near = suggest_policy(tried.p ? tried.p : "", e->scalar);
+
+			if (near)
+				nt_error(L->d, e->mark, "extends",
+					 "policy profile '%s' not found; did you mean '%s'? (searched %s)",
+					 e->scalar, near, tried.p);
+			else
+				nt_error(L->d, e->mark, "extends",
+					 "policy profile '%s' not found (searched %s)", e->scalar,
+					 tried.p ? tried.p : "nothing");
+			free(near);
 			nt_buf_free(&tried);
 			bad = true;
 			continue;
