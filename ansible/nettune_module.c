@@ -17,54 +17,10 @@
 
 /*
  * cli/common.c (the compile pipeline, linked in) expects the CLI's
- * globals and a live-observation hook; the module provides both rather
+ * globals and load options; the module provides them rather
  * than linking the subcommand files.
  */
 struct nt_globals nt_g;
-
-int (*nt_observe_live)(const struct nt_loaded *l, struct nt_facts *f,
-		       struct nt_state *observed, struct nt_diags *d);
-
-/* Observes what the profile names: its interfaces, sysctls and processes
- * (the same request as cmd_apply.c builds for nettune apply). */
-static int observe_profile(const struct nt_loaded *l, struct nt_facts *f,
-			   struct nt_state *observed, struct nt_diags *d)
-{
-	const struct nt_profile *p = l->p;
-	struct nt_observe_req req = {0};
-	const char **ifs = nt_xcalloc(p->interfaces_count + 1, sizeof(char *));
-	const char **sys = nt_xcalloc(p->sysctl_count + 1, sizeof(char *));
-	char **procs = nt_xcalloc(p->processes_count + 1, sizeof(char *));
-	size_t i;
-	int r;
-
-	for (i = 0; i < p->interfaces_count; i++) {
-		ifs[i] = p->interfaces[i].name;
-		if (p->interfaces[i].irq)
-			req.irqbalance = true;
-	}
-	for (i = 0; i < p->sysctl_count; i++)
-		sys[i] = p->sysctl[i].key;
-	for (i = 0; i < p->processes_count; i++) {
-		const struct nt_process_match *m = &p->processes[i].match;
-
-		procs[i] = nt_xasprintf("process %s", m->systemd_unit ? m->systemd_unit :
-					m->comm ? m->comm : m->pidfile);
-	}
-	req.ifaces = ifs;
-	req.nifaces = p->interfaces_count;
-	req.sysctls = sys;
-	req.nsysctls = p->sysctl_count;
-	req.processes = (const char *const *)procs;
-	req.nprocesses = p->processes_count;
-	r = nt_linux_observe(&req, f, observed, d);
-	for (i = 0; i < p->processes_count; i++)
-		free(procs[i]);
-	free(procs);
-	free(ifs);
-	free(sys);
-	return r;
-}
 
 struct nt_load_opts nt_cli_load_opts(void)
 {
@@ -443,7 +399,6 @@ int main(int argc, char **argv)
 		fprintf(out, "{\"failed\": true, \"msg\": \"nettune: cannot redirect output\"}\n");
 		return 1;
 	}
-	nt_observe_live = observe_profile;
 	if (argc != 2) {
 		result_fail(&r, "usage: nettune ARGS_FILE (an Ansible binary module: Ansible passes "
 			    "the path of a JSON file holding the arguments)");

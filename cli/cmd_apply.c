@@ -12,52 +12,6 @@
 #include "common.h"
 #include "plans.h"
 
-/* plan without --state: observe the interfaces, sysctls and processes the
- * profile names. */
-static int observe_for_profile(const struct nt_loaded *l, struct nt_facts *f,
-			       struct nt_state *observed, struct nt_diags *d)
-{
-	const struct nt_profile *p = l->p;
-	struct nt_observe_req req = {0};
-	const char **ifs = nt_xcalloc(p->interfaces_count + 1, sizeof(char *));
-	const char **sys = nt_xcalloc(p->sysctl_count + 1, sizeof(char *));
-	char **procs = nt_xcalloc(p->processes_count + 1, sizeof(char *));
-	size_t i;
-	int r;
-
-	for (i = 0; i < p->interfaces_count; i++) {
-		ifs[i] = p->interfaces[i].name;
-		if (p->interfaces[i].irq)
-			req.irqbalance = true;
-	}
-	for (i = 0; i < p->sysctl_count; i++)
-		sys[i] = p->sysctl[i].key;
-	for (i = 0; i < p->processes_count; i++) {
-		const struct nt_process_match *m = &p->processes[i].match;
-
-		procs[i] = nt_xasprintf("process %s", m->systemd_unit ? m->systemd_unit :
-					m->comm ? m->comm : m->pidfile);
-	}
-	req.ifaces = ifs;
-	req.nifaces = p->interfaces_count;
-	req.sysctls = sys;
-	req.nsysctls = p->sysctl_count;
-	req.processes = (const char *const *)procs;
-	req.nprocesses = p->processes_count;
-	r = nt_linux_observe(&req, f, observed, d);
-	for (i = 0; i < p->processes_count; i++)
-		free(procs[i]);
-	free(procs);
-	free(ifs);
-	free(sys);
-	return r;
-}
-
-__attribute__((constructor)) static void register_live(void)
-{
-	nt_observe_live = observe_for_profile;
-}
-
 static void apply_help(void)
 {
 	printf("Usage: nettune apply PROFILE [--dry-run] [--confirm-timeout SECONDS] [--only IFACE]\n"

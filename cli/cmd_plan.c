@@ -10,8 +10,6 @@
 #include "plans.h"
 #include "topomap.h"
 
-int (*nt_observe_live)(const struct nt_loaded *l, struct nt_facts *f,
-		       struct nt_state *observed, struct nt_diags *d);
 
 static void help(void)
 {

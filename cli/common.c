@@ -8,6 +8,7 @@
 #include "../compiler/lower.h"
 #include "../compiler/snapshot.h"
 #include "../compiler/validate.h"
+#include "../appliers/linux/linux.h"
 #include "common.h"
 
 int nt_compile(const char *profile, const char *state_path, struct nt_compiled *c,
@@ -49,17 +50,16 @@ static int compile(const char *profile, const struct nt_compile_opts *co,
 		c->against = state_path;
 	} else if (offline) {
 		c->against = NULL;	/* no host facts: the script checks at run time */
-	} else if (!strcmp(want, "linux") && nt_observe_live) {
-		if (nt_observe_live(&c->l, &c->facts, &c->observed, d))
+	} else if (!strcmp(want, "linux")) {
+		if (nt_linux_observe_profile(&c->l, &c->facts, &c->observed, d))
 			return -1;
 		c->against = "the live host";
 	} else {
 		struct nt_mark m = {nt_intern(profile), 0, 0};
 
-		nt_error(d, m, "plan", "%s", !strcmp(want, "windows") ?
-			 "a Windows profile is planned against a snapshot: run the script from "
-			 "'nettune collect --target windows' on the host and pass its output with --state" :
-			 "this build cannot observe a live host; pass --state SNAPSHOT");
+		nt_error(d, m, "plan", "a Windows profile is planned against a snapshot: run the "
+			 "script from 'nettune collect --target windows' on the host and pass its "
+			 "output with --state");
 		return -1;
 	}
 	if (state_path && c->facts.hostname && c->l.p->metadata && c->l.p->metadata->name &&

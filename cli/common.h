@@ -20,9 +20,6 @@ struct nt_compiled {
 	const char *against;
 };
 
-/* Live observation hook, provided by the Linux applier when it is built in. */
-extern int (*nt_observe_live)(const struct nt_loaded *l, struct nt_facts *f,
-			      struct nt_state *observed, struct nt_diags *d);
 
 /* load -> validate -> observe (snapshot or live) -> lower -> plan. */
 int nt_compile(const char *profile, const char *state_path, struct nt_compiled *c,

@@ -13,6 +13,7 @@
 
 #include "../../compiler/diag.h"
 #include "../../compiler/facts.h"
+#include "../../compiler/load.h"
 #include "../../compiler/settings.h"
 #include "ethnl.h"
 
@@ -52,6 +53,9 @@ struct nt_observe_req {
 
 int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *facts,
 		     struct nt_state *observed, struct nt_diags *d);
+/* Observes what a profile names (interfaces, sysctls, processes, irqbalance). */
+int nt_linux_observe_profile(const struct nt_loaded *l, struct nt_facts *facts,
+			     struct nt_state *observed, struct nt_diags *d);
 /* Re-reads the queue -> IRQ map of one interface (after channel changes). */
 void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface);
 
