@@ -181,54 +181,80 @@ static void say(const struct nt_apply_opts *o, const char *fmt, ...)
 }
 
 /* Restores entries [0, upto) in reverse order; returns how many failed. */
+/* Writes e's previous value back unless it is already there; 0 or -errno
+ * (-EIO: accepted but reads back otherwise). */
+static int restore_one(struct nt_lctx *x, struct entry *e)
+{
+	struct nt_value cur, seen;
+	int r;
+
+	if (!nt_linux_ops[e->kind].read(x, e->object, e->arg, &cur)) {
+		bool same = nt_value_equal(&cur, &e->before);
+
+		nt_value_free(&cur);
+		if (same)
+			return 0;
+	}
+	x->err[0] = '\0';
+	r = nt_linux_ops[e->kind].write(x, e->object, e->arg, &e->before);
+	if (!r && !nt_linux_ops[e->kind].read(x, e->object, e->arg, &seen)) {
+		if (!nt_value_equal(&seen, &e->before))
+			r = -EIO;
+		nt_value_free(&seen);
+	}
+	return r;
+}
+
+/* Restores e[upto-1] .. e[0].  A setting that depends on one restored
+ * after it (tx-tcp-mangleid-segmentation needs tx-tcp-segmentation, which
+ * the reverse order turns back on later) does not stick the first time,
+ * so what failed gets a second pass once everything else is back. */
 static size_t restore(struct nt_lctx *x, struct entry *e, size_t upto, bool verbose)
 {
 	size_t failed = 0, i;
+	int *err = nt_xcalloc(upto + 1, sizeof(*err));
 
 	for (i = upto; i-- > 0;) {
-		struct nt_value cur, seen;
-		char *attr = attr_of(e[i].kind, e[i].arg);
-		int r;
-
 		if (!e[i].had) {
+			char *attr = attr_of(e[i].kind, e[i].arg);
+
 			fprintf(stderr, "  rollback: %s %s had no previous value; left as is\n",
 				e[i].object, attr);
 			free(attr);
 			continue;
 		}
-		if (!nt_linux_ops[e[i].kind].read(x, e[i].object, e[i].arg, &cur)) {
-			bool same = nt_value_equal(&cur, &e[i].before);
-
-			nt_value_free(&cur);
-			if (same) {
-				free(attr);
-				continue;
-			}
-		}
-		x->err[0] = '\0';
-		r = nt_linux_ops[e[i].kind].write(x, e[i].object, e[i].arg, &e[i].before);
-		if (!r && !nt_linux_ops[e[i].kind].read(x, e[i].object, e[i].arg, &seen)) {
-			if (!nt_value_equal(&seen, &e[i].before))
-				r = -EIO;
-			nt_value_free(&seen);
-		}
-		if (r) {
-			struct nt_buf v = {0};
-
-			nt_value_format(&e[i].before, &v, false);
-			fprintf(stderr, "  rollback FAILED: %s %s back to %s: %s\n", e[i].object, attr,
-				v.p, *x->err ? x->err : strerror(-r));
-			nt_buf_free(&v);
-			failed++;
-		} else if (verbose) {
+		err[i] = restore_one(x, &e[i]);
+		if (!err[i] && verbose) {
+			char *attr = attr_of(e[i].kind, e[i].arg);
 			struct nt_buf v = {0};
 
 			nt_value_format(&e[i].before, &v, false);
 			printf("  restored %s %s = %s\n", e[i].object, attr, v.p);
 			nt_buf_free(&v);
+			free(attr);
 		}
+	}
+	for (i = upto; i-- > 0;) {
+		char *attr;
+		struct nt_buf v = {0};
+
+		if (!err[i])
+			continue;
+		err[i] = restore_one(x, &e[i]);
+		attr = attr_of(e[i].kind, e[i].arg);
+		nt_value_format(&e[i].before, &v, false);
+		if (err[i]) {
+			fprintf(stderr, "  rollback FAILED: %s %s back to %s: %s\n", e[i].object, attr,
+				v.p, *x->err ? x->err : strerror(-err[i]));
+			failed++;
+		} else if (verbose) {
+			printf("  restored %s %s = %s (after the settings it depends on)\n",
+			       e[i].object, attr, v.p);
+		}
+		nt_buf_free(&v);
 		free(attr);
 	}
+	free(err);
 	return failed;
 }
 
