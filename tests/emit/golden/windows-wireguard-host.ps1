@@ -444,6 +444,20 @@ function Show-NtVerification {
             Write-Host "'$a' RSC operational IPv4=$($r.IPv4OperationalState) IPv6=$($r.IPv6OperationalState)"
         }
     }
+    # Where receive work really runs: DPCs and interrupts per processor over
+    # two seconds (English counter names), to compare with the RSS processor
+    # array above.  Busy processors outside that array mean RSS is not
+    # spreading as configured.
+    $cp = @{ Counter = @('\Processor(*)\DPCs Queued/sec', '\Processor(*)\Interrupts/sec'); SampleInterval = 2; MaxSamples = 1; ErrorAction = 'SilentlyContinue' }
+    $load = Get-Counter @cp
+    if ($load) {
+        $busy = $load.CounterSamples | Where-Object { $_.InstanceName -ne '_total' -and $_.CookedValue -ge 1 } | Sort-Object -Property CookedValue -Descending | Select-Object -First 16
+        foreach ($x in $busy) {
+            Write-Host ("processor {0}: {1:N0} {2}" -f $x.InstanceName, $x.CookedValue, ($x.Path -replace '^.*\\', ''))
+        }
+    } else {
+        Write-Host 'per-processor DPC/interrupt rates: Get-Counter returned nothing (non-English counter names?)'
+    }
     Write-Host 'URO: a setting reads back "enabled" even when the global mask vetoes it.  Observe'
     Write-Host 'coalescing instead: an application that opts in (UDP_RECV_MAX_COALESCED_SIZE)'
     Write-Host 'receives several datagrams per receive, or the TCPIP trace above shows'
