@@ -36,7 +36,7 @@ int nt_enter_netns(const char *name, bool remount_sys)
 	}
 	close(fd);
 	if (remount_sys && (unshare(CLONE_NEWNS) ||
-			    mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) ||
+			    mount("", "/", "none", MS_SLAVE | MS_REC, NULL) ||
 			    (umount2("/sys", MNT_DETACH) && errno != EINVAL) ||
 			    mount(name, "/sys", "sysfs", 0, NULL))) {
 		fprintf(stderr, "nettune: error: remounting /sys for network namespace %s: %s\n",
