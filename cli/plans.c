@@ -227,6 +227,13 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 			"make a new plan\n", path, when, made);
 		goto out;
 	}
+	if (m.created > now + 300) {
+		/* five minutes of clock skew are tolerated */
+		fprintf(stderr, "nettune apply: error: plan from the future: %s was created at %s, "
+			"after this host's clock; check the clocks of the planner and this host\n",
+			path, made);
+		goto out;
+	}
 	if (strcmp(m.plan.target, "linux")) {
 		fprintf(stderr, "nettune apply: error: %s is a %s plan; generate the playbook with "
 			"'nettune emit --format ps1'\n", path, m.plan.target);

@@ -266,6 +266,14 @@ def t_refusals():
         expect(E, ["--root", root, "apply", old, "--trust", pub], 1,
                "nettune apply: error: expired plan: %s expired at 2020-01-01T01:00:00Z (created "
                "2020-01-01T00:00:00Z); make a new plan" % old, what="expired")
+        # from the future: created after this host's clock (beyond 5 min of skew)
+        fut = E.p("future.json")
+        plan_out(E, root, fut, ["--created", "2099-01-01T00:00:00Z", "--expires-in", "1h"])
+        E.run(["sign", "--key", key, fut])
+        expect(E, ["--root", root, "apply", fut, "--trust", pub], 1,
+               "nettune apply: error: plan from the future: %s was created at 2099-01-01T00:00:00Z, "
+               "after this host's clock; check the clocks of the planner and this host" % fut,
+               what="future")
         # another host: the X710 gateway's snapshot (no machine-id) vs this host
         other = E.p("other.json")
         E.run(["plan", X710, "--state", X710_STATE, "--out", other])
