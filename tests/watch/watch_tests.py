@@ -304,13 +304,33 @@ except socket.timeout:
     pass
 """
 SEND = """
-import socket, time
+import select, socket, sys, time
 s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 dst = ("fe80::b", 9999, 0, socket.if_nametoindex("wa0"))
-s.sendto(b"x" * 1000, dst)
-print("sending", flush=True)
-for i in range(600):
+s.settimeout(0.5)
+# warm up: neighbour discovery done and the echo answering before sampling
+for i in range(20):
     s.sendto(b"x" * 1000, dst)
+    try:
+        s.recvfrom(2048)
+        break
+    except socket.timeout:
+        pass
+else:
+    sys.exit("no echo from fe80::b")
+s.setblocking(False)
+print("sending", flush=True)
+# bounded: at most 4000 datagrams or 20 s, until the test closes stdin
+end = time.monotonic() + 20
+for i in range(4000):
+    if time.monotonic() > end or select.select([sys.stdin], [], [], 0)[0]:
+        break
+    s.sendto(b"x" * 1000, dst)
+    try:
+        while True:
+            s.recvfrom(2048)
+    except BlockingIOError:
+        pass
     time.sleep(0.005)
 """
 
@@ -339,12 +359,13 @@ def t_live():
         if procs[0].stdout.readline().strip() != "ready":
             fail("echo server did not start")
         procs.append(subprocess.Popen(["ip", "netns", "exec", na, sys.executable, "-c", SEND],
-                                      stdout=subprocess.PIPE, text=True))
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
         if procs[1].stdout.readline().strip() != "sending":
             fail("sender did not start")
         with tempfile.TemporaryDirectory() as work:
             env = {"NETTUNE_STATE_DIR": os.path.join(work, "state")}
             p = run(["--netns", na, "watch", "--json", "--interval", "1", "wa0"], work, env)
+            procs[1].stdin.close()  # the sender stops once sampling is over
             for pr in procs:
                 pr.wait(timeout=30)
             if p.returncode not in (0, 2):
