@@ -252,7 +252,8 @@ int nt_trust_load_dir(struct nt_trust *t, const char *dir, char *err, size_t err
 		names[n++] = nt_xasprintf("%s/%s", dir, e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n > 1)	/* names is NULL for an empty directory */
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (i = 0; i < n; i++) {
 		if (!r && trust_push(t, names[i], err, errlen))
 			r = -1;
