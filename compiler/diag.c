@@ -10,22 +10,56 @@
 
 static char **interned;
 static size_t ninterned, capinterned;
+/* open-addressing index into interned (entry + 1, 0 = empty): a batch of
+ * 10,000 profiles interns 10,000 file names, and a linear search made
+ * that quadratic (a third of `nettune validate` time) */
+static size_t *intern_idx;
+static size_t intern_idx_cap;
 
-const char *nt_intern(const char *s)
+static size_t intern_hash(const char *s)
+{
+	size_t h = 14695981039346656037u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211u;
+	return h;
+}
+
+static void intern_reindex(void)
 {
 	size_t i;
 
+	free(intern_idx);
+	intern_idx_cap = intern_idx_cap ? intern_idx_cap * 2 : 64;
+	intern_idx = nt_xcalloc(intern_idx_cap, sizeof(*intern_idx));
+	for (i = 0; i < ninterned; i++) {
+		size_t h = intern_hash(interned[i]) & (intern_idx_cap - 1);
+
+		while (intern_idx[h])
+			h = (h + 1) & (intern_idx_cap - 1);
+		intern_idx[h] = i + 1;
+	}
+}
+
+const char *nt_intern(const char *s)
+{
+	size_t h;
+
 	if (!s)
 		return NULL;
-	for (i = 0; i < ninterned; i++)
-		if (!strcmp(interned[i], s))
-			return interned[i];
+	if (2 * (ninterned + 1) > intern_idx_cap)
+		intern_reindex();
+	for (h = intern_hash(s) & (intern_idx_cap - 1); intern_idx[h];
+	     h = (h + 1) & (intern_idx_cap - 1))
+		if (!strcmp(interned[intern_idx[h] - 1], s))
+			return interned[intern_idx[h] - 1];
 	if (ninterned == capinterned) {
 		capinterned = capinterned ? capinterned * 2 : 16;
 		interned = nt_xrealloc(interned, capinterned * sizeof(*interned));
 	}
 	interned[ninterned] = nt_xstrdup(s);
-	return interned[ninterned++];
+	intern_idx[h] = ++ninterned;
+	return interned[ninterned - 1];
 }
 
 void nt_intern_free(void)
@@ -35,8 +69,10 @@ void nt_intern_free(void)
 	for (i = 0; i < ninterned; i++)
 		free(interned[i]);
 	free(interned);
+	free(intern_idx);
 	interned = NULL;
-	ninterned = capinterned = 0;
+	intern_idx = NULL;
+	ninterned = capinterned = intern_idx_cap = 0;
 }
 
 void nt_diag_add(struct nt_diags *d, enum nt_severity sev, struct nt_mark m,
