@@ -25,12 +25,66 @@ int nt_lctx_open(struct nt_lctx *x, struct nt_facts *facts)
 	return 0;
 }
 
+void nt_lctx_drop_cache(struct nt_lctx *x)
+{
+	x->feat_valid = false;
+	free(x->chan_dev);
+	free(x->ring_dev);
+	free(x->coal_dev);
+	x->chan_dev = x->ring_dev = x->coal_dev = NULL;
+}
+
 void nt_lctx_close(struct nt_lctx *x)
 {
 	nt_ethnl_close(x->nl);
 	nt_features_free(&x->feat);
 	free(x->feat_dev);
+	nt_lctx_drop_cache(x);
 	memset(x, 0, sizeof(*x));
+}
+
+/* One GET per device and message between writes: x->*_dev names the
+ * device whose reply (or error: veth has no rings) is cached. */
+static bool cached(char **dev, const char *obj)
+{
+	if (*dev && !strcmp(*dev, obj))
+		return true;
+	free(*dev);
+	*dev = NULL;
+	return false;
+}
+
+static int chan_get(struct nt_lctx *x, const char *obj, struct nt_channels_state *out)
+{
+	if (!cached(&x->chan_dev, obj)) {
+		x->chan_err = nt_ethnl_channels_get(x->nl, obj, &x->chan);
+		x->chan_dev = nt_xstrdup(obj);
+	}
+	if (!x->chan_err)
+		*out = x->chan;
+	return x->chan_err;
+}
+
+static int ring_get(struct nt_lctx *x, const char *obj, struct nt_rings_state *out)
+{
+	if (!cached(&x->ring_dev, obj)) {
+		x->ring_err = nt_ethnl_rings_get(x->nl, obj, &x->ring);
+		x->ring_dev = nt_xstrdup(obj);
+	}
+	if (!x->ring_err)
+		*out = x->ring;
+	return x->ring_err;
+}
+
+static int coal_get(struct nt_lctx *x, const char *obj, struct nt_coalesce_state *out)
+{
+	if (!cached(&x->coal_dev, obj)) {
+		x->coal_err = nt_ethnl_coalesce_get(x->nl, obj, &x->coal);
+		x->coal_dev = nt_xstrdup(obj);
+	}
+	if (!x->coal_err)
+		*out = x->coal;
+	return x->coal_err;
 }
 
 static void seterr(struct nt_lctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -125,6 +179,7 @@ static int mtu_write(struct nt_lctx *x, const char *obj, const char *arg, const 
 	char msg[256] = "";
 	int r;
 
+	nt_lctx_drop_cache(x);
 	(void)arg;
 	if (*nt_sys_root) {
 		char *p = nt_sys_path("/sys/class/net/%s/mtu", obj), num[16];
@@ -179,6 +234,7 @@ static int feature_write(struct nt_lctx *x, const char *obj, const char *arg, co
 {
 	int r;
 
+	nt_lctx_drop_cache(x);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	x->feat_valid = false;
@@ -214,7 +270,7 @@ static int channels_read(struct nt_lctx *x, const char *obj, const char *arg, st
 	}
 	if (!x->nl || k < 0)
 		return -EOPNOTSUPP;
-	r = nt_ethnl_channels_get(x->nl, obj, &c);
+	r = chan_get(x, obj, &c);
 	if (r)
 		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
 	if (!c.have[k] || (!c.max[k] && !c.count[k]))
@@ -227,6 +283,7 @@ static int channels_write(struct nt_lctx *x, const char *obj, const char *arg, c
 {
 	int r;
 
+	nt_lctx_drop_cache(x);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_channels_set(x->nl, obj, chan_index(arg), v->u);
@@ -254,7 +311,7 @@ static int ring_read(struct nt_lctx *x, const char *obj, const char *arg, struct
 
 	if (!x->nl || k < 0)
 		return -EOPNOTSUPP;
-	r = nt_ethnl_rings_get(x->nl, obj, &s);
+	r = ring_get(x, obj, &s);
 	if (r)
 		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
 	if (!s.have[k] || !s.max[k])
@@ -267,6 +324,7 @@ static int ring_write(struct nt_lctx *x, const char *obj, const char *arg, const
 {
 	int r;
 
+	nt_lctx_drop_cache(x);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_rings_set(x->nl, obj, ring_index(arg), v->u);
@@ -291,7 +349,7 @@ static int coal_read_common(struct nt_lctx *x, const char *obj, int k, uint32_t 
 
 	if (!x->nl || k < 0)
 		return -EOPNOTSUPP;
-	r = nt_ethnl_coalesce_get(x->nl, obj, &s);
+	r = coal_get(x, obj, &s);
 	if (r)
 		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
 	if (!s.have[k])
@@ -324,6 +382,7 @@ static int coalesce_write(struct nt_lctx *x, const char *obj, const char *arg, c
 {
 	int r;
 
+	nt_lctx_drop_cache(x);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_coalesce_set(x->nl, obj, coal_index(arg, false), v->u);
@@ -334,6 +393,7 @@ static int adaptive_write(struct nt_lctx *x, const char *obj, const char *arg, c
 {
 	int r;
 
+	nt_lctx_drop_cache(x);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_coalesce_set(x->nl, obj, coal_index(arg, true), v->b);

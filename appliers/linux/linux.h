@@ -24,6 +24,15 @@ struct nt_lctx {
 	char *feat_dev;
 	struct nt_features feat;
 	bool feat_valid;
+	/* channels, rings and coalesce replies of one device each (NULL: none):
+	 * an interface's settings are read one by one, and a no-op apply of 64
+	 * veth devices sent 18 requests per device.  Every ethtool or MTU
+	 * write drops all of them (nt_lctx_drop_cache). */
+	char *chan_dev, *ring_dev, *coal_dev;
+	struct nt_channels_state chan;
+	struct nt_rings_state ring;
+	struct nt_coalesce_state coal;
+	int chan_err, ring_err, coal_err;
 	char err[512];			/* detail of the last failure */
 };
 
@@ -38,6 +47,7 @@ extern const struct nt_linux_ops nt_linux_ops[NT_K__COUNT];
 
 int nt_lctx_open(struct nt_lctx *x, struct nt_facts *facts);
 void nt_lctx_close(struct nt_lctx *x);
+void nt_lctx_drop_cache(struct nt_lctx *x);
 
 /* What to observe: interfaces (NULL = every interface), sysctl keys,
  * process objects ("process NAME"). */
