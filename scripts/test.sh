@@ -24,6 +24,21 @@ if [ $# -eq 0 ]; then
 	cat "$flog" >> "$log"
 	rm -f "$flog"
 fi
+# Fuzz smoke run (fuzz/README.md): each libFuzzer target for
+# fuzz_smoke_seconds (25 s) from its seeds, in a clang build of its own.
+if [ $# -eq 0 ] && command -v clang >/dev/null; then
+	[ -d build-fuzz ] || CC=clang meson setup build-fuzz -Dfuzzing=true -Db_lundef=false \
+		-Dtests=false >/dev/null
+	ninja -C build-fuzz >/dev/null
+	flog=$(mktemp)
+	meson test -C build-fuzz --no-rebuild --suite fuzz --print-errorlogs > "$flog" 2>&1 || rc=$?
+	cat "$flog"
+	grep -q '^Ok:' "$flog" || rc=1
+	cat "$flog" >> "$log"
+	rm -f "$flog"
+elif [ $# -eq 0 ]; then
+	echo "note: clang not installed; fuzz smoke run skipped (fuzz/README.md)"
+fi
 awk '/^Ok:/ {ok+=$2} /^Expected Fail:/ {xf+=$3} /^Fail:/ {f+=$2} /^Unexpected Pass:/ {up+=$3}
      /^Timeout:/ {t+=$2} /^Skipped:/ {s+=$2}
      END { printf "%d passed, %d failed", ok + xf, f + up + t; if (s) printf ", %d skipped", s; printf "\n" }' "$log"
