@@ -7,22 +7,12 @@
 
 struct ord {
 	const struct nt_setting *s;
-	int phase, sub, objord, order;
+	struct nt_order k;
 };
 
 static int cmp_ord(const void *pa, const void *pb)
 {
-	const struct ord *a = pa, *b = pb;
-
-	if (a->phase != b->phase)
-		return a->phase < b->phase ? -1 : 1;
-	if (a->sub != b->sub)
-		return a->sub < b->sub ? -1 : 1;
-	if (a->objord != b->objord)
-		return a->objord < b->objord ? -1 : 1;
-	if (a->order != b->order)
-		return a->order < b->order ? -1 : 1;
-	return 0;
+	return nt_order_cmp(&((const struct ord *)pa)->k, &((const struct ord *)pb)->k);
 }
 
 static const struct nt_action *plan_action(const struct nt_plan *p, const struct nt_setting *s)
@@ -37,7 +27,7 @@ static const struct nt_action *plan_action(const struct nt_plan *p, const struct
 }
 
 /*
- * Same keys as plan.c cmp_action.  Where the plan refined a setting's place
+ * The plan's order keys (nt_order_of).  Where the plan refined a setting's place
  * (an RSS table reset before shrinking channels, tunnel MTU before or after
  * its underlay) the plan's phase and sub win; settings already converged in
  * the snapshot keep their kind's phase.
@@ -55,25 +45,18 @@ const struct nt_setting **nt_emit_order(const struct nt_emit_input *in, size_t *
 		const struct nt_action *a = plan_action(in->plan, s);
 
 		o[i].s = s;
-		o[i].phase = nt_kinds[s->kind].phase;
-		o[i].order = (int)i;
-		if (s->kind == NT_K_FEATURE) {
-			o[i].order = s->order;
-			o[i].sub = s->val.b ? s->order : 10 - s->order;
-		}
+		nt_order_of(s, (int)i, &o[i].k);
 		if (a) {
-			o[i].phase = a->phase;
+			o[i].k.phase = a->ord.phase;
 			if (s->kind == NT_K_MTU)
-				o[i].sub = a->sub;
-		} else if (s->kind == NT_K_MTU) {
-			o[i].sub = 2;
+				o[i].k.sub = a->ord.sub;
 		}
 		for (k = 0; k < nobjs; k++)
 			if (!strcmp(objs[k], s->object))
 				break;
 		if (k == nobjs)
 			objs[nobjs++] = s->object;
-		o[i].objord = (int)k;
+		o[i].k.objord = (int)k;
 	}
 	qsort(o, st->n, sizeof(*o), cmp_ord);
 	out = nt_xcalloc(st->n + 1, sizeof(*out));

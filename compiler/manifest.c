@@ -227,10 +227,7 @@ static void action_copy(struct nt_action *dst, const struct nt_action *a)
 	dst->src = a->src;
 	dst->flags = a->flags;
 	dst->note = a->note ? nt_xstrdup(a->note) : NULL;
-	dst->phase = a->phase;
-	dst->sub = a->sub;
-	dst->objord = a->objord;
-	dst->order = a->order;
+	dst->ord = a->ord;
 }
 
 int nt_manifest_build(struct nt_manifest *m, const struct nt_loaded *l,
@@ -724,7 +721,7 @@ static void load_fields(struct ld *c, const struct nt_json *j, struct nt_manifes
 			struct nt_action *a = &m->plan.v[m->plan.n++];
 
 			load_action(c, acts->v[i], a);
-			a->order = (int)i;
+			a->ord.order = (int)i;
 			m->plan.disruptive += !!(a->flags & NT_SF_DISRUPTIVE);
 			m->plan.cannot += !!(a->flags & NT_SF_CANNOT_CHANGE);
 		}

@@ -27,8 +27,8 @@ static struct nt_action *add(struct nt_plan *p, const struct nt_setting *s)
 	a->src = s->src;
 	a->flags = s->flags;
 	a->note = s->note ? nt_xstrdup(s->note) : NULL;
-	a->phase = nt_kinds[s->kind].phase;
-	a->order = s->order;
+	a->ord.phase = nt_kinds[s->kind].phase;
+	a->ord.order = s->order;
 	return a;
 }
 
@@ -52,10 +52,8 @@ static bool is_physical(const struct nt_facts *f, const char *obj)
 	return i->kind ? !strcmp(i->kind, "physical") : i->driver != NULL;
 }
 
-static int cmp_action(const void *pa, const void *pb)
+int nt_order_cmp(const struct nt_order *a, const struct nt_order *b)
 {
-	const struct nt_action *a = pa, *b = pb;
-
 	if (a->phase != b->phase)
 		return a->phase < b->phase ? -1 : 1;
 	if (a->sub != b->sub)
@@ -65,6 +63,26 @@ static int cmp_action(const void *pa, const void *pb)
 	if (a->order != b->order)
 		return a->order < b->order ? -1 : 1;
 	return 0;
+}
+
+void nt_order_of(const struct nt_setting *s, int index, struct nt_order *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->phase = nt_kinds[s->kind].phase;
+	k->order = index;
+	if (s->kind == NT_K_FEATURE) {
+		/* prerequisites first when enabling, dependents first when disabling */
+		k->order = s->order;
+		k->sub = s->val.b ? s->order : 10 - s->order;
+	} else if (s->kind == NT_K_MTU) {
+		k->sub = 2;	/* a raise, until the observed value says otherwise */
+	}
+}
+
+static int cmp_action(const void *pa, const void *pb)
+{
+	return nt_order_cmp(&((const struct nt_action *)pa)->ord,
+			    &((const struct nt_action *)pb)->ord);
 }
 
 /* Highest queue an indirection table points at. */
@@ -102,7 +120,7 @@ static void order_rss_before_shrink(struct nt_plan *p, const struct nt_plan_inpu
 		for (k = 0; k < p->n; k++)
 			if (p->v[k].kind == NT_K_RSS_INDIR && !strcmp(p->v[k].object, a->object) &&
 			    indir_max(&p->v[k].to) < newq) {
-				p->v[k].phase = nt_kinds[NT_K_CHANNELS].phase - 1;
+				p->v[k].ord.phase = nt_kinds[NT_K_CHANNELS].phase - 1;
 				p->v[k].flags |= NT_SF_RESET;
 				free(p->v[k].note);
 				p->v[k].note = nt_xasprintf("before channels: the current table uses "
@@ -128,7 +146,7 @@ static void order_rss_before_shrink(struct nt_plan *p, const struct nt_plan_inpu
 			nt_value_free(&s.val);
 			r->has_from = true;
 			nt_value_copy(&r->from, &oi->val);
-			r->phase = nt_kinds[NT_K_CHANNELS].phase - 1;
+			r->ord.phase = nt_kinds[NT_K_CHANNELS].phase - 1;
 			r->flags |= NT_SF_RESET;
 			r->note = nt_xasprintf("reset before shrinking channels: the current table uses "
 					       "queue %u", indir_max(&oi->val));
@@ -170,10 +188,10 @@ void nt_plan_build(const struct nt_plan_input *in, struct nt_plan *p)
 			int depth = tunnel_depth(in->l, s->object);
 
 			/* raise underlays before tunnels, lower tunnels before underlays */
-			a->sub = up ? 2 + depth : 1 - depth;
+			a->ord.sub = up ? 2 + depth : 1 - depth;
 		}
 		if (s->kind == NT_K_FEATURE)
-			a->sub = s->val.b ? a->order : 10 - a->order;
+			nt_order_of(s, (int)i, &a->ord);
 	}
 	order_rss_before_shrink(p, in);
 	for (i = 0; i < p->n; i++) {
@@ -184,9 +202,9 @@ void nt_plan_build(const struct nt_plan_input *in, struct nt_plan *p)
 			objs = nt_xrealloc(objs, (nobjs + 1) * sizeof(*objs));
 			objs[nobjs++] = p->v[i].object;
 		}
-		p->v[i].objord = (int)k;
+		p->v[i].ord.objord = (int)k;
 		if (p->v[i].kind != NT_K_FEATURE)
-			p->v[i].order = (int)i;
+			p->v[i].ord.order = (int)i;
 	}
 	free(objs);
 	if (p->n)	/* qsort's base must not be NULL, even for 0 items */

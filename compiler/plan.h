@@ -11,6 +11,18 @@
 #include "load.h"
 #include "settings.h"
 
+/* Sort keys of the apply order, shared by plan actions and emitted scripts:
+ * the kind's phase, a refinement inside it (feature prerequisites, tunnel
+ * vs underlay MTU), the object's first appearance, then profile order. */
+struct nt_order {
+	int phase, sub, objord, order;
+};
+
+int nt_order_cmp(const struct nt_order *a, const struct nt_order *b);
+/* The key of a desired setting (index: its place in the desired state)
+ * before the plan refines it with observed values. */
+void nt_order_of(const struct nt_setting *s, int index, struct nt_order *k);
+
 struct nt_action {
 	enum nt_kind_id kind;
 	char *object;
@@ -21,7 +33,7 @@ struct nt_action {
 	struct nt_mark src;
 	unsigned flags;			/* enum nt_setting_flag */
 	char *note;
-	int phase, sub, objord, order;	/* sort keys */
+	struct nt_order ord;
 };
 
 struct nt_plan {
