@@ -290,6 +290,38 @@ static char *journal_path(void)
 	return p;
 }
 
+/*
+ * The features of one device that the plan changes one after another go
+ * in one ETHTOOL_MSG_FEATURES_SET (the kernel applies them together, as
+ * ethtool -K does); each is still journaled, verified and rolled back on
+ * its own.  Sets *end past the last entry written.
+ */
+static int write_feature_batch(struct nt_lctx *x, const struct entry *e, size_t i, size_t n,
+			       size_t *end)
+{
+	const char *names[256];
+	bool on[256];
+	size_t j, k = 0;
+	int r;
+
+	for (j = i; j < n && k < 256 && e[j].kind == NT_K_FEATURE &&
+	     !strcmp(e[j].object, e[i].object); j++) {
+		if (e[j].had && nt_value_equal(&e[j].before, &e[j].after))
+			continue;
+		names[k] = e[j].arg;
+		on[k++] = e[j].after.b;
+	}
+	*end = j;
+	x->feat_valid = false;
+	r = nt_ethnl_features_set(x->nl, e[i].object, names, on, k);
+	if (r) {
+		const char *ext = nt_ethnl_extack(x->nl);
+
+		snprintf(x->err, sizeof(x->err), "%s%s", ext ? "kernel: " : "", ext ? ext : strerror(-r));
+	}
+	return r;
+}
+
 static int fault_step(void)
 {
 #ifdef NT_FAULT_INJECTION
@@ -337,7 +369,7 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 {
 	struct nt_lctx x;
 	struct entry *e = NULL;
-	size_t n = 0, i;
+	size_t n = 0, i, batch_end = 0;
 	char *jpath = NULL;
 	int lock = -1, rc = 0, fail_at = fault_step();
 	long deadline = 0;
@@ -415,7 +447,13 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 			goto next;
 		}
 		x.err[0] = '\0';
-		r = nt_linux_ops[e[i].kind].write(&x, e[i].object, e[i].arg, &e[i].after);
+		if (i < batch_end) {
+			r = 0;		/* written with its device's other features */
+		} else if (e[i].kind == NT_K_FEATURE && x.nl) {
+			r = write_feature_batch(&x, e, i, n, &batch_end);
+		} else {
+			r = nt_linux_ops[e[i].kind].write(&x, e[i].object, e[i].arg, &e[i].after);
+		}
 		if (!r && fail_at == (int)i + 1) {
 			r = -EIO;
 			snprintf(x.err, sizeof(x.err), "injected failure at step %zu", i + 1);
@@ -445,7 +483,8 @@ next:
 		nt_buf_free(&to);
 		nt_buf_free(&got);
 		if (rc) {
-			rc = roll_back(&x, e, i + 1, n, jpath, o);
+			/* a batch may have written past step i: undo all of it */
+			rc = roll_back(&x, e, i + 1 > batch_end ? i + 1 : batch_end, n, jpath, o);
 			goto out;
 		}
 	}

@@ -302,6 +302,36 @@ const struct nt_feature_state *nt_features_find(const struct nt_features *f, con
 	return NULL;
 }
 
+int nt_ethnl_features_set(struct nt_ethnl *e, const char *dev, const char *const *names,
+			  const bool *on, size_t n)
+{
+	struct nl_msg *m = request(e, ETHTOOL_MSG_FEATURES_SET, ETHTOOL_A_FEATURES_HEADER, dev,
+				   ETHTOOL_FLAG_OMIT_REPLY);
+	struct nlattr *w, *bits;
+	size_t i;
+
+	if (!m)
+		return -ENOMEM;
+	w = nla_nest_start(m, ETHTOOL_A_FEATURES_WANTED);
+	bits = w ? nla_nest_start(m, ETHTOOL_A_BITSET_BITS) : NULL;
+	if (!bits)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		struct nlattr *bit = nla_nest_start(m, ETHTOOL_A_BITSET_BITS_BIT);
+
+		if (!bit || nla_put_string(m, ETHTOOL_A_BITSET_BIT_NAME, names[i]) < 0 ||
+		    (on[i] && nla_put_flag(m, ETHTOOL_A_BITSET_BIT_VALUE) < 0))
+			goto nomem;
+		nla_nest_end(m, bit);
+	}
+	nla_nest_end(m, bits);
+	nla_nest_end(m, w);
+	return transact(e, m, NULL, true);
+nomem:
+	nlmsg_free(m);
+	return -ENOMEM;
+}
+
 int nt_ethnl_feature_set(struct nt_ethnl *e, const char *dev, const char *name, bool on)
 {
 	struct nl_msg *m = request(e, ETHTOOL_MSG_FEATURES_SET, ETHTOOL_A_FEATURES_HEADER, dev,

@@ -65,6 +65,9 @@ int nt_ethnl_features_get(struct nt_ethnl *e, const char *dev, struct nt_feature
 void nt_features_free(struct nt_features *f);
 const struct nt_feature_state *nt_features_find(const struct nt_features *f, const char *name);
 int nt_ethnl_feature_set(struct nt_ethnl *e, const char *dev, const char *name, bool on);
+/* Several features of one device in one request (the masked bits only). */
+int nt_ethnl_features_set(struct nt_ethnl *e, const char *dev, const char *const *names,
+			  const bool *on, size_t n);
 
 int nt_ethnl_channels_get(struct nt_ethnl *e, const char *dev, struct nt_channels_state *out);
 int nt_ethnl_channels_set(struct nt_ethnl *e, const char *dev, int kind, uint32_t count);
