@@ -59,6 +59,15 @@ struct nt_observe_req {
 	const char *const *processes;
 	size_t nprocesses;
 	bool irqbalance;
+	/* groups not worth reading for this request (NT_OBS_*); 0 = read all */
+	unsigned skip;
+};
+
+enum {
+	NT_OBS_RINGS = 1 << 0,
+	NT_OBS_COALESCE = 1 << 1,
+	NT_OBS_RSS = 1 << 2,
+	NT_OBS_QUEUES = 1 << 3,		/* IRQ affinity, RPS, XPS files */
 };
 
 int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *facts,

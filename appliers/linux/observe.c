@@ -270,7 +270,7 @@ static uint32_t count_queues(const char *iface, const char *prefix)
 	return n;
 }
 
-static void observe_iface_facts(struct nt_lctx *x, const char *name)
+static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned skip)
 {
 	struct nt_facts *f = x->facts;
 	struct nt_iface_facts *i = nt_facts_iface(f, name);
@@ -330,7 +330,7 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name)
 			for (k = 0; k < 4; k++)
 				if (ch.have[k] || ch.max[k])
 					i->max_chan[k] = (struct nt_num){true, ch.max[k]};
-		if (!nt_ethnl_rings_get(x->nl, name, &r)) {
+		if (!(skip & NT_OBS_RINGS) && !nt_ethnl_rings_get(x->nl, name, &r)) {
 			if (r.have[0])
 				i->ring_rx_max = (struct nt_num){true, r.max[0]};
 			if (r.have[1])
@@ -343,10 +343,15 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name)
 				i->features[i->nfeatures].name = nt_xstrdup(ft.v[k].name);
 				i->features[i->nfeatures++].fixed = !ft.v[k].hw || ft.v[k].nochange;
 			}
-			nt_features_free(&ft);
+			/* the values come from the same reply: keep it as the cache */
+			nt_features_free(&x->feat);
+			free(x->feat_dev);
+			x->feat = ft;
+			x->feat_dev = nt_xstrdup(name);
+			x->feat_valid = true;
 		}
 	}
-	if (!*nt_sys_root) {
+	if (!*nt_sys_root && !(skip & NT_OBS_RSS)) {
 		struct nt_rss_state rs;
 
 		if (!nt_rss_get(name, &rs)) {
@@ -368,7 +373,8 @@ static void grab(struct nt_lctx *x, struct nt_state *st, enum nt_kind_id k, cons
 	nt_state_set(st, k, obj, arg, v, (struct nt_mark){0});
 }
 
-static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_state *st)
+static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_state *st,
+				unsigned skip)
 {
 	const struct nt_iface_facts *i = nt_facts_iface(x->facts, name);
 	static const char *const chans[] = {"combined", "rx", "tx", "other"};
@@ -383,15 +389,21 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 	for (k = 0; k < 4; k++)
 		if (i && i->max_chan[k].known && i->max_chan[k].v)
 			grab(x, st, NT_K_CHANNELS, name, chans[k]);
-	for (k = 0; k < 4; k++)
+	for (k = 0; k < 4 && !(skip & NT_OBS_RINGS); k++)
 		grab(x, st, NT_K_RING, name, rings[k]);
-	for (k = 0; k < 4; k++)
-		grab(x, st, NT_K_COALESCE, name, coal[k]);
-	grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "rx");
-	grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "tx");
-	grab(x, st, NT_K_RSS_HFUNC, name, NULL);
-	grab(x, st, NT_K_RSS_KEY, name, NULL);
-	grab(x, st, NT_K_RSS_INDIR, name, NULL);
+	if (!(skip & NT_OBS_COALESCE)) {
+		for (k = 0; k < 4; k++)
+			grab(x, st, NT_K_COALESCE, name, coal[k]);
+		grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "rx");
+		grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "tx");
+	}
+	if (!(skip & NT_OBS_RSS)) {
+		grab(x, st, NT_K_RSS_HFUNC, name, NULL);
+		grab(x, st, NT_K_RSS_KEY, name, NULL);
+		grab(x, st, NT_K_RSS_INDIR, name, NULL);
+	}
+	if (skip & NT_OBS_QUEUES)
+		return;
 	for (k = 0; i && k < i->nirqs; k++) {
 		char arg[16];
 
@@ -484,9 +496,9 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		qsort(names, n, sizeof(*names), cmp_str);
 	}
 	for (k = 0; k < n; k++)
-		observe_iface_facts(&x, names[k]);
+		observe_iface_facts(&x, names[k], req->skip);
 	for (k = 0; k < n; k++)
-		observe_iface_state(&x, names[k], st);
+		observe_iface_state(&x, names[k], st, req->skip);
 	for (k = 0; k < req->nsysctls; k++)
 		grab(&x, st, NT_K_SYSCTL, "sysctl", req->sysctls[k]);
 	for (k = 0; k < req->nprocesses; k++)
@@ -515,10 +527,24 @@ int nt_linux_observe_profile(const struct nt_loaded *l, struct nt_facts *f,
 	size_t i;
 	int r;
 
+	/* read only the groups some interface of the profile sets: the other
+	 * groups can produce no action (a no-op apply reads nothing else) */
+	req.skip = NT_OBS_RINGS | NT_OBS_COALESCE | NT_OBS_RSS | NT_OBS_QUEUES;
 	for (i = 0; i < p->interfaces_count; i++) {
-		ifs[i] = p->interfaces[i].name;
-		if (p->interfaces[i].irq)
+		const struct nt_iface *f = &p->interfaces[i];
+
+		ifs[i] = f->name;
+		if (f->irq)
 			req.irqbalance = true;
+		if (f->rings)
+			req.skip &= ~NT_OBS_RINGS;
+		if (f->coalesce)
+			req.skip &= ~NT_OBS_COALESCE;
+		/* channels too: shrinking them needs the RSS table (plan.c resets it) */
+		if (f->rss || f->channels)
+			req.skip &= ~NT_OBS_RSS;
+		if (f->irq || f->rps || f->xps)
+			req.skip &= ~NT_OBS_QUEUES;
 	}
 	for (i = 0; i < p->sysctl_count; i++)
 		sys[i] = p->sysctl[i].key;
