@@ -31,7 +31,8 @@ void nt_lctx_drop_cache(struct nt_lctx *x)
 	free(x->chan_dev);
 	free(x->ring_dev);
 	free(x->coal_dev);
-	x->chan_dev = x->ring_dev = x->coal_dev = NULL;
+	free(x->link_dev);
+	x->chan_dev = x->ring_dev = x->coal_dev = x->link_dev = NULL;
 }
 
 void nt_lctx_close(struct nt_lctx *x)
@@ -54,7 +55,7 @@ static bool cached(char **dev, const char *obj)
 	return false;
 }
 
-static int chan_get(struct nt_lctx *x, const char *obj, struct nt_channels_state *out)
+int nt_lctx_channels(struct nt_lctx *x, const char *obj, struct nt_channels_state *out)
 {
 	if (!cached(&x->chan_dev, obj)) {
 		x->chan_err = nt_ethnl_channels_get(x->nl, obj, &x->chan);
@@ -168,10 +169,23 @@ static int mtu_read(struct nt_lctx *x, const char *obj, const char *arg, struct 
 		free(s);
 		return 0;
 	}
-	if (nt_link_get(obj, &mtu, NULL))
+	if (!cached(&x->link_dev, obj)) {
+		x->link_err = nt_link_get(obj, &mtu, NULL);
+		x->link_mtu = mtu;
+		x->link_dev = nt_xstrdup(obj);
+	}
+	if (x->link_err)
 		return -ENOENT;
-	*out = nt_v_u32(mtu);
+	*out = nt_v_u32(x->link_mtu);
 	return 0;
+}
+
+void nt_lctx_seed_link(struct nt_lctx *x, const char *obj, uint32_t mtu)
+{
+	free(x->link_dev);
+	x->link_dev = nt_xstrdup(obj);
+	x->link_mtu = mtu;
+	x->link_err = 0;
 }
 
 static int mtu_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
@@ -270,7 +284,7 @@ static int channels_read(struct nt_lctx *x, const char *obj, const char *arg, st
 	}
 	if (!x->nl || k < 0)
 		return -EOPNOTSUPP;
-	r = chan_get(x, obj, &c);
+	r = nt_lctx_channels(x, obj, &c);
 	if (r)
 		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
 	if (!c.have[k] || (!c.max[k] && !c.count[k]))

@@ -33,8 +33,16 @@ struct nt_lctx {
 	struct nt_rings_state ring;
 	struct nt_coalesce_state coal;
 	int chan_err, ring_err, coal_err;
+	char *link_dev;			/* rtnetlink MTU of one device, same rule */
+	uint32_t link_mtu;
+	int link_err;
 	char err[512];			/* detail of the last failure */
 };
+
+/* The cached CHANNELS_GET reply of a device (facts and values share it). */
+int nt_lctx_channels(struct nt_lctx *x, const char *dev, struct nt_channels_state *out);
+/* Seeds the MTU cache from a link reply read for the facts. */
+void nt_lctx_seed_link(struct nt_lctx *x, const char *dev, uint32_t mtu);
 
 struct nt_linux_ops {
 	/* 0 and *out set, -ENOENT when the object/attribute does not exist, or -errno */

@@ -312,6 +312,7 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 		free(s);
 	}
 	if (!*nt_sys_root && !nt_link_get(name, &mtu, &kind)) {
+		nt_lctx_seed_link(x, name, mtu);
 		if (!i->kind)
 			i->kind = kind ? kind : nt_xstrdup("virtual");
 		else
@@ -326,7 +327,7 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 		struct nt_features ft;
 		size_t k;
 
-		if (!nt_ethnl_channels_get(x->nl, name, &ch))
+		if (!nt_lctx_channels(x, name, &ch))
 			for (k = 0; k < 4; k++)
 				if (ch.have[k] || ch.max[k])
 					i->max_chan[k] = (struct nt_num){true, ch.max[k]};
