@@ -42,6 +42,8 @@ const char *nt_emit_sh_row(enum nt_kind_id k);
 const char *nt_emit_ps1_row(enum nt_kind_id k);
 
 /* 'it''s': single-quoted for POSIX sh ('\'' for a quote). */
+/* Expands @KEY@ in tmpl from kv (KEY, value, ..., NULL). */
+void nt_emit_tmpl(struct nt_buf *o, const char *tmpl, const char *const *kv);
 void nt_sh_quote(struct nt_buf *b, const char *s);
 /* 'it''s': single-quoted for PowerShell, doubling ' and U+2018..U+201B. */
 void nt_ps_quote(struct nt_buf *b, const char *s);

@@ -143,3 +143,34 @@ const char *nt_ps_name_problem(const char *s)
 	}
 	return NULL;
 }
+
+/* Replaces each @KEY@ of tmpl that kv (KEY, value, ..., NULL) names; a
+ * NULL value stands for "". */
+void nt_emit_tmpl(struct nt_buf *o, const char *tmpl, const char *const *kv)
+{
+	const char *p = tmpl;
+
+	while (*p) {
+		const char *at = strchr(p, '@');
+		size_t k;
+
+		if (!at) {
+			nt_buf_puts(o, p);
+			return;
+		}
+		nt_buf_putn(o, p, (size_t)(at - p));
+		for (k = 0; kv[k]; k += 2) {
+			size_t n = strlen(kv[k]);
+
+			if (!strncmp(at + 1, kv[k], n) && at[1 + n] == '@') {
+				nt_buf_puts(o, kv[k + 1] ? kv[k + 1] : "");
+				p = at + n + 2;
+				break;
+			}
+		}
+		if (!kv[k]) {
+			nt_buf_putc(o, '@');
+			p = at + 1;
+		}
+	}
+}

@@ -472,36 +472,6 @@ static bool have_iface(char **v, size_t n, const char *s)
 	return false;
 }
 
-/* Replaces @KEY@ in tmpl with val. */
-static void put_tmpl(struct nt_buf *o, const char *tmpl, const char *const *kv)
-{
-	const char *p = tmpl;
-
-	while (*p) {
-		const char *at = strchr(p, '@');
-		size_t k;
-
-		if (!at) {
-			nt_buf_puts(o, p);
-			return;
-		}
-		nt_buf_putn(o, p, (size_t)(at - p));
-		for (k = 0; kv[k]; k += 2) {
-			size_t n = strlen(kv[k]);
-
-			if (!strncmp(at + 1, kv[k], n) && at[1 + n] == '@') {
-				nt_buf_puts(o, kv[k + 1]);
-				p = at + n + 2;
-				break;
-			}
-		}
-		if (!kv[k]) {
-			nt_buf_putc(o, '@');
-			p = at + 1;
-		}
-	}
-}
-
 int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags *d)
 {
 	size_t n, i, nifs = 0;
@@ -617,7 +587,7 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 	{
 		const char *kv[] = {"GETCASES", gets.p, "PUTCASES", puts.p, "KINDLIST", kinds.p, NULL};
 
-		put_tmpl(o, engine, kv);
+		nt_emit_tmpl(o, engine, kv);
 	}
 	nt_buf_puts(o, "# The desired state, in apply order.\nnt_settings() {\n");
 	if (steps.p)
@@ -628,7 +598,7 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 	{
 		const char *kv[] = {"IFACES", iflist.p ? iflist.p + 1 : "", NULL};
 
-		put_tmpl(o, main_part, kv);
+		nt_emit_tmpl(o, main_part, kv);
 	}
 out:
 	nt_buf_free(&steps);

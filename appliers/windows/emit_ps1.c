@@ -190,35 +190,6 @@ static void add_name(struct nt_buf *names, const char *s)
 	nt_ps_quote(names, s);
 }
 
-static void put_tmpl(struct nt_buf *o, const char *tmpl, const char *const *kv)
-{
-	const char *p = tmpl;
-
-	while (*p) {
-		const char *at = strchr(p, '@');
-		size_t k;
-
-		if (!at) {
-			nt_buf_puts(o, p);
-			return;
-		}
-		nt_buf_putn(o, p, (size_t)(at - p));
-		for (k = 0; kv[k]; k += 2) {
-			size_t n = strlen(kv[k]);
-
-			if (!strncmp(at + 1, kv[k], n) && at[1 + n] == '@') {
-				nt_buf_puts(o, kv[k + 1] ? kv[k + 1] : "");
-				p = at + n + 2;
-				break;
-			}
-		}
-		if (!kv[k]) {
-			nt_buf_putc(o, '@');
-			p = at + 1;
-		}
-	}
-}
-
 /* Text for a comment-based help block: no "#>" and no control characters. */
 static char *comment_text(const char *s)
 {
@@ -345,7 +316,7 @@ int nt_emit_ps1(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diag
 			NULL,
 		};
 
-		put_tmpl(o, playbook_ps1, kv);
+		nt_emit_tmpl(o, playbook_ps1, kv);
 	}
 out:
 	free(hostc);
