@@ -184,4 +184,22 @@ static inline int t_run(CU_pSuite s)
 	return fails ? 1 : 0;
 }
 
+/* A profile lowered against hand-built facts, and its cleanup. */
+struct lowered {
+	struct nt_loaded l;
+	struct nt_facts f;
+	struct nt_state obs, des;
+	struct nt_diags d;
+	size_t errors;
+};
+
+static inline void t_lowered_free(struct lowered *x)
+{
+	nt_state_free(&x->des);
+	nt_state_free(&x->obs);
+	nt_facts_free(&x->f);
+	nt_loaded_free(&x->l);
+	nt_diags_free(&x->d);
+}
+
 #endif

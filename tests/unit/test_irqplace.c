@@ -107,14 +107,6 @@ static void test_no_topology(void)
 
 /* --- through nt_lower_linux ------------------------------------------ */
 
-struct lowered {
-	struct nt_loaded l;
-	struct nt_facts f;
-	struct nt_state obs, des;
-	struct nt_diags d;
-	size_t errors;
-};
-
 static void lower_yaml(struct lowered *x, const char *yaml)
 {
 	x->errors = 0;
@@ -124,15 +116,6 @@ static void lower_yaml(struct lowered *x, const char *yaml)
 	if (t_load("irq.yaml", yaml, &x->l))
 		return;
 	x->errors = t_lower(&x->l, &x->f, &x->obs, &x->des, &x->d, NULL);
-}
-
-static void lowered_free(struct lowered *x)
-{
-	nt_state_free(&x->des);
-	nt_state_free(&x->obs);
-	nt_facts_free(&x->f);
-	nt_loaded_free(&x->l);
-	nt_diags_free(&x->d);
 }
 
 /* Asserts queue q of ifname is placed on exactly `want`. */
@@ -188,7 +171,7 @@ static void test_lower_node0_reserved(void)
 	ban = nt_state_get(&x.des, NT_K_IRQBALANCE_BAN, "irqbalance", NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ban);
 	CU_ASSERT_STRING_EQUAL(ban->val.s, "135,136,137,138,139,140,141,142,143,144,145,146,147");
-	lowered_free(&x);
+	t_lowered_free(&x);
 }
 
 static void test_lower_node1(void)
@@ -209,7 +192,7 @@ static void test_lower_node1(void)
 		snprintf(want, sizeof(want), "%u", q + 14);
 		expect_irq(&x, "enp1s0f0", q, want);
 	}
-	lowered_free(&x);
+	t_lowered_free(&x);
 }
 
 static void test_lower_wrap(void)
@@ -234,7 +217,7 @@ static void test_lower_wrap(void)
 			warned = !strcmp(x.d.v[i].msg, "enp1s0f0 has 16 queues but node 0 has 13 usable "
 					 "physical cores; queues share cores (wrapping)");
 	CU_ASSERT_TRUE(warned);
-	lowered_free(&x);
+	t_lowered_free(&x);
 }
 
 static void test_lower_one_node_no_smt(void)
@@ -255,7 +238,7 @@ static void test_lower_one_node_no_smt(void)
 	expect_irq(&x, "eth0", 1, "2");
 	expect_irq(&x, "eth0", 2, "3");
 	expect_irq(&x, "eth0", 3, "4");
-	lowered_free(&x);
+	t_lowered_free(&x);
 }
 
 static void test_lower_unknown_node_two_nodes(void)
@@ -275,7 +258,7 @@ static void test_lower_unknown_node_two_nodes(void)
 	CU_ASSERT_STRING_EQUAL(e, "irq.yaml:8:19: the NUMA node of eth0 is unknown (numa_node -1); "
 			       "numa-local-spread needs it: use all-cpus or explicit");
 	free(e);
-	lowered_free(&x);
+	t_lowered_free(&x);
 }
 
 static void test_lower_all_cpus(void)
@@ -300,7 +283,7 @@ static void test_lower_all_cpus(void)
 	expect_irq(&x, "eth0", 5, "7");
 	expect_irq(&x, "eth0", 6, "1");
 	expect_irq(&x, "eth0", 7, "2");
-	lowered_free(&x);
+	t_lowered_free(&x);
 }
 
 static void test_lower_all_cpus_list(void)
@@ -318,7 +301,7 @@ static void test_lower_all_cpus_list(void)
 	expect_irq(&x, "eth0", 0, "4");
 	expect_irq(&x, "eth0", 1, "5");
 	expect_irq(&x, "eth0", 2, "4");
-	lowered_free(&x);
+	t_lowered_free(&x);
 }
 
 static void test_lower_explicit(void)
@@ -342,7 +325,7 @@ static void test_lower_explicit(void)
 			NT_SF_CANNOT_CHANGE);
 	CU_ASSERT_TRUE(nt_state_get(&x.des, NT_K_IRQ_AFFINITY, "eth0", "1")->flags &
 		       NT_SF_CANNOT_CHANGE);
-	lowered_free(&x);
+	t_lowered_free(&x);
 
 	nt_facts_init(&x.f);
 	t_topo(&x.f, 1, 8, false);
@@ -355,7 +338,7 @@ static void test_lower_explicit(void)
 	CU_ASSERT_EQUAL(x.errors, 0);
 	expect_irq(&x, "eth0", 0, "6-7");
 	expect_irq(&x, "eth0", 2, "6-7");
-	lowered_free(&x);
+	t_lowered_free(&x);
 }
 
 static void test_lower_all_reserved(void)
@@ -376,7 +359,7 @@ static void test_lower_all_reserved(void)
 	CU_ASSERT_STRING_EQUAL(e, "irq.yaml:10:19: numa-local-spread leaves no usable CPU for eth0 "
 			       "after reserved CPUs are removed");
 	free(e);
-	lowered_free(&x);
+	t_lowered_free(&x);
 }
 
 int main(void)

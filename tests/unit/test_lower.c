@@ -7,14 +7,6 @@
 	"apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: sg-gw-01}\n" \
 	"target: " target "\ninterfaces:\n"
 
-struct lowered {
-	struct nt_loaded l;
-	struct nt_facts f;
-	struct nt_state obs, des;
-	struct nt_diags d;
-	size_t errors;
-};
-
 static void lx_init(struct lowered *x)
 {
 	memset(x, 0, sizeof(*x));
@@ -26,15 +18,6 @@ static void lx_lower(struct lowered *x, const char *yaml)
 	if (t_load("lower.yaml", yaml, &x->l))
 		return;
 	x->errors = t_lower(&x->l, &x->f, &x->obs, &x->des, &x->d, NULL);
-}
-
-static void lx_free(struct lowered *x)
-{
-	nt_state_free(&x->des);
-	nt_state_free(&x->obs);
-	nt_facts_free(&x->f);
-	nt_loaded_free(&x->l);
-	nt_diags_free(&x->d);
 }
 
 static uint32_t u32_of(const struct nt_state *st, enum nt_kind_id k, const char *obj,
@@ -62,7 +45,7 @@ static uint32_t tunnel_mtu(const char *outer, const char *extra)
 	lx_lower(&x, yaml);
 	CU_ASSERT_EQUAL(x.errors, 0);
 	v = u32_of(&x.des, NT_K_MTU, "wg0", NULL);
-	lx_free(&x);
+	t_lowered_free(&x);
 	free(yaml);
 	return v;
 }
@@ -89,7 +72,7 @@ static void test_mtu_derived_note(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_STRING_EQUAL(s->note, "derived: enp1s0f0 mtu 1500 - WireGuard overhead 60 (ipv4 outer)");
 	CU_ASSERT_EQUAL(s->src.line, 9);	/* the tunnel's underlay */
-	lx_free(&x);
+	t_lowered_free(&x);
 }
 
 static void test_mtu_from_observed(void)
@@ -106,7 +89,7 @@ static void test_mtu_from_observed(void)
 	CU_ASSERT_EQUAL(x.errors, 0);
 	CU_ASSERT_EQUAL(u32_of(&x.des, NT_K_MTU, "wg0", NULL), 8920);
 	CU_ASSERT_PTR_NULL(nt_state_get(&x.des, NT_K_MTU, "enp1s0f0", NULL));
-	lx_free(&x);
+	t_lowered_free(&x);
 
 	/* neither in the profile nor observed: not derived, and said so */
 	lx_init(&x);
@@ -119,7 +102,7 @@ static void test_mtu_from_observed(void)
 			  !strcmp(x.d.v[i].msg, "MTU of wg0 is not derived: the MTU of its underlay "
 				  "enp1s0f0 is neither in the profile nor observed");
 	CU_ASSERT_TRUE(warned);
-	lx_free(&x);
+	t_lowered_free(&x);
 }
 
 static void test_mtu_explicit_does_not_fit(void)
@@ -154,7 +137,7 @@ static void test_mtu_explicit_does_not_fit(void)
 	CU_ASSERT_STRING_EQUAL(e, "lower.yaml:9:10: tunnel wg0 mtu 8941 + WireGuard overhead 60 (ipv4 "
 			       "outer) = 9001 exceeds underlay enp1s0f0 mtu 9000; at most 8940 fits");
 	free(e);
-	lx_free(&x);
+	t_lowered_free(&x);
 
 	/* 1440 fits exactly */
 	lx_init(&x);
@@ -164,7 +147,7 @@ static void test_mtu_explicit_does_not_fit(void)
 		 "    tunnel: {kind: wireguard, underlay: enp1s0f0, outer: ipv4}\n");
 	CU_ASSERT_EQUAL(x.errors, 0);
 	CU_ASSERT_EQUAL(u32_of(&x.des, NT_K_MTU, "wg0", NULL), 1440);
-	lx_free(&x);
+	t_lowered_free(&x);
 }
 
 /* --- RSS ----------------------------------------------------------------- */
@@ -233,25 +216,25 @@ static void test_rss_key_lowering(void)
 	CU_ASSERT_EQUAL(s->val.n, 52);
 	CU_ASSERT_EQUAL(memcmp(s->val.bytes, sg_gw_key, 52), 0);
 	CU_ASSERT_STRING_EQUAL(s->note, "per-host: HMAC-SHA256 of sg-gw-01/enp1s0f0");
-	lx_free(&x);
+	t_lowered_free(&x);
 	/* mlx5: 40 */
 	s = lower_key(&x, "mellanox-cx5", 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->val.n, 40);
 	CU_ASSERT_EQUAL(memcmp(s->val.bytes, sg_gw_key, 40), 0);
-	lx_free(&x);
+	t_lowered_free(&x);
 	/* the host's observed key size wins over the table */
 	s = lower_key(&x, "intel-x710", 40, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->val.n, 40);
-	lx_free(&x);
+	t_lowered_free(&x);
 	/* the lowering host name seeds it */
 	s = lower_key(&x, "intel-x710", 0, "sg-gw-02");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	nt_rss_key_per_host("sg-gw-02", "enp1s0f0", other, sizeof(other));
 	CU_ASSERT_EQUAL(memcmp(s->val.bytes, other, 52), 0);
 	CU_ASSERT_NOT_EQUAL(memcmp(s->val.bytes, sg_gw_key, 52), 0);
-	lx_free(&x);
+	t_lowered_free(&x);
 	/* unknown size: an error, never a guessed length */
 	s = lower_key(&x, NULL, 0, NULL);
 	CU_ASSERT_PTR_NULL(s);
@@ -260,7 +243,7 @@ static void test_rss_key_lowering(void)
 	CU_ASSERT_STRING_EQUAL(e, "lower.yaml:8:16: the RSS key size of enp1s0f0 is unknown; name the "
 			       "NIC model (nic:) or plan against the live host or a snapshot");
 	free(e);
-	lx_free(&x);
+	t_lowered_free(&x);
 }
 
 /* Counts how often each queue appears; checks floor/ceil of size/queues. */
@@ -297,7 +280,7 @@ static void test_rss_spread(void)
 		count0 += s->val.list[i] == 0;
 	CU_ASSERT_EQUAL(count0, 40);	/* 512 = 13 x 39 + 5: queues 0-4 get 40 */
 	CU_ASSERT_STRING_EQUAL(s->note, "512 entries, each of 13 queues gets 39 or 40");
-	lx_free(&x);
+	t_lowered_free(&x);
 
 	/* rss.queues: spread over the first N queues only */
 	lx_init(&x);
@@ -305,7 +288,7 @@ static void test_rss_spread(void)
 		 "    channels: {combined: 13}\n    rss: {spread: equal, queues: 4}\n");
 	CU_ASSERT_EQUAL(x.errors, 0);
 	check_spread(nt_state_get(&x.des, NT_K_RSS_INDIR, "enp1s0f0", NULL), 512, 4);
-	lx_free(&x);
+	t_lowered_free(&x);
 
 	/* queue count from the host when the profile does not set channels;
 	 * table size from the host (overrides the table's 512) */
@@ -317,7 +300,7 @@ static void test_rss_spread(void)
 		 "    rss: {spread: equal}\n");
 	CU_ASSERT_EQUAL(x.errors, 0);
 	check_spread(nt_state_get(&x.des, NT_K_RSS_INDIR, "enp1s0f0", NULL), 128, 6);
-	lx_free(&x);
+	t_lowered_free(&x);
 }
 
 /* --- features -------------------------------------------------------- */
@@ -351,7 +334,7 @@ static void test_feature_deps(void)
 	CU_ASSERT_STRING_EQUAL(feat(&x, "tx-scatter-gather")->note, "implied: tso needs scatter-gather");
 	CU_ASSERT_STRING_EQUAL(feat(&x, "tx-checksum-ip-generic")->note, "implied: tso needs tx checksum");
 	CU_ASSERT_PTR_NULL(feat(&x, "rx-checksum"));
-	lx_free(&x);
+	t_lowered_free(&x);
 
 	lx_init(&x);
 	lx_lower(&x, HEAD("linux") "  - name: eth0\n    offloads: {uso: on}\n");
@@ -359,7 +342,7 @@ static void test_feature_deps(void)
 	expect_feat(&x, "tx-checksum-ip-generic", true, true);
 	CU_ASSERT_STRING_EQUAL(feat(&x, "tx-checksum-ip-generic")->note, "implied: uso needs tx checksum");
 	CU_ASSERT_PTR_NULL(feat(&x, "tx-scatter-gather"));
-	lx_free(&x);
+	t_lowered_free(&x);
 
 	lx_init(&x);
 	lx_lower(&x, HEAD("linux") "  - name: eth0\n    offloads: {gro_hw: on, lro: on}\n");
@@ -370,7 +353,7 @@ static void test_feature_deps(void)
 	expect_feat(&x, "rx-lro", false, false);
 	CU_ASSERT_STRING_EQUAL(feat(&x, "rx-lro")->note,
 			       "off: rx-gro-hw is on and the kernel drops LRO beside it");
-	lx_free(&x);
+	t_lowered_free(&x);
 
 	/* what the profile says explicitly is not overridden or marked implied */
 	lx_init(&x);
@@ -378,7 +361,7 @@ static void test_feature_deps(void)
 	expect_feat(&x, "tx-scatter-gather", true, false);
 	expect_feat(&x, "tx-checksum-ip-generic", true, false);
 	expect_feat(&x, "rx-checksum", true, false);
-	lx_free(&x);
+	t_lowered_free(&x);
 }
 
 static struct nt_iface_facts *feat_facts(struct lowered *x, const char *const *names,
@@ -423,7 +406,7 @@ static void test_feature_facts(void)
 	expect_feat(&x, "rx-udp-gro-forwarding", true, false);
 	/* fixed off and wanted off: fine */
 	CU_ASSERT_FALSE(feat(&x, "rx-lro")->flags & NT_SF_CANNOT_CHANGE);
-	lx_free(&x);
+	t_lowered_free(&x);
 
 	/* fixed off and wanted on: cannot change */
 	lx_init(&x);
@@ -432,7 +415,7 @@ static void test_feature_facts(void)
 	lx_lower(&x, HEAD("linux") "  - name: eth0\n    offloads: {lro: on}\n");
 	CU_ASSERT_TRUE(feat(&x, "rx-lro")->flags & NT_SF_CANNOT_CHANGE);
 	CU_ASSERT_STRING_EQUAL(feat(&x, "rx-lro")->note, "fixed on this device (not in hw_features)");
-	lx_free(&x);
+	t_lowered_free(&x);
 
 	/* a feature the device does not have at all */
 	lx_init(&x);
@@ -443,7 +426,7 @@ static void test_feature_facts(void)
 	CU_ASSERT_STRING_EQUAL(e, "lower.yaml:7:21: eth0 has no uso feature (tx-udp-segmentation); "
 			       "it cannot be turned on");
 	free(e);
-	lx_free(&x);
+	t_lowered_free(&x);
 }
 
 /* --- Windows ------------------------------------------------------------- */
@@ -504,7 +487,7 @@ static void test_windows(void)
 	CU_ASSERT_STRING_EQUAL(str_of(&x.des, NT_K_WIN_GLOBAL, "global", "receive-segment-coalescing"),
 			       "Enabled");
 	CU_ASSERT_STRING_EQUAL(str_of(&x.des, NT_K_WIN_GLOBAL, "global", "uro"), "Disabled");
-	lx_free(&x);
+	t_lowered_free(&x);
 }
 
 static void test_windows_checksum_dirs(void)
@@ -516,16 +499,16 @@ static void test_windows_checksum_dirs(void)
 		 "    offloads: {rx_checksum: on, tx_checksum: off}\n");
 	CU_ASSERT_EQUAL(x.errors, 0);
 	CU_ASSERT_STRING_EQUAL(str_of(&x.des, NT_K_WIN_CHECKSUM, "Ethernet 2", "TcpIPv6"), "RxEnabled");
-	lx_free(&x);
+	t_lowered_free(&x);
 	lx_init(&x);
 	lx_lower(&x, HEAD("windows") "  - name: \"Ethernet 2\"\n"
 		 "    offloads: {rx_checksum: off, tx_checksum: on}\n");
 	CU_ASSERT_STRING_EQUAL(str_of(&x.des, NT_K_WIN_CHECKSUM, "Ethernet 2", "UdpIPv4"), "TxEnabled");
-	lx_free(&x);
+	t_lowered_free(&x);
 	lx_init(&x);
 	lx_lower(&x, HEAD("windows") "  - name: \"Ethernet 2\"\n    offloads: {checksum: off}\n");
 	CU_ASSERT_STRING_EQUAL(str_of(&x.des, NT_K_WIN_CHECKSUM, "Ethernet 2", "IpIPv4"), "Disabled");
-	lx_free(&x);
+	t_lowered_free(&x);
 }
 
 static void test_windows_rss_profiles(void)
@@ -544,7 +527,7 @@ static void test_windows_rss_profiles(void)
 		lx_init(&x);
 		lx_lower(&x, yaml);
 		CU_ASSERT_STRING_EQUAL(str_of(&x.des, NT_K_WIN_RSS, "Ethernet 2", "profile"), m[k].cmdlet);
-		lx_free(&x);
+		t_lowered_free(&x);
 		free(yaml);
 	}
 }
