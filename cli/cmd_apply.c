@@ -29,13 +29,19 @@ static void apply_help(void)
 	       "                            interfaces of the profile may be missing\n"
 	       "  --skip-missing            skip interfaces that do not exist yet, with a warning\n"
 	       "                            (boot: their hotplug event applies them later)\n"
+	       "  --wait SECONDS            wait that long for another nettune's lock (default\n"
+	       "                            30 with --only, for hotplug bursts; else 0)\n"
 	       "  --trust PUB               PLAN.json must be signed by this key (repeatable);\n"
 	       "                            keys in $NETTUNE_TRUST_DIR (default\n"
 	       "                            /etc/nettune/trusted.d) are trusted too, and when that\n"
 	       "                            directory exists unsigned plans are refused\n\n"
 	       "PLAN.json (from 'nettune plan --out') is applied exactly as written, after\n"
 	       "its signature, expiry, host identity and observed values are checked.\n"
-	       "State: journals and the lock live in $NETTUNE_STATE_DIR (default /var/lib/nettune).\n"
+	       "State: journals and the lock live in $NETTUNE_STATE_DIR (default /var/lib/nettune,\n"
+	       "which must be root's and not group/world-writable).  SIGTERM, SIGINT or SIGHUP\n"
+	       "during the writes rolls back what was written (exit 1); SIGPIPE is ignored.\n"
+	       "An apply refuses while a journal is left open (interrupted, awaiting\n"
+	       "confirmation, rollback incomplete): see 'nettune rollback --help'.\n"
 	       "Exit status: 0 converged or nothing to do, 1 failed and rolled back (or error\n"
 	       "before any change), 3 failed and the rollback is incomplete, 64 usage.\n");
 }
@@ -50,6 +56,8 @@ int cmd_apply(int argc, char **argv)
 	struct nt_trust trust = {0};
 	struct nt_buf bytes = {0};
 	char err[512];
+	long wait_s = -1;
+	char *abs = NULL;
 	int i, r;
 
 	for (i = 0; i < argc; i++) {
@@ -70,11 +78,19 @@ int cmd_apply(int argc, char **argv)
 				nt_trust_free(&trust);
 				return NT_EXIT_FAIL;
 			}
-		} else if (!strcmp(argv[i], "--confirm-timeout") || !strcmp(argv[i], "--only")) {
+		} else if (!strcmp(argv[i], "--confirm-timeout") || !strcmp(argv[i], "--only") ||
+			   !strcmp(argv[i], "--wait")) {
 			if (i + 1 >= argc)
 				return nt_usage_error("apply", "%s needs a value", argv[i]);
 			if (!strcmp(argv[i], "--only")) {
 				o.only = argv[++i];
+			} else if (!strcmp(argv[i], "--wait")) {
+				char *end;
+				unsigned long v = strtoul(argv[++i], &end, 10);
+
+				if (*end || end == argv[i] || v > 86400)
+					return nt_usage_error("apply", "--wait takes 0..86400 seconds");
+				wait_s = (long)v;
 			} else {
 				char *end;
 				unsigned long v = strtoul(argv[++i], &end, 10);
@@ -95,6 +111,8 @@ int cmd_apply(int argc, char **argv)
 		nt_trust_free(&trust);
 		return nt_usage_error("apply", "no PROFILE given");
 	}
+	o.wait_ms = (unsigned)(wait_s >= 0 ? wait_s : o.only ? 30 : 0) * 1000u;
+	nt_apply_catch_signals();
 	if (!nt_read_file(profile, NT_MANIFEST_MAX_BYTES, &bytes) &&
 	    nt_manifest_sniff(bytes.p, bytes.n)) {
 		if (o.only) {
@@ -105,7 +123,11 @@ int cmd_apply(int argc, char **argv)
 			r = NT_EXIT_FAIL;
 		} else {
 			o.netns = nt_g.netns;
+			o.command = "apply PLAN.json";
+			abs = realpath(profile, NULL);
+			o.profile = abs ? abs : profile;
 			r = nt_apply_manifest(profile, &bytes, &trust, &o);
+			free(abs);
 		}
 		nt_buf_free(&bytes);
 		nt_trust_free(&trust);
@@ -116,13 +138,15 @@ int cmd_apply(int argc, char **argv)
 		nt_trust_free(&trust);
 		return nt_usage_error("apply", "--trust is for a signed PLAN.json, not a profile");
 	}
-	o.profile = profile;
+	abs = realpath(profile, NULL);
+	o.profile = abs ? abs : profile;
 	o.netns = nt_g.netns;
 	co.only = o.only;
 	if (nt_compile_with(profile, NULL, &co, &c, &d)) {
 		nt_print_diags(&d);
 		nt_diags_free(&d);
 		nt_compiled_free(&c);
+		free(abs);
 		return NT_EXIT_FAIL;
 	}
 	nt_print_diags(&d);
@@ -131,6 +155,7 @@ int cmd_apply(int argc, char **argv)
 			"'nettune emit --format ps1'\n", profile);
 		nt_diags_free(&d);
 		nt_compiled_free(&c);
+		free(abs);
 		return NT_EXIT_FAIL;
 	}
 	if (c.plan.cannot) {
@@ -143,6 +168,7 @@ int cmd_apply(int argc, char **argv)
 			"nothing was changed\n", c.plan.cannot, c.plan.cannot == 1 ? "" : "s");
 		nt_diags_free(&d);
 		nt_compiled_free(&c);
+		free(abs);
 		return NT_EXIT_FAIL;
 	}
 	if (o.dry_run || nt_g.verbose) {
@@ -155,47 +181,8 @@ int cmd_apply(int argc, char **argv)
 	r = nt_linux_apply(&c.plan, &c.desired, &c.facts, &o);
 	nt_diags_free(&d);
 	nt_compiled_free(&c);
+	free(abs);
 	return r;
-}
-
-int cmd_rollback(int argc, char **argv)
-{
-	struct nt_facts f;
-	struct nt_state st;
-	struct nt_diags d = {0};
-	struct nt_observe_req req = {0};
-	const char *journal = NULL;
-	int r;
-
-	if (argc > 0 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
-		printf("Usage: nettune rollback [JOURNAL]\n\nRestores the previous values recorded in "
-		       "JOURNAL (default: the newest journal\nin $NETTUNE_STATE_DIR/journal), newest "
-		       "change first, reading each back.\nExit status: 0 restored, 1 error, 3 incomplete.\n");
-		return NT_EXIT_OK;
-	}
-	if (argc > 1)
-		return nt_usage_error("rollback", "at most one JOURNAL");
-	if (argc == 1)
-		journal = argv[0];
-	req.irqbalance = true;
-	nt_linux_observe(&req, &f, &st, &d);
-	r = nt_linux_rollback(journal, &f);
-	nt_state_free(&st);
-	nt_facts_free(&f);
-	nt_diags_free(&d);
-	return r;
-}
-
-int cmd_confirm(int argc, char **argv)
-{
-	if (argc > 0 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
-		printf("Usage: nettune confirm\n\nKeeps the changes of an 'apply --confirm-timeout' "
-		       "that is waiting for\nconfirmation; without it they are reverted at the deadline.\n");
-		return NT_EXIT_OK;
-	}
-	if (argc > 0)
-		return nt_usage_error("confirm", "takes no arguments");
-	return nt_linux_confirm();
 }
 
 int cmd_observe(int argc, char **argv)

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "../appliers/linux/apply.h"
+#include "../appliers/linux/journal.h"
+#include "../appliers/linux/statedir.h"
 #include "../appliers/linux/linux.h"
 #include "../appliers/linux/sysio.h"
 #include "../appliers/linux/watch.h"
@@ -61,63 +63,43 @@ static bool is_profile_arg(const char *a)
 	       (!stat(a, &st) && S_ISREG(st.st_mode));
 }
 
-static char *newest_applied_journal(void)
+/* The newest journal whose changes are in force (applied, awaiting
+ * confirmation, confirmed), by recorded time; false if none. */
+static bool newest_applied_journal(struct nt_journal *out)
 {
-	char *dir = nt_xasprintf("%s/journal", nt_state_dir()), *best = NULL;
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	char err[256];
+	int jfd = nt_statedir_open(false, NULL, err, sizeof(err));
+	struct nt_journal *v = NULL;
+	size_t n = 0, k;
+	bool found = false;
 
-	while (d && (de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		char *p;
-		struct nt_json *j;
-		struct nt_diags dg = {0};
-		const char *state;
-
-		if (l < 6 || strcmp(de->d_name + l - 5, ".json"))
-			continue;
-		if (best && strcmp(de->d_name, strrchr(best, '/') + 1) <= 0)
-			continue;
-		p = nt_xasprintf("%s/%s", dir, de->d_name);
-		j = nt_json_parse_file(p, &dg);
-		if (j && nt_json_str(j, "state", &state, false, NULL) &&
-		    (!strcmp(state, "applied") || !strcmp(state, "pending-confirm"))) {
-			free(best);
-			best = p;
-			p = NULL;
-		}
-		free(p);
-		nt_json_free(j);
-		nt_diags_free(&dg);
+	if (jfd >= 0) {
+		n = nt_journal_list(jfd, false, &v, NULL);
+		close(jfd);
 	}
-	if (d)
-		closedir(d);
-	free(dir);
-	return best;
+	for (k = 0; k < n && !found; k++) {
+		if (v[k].state == NT_JS_APPLIED || v[k].state == NT_JS_PENDING_CONFIRM ||
+		    v[k].state == NT_JS_CONFIRMED) {
+			*out = v[k];
+			memset(&v[k], 0, sizeof(v[k]));
+			found = true;
+		}
+	}
+	nt_journal_list_free(v, n);
+	return found;
 }
 
 /* The journal's irq-affinity "after" values, when its profile is gone. */
-static void journal_intent(const struct nt_json *j, struct nt_state *st)
+static void journal_intent(const struct nt_journal *j, struct nt_state *st)
 {
-	const struct nt_json *ents = nt_json_get(j, "entries");
-	size_t k;
+	for (size_t k = 0; k < j->n; k++) {
+		const struct nt_jentry *e = &j->e[k];
+		struct nt_value v;
 
-	for (k = 0; ents && ents->t == NT_J_ARR && k < ents->n; k++) {
-		const struct nt_json *after = nt_json_get(ents->v[k], "after");
-		const char *obj, *attr, *err;
-		enum nt_kind_id kind;
-		char *arg = NULL;
-		struct nt_cpuset cs;
-
-		if (!nt_json_str(ents->v[k], "object", &obj, true, NULL) ||
-		    !nt_json_str(ents->v[k], "attribute", &attr, true, NULL) ||
-		    !nt_parse_attr(attr, &kind, &arg) || kind != NT_K_IRQ_AFFINITY ||
-		    !after || after->t != NT_J_STR || !nt_cpuset_parse(after->s, &cs, &err)) {
-			free(arg);
+		if (e->kind != NT_K_IRQ_AFFINITY)
 			continue;
-		}
-		nt_state_set(st, NT_K_IRQ_AFFINITY, obj, arg, nt_v_cpus(&cs), (struct nt_mark){0});
-		free(arg);
+		nt_value_copy(&v, &e->after);
+		nt_state_set(st, NT_K_IRQ_AFFINITY, e->object, e->arg, v, (struct nt_mark){0});
 	}
 }
 
@@ -139,20 +121,15 @@ static int load_intent(const char *profile, const char *const *ifaces, size_t ni
 		       struct intent *in)
 {
 	struct nt_diags d = {0};
-	char *jpath = NULL;
-	struct nt_json *j = NULL;
+	struct nt_journal j = {0};
+	bool have_j = false;
 
 	if (!profile) {
-		jpath = newest_applied_journal();
-		if (jpath) {
-			const char *p;
-
-			j = nt_json_parse_file(jpath, &d);
-			if (j && nt_json_str(j, "profile", &p, false, NULL) && *p && !access(p, R_OK))
-				profile = p;
-		}
+		have_j = newest_applied_journal(&j);
+		if (have_j && j.profile && *j.profile && !access(j.profile, R_OK))
+			profile = j.profile;
 	}
-	if (profile && jpath && nifaces) {
+	if (profile && have_j && nifaces) {
 		/* the journal's profile must cover the named interfaces */
 		struct nt_compiled c;
 		size_t k;
@@ -173,29 +150,28 @@ static int load_intent(const char *profile, const char *const *ifaces, size_t ni
 			nt_print_diags(&d);
 			nt_diags_free(&d);
 			nt_compiled_free(&in->c);
-			nt_json_free(j);
-			free(jpath);
+			nt_journal_free(&j);
 			return -1;
 		}
 		nt_print_diags(&d);
 		in->compiled = true;
-		in->against = jpath ? nt_xasprintf("%s (profile %s)", jpath, profile) : nt_xstrdup(profile);
+		in->against = have_j ? nt_xasprintf("journal %s (profile %s)", j.id, profile) :
+				       nt_xstrdup(profile);
 		in->restore = nt_xasprintf("nettune apply %s", profile);
 	} else {
-		if (j) {
-			journal_intent(j, &in->journal);
-			in->against = nt_xasprintf("%s (its profile is gone: irq-affinity entries only)", jpath);
+		if (have_j) {
+			journal_intent(&j, &in->journal);
+			in->against = nt_xasprintf("journal %s (its profile %s is gone: irq-affinity "
+						   "entries only)", j.id, j.profile ? j.profile : "");
 		}
 		in->restore = nt_xstrdup("nettune apply PROFILE");
 		if (observe_plain(ifaces, nifaces, in)) {
-			nt_json_free(j);
-			free(jpath);
+			nt_journal_free(&j);
 			return -1;
 		}
 	}
 	nt_diags_free(&d);
-	nt_json_free(j);
-	free(jpath);
+	nt_journal_free(&j);
 	return 0;
 }
 

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* nettune entry point: global options and the subcommand table. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 #include "../compiler/version.h"
 #include "cli.h"
 #include "netns.h"
+#include "txn.h"
 
 struct nt_globals nt_g;
 
@@ -116,6 +120,14 @@ static int take_global(int argc, char **argv, int *i)
 	return 0;
 }
 
+/* stdout is a pipe whose reader closed it (POLLERR on the write end) */
+static bool reader_gone(void)
+{
+	struct pollfd p = {STDOUT_FILENO, 0, 0};
+
+	return errno == EPIPE || (poll(&p, 1, 0) == 1 && (p.revents & POLLERR));
+}
+
 int main(int argc, char **argv)
 {
 	char **rest = nt_xcalloc((size_t)argc + 1, sizeof(char *));
@@ -191,13 +203,20 @@ int main(int argc, char **argv)
 		rest[nrest++] = "--help";
 	if (nt_g.root)
 		nt_sys_root = nt_g.root;
+	/* output to a closed pipe (nettune apply | head -1) must not kill an
+	 * apply half-way: writes fail with EPIPE instead */
+	signal(SIGPIPE, SIG_IGN);
+	if (!help && strcmp(cmd, "schema") && strcmp(cmd, "caps"))
+		nt_txn_preflight(cmd);
 	if (nt_g.netns && !help && nt_enter_netns(nt_g.netns, !nt_g.root)) {
 		r = NT_EXIT_FAIL;
 		goto out;
 	}
 	r = subcommands[k].fn(nrest, rest);
 out:
-	fflush(stdout);
+	/* a reader that went away (EPIPE) does not change what was done */
+	if ((fflush(stdout) || ferror(stdout)) && reader_gone())
+		clearerr(stdout);
 	if (ferror(stdout) && r == NT_EXIT_OK) {
 		fputs("nettune: error writing output\n", stderr);
 		r = NT_EXIT_FAIL;

@@ -1,107 +1,52 @@
 /* SPDX-License-Identifier: MIT */
-/* The Linux apply engine, generic over the kinds table. */
-#include <dirent.h>
+/* The Linux apply engine, generic over the kinds table: a journaled
+ * transaction that converges, or is undone exactly. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../../compiler/buf.h"
-#include "../../compiler/json.h"
-#include "../../compiler/snapshot.h"
 #include "apply.h"
+#include "journal.h"
+#include "statedir.h"
 #include "sysio.h"
 
-const char *nt_state_dir(void)
-{
-	const char *s = getenv("NETTUNE_STATE_DIR");
+extern char **environ;
 
-	return s && *s ? s : "/var/lib/nettune";
+/* SIGTERM, SIGINT and SIGHUP during a transaction: finish the step under
+ * way, then roll back (the watcher: revert at once). */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
 }
 
-/* One apply at a time per host: an exclusive flock on STATE/lock. */
-static int take_lock(void)
+void nt_apply_catch_signals(void)
 {
-	char *p = nt_xasprintf("%s/lock", nt_state_dir());
-	char info[256];
-	int fd;
+	struct sigaction sa = {0};
 
-	nt_mkdirs(nt_state_dir());
-	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "nettune apply: error: cannot open the lock %s: %s\n", p, strerror(errno));
-		free(p);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		ssize_t n = pread(fd, info, sizeof(info) - 1, 0);
-
-		info[n > 0 ? n : 0] = '\0';
-		*strchrnul(info, '\n') = '\0';
-		fprintf(stderr, "nettune apply: error: another nettune holds %s (%s); "
-			"wait for it, or run 'nettune confirm' if it awaits confirmation\n", p,
-			*info ? info : "holder unknown");
-		close(fd);
-		free(p);
-		return -1;
-	}
-	snprintf(info, sizeof(info), "pid %d, since %ld\n", (int)getpid(), (long)time(NULL));
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, info, strlen(info), 0) < 0)
-		(void)0;
-	free(p);
-	return fd;
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
-/* Read-only check for a no-op apply: the host may be about to change
- * (a confirm-timeout revert is pending), so "nothing to do" would lie. */
-static bool lock_busy(void)
+int nt_apply_interrupted(void)
 {
-	char *p = nt_xasprintf("%s/lock", nt_state_dir());
-	char info[256];
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	bool busy = false;
-
-	if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB)) {
-		ssize_t n = pread(fd, info, sizeof(info) - 1, 0);
-
-		info[n > 0 ? n : 0] = '\0';
-		*strchrnul(info, '\n') = '\0';
-		fprintf(stderr, "nettune apply: error: another nettune holds %s (%s); "
-			"wait for it, or run 'nettune confirm' if it awaits confirmation\n", p,
-			*info ? info : "holder unknown");
-		busy = true;
-	}
-	if (fd >= 0)
-		close(fd);
-	free(p);
-	return busy;
-}
-
-struct entry {
-	enum nt_kind_id kind;
-	char *object, *arg;
-	bool had;			/* a value existed before */
-	struct nt_value before, after;
-};
-
-static void entries_free(struct entry *e, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(e[i].object);
-		free(e[i].arg);
-		if (e[i].had)
-			nt_value_free(&e[i].before);
-		nt_value_free(&e[i].after);
-	}
-	free(e);
+	return interrupted;
 }
 
 static char *attr_of(enum nt_kind_id k, const char *arg)
@@ -109,54 +54,7 @@ static char *attr_of(enum nt_kind_id k, const char *arg)
 	return arg ? nt_xasprintf("%s %s", nt_kinds[k].name, arg) : nt_xstrdup(nt_kinds[k].name);
 }
 
-static int write_journal(const char *path, const struct entry *e, size_t n, const char *state,
-			 const struct nt_apply_opts *o, long deadline)
-{
-	struct nt_buf b = {0};
-	char *tmp = nt_xasprintf("%s.tmp", path);
-	size_t i;
-	int fd, r = 0;
-
-	nt_buf_printf(&b, "{\"format\": \"nettune-journal/1\", \"created\": %ld, \"state\": \"%s\"",
-		      (long)time(NULL), state);
-	nt_buf_puts(&b, ", \"root\": ");
-	nt_buf_json_str(&b, nt_sys_root);
-	nt_buf_puts(&b, ", \"netns\": ");
-	if (o && o->netns)
-		nt_buf_json_str(&b, o->netns);
-	else
-		nt_buf_puts(&b, "null");
-	nt_buf_puts(&b, ", \"profile\": ");
-	nt_buf_json_str(&b, o && o->profile ? o->profile : "");
-	nt_buf_printf(&b, ", \"deadline\": %ld,\n \"entries\": [", deadline);
-	for (i = 0; i < n; i++) {
-		char *attr = attr_of(e[i].kind, e[i].arg);
-
-		nt_buf_puts(&b, i ? ",\n  {\"object\": " : "\n  {\"object\": ");
-		nt_buf_json_str(&b, e[i].object);
-		nt_buf_puts(&b, ", \"attribute\": ");
-		nt_buf_json_str(&b, attr);
-		nt_buf_puts(&b, ", \"before\": ");
-		if (e[i].had)
-			nt_value_json(&e[i].before, &b);
-		else
-			nt_buf_puts(&b, "null");
-		nt_buf_puts(&b, ", \"after\": ");
-		nt_value_json(&e[i].after, &b);
-		nt_buf_puts(&b, "}");
-		free(attr);
-	}
-	nt_buf_puts(&b, "\n]}\n");
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, b.p, b.n) != (ssize_t)b.n || fsync(fd) || close(fd) ||
-	    rename(tmp, path))
-		r = -errno ? -errno : -EIO;
-	nt_buf_free(&b);
-	free(tmp);
-	return r;
-}
-
-static bool verify(struct nt_lctx *x, const struct entry *e, struct nt_value *seen)
+static bool verify(struct nt_lctx *x, const struct nt_jentry *e, struct nt_value *seen)
 {
 	int r = nt_linux_ops[e->kind].read(x, e->object, e->arg, seen);
 
@@ -183,7 +81,7 @@ static void say(const struct nt_apply_opts *o, const char *fmt, ...)
 /* Restores entries [0, upto) in reverse order; returns how many failed. */
 /* Writes e's previous value back unless it is already there; 0 or -errno
  * (-EIO: accepted but reads back otherwise). */
-static int restore_one(struct nt_lctx *x, struct entry *e)
+static int restore_one(struct nt_lctx *x, struct nt_jentry *e)
 {
 	struct nt_value cur, seen;
 	int r;
@@ -209,7 +107,7 @@ static int restore_one(struct nt_lctx *x, struct entry *e)
  * after it (tx-tcp-mangleid-segmentation needs tx-tcp-segmentation, which
  * the reverse order turns back on later) does not stick the first time,
  * so what failed gets a second pass once everything else is back. */
-static size_t restore(struct nt_lctx *x, struct entry *e, size_t upto, bool verbose)
+static size_t restore(struct nt_lctx *x, struct nt_jentry *e, size_t upto, bool verbose)
 {
 	size_t failed = 0, i;
 	int *err = nt_xcalloc(upto + 1, sizeof(*err));
@@ -258,45 +156,13 @@ static size_t restore(struct nt_lctx *x, struct entry *e, size_t upto, bool verb
 	return failed;
 }
 
-static int roll_back(struct nt_lctx *x, struct entry *e, size_t upto, size_t n,
-		     const char *jpath, const struct nt_apply_opts *o)
-{
-	size_t failed;
-
-	fprintf(stderr, "Rolling back %zu step%s in reverse order.\n", upto, upto == 1 ? "" : "s");
-	failed = restore(x, e, upto, true);
-	write_journal(jpath, e, n, failed ? "rollback-incomplete" : "rolled-back", o, 0);
-	if (failed) {
-		fprintf(stderr, "nettune apply: error: rollback incomplete: %zu setting%s could not be "
-			"restored (listed above); journal %s\n", failed, failed == 1 ? "" : "s", jpath);
-		return 3;
-	}
-	fprintf(stderr, "Rolled back: the host is as before.\n");
-	return 1;
-}
-
-static char *journal_path(void)
-{
-	char stamp[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	char *dir = nt_xasprintf("%s/journal", nt_state_dir()), *p;
-
-	nt_mkdirs(dir);
-	gmtime_r(&t, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	p = nt_xasprintf("%s/%s-%d.json", dir, stamp, (int)getpid());
-	free(dir);
-	return p;
-}
-
 /*
  * The features of one device that the plan changes one after another go
  * in one ETHTOOL_MSG_FEATURES_SET (the kernel applies them together, as
  * ethtool -K does); each is still journaled, verified and rolled back on
  * its own.  Sets *end past the last entry written.
  */
-static int write_feature_batch(struct nt_lctx *x, const struct entry *e, size_t i, size_t n,
+static int write_feature_batch(struct nt_lctx *x, const struct nt_jentry *e, size_t i, size_t n,
 			       size_t *end)
 {
 	const char *names[256];
@@ -333,46 +199,211 @@ static int fault_step(void)
 #endif
 }
 
-static void watch_confirm(struct nt_lctx *x, struct entry *e, size_t n, const char *pending,
-			  const char *jpath, const struct nt_apply_opts *o, long deadline)
+
+/* Reads every setting of a journal back to its previous value (the caller
+ * is in the journal's namespace and root).  Observes the host afresh: the
+ * revert never depends on what the apply held in memory. */
+int nt_linux_restore_journal(int jfd, struct nt_journal *j, enum nt_jstate done, bool verbose)
 {
-	pid_t pid = fork();
+	struct nt_observe_req req = {0};
+	struct nt_facts f;
+	struct nt_state st;
+	struct nt_diags d = {0};
+	struct nt_lctx x;
+	size_t failed;
+	int r;
 
-	if (pid != 0)
-		return;		/* parent (or fork failure: then there is no watcher) */
+	req.irqbalance = true;
+	nt_linux_observe(&req, &f, &st, &d);
+	nt_lctx_open(&x, &f);
+	failed = restore(&x, j->e, j->n, verbose);
+	nt_lctx_close(&x);
+	nt_state_free(&st);
+	nt_facts_free(&f);
+	nt_diags_free(&d);
+	r = nt_journal_transition(jfd, j, failed ? NT_JS_ROLLBACK_INCOMPLETE : done);
+	if (r)
+		fprintf(stderr, "nettune: error: cannot record the journal state %s: %s\n",
+			nt_jstate_name(failed ? NT_JS_ROLLBACK_INCOMPLETE : done), strerror(-r));
+	if (failed) {
+		fprintf(stderr, "nettune: error: rollback incomplete: %zu setting%s could not be "
+			"restored (listed above); journal %s\n", failed, failed == 1 ? "" : "s", j->id);
+		return 3;
+	}
+	return r ? 1 : 0;
+}
+
+static void describe_owner(const struct nt_journal *j, char *out, size_t n)
+{
+	char when[64];
+
+	nt_local_time(j->tr[j->ntr - 1].at_ns, when, sizeof(when));
+	snprintf(out, n, "%s since %s", nt_jstate_name(j->state), when);
+}
+
+bool nt_apply_blocked(int jfd, const char *cmd)
+{
+	struct nt_journal *v;
+	size_t n = nt_journal_list(jfd, true, &v, NULL), i;
+	bool blocked = false;
+
+	for (i = 0; i < n; i++) {
+		char what[160];
+
+		describe_owner(&v[i], what, sizeof(what));
+		if (v[i].state == NT_JS_PENDING_CONFIRM && nt_journal_owner_alive(&v[i]))
+			fprintf(stderr, "nettune %s: error: journal %s awaits confirmation (%s, pid %d); "
+				"run 'nettune confirm' or 'nettune rollback'\n", cmd, v[i].id, what,
+				v[i].pid);
+		else if (v[i].state == NT_JS_APPLYING && nt_journal_owner_alive(&v[i]))
+			fprintf(stderr, "nettune %s: error: journal %s is being applied by pid %d\n", cmd,
+				v[i].id, v[i].pid);
+		else
+			fprintf(stderr, "nettune %s: error: journal %s was left %s by pid %d, which is "
+				"gone: the host may be half-applied; restore it with 'nettune rollback %s' "
+				"or accept it with 'nettune rollback --discard %s'\n", cmd, v[i].id, what,
+				v[i].pid, v[i].id, v[i].id);
+		blocked = true;
+	}
+	nt_journal_list_free(v, n);
+	return blocked;
+}
+
+/* Where systemd runs, a transient timer reverts the apply even if every
+ * nettune process is killed (the next nettune run would, too). */
+static void arm_systemd_timer(const struct nt_journal *j, unsigned seconds)
+{
+	char exe[4096], unit[256], when[32], env[4200];
+	ssize_t n;
+	pid_t pid;
+	int st;
+
+	if (access("/run/systemd/system", F_OK) || getenv("NETTUNE_NO_SYSTEMD_TIMER"))
+		return;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	snprintf(unit, sizeof(unit), "--unit=nettune-revert-%s", j->id);
+	snprintf(when, sizeof(when), "--on-active=%us", seconds + 2);
+	snprintf(env, sizeof(env), "--setenv=NETTUNE_STATE_DIR=%s", nt_state_dir());
+	{
+		char *argv[] = {"systemd-run", "--quiet", "--collect", unit, when,
+				"--timer-property=AccuracySec=1s", env, exe, "rollback", "--unconfirmed",
+				j->id, NULL};
+
+		if (posix_spawnp(&pid, "systemd-run", NULL, NULL, argv, environ))
+			return;
+	}
+	waitpid(pid, &st, 0);
+}
+
+static void disarm_systemd_timer(const char *id)
+{
+	char unit[256];
+	pid_t pid;
+	int st;
+
+	if (access("/run/systemd/system", F_OK) || getenv("NETTUNE_NO_SYSTEMD_TIMER"))
+		return;
+	snprintf(unit, sizeof(unit), "nettune-revert-%s.timer", id);
+	{
+		char *argv[] = {"systemctl", "stop", "--quiet", unit, NULL};
+
+		if (posix_spawnp(&pid, "systemctl", NULL, NULL, argv, environ))
+			return;
+	}
+	waitpid(pid, &st, 0);
+}
+
+void nt_apply_disarm_timer(const char *id)
+{
+	disarm_systemd_timer(id);
+}
+
+/*
+ * The confirm watcher: a child that owns the journal and the lock until
+ * `nettune confirm` marks the journal confirmed, or the deadline passes or
+ * a signal arrives: then it reverts from the journal on disk.  The parent
+ * returns only once the child has taken over (a byte on a pipe); if the
+ * child cannot start, the parent reverts at once.
+ */
+static int start_watcher(int state_fd, int jfd, int lock, struct nt_journal *j)
+{
+	int p[2];
+	pid_t pid;
+	char ok = 0;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -errno;
+	}
+	if (pid > 0) {
+		ssize_t r;
+
+		close(p[1]);
+		do
+			r = read(p[0], &ok, 1);
+		while (r < 0 && errno == EINTR);
+		close(p[0]);
+		return r == 1 && ok == '1' ? 0 : -ECHILD;
+	}
+	/* the watcher */
+	close(p[0]);
 	setsid();
-	if (!freopen("/dev/null", "r", stdin) || !freopen("/dev/null", "w", stdout))
+	if (!freopen("/dev/null", "r", stdin) || !freopen("/dev/null", "w", stdout) ||
+	    !freopen("/dev/null", "w", stderr))
 		_exit(1);
+	nt_lock_rename(lock, "apply --confirm-timeout, confirm watcher");
+	j->state = NT_JS_PENDING_CONFIRM;
+	if (nt_journal_set_owner(jfd, j) || nt_journal_transition(jfd, j, NT_JS_PENDING_CONFIRM))
+		_exit(1);
+	ok = '1';
+	if (write(p[1], &ok, 1) != 1)
+		_exit(1);
+	close(p[1]);
 	for (;;) {
-		struct timespec ts = {0, 200 * 1000 * 1000};
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		char *mark = nt_xasprintf("%s.open", j->id);
+		bool closed = faccessat(jfd, mark, F_OK, AT_SYMLINK_NOFOLLOW) && errno == ENOENT;
 
-		if (access(pending, F_OK))
-			_exit(0);	/* confirmed */
-		if (time(NULL) >= deadline)
+		free(mark);
+		if (closed || interrupted || nt_now_ns() >= j->deadline_ns)
 			break;
 		nanosleep(&ts, NULL);
 	}
-	nt_lctx_close(x);
-	nt_lctx_open(x, x->facts);
 	{
-		size_t failed = restore(x, e, n, false);
+		struct nt_journal cur;
+		struct nt_diags d = {0};
+		int tx = nt_txn_lock(state_fd), rc = 0;
 
-		write_journal(jpath, e, n, failed ? "revert-incomplete" : "reverted-unconfirmed", o,
-			      deadline);
+		if (!nt_journal_load(jfd, j->id, &cur, &d)) {
+			if (cur.state == NT_JS_PENDING_CONFIRM)
+				rc = nt_linux_restore_journal(jfd, &cur, NT_JS_REVERTED_UNCONFIRMED, false);
+			nt_journal_free(&cur);
+		}
+		nt_diags_free(&d);
+		if (tx >= 0)
+			close(tx);
+		_exit(rc);
 	}
-	unlink(pending);
-	_exit(0);
 }
 
 int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		   struct nt_facts *facts, const struct nt_apply_opts *o)
 {
 	struct nt_lctx x;
-	struct entry *e = NULL;
-	size_t n = 0, i, batch_end = 0;
-	char *jpath = NULL;
-	int lock = -1, rc = 0, fail_at = fault_step();
-	long deadline = 0;
+	struct nt_journal j = {0};
+	struct nt_jentry *e = NULL;
+	size_t n = 0, i, batch_end = 0, done = 0;
+	int lock = -1, jfd = -1, state_fd = -1, rc = 0, fail_at = fault_step();
+	char err[512];
+	bool ctx = false;
 
 	for (i = 0; i < plan->n; i++) {
 		const struct nt_action *a = &plan->v[i];
@@ -382,7 +413,9 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		if (nt_kinds[a->kind].flags & NT_KF_WINDOWS) {
 			fprintf(stderr, "nettune apply: error: %s is a Windows setting; use nettune emit --format ps1\n",
 				nt_kinds[a->kind].name);
-			entries_free(e, n);
+			j.e = e;
+			j.n = n;
+			nt_journal_free(&j);
 			return 1;
 		}
 		e = nt_xrealloc(e, (n + 1) * sizeof(*e));
@@ -393,27 +426,57 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		nt_value_copy(&e[n].after, &a->to);
 		n++;
 	}
-	if (!n) {
-		if (lock_busy()) {
-			entries_free(e, n);
-			return 1;
-		}
-		say(o, "Nothing to do: the host already matches the profile.\n");
-		entries_free(e, n);
-		return 0;
-	}
+	j.e = e;
+	j.n = n;
 	if (o->dry_run) {
-		say(o, "Dry run: %zu change%s would be made; nothing was changed.\n", n, n == 1 ? "" : "s");
-		entries_free(e, n);
+		if (n)
+			say(o, "Dry run: %zu change%s would be made; nothing was changed.\n", n,
+			    n == 1 ? "" : "s");
+		else
+			say(o, "Nothing to do: the host already matches the profile.\n");
+		nt_journal_free(&j);
 		return 0;
 	}
-	lock = take_lock();
-	if (lock < 0) {
-		entries_free(e, n);
+	jfd = nt_statedir_open(n > 0, &state_fd, err, sizeof(err));
+	if (jfd < 0 && (n || jfd != -ENOENT)) {
+		fprintf(stderr, "nettune apply: error: state directory: %s; nothing was changed\n", err);
+		nt_journal_free(&j);
 		return 1;
 	}
+	if (!n) {
+		/* a no-op must not claim "nothing to do" while a change is open */
+		char who[256];
+		bool busy = jfd >= 0 && (nt_lock_held(state_fd, who, sizeof(who)) ||
+					 nt_apply_blocked(jfd, "apply"));
+
+		if (busy && *who)
+			fprintf(stderr, "nettune apply: error: another nettune holds %s/lock (%s); wait "
+				"for it, or run 'nettune confirm' if it awaits confirmation\n",
+				nt_state_dir(), who);
+		else if (!busy)
+			say(o, "Nothing to do: the host already matches the profile.\n");
+		rc = busy ? 1 : 0;
+		goto out;
+	}
+	lock = nt_lock_take(state_fd, "apply", o->wait_ms);
+	if (lock < 0) {
+		rc = 1;
+		goto out;
+	}
+	nt_journal_sweep_markers(jfd);
+	if (nt_apply_blocked(jfd, "apply")) {
+		rc = 1;
+		goto out;
+	}
+	if (interrupted) {
+		fprintf(stderr, "nettune apply: interrupted (signal %d); nothing was changed\n",
+			(int)interrupted);
+		rc = 1;
+		goto out;
+	}
 	nt_lctx_open(&x, facts);
-	/* journal the live previous values before the first write */
+	ctx = true;
+	/* the live previous values, read under the lock, before the first write */
 	for (i = 0; i < n; i++) {
 		struct nt_value v;
 
@@ -422,21 +485,33 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 			e[i].before = v;
 		}
 	}
-	jpath = journal_path();
+	j.netns = o->netns ? nt_xstrdup(o->netns) : NULL;
+	j.root = nt_xstrdup(nt_sys_root);
+	j.profile = nt_xstrdup(o->profile ? o->profile : "");
+	j.command = nt_xstrdup(o->command ? o->command : "apply");
 	if (o->confirm_timeout)
-		deadline = (long)time(NULL) + (long)o->confirm_timeout;
-	if (write_journal(jpath, e, n, "applying", o, deadline)) {
-		fprintf(stderr, "nettune apply: error: cannot write the journal %s: %s; nothing changed\n",
-			jpath, strerror(errno));
+		j.deadline_ns = nt_now_ns() + (long long)o->confirm_timeout * 1000000000LL;
+	if (nt_journal_create(jfd, &j, NT_JS_APPLYING, err, sizeof(err))) {
+		fprintf(stderr, "nettune apply: error: %s; nothing was changed\n", err);
 		rc = 1;
 		goto out;
 	}
+	if (o->confirm_timeout)
+		arm_systemd_timer(&j, o->confirm_timeout);
 	for (i = 0; i < n; i++) {
 		struct nt_value seen = {0};
 		char *attr = attr_of(e[i].kind, e[i].arg);
 		struct nt_buf from = {0}, to = {0}, got = {0};
 		int r;
 
+		if (interrupted) {
+			fprintf(stderr, "nettune apply: interrupted by signal %d after %zu of %zu "
+				"steps\n", (int)interrupted, i, n);
+			free(attr);
+			rc = 1;
+			break;
+		}
+		done = i + 1;
 		if (e[i].had)
 			nt_value_format(&e[i].before, &from, false);
 		else
@@ -482,16 +557,13 @@ next:
 		nt_buf_free(&from);
 		nt_buf_free(&to);
 		nt_buf_free(&got);
-		if (rc) {
-			/* a batch may have written past step i: undo all of it */
-			rc = roll_back(&x, e, i + 1 > batch_end ? i + 1 : batch_end, n, jpath, o);
-			goto out;
-		}
+		if (rc)
+			break;
 	}
 	/* Converged means every desired setting reads back as desired: a
 	 * write can silently change another setting (netdev_fix_features
 	 * drops TSO when SG goes off, for example). */
-	for (i = 0; desired && i < desired->n; i++) {
+	for (i = 0; !rc && desired && i < desired->n; i++) {
 		const struct nt_setting *s = &desired->v[i];
 		struct nt_value seen;
 		char *attr;
@@ -517,182 +589,67 @@ next:
 		}
 		nt_value_free(&seen);
 	}
+	if (!rc && interrupted) {
+		fprintf(stderr, "nettune apply: interrupted by signal %d after the last step\n",
+			(int)interrupted);
+		rc = 1;
+		done = n;
+	}
 	if (rc) {
-		rc = roll_back(&x, e, n, n, jpath, o);
+		size_t upto = done > batch_end ? done : batch_end, failed;
+
+		/* a batch may have written past the failed step: undo all of it */
+		if (upto > n)
+			upto = n;
+		fprintf(stderr, "Rolling back %zu step%s in reverse order.\n", upto,
+			upto == 1 ? "" : "s");
+		failed = restore(&x, e, upto, true);
+		if (failed) {
+			nt_journal_transition(jfd, &j, NT_JS_ROLLBACK_INCOMPLETE);
+			fprintf(stderr, "nettune apply: error: rollback incomplete: %zu setting%s could "
+				"not be restored (listed above); journal %s\n", failed,
+				failed == 1 ? "" : "s", j.id);
+			rc = 3;
+		} else {
+			nt_journal_transition(jfd, &j, NT_JS_ROLLED_BACK);
+			fprintf(stderr, "Rolled back: the host is as before.\n");
+		}
+		if (o->confirm_timeout)
+			disarm_systemd_timer(j.id);
 		goto out;
 	}
 	if (o->confirm_timeout) {
-		char *pending = nt_xasprintf("%s/pending-confirm", nt_state_dir());
-		FILE *f = fopen(pending, "w");
+		char when[64];
 
-		if (f) {
-			fprintf(f, "%s\n%ld\n", jpath, deadline);
-			fclose(f);
+		nt_lctx_close(&x);
+		ctx = false;
+		if (start_watcher(state_fd, jfd, lock, &j)) {
+			fprintf(stderr, "nettune apply: error: the confirm watcher did not start; "
+				"reverting now\n");
+			rc = nt_linux_restore_journal(jfd, &j, NT_JS_REVERTED_UNCONFIRMED, true);
+			rc = rc ? rc : 1;
+			goto out;
 		}
-		write_journal(jpath, e, n, "pending-confirm", o, deadline);
-		fflush(NULL);
-		watch_confirm(&x, e, n, pending, jpath, o, deadline);
-		say(o, "Applied %zu change%s. Run 'nettune confirm' within %u s, or they are reverted.\n",
-		    n, n == 1 ? "" : "s", o->confirm_timeout);
-		free(pending);
+		nt_local_time(j.deadline_ns, when, sizeof(when));
+		say(o, "Applied %zu change%s. Run 'nettune confirm' before %s (%u s), or they are "
+		    "reverted. Journal %s\n", n, n == 1 ? "" : "s", when, o->confirm_timeout, j.id);
 	} else {
-		write_journal(jpath, e, n, "applied", o, 0);
-		say(o, "Applied %zu change%s (%lu netlink set requests, %lu ioctl sets, %lu file writes); "
-		    "journal %s\n", n, n == 1 ? "" : "s", nt_io.netlink_sets, nt_io.ioctl_sets,
-		    nt_io.file_writes, jpath);
+		if (nt_journal_transition(jfd, &j, NT_JS_APPLIED))
+			fprintf(stderr, "nettune apply: warning: cannot record the journal state "
+				"'applied' in %s\n", j.id);
+		say(o, "Applied %zu change%s (%lu netlink set requests, %lu ioctl sets, %lu file "
+		    "writes); journal %s\n", n, n == 1 ? "" : "s", nt_io.netlink_sets,
+		    nt_io.ioctl_sets, nt_io.file_writes, j.id);
 	}
 out:
-	nt_lctx_close(&x);
-	entries_free(e, n);
-	free(jpath);
+	if (ctx)
+		nt_lctx_close(&x);
+	nt_journal_free(&j);
 	if (lock >= 0)
 		close(lock);
-	return rc;
-}
-
-static char *newest_journal(void)
-{
-	char *dir = nt_xasprintf("%s/journal", nt_state_dir()), *best = NULL;
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	while (d && (de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-
-		if (l < 6 || strcmp(de->d_name + l - 5, ".json"))
-			continue;
-		if (!best || strcmp(de->d_name, best) > 0) {
-			free(best);
-			best = nt_xstrdup(de->d_name);
-		}
-	}
-	if (d)
-		closedir(d);
-	if (best) {
-		char *p = nt_xasprintf("%s/%s", dir, best);
-
-		free(best);
-		best = p;
-	}
-	free(dir);
-	return best;
-}
-
-int nt_linux_rollback(const char *journal, struct nt_facts *facts)
-{
-	char *path = journal ? nt_xstrdup(journal) : newest_journal();
-	struct nt_diags d = {0};
-	struct nt_json *j;
-	const struct nt_json *ents;
-	struct entry *e = NULL;
-	size_t n = 0, i, failed;
-	struct nt_lctx x;
-	int lock, rc = 0;
-
-	if (!path) {
-		fprintf(stderr, "nettune rollback: error: no journal in %s/journal\n", nt_state_dir());
-		return 1;
-	}
-	j = nt_json_parse_file(path, &d);
-	ents = j ? nt_json_get(j, "entries") : NULL;
-	if (!j || !ents || ents->t != NT_J_ARR) {
-		if (!d.n) {
-			struct nt_mark m = {nt_intern(path), 0, 0};
-
-			nt_error(&d, m, "journal", "not a nettune journal (no entries)");
-		}
-		nt_diags_print_text(&d, stderr);
-		nt_diags_free(&d);
-		nt_json_free(j);
-		free(path);
-		return 1;
-	}
-	for (i = 0; i < ents->n; i++) {
-		const char *obj, *attr, *why;
-		const struct nt_json *bv;
-		enum nt_kind_id k;
-		char *arg;
-		struct nt_value v;
-
-		if (!nt_json_str(ents->v[i], "object", &obj, true, &d) ||
-		    !nt_json_str(ents->v[i], "attribute", &attr, true, &d) ||
-		    !nt_parse_attr(attr, &k, &arg))
-			continue;
-		bv = nt_json_get(ents->v[i], "before");
-		e = nt_xrealloc(e, (n + 1) * sizeof(*e));
-		memset(&e[n], 0, sizeof(e[n]));
-		e[n].kind = k;
-		e[n].object = nt_xstrdup(obj);
-		e[n].arg = arg;
-		e[n].after = nt_v_u32(0);
-		if (bv && bv->t != NT_J_NULL && nt_value_from_json(k, bv, &v, &why)) {
-			e[n].had = true;
-			e[n].before = v;
-		}
-		n++;
-	}
-	nt_json_free(j);
-	if (d.errors) {
-		nt_diags_print_text(&d, stderr);
-		nt_diags_free(&d);
-		entries_free(e, n);
-		free(path);
-		return 1;
-	}
-	lock = take_lock();
-	if (lock < 0) {
-		entries_free(e, n);
-		free(path);
-		return 1;
-	}
-	nt_lctx_open(&x, facts);
-	printf("Rolling back %s (%zu setting%s, newest first)\n", path, n, n == 1 ? "" : "s");
-	failed = restore(&x, e, n, true);
-	if (failed) {
-		fprintf(stderr, "nettune rollback: error: %zu setting%s could not be restored\n", failed,
-			failed == 1 ? "" : "s");
-		rc = 3;
-	} else {
-		printf("Rolled back.\n");
-	}
-	nt_lctx_close(&x);
-	entries_free(e, n);
-	free(path);
-	close(lock);
-	return rc;
-}
-
-int nt_linux_confirm(void)
-{
-	char *pending = nt_xasprintf("%s/pending-confirm", nt_state_dir());
-	char *s = nt_sys_read(pending);
-	int rc = 0;
-
-	if (!s) {
-		fprintf(stderr, "nettune confirm: error: no change awaits confirmation (%s)\n", pending);
-		rc = 1;
-	} else if (unlink(pending)) {
-		fprintf(stderr, "nettune confirm: error: %s: %s\n", pending, strerror(errno));
-		rc = 1;
-	} else {
-		*strchrnul(s, '\n') = '\0';
-		printf("Confirmed: the changes of %s stay.\n", s);
-		/* wait for the watcher to see it and release the lock */
-		for (int k = 0; k < 20; k++) {
-			char *lp = nt_xasprintf("%s/lock", nt_state_dir());
-			int fd = open(lp, O_RDWR | O_CLOEXEC);
-
-			free(lp);
-			if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB)) {
-				close(fd);
-				break;
-			}
-			if (fd >= 0)
-				close(fd);
-			usleep(100000);
-		}
-	}
-	free(s);
-	free(pending);
+	if (jfd >= 0)
+		close(jfd);
+	if (state_fd >= 0)
+		close(state_fd);
 	return rc;
 }

@@ -1,30 +1,41 @@
 /* SPDX-License-Identifier: MIT */
-/* Converging a Linux host: lock, journal, ordered writes with read-back
- * verification, rollback in reverse order, confirm-or-revert. */
+/* Converging a Linux host as a transaction: lock, journal, ordered writes
+ * with read-back verification, rollback in reverse order on failure or
+ * signal, confirm-or-revert (journal.h has the states). */
 #ifndef NT_APPLY_H
 #define NT_APPLY_H
 
 #include "../../compiler/diag.h"
 #include "../../compiler/plan.h"
+#include "journal.h"
 #include "linux.h"
 
 struct nt_apply_opts {
 	bool dry_run;
 	unsigned confirm_timeout;	/* seconds; 0 = none */
 	const char *only;		/* --only IFACE */
-	const char *profile;		/* for the journal */
+	const char *profile;		/* absolute path, for the journal */
 	const char *netns;
+	const char *command;		/* for the journal: "apply", "apply PLAN.json" */
+	unsigned wait_ms;		/* how long to wait for the lock */
 	bool quiet;
 };
 
-/* Exit codes: 0 converged, 1 failed and rolled back, 3 rollback incomplete. */
+/* Exit codes: 0 converged, 1 failed (or interrupted) and rolled back,
+ * 3 rollback incomplete. */
 int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		   struct nt_facts *facts, const struct nt_apply_opts *o);
-/* Restores a journal (NULL: the newest); same exit codes. */
-int nt_linux_rollback(const char *journal, struct nt_facts *facts);
-int nt_linux_confirm(void);
-/* $NETTUNE_STATE_DIR or /var/lib/nettune */
-const char *nt_state_dir(void);
+/* Restores a journal; the caller holds the lock and is in the journal's
+ * namespace and root.  Records `done` (or rollback-incomplete): 0, 1, 3. */
+int nt_linux_restore_journal(int jfd, struct nt_journal *j, enum nt_jstate done, bool verbose);
+/* Prints why open journals block a new apply; true if any does. */
+bool nt_apply_blocked(int jfd, const char *cmd);
+void nt_apply_disarm_timer(const char *id);
+
+/* SIGTERM/SIGINT/SIGHUP set a flag that the transaction checks between
+ * steps; SIGPIPE is ignored. */
+void nt_apply_catch_signals(void);
+int nt_apply_interrupted(void);
 
 #ifdef NT_FAULT_INJECTION
 /* Test hook (built only with -Dfault_injection=true): NETTUNE_FAIL_STEP=k

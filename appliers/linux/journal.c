@@ -1,0 +1,836 @@
+/* SPDX-License-Identifier: MIT */
+/* The apply journal: unique creation, atomic state changes, checked loading. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../compiler/buf.h"
+#include "../../compiler/json.h"
+#include "../../compiler/snapshot.h"
+#include "../../compiler/validate.h"
+#include "journal.h"
+#include "statedir.h"
+
+static const char *const state_names[NT_JS__COUNT] = {
+	[NT_JS_APPLYING] = "applying",
+	[NT_JS_APPLIED] = "applied",
+	[NT_JS_ROLLED_BACK] = "rolled-back",
+	[NT_JS_ROLLBACK_INCOMPLETE] = "rollback-incomplete",
+	[NT_JS_PENDING_CONFIRM] = "pending-confirm",
+	[NT_JS_CONFIRMED] = "confirmed",
+	[NT_JS_REVERTED_UNCONFIRMED] = "reverted-unconfirmed",
+	[NT_JS_DISCARDED] = "discarded",
+};
+
+const char *nt_jstate_name(enum nt_jstate s)
+{
+	return (unsigned)s < NT_JS__COUNT ? state_names[s] : "?";
+}
+
+static int jstate_parse(const char *s)
+{
+	for (int i = 0; i < NT_JS__COUNT; i++)
+		if (!strcmp(s, state_names[i]))
+			return i;
+	return -1;
+}
+
+bool nt_jstate_restorable(enum nt_jstate s)
+{
+	return s == NT_JS_APPLYING || s == NT_JS_APPLIED || s == NT_JS_ROLLBACK_INCOMPLETE ||
+	       s == NT_JS_PENDING_CONFIRM || s == NT_JS_CONFIRMED;
+}
+
+bool nt_jstate_open(enum nt_jstate s)
+{
+	return s == NT_JS_APPLYING || s == NT_JS_PENDING_CONFIRM || s == NT_JS_ROLLBACK_INCOMPLETE;
+}
+
+long long nt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void nt_time_utc(long long ns, char *out, size_t n)
+{
+	time_t t = (time_t)(ns / 1000000000LL);
+	struct tm tm;
+	char s[32];
+
+	gmtime_r(&t, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, n, "%s.%09lldZ", s, ns % 1000000000LL);
+}
+
+/* Sysctl keys become /proc/sys paths (dots and slashes separate the
+ * components): no empty, "." or ".." component, nothing but the
+ * characters sysctl names use. */
+static const char *sysctl_key_problem(const char *k)
+{
+	size_t len = strlen(k), comp = 0;
+	const char *p;
+
+	if (!len || len > 255)
+		return "a sysctl key of 1..255 characters";
+	for (p = k; *p; p++) {
+		if (*p == '.' || *p == '/') {
+			if (!comp)
+				return "a sysctl key without empty components";
+			comp = 0;
+			continue;
+		}
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '@' && *p != '+')
+			return "a sysctl key of letters, digits and _ - @ + between dots";
+		comp++;
+	}
+	if (!comp)
+		return "a sysctl key without empty components";
+	return NULL;
+}
+
+const char *nt_jentry_problem(enum nt_kind_id k, const char *object, const char *arg)
+{
+	const struct nt_kinddef *kd = &nt_kinds[k];
+	const char *why;
+
+	if (kd->flags & NT_KF_WINDOWS)
+		return "a Linux setting (this is a Windows one)";
+	switch (k) {
+	case NT_K_SYSCTL:
+		if (strcmp(object, "sysctl"))
+			return "object 'sysctl' for a sysctl";
+		return arg ? sysctl_key_problem(arg) : "a sysctl key";
+	case NT_K_IRQBALANCE_BAN:
+	case NT_K_IRQBALANCE_SERVICE:
+		return strcmp(object, "irqbalance") ? "object 'irqbalance'" : NULL;
+	case NT_K_PROCESS_CPUS:
+		if (strncmp(object, "process ", 8) || !object[8] || strlen(object) > 4096)
+			return "object 'process NAME'";
+		for (const char *p = object; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				return "a process name without control characters";
+		return NULL;
+	default:
+		break;
+	}
+	why = nt_linux_ifname_problem(object);
+	if (why)
+		return "an interface name (1..15 bytes, no '/', ':', whitespace or control characters, "
+		       "not '.' or '..')";
+	if (!arg)
+		return NULL;
+	if (kd->flags & NT_KF_PER_QUEUE) {
+		if (!*arg || strlen(arg) > 5 || strspn(arg, "0123456789") != strlen(arg))
+			return "a queue index (decimal)";
+		return NULL;
+	}
+	if (!*arg || strlen(arg) > 64)
+		return "an attribute argument of 1..64 characters";
+	for (const char *p = arg; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
+			return "an attribute argument of letters, digits, '-' and '_'";
+	return NULL;
+}
+
+static char *read_text(const char *path)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return NULL;
+	if (getline(&s, &n, f) < 0) {
+		free(s);
+		s = NULL;
+	} else {
+		*strchrnul(s, '\n') = '\0';
+	}
+	fclose(f);
+	return s;
+}
+
+int nt_journal_create(int jfd, struct nt_journal *j, enum nt_jstate state, char *err,
+		      size_t errlen)
+{
+	char stamp[32], host[256];
+	struct stat st;
+	time_t t;
+	struct tm tm;
+	int r;
+
+	j->created_ns = nt_now_ns();
+	j->pid = (int)getpid();
+	j->pid_start = nt_proc_start(j->pid);
+	j->state = state;
+	if (!gethostname(host, sizeof(host)))
+		host[sizeof(host) - 1] = '\0';
+	else
+		strcpy(host, "?");
+	j->hostname = nt_xstrdup(host);
+	j->machine_id = read_text("/etc/machine-id");
+	j->boot_id = read_text("/proc/sys/kernel/random/boot_id");
+	j->netns_ino = stat("/proc/self/ns/net", &st) ? 0 : (unsigned long long)st.st_ino;
+	if (!j->root)
+		j->root = nt_xstrdup("");
+	if (!j->profile)
+		j->profile = nt_xstrdup("");
+	t = (time_t)(j->created_ns / 1000000000LL);
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	j->tr = nt_xrealloc(j->tr, (j->ntr + 1) * sizeof(*j->tr));
+	j->tr[j->ntr++] = (struct nt_jtransition){state, j->created_ns, j->pid};
+	/* unique: nanoseconds, PID and a counter; O_EXCL never overwrites */
+	for (unsigned k = 0; k < 1000; k++) {
+		char *mark;
+		int fd;
+
+		free(j->id);
+		j->id = nt_xasprintf("%s.%09lldZ-%d-%u", stamp, j->created_ns % 1000000000LL,
+				     j->pid, k);
+		mark = nt_xasprintf("%s.open", j->id);
+		fd = openat(jfd, mark, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		free(mark);
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0) {
+			r = -errno;
+			snprintf(err, errlen, "cannot create a journal in %s/journal: %s",
+				 nt_state_dir(), strerror(-r));
+			return r;
+		}
+		close(fd);
+		r = nt_journal_save(jfd, j);
+		if (r)
+			snprintf(err, errlen, "cannot write the journal %s/journal/%s.json: %s",
+				 nt_state_dir(), j->id, strerror(-r));
+		return r;
+	}
+	snprintf(err, errlen, "cannot find a free journal name in %s/journal", nt_state_dir());
+	return -EEXIST;
+}
+
+static void json_time(struct nt_buf *b, const char *key, long long ns)
+{
+	char s[48];
+
+	nt_time_utc(ns, s, sizeof(s));
+	nt_buf_printf(b, "\"%s\": \"%s\", \"%s_ns\": %lld", key, s, key, ns);
+}
+
+static void json_str_or_null(struct nt_buf *b, const char *s)
+{
+	if (s)
+		nt_buf_json_str(b, s);
+	else
+		nt_buf_puts(b, "null");
+}
+
+static void journal_json(const struct nt_journal *j, struct nt_buf *b)
+{
+	size_t i;
+
+	nt_buf_puts(b, "{\"format\": \"" NT_JOURNAL_FORMAT "\", \"id\": ");
+	nt_buf_json_str(b, j->id);
+	nt_buf_printf(b, ", \"state\": \"%s\",\n ", nt_jstate_name(j->state));
+	json_time(b, "created", j->created_ns);
+	nt_buf_puts(b, ",\n ");
+	if (j->deadline_ns)
+		json_time(b, "deadline", j->deadline_ns);
+	else
+		nt_buf_puts(b, "\"deadline\": null, \"deadline_ns\": 0");
+	nt_buf_printf(b, ",\n \"pid\": %d, \"pid_start\": %llu, \"command\": ", j->pid, j->pid_start);
+	json_str_or_null(b, j->command ? j->command : "apply");
+	nt_buf_puts(b, ",\n \"host\": {\"hostname\": ");
+	json_str_or_null(b, j->hostname);
+	nt_buf_puts(b, ", \"machine_id\": ");
+	json_str_or_null(b, j->machine_id);
+	nt_buf_puts(b, ", \"boot_id\": ");
+	json_str_or_null(b, j->boot_id);
+	nt_buf_puts(b, "},\n \"target\": {\"netns\": ");
+	json_str_or_null(b, j->netns);
+	nt_buf_printf(b, ", \"netns_inode\": %llu, \"root\": ", j->netns_ino);
+	nt_buf_json_str(b, j->root ? j->root : "");
+	nt_buf_puts(b, "},\n \"profile\": ");
+	nt_buf_json_str(b, j->profile ? j->profile : "");
+	nt_buf_puts(b, ",\n \"transitions\": [");
+	for (i = 0; i < j->ntr; i++) {
+		nt_buf_printf(b, "%s{\"state\": \"%s\", ", i ? ",\n  " : "\n  ",
+			      nt_jstate_name(j->tr[i].state));
+		json_time(b, "at", j->tr[i].at_ns);
+		nt_buf_printf(b, ", \"pid\": %d}", j->tr[i].pid);
+	}
+	nt_buf_puts(b, "\n ],\n \"entries\": [");
+	for (i = 0; i < j->n; i++) {
+		const struct nt_jentry *e = &j->e[i];
+		struct nt_setting s = {.kind = e->kind, .object = e->object, .arg = e->arg};
+		char *attr = nt_setting_attr(&s);
+
+		nt_buf_puts(b, i ? ",\n  {\"object\": " : "\n  {\"object\": ");
+		nt_buf_json_str(b, e->object);
+		nt_buf_puts(b, ", \"attribute\": ");
+		nt_buf_json_str(b, attr);
+		nt_buf_puts(b, ", \"before\": ");
+		if (e->had)
+			nt_value_json(&e->before, b);
+		else
+			nt_buf_puts(b, "null");
+		nt_buf_puts(b, ", \"after\": ");
+		nt_value_json(&e->after, b);
+		nt_buf_puts(b, "}");
+		free(attr);
+	}
+	nt_buf_puts(b, "\n ]}\n");
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int nt_journal_save(int jfd, const struct nt_journal *j)
+{
+	static unsigned seq;
+	struct nt_buf b = {0};
+	char *tmp = NULL, *name = nt_xasprintf("%s.json", j->id);
+	int fd = -1, r = 0;
+
+	journal_json(j, &b);
+	for (unsigned k = 0; k < 1000; k++) {
+		free(tmp);
+		tmp = nt_xasprintf(".%s.%d.%u.tmp", j->id, (int)getpid(), seq++);
+		fd = openat(jfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = write_all(fd, b.p, b.n);
+	if (!r && fsync(fd))
+		r = -errno;
+	if (close(fd) && !r)
+		r = -errno;
+	if (!r && renameat(jfd, tmp, jfd, name))
+		r = -errno;
+	if (r)
+		unlinkat(jfd, tmp, 0);
+	else if (fsync(jfd))
+		r = -errno;
+out:
+	free(tmp);
+	free(name);
+	nt_buf_free(&b);
+	return r;
+}
+
+int nt_journal_transition(int jfd, struct nt_journal *j, enum nt_jstate to)
+{
+	int r;
+
+	j->state = to;
+	j->tr = nt_xrealloc(j->tr, (j->ntr + 1) * sizeof(*j->tr));
+	j->tr[j->ntr++] = (struct nt_jtransition){to, nt_now_ns(), (int)getpid()};
+	r = nt_journal_save(jfd, j);
+	if (!r && !nt_jstate_open(to)) {
+		char *mark = nt_xasprintf("%s.open", j->id);
+
+		if (unlinkat(jfd, mark, 0) && errno != ENOENT)
+			r = -errno;
+		else
+			fsync(jfd);
+		free(mark);
+	} else if (!r) {
+		/* reopened (rollback-incomplete after applied): mark it again */
+		char *mark = nt_xasprintf("%s.open", j->id);
+		int fd = openat(jfd, mark, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+		if (fd >= 0)
+			close(fd);
+		free(mark);
+	}
+	return r;
+}
+
+int nt_journal_set_owner(int jfd, struct nt_journal *j)
+{
+	j->pid = (int)getpid();
+	j->pid_start = nt_proc_start(j->pid);
+	return nt_journal_save(jfd, j);
+}
+
+long long nt_journal_when(const struct nt_journal *j, enum nt_jstate s)
+{
+	for (size_t i = j->ntr; i-- > 0;)
+		if (j->tr[i].state == s)
+			return j->tr[i].at_ns;
+	return 0;
+}
+
+bool nt_journal_owner_alive(const struct nt_journal *j)
+{
+	return nt_proc_alive(j->pid, j->pid_start);
+}
+
+void nt_journal_free(struct nt_journal *j)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		free(j->e[i].object);
+		free(j->e[i].arg);
+		if (j->e[i].had)
+			nt_value_free(&j->e[i].before);
+		nt_value_free(&j->e[i].after);
+	}
+	free(j->e);
+	free(j->tr);
+	free(j->id);
+	free(j->command);
+	free(j->hostname);
+	free(j->machine_id);
+	free(j->boot_id);
+	free(j->netns);
+	free(j->root);
+	free(j->profile);
+	memset(j, 0, sizeof(*j));
+}
+
+/* ---- loading (untrusted) ---- */
+
+#define JERR(d, node, ...) nt_error(d, (node)->mark, "journal", __VA_ARGS__)
+
+static const struct nt_json *want(const struct nt_json *o, const char *key, enum nt_jtype t,
+				  bool required, struct nt_diags *d)
+{
+	const struct nt_json *v = nt_json_get(o, key);
+	static const char *const tn[] = {"null", "a boolean", "a number", "a string", "an array",
+					 "an object"};
+
+	if (!v) {
+		if (required)
+			JERR(d, o, "missing \"%s\"", key);
+		return NULL;
+	}
+	if (v->t == NT_J_NULL && !required)
+		return NULL;
+	if (v->t != t) {
+		JERR(d, v, "\"%s\" must be %s", key, tn[t]);
+		return NULL;
+	}
+	return v;
+}
+
+static bool want_i64(const struct nt_json *o, const char *key, long long lo, long long hi,
+		     long long *out, bool required, struct nt_diags *d)
+{
+	const struct nt_json *v = want(o, key, NT_J_NUM, required, d);
+
+	if (!v)
+		return !required && !(nt_json_get(o, key) && nt_json_get(o, key)->t != NT_J_NULL);
+	if (!v->is_int || v->i < lo || v->i > hi) {
+		JERR(d, v, "\"%s\" must be an integer in %lld..%lld", key, lo, hi);
+		return false;
+	}
+	*out = v->i;
+	return true;
+}
+
+static char *dup_str(const struct nt_json *o, const char *key, size_t max, bool required,
+		     struct nt_diags *d, bool *ok)
+{
+	const struct nt_json *v = want(o, key, NT_J_STR, required, d);
+
+	if (!v) {
+		if (required || (nt_json_get(o, key) && nt_json_get(o, key)->t != NT_J_NULL))
+			*ok = false;
+		return NULL;
+	}
+	if (strlen(v->s) > max) {
+		JERR(d, v, "\"%s\" is longer than %zu bytes", key, max);
+		*ok = false;
+		return NULL;
+	}
+	return nt_xstrdup(v->s);
+}
+
+static bool load_entries(const struct nt_json *ents, struct nt_journal *j, struct nt_diags *d)
+{
+	bool ok = true;
+
+	if (ents->n > 1000000) {
+		JERR(d, ents, "more than 1000000 entries");
+		return false;
+	}
+	j->e = nt_xcalloc(ents->n ? ents->n : 1, sizeof(*j->e));
+	for (size_t i = 0; i < ents->n; i++) {
+		const struct nt_json *x = ents->v[i], *bv, *av;
+		const char *obj, *attr, *why;
+		struct nt_jentry *e = &j->e[j->n];
+		enum nt_kind_id k;
+		char *arg;
+
+		if (x->t != NT_J_OBJ) {
+			JERR(d, x, "entry %zu must be an object", i);
+			ok = false;
+			continue;
+		}
+		if (!nt_json_str(x, "object", &obj, true, d) ||
+		    !nt_json_str(x, "attribute", &attr, true, d)) {
+			ok = false;
+			continue;
+		}
+		if (!nt_parse_attr(attr, &k, &arg)) {
+			JERR(d, nt_json_get(x, "attribute"), "entry %zu: unknown attribute '%s'", i, attr);
+			ok = false;
+			continue;
+		}
+		why = nt_jentry_problem(k, obj, arg);
+		if (why) {
+			JERR(d, nt_json_get(x, "object"), "entry %zu: '%s %s' is not %s", i, obj, attr,
+			     why);
+			free(arg);
+			ok = false;
+			continue;
+		}
+		bv = nt_json_get(x, "before");
+		av = nt_json_get(x, "after");
+		if (!bv || !av) {
+			JERR(d, x, "entry %zu needs \"before\" and \"after\"", i);
+			free(arg);
+			ok = false;
+			continue;
+		}
+		if (bv->t != NT_J_NULL) {
+			if (!nt_value_from_json(k, bv, &e->before, &why)) {
+				JERR(d, bv, "entry %zu: \"before\" is not a %s value: %s", i, attr, why);
+				free(arg);
+				ok = false;
+				continue;
+			}
+			e->had = true;
+		}
+		if (!nt_value_from_json(k, av, &e->after, &why)) {
+			JERR(d, av, "entry %zu: \"after\" is not a %s value: %s", i, attr, why);
+			if (e->had)
+				nt_value_free(&e->before);
+			e->had = false;
+			free(arg);
+			ok = false;
+			continue;
+		}
+		e->kind = k;
+		e->object = nt_xstrdup(obj);
+		e->arg = arg;
+		j->n++;
+	}
+	return ok;
+}
+
+static bool load_v2(const struct nt_json *r, struct nt_journal *j, struct nt_diags *d)
+{
+	const struct nt_json *host, *tgt, *trs, *ents, *st;
+	long long v;
+	bool ok = true;
+	int s;
+
+	j->id = dup_str(r, "id", 200, true, d, &ok);
+	st = want(r, "state", NT_J_STR, true, d);
+	if (st && (s = jstate_parse(st->s)) >= 0)
+		j->state = (enum nt_jstate)s;
+	else if (st)
+		JERR(d, st, "unknown journal state '%s'", st->s), ok = false;
+	else
+		ok = false;
+	ok &= want_i64(r, "created_ns", 0, 1LL << 62, &j->created_ns, true, d);
+	ok &= want_i64(r, "deadline_ns", 0, 1LL << 62, &j->deadline_ns, false, d);
+	v = 0;
+	ok &= want_i64(r, "pid", 0, 1 << 30, &v, true, d);
+	j->pid = (int)v;
+	v = 0;
+	ok &= want_i64(r, "pid_start", 0, 1LL << 62, &v, false, d);
+	j->pid_start = (unsigned long long)v;
+	j->command = dup_str(r, "command", 64, false, d, &ok);
+	host = want(r, "host", NT_J_OBJ, true, d);
+	if (host) {
+		j->hostname = dup_str(host, "hostname", 255, false, d, &ok);
+		j->machine_id = dup_str(host, "machine_id", 128, false, d, &ok);
+		j->boot_id = dup_str(host, "boot_id", 128, false, d, &ok);
+	} else {
+		ok = false;
+	}
+	tgt = want(r, "target", NT_J_OBJ, true, d);
+	if (tgt) {
+		j->netns = dup_str(tgt, "netns", 255, false, d, &ok);
+		v = 0;
+		ok &= want_i64(tgt, "netns_inode", 0, 1LL << 62, &v, false, d);
+		j->netns_ino = (unsigned long long)v;
+		j->root = dup_str(tgt, "root", 4096, true, d, &ok);
+		if (j->netns && (!*j->netns || strchr(j->netns, '/') || !strcmp(j->netns, ".") ||
+				 !strcmp(j->netns, ".."))) {
+			JERR(d, nt_json_get(tgt, "netns"), "'%s' is not a network namespace name",
+			     j->netns);
+			ok = false;
+		}
+		if (j->root && *j->root && j->root[0] != '/') {
+			JERR(d, nt_json_get(tgt, "root"), "root must be an absolute path");
+			ok = false;
+		}
+	} else {
+		ok = false;
+	}
+	j->profile = dup_str(r, "profile", 4096, false, d, &ok);
+	trs = want(r, "transitions", NT_J_ARR, true, d);
+	if (trs) {
+		if (trs->n > 10000) {
+			JERR(d, trs, "more than 10000 transitions");
+			ok = false;
+		} else {
+			j->tr = nt_xcalloc(trs->n ? trs->n : 1, sizeof(*j->tr));
+		}
+		for (size_t i = 0; ok && i < trs->n; i++) {
+			const struct nt_json *t = trs->v[i];
+			const struct nt_json *ts = t->t == NT_J_OBJ ? want(t, "state", NT_J_STR, true, d)
+								      : NULL;
+			long long at = 0, pid = 0;
+
+			if (!ts || (s = jstate_parse(ts->s)) < 0 ||
+			    !want_i64(t, "at_ns", 0, 1LL << 62, &at, true, d) ||
+			    !want_i64(t, "pid", 0, 1 << 30, &pid, true, d)) {
+				JERR(d, t, "transition %zu must be {state, at_ns, pid}", i);
+				ok = false;
+				break;
+			}
+			j->tr[j->ntr++] = (struct nt_jtransition){(enum nt_jstate)s, at, (int)pid};
+		}
+	} else {
+		ok = false;
+	}
+	ents = want(r, "entries", NT_J_ARR, true, d);
+	if (ents)
+		ok &= load_entries(ents, j, d);
+	else
+		ok = false;
+	return ok;
+}
+
+int nt_journal_load(int jfd, const char *id, struct nt_journal *j, struct nt_diags *d)
+{
+	char *name = nt_xasprintf("%s.json", id);
+	char *shown = nt_xasprintf("%s/journal/%s", nt_state_dir(), name);
+	struct nt_json *r = NULL;
+	struct nt_buf b = {0};
+	const struct nt_json *fmt;
+	struct stat st;
+	int fd, rc = 0;
+	bool ok;
+
+	memset(j, 0, sizeof(*j));
+	fd = openat(jfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc != -ENOENT) {
+			struct nt_mark m = {nt_intern(shown), 0, 0};
+
+			nt_error(d, m, "journal", "cannot open: %s", strerror(-rc));
+		}
+		goto out;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)NT_JOURNAL_MAX_BYTES) {
+		struct nt_mark m = {nt_intern(shown), 0, 0};
+
+		nt_error(d, m, "journal", "not a regular file of at most %u bytes",
+			 NT_JOURNAL_MAX_BYTES);
+		close(fd);
+		rc = -EINVAL;
+		goto out;
+	}
+	nt_buf_grow(&b, (size_t)st.st_size + 1);
+	for (;;) {
+		ssize_t n;
+
+		nt_buf_grow(&b, 4096);
+		n = read(fd, b.p + b.n, 4096);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || b.n + (size_t)n > NT_JOURNAL_MAX_BYTES)
+			break;
+		b.n += (size_t)n;
+	}
+	close(fd);
+	r = nt_json_parse(nt_intern(shown), b.p ? b.p : "", b.n, d);
+	if (!r) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (r->t != NT_J_OBJ) {
+		JERR(d, r, "not a nettune journal (not an object)");
+		rc = -EINVAL;
+		goto out;
+	}
+	fmt = nt_json_get(r, "format");
+	if (!fmt || fmt->t != NT_J_STR || strcmp(fmt->s, NT_JOURNAL_FORMAT)) {
+		JERR(d, fmt ? fmt : r, "not a nettune journal (format must be \"%s\")",
+		     NT_JOURNAL_FORMAT);
+		rc = -EINVAL;
+		goto out;
+	}
+	ok = load_v2(r, j, d);
+	if (ok && strcmp(j->id, id)) {
+		JERR(d, nt_json_get(r, "id"), "journal id '%s' does not match its file name", j->id);
+		ok = false;
+	}
+	if (!ok)
+		rc = -EINVAL;
+out:
+	if (rc && rc != -ENOENT && !d->errors) {
+		struct nt_mark m = {nt_intern(shown), 0, 0};
+
+		nt_error(d, m, "journal", "unusable journal");
+	}
+	if (rc)
+		nt_journal_free(j);
+	nt_json_free(r);
+	nt_buf_free(&b);
+	free(name);
+	free(shown);
+	return rc;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct nt_journal *x = a, *y = b;
+
+	if (x->created_ns != y->created_ns)
+		return x->created_ns < y->created_ns ? 1 : -1;
+	return strcmp(y->id, x->id);
+}
+
+size_t nt_journal_list(int jfd, bool open_only, struct nt_journal **out, struct nt_diags *d)
+{
+	int fd = dup(jfd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	struct nt_journal *v = NULL;
+	size_t n = 0;
+	const char *suffix = open_only ? ".open" : ".json";
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		*out = NULL;
+		return 0;
+	}
+	rewinddir(dir);
+	while ((de = readdir(dir))) {
+		size_t l = strlen(de->d_name);
+		struct nt_diags local = {0};
+		char *id;
+
+		if (de->d_name[0] == '.' || l <= 5 || strcmp(de->d_name + l - 5, suffix))
+			continue;
+		id = strndup(de->d_name, l - 5);
+		v = nt_xrealloc(v, (n + 1) * sizeof(*v));
+		if (!nt_journal_load(jfd, id, &v[n], d ? d : &local))
+			n++;
+		nt_diags_free(&local);
+		free(id);
+	}
+	closedir(dir);
+	if (n)
+		qsort(v, n, sizeof(*v), newest_first);
+	*out = v;
+	return n;
+}
+
+void nt_journal_list_free(struct nt_journal *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		nt_journal_free(&v[i]);
+	free(v);
+}
+
+void nt_journal_sweep_markers(int jfd)
+{
+	int fd = dup(jfd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	rewinddir(dir);
+	while ((de = readdir(dir))) {
+		size_t l = strlen(de->d_name);
+		char *json;
+
+		if (de->d_name[0] == '.' || l <= 5 || strcmp(de->d_name + l - 5, ".open"))
+			continue;
+		json = nt_xasprintf("%.*s.json", (int)(l - 5), de->d_name);
+		if (faccessat(jfd, json, F_OK, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
+			unlinkat(jfd, de->d_name, 0);
+		free(json);
+	}
+	closedir(dir);
+}
+
+char *nt_journal_id_of(const char *arg, char *err, size_t errlen)
+{
+	const char *base = strrchr(arg, '/');
+	size_t l;
+	char *id;
+
+	if (base) {
+		/* a path: it must be the state directory's journal folder */
+		char *dir = strndup(arg, (size_t)(base - arg));
+		char *want = nt_xasprintf("%s/journal", nt_state_dir());
+		char *rd = realpath(*dir ? dir : "/", NULL), *rw = realpath(want, NULL);
+		bool same = rd && rw && !strcmp(rd, rw);
+
+		free(rd);
+		free(rw);
+		free(dir);
+		if (!same) {
+			snprintf(err, errlen, "%s is not in %s: rollback works on the journals of this "
+				 "state directory (set NETTUNE_STATE_DIR)", arg, want);
+			free(want);
+			return NULL;
+		}
+		free(want);
+		base++;
+	} else {
+		base = arg;
+	}
+	l = strlen(base);
+	if (l > 5 && !strcmp(base + l - 5, ".json"))
+		l -= 5;
+	id = strndup(base, l);
+	if (!l || l > 200 || id[0] == '.' || strchr(id, '/')) {
+		snprintf(err, errlen, "'%s' is not a journal name", arg);
+		free(id);
+		return NULL;
+	}
+	return id;
+}

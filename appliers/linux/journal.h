@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The apply journal: the transaction log of one apply.  One file per apply
+ * in STATE/journal, created with a unique name (O_EXCL, never overwritten),
+ * replaced atomically and fsync'ed at every state change.  It records the
+ * target (network namespace with its inode, --root, host identity), every
+ * previous value, and the state machine:
+ *
+ *   applying -> applied | rolled-back | rollback-incomplete
+ *   applying -> pending-confirm -> confirmed | reverted-unconfirmed
+ *                                             | rollback-incomplete
+ *   applied | confirmed | rollback-incomplete -> rolled-back | rollback-incomplete
+ *   applying | rollback-incomplete | pending-confirm (owner gone) -> discarded
+ *
+ * with the time and process of each transition.  While a journal is open
+ * (applying, pending-confirm, rollback-incomplete) a marker ID.open sits
+ * beside it, so that every nettune run finds interrupted applies without
+ * parsing every journal.
+ */
+#ifndef NT_JOURNAL_H
+#define NT_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../compiler/diag.h"
+#include "../../compiler/settings.h"
+
+#define NT_JOURNAL_FORMAT "nettune-journal/2"
+#define NT_JOURNAL_MAX_BYTES (64u << 20)
+
+enum nt_jstate {
+	NT_JS_APPLYING,
+	NT_JS_APPLIED,
+	NT_JS_ROLLED_BACK,
+	NT_JS_ROLLBACK_INCOMPLETE,
+	NT_JS_PENDING_CONFIRM,
+	NT_JS_CONFIRMED,
+	NT_JS_REVERTED_UNCONFIRMED,
+	NT_JS_DISCARDED,
+	NT_JS__COUNT,
+};
+
+struct nt_jentry {
+	enum nt_kind_id kind;
+	char *object, *arg;
+	bool had;			/* a value existed before (else before is unset) */
+	struct nt_value before, after;
+};
+
+struct nt_jtransition {
+	enum nt_jstate state;
+	long long at_ns;		/* CLOCK_REALTIME */
+	int pid;
+};
+
+struct nt_journal {
+	char *id;			/* file name without ".json" */
+	enum nt_jstate state;
+	long long created_ns;
+	long long deadline_ns;		/* confirm deadline; 0: none */
+	int pid;			/* the process that owns it now */
+	unsigned long long pid_start;	/* its start time (nt_proc_start) */
+	char *command;			/* "apply", "apply PLAN.json" */
+	char *hostname, *machine_id, *boot_id;
+	char *netns;			/* --netns name; NULL: the namespace nettune ran in */
+	unsigned long long netns_ino;	/* inode of that namespace (/proc/self/ns/net) */
+	char *root;			/* --root ("" for the live /proc and /sys) */
+	char *profile;			/* absolute path, or "" */
+	struct nt_jtransition *tr;
+	size_t ntr;
+	struct nt_jentry *e;
+	size_t n;
+};
+
+const char *nt_jstate_name(enum nt_jstate s);
+/* Whether rollback may restore a journal in this state. */
+bool nt_jstate_restorable(enum nt_jstate s);
+bool nt_jstate_open(enum nt_jstate s);
+
+/*
+ * Fills in identity (id, times, pid, host, namespace inode) for a new
+ * journal in state `state`, then creates ID.open and ID.json in jfd with
+ * O_EXCL and fsyncs them and the directory.  0 or -errno (err says why).
+ */
+int nt_journal_create(int jfd, struct nt_journal *j, enum nt_jstate state, char *err,
+		      size_t errlen);
+/* Records a transition (now, this process) and saves; a terminal state
+ * removes the ID.open marker after the journal is on disk. */
+int nt_journal_transition(int jfd, struct nt_journal *j, enum nt_jstate to);
+/* Makes this process the journal's owner (the confirm watcher) and saves. */
+int nt_journal_set_owner(int jfd, struct nt_journal *j);
+/* Atomic replace: temp file (O_EXCL), fsync, rename, fsync the directory. */
+int nt_journal_save(int jfd, const struct nt_journal *j);
+
+/* Loads and checks ID.json (untrusted: every field and entry is checked,
+ * located errors in d).  0, -ENOENT, or -EINVAL with errors in d. */
+int nt_journal_load(int jfd, const char *id, struct nt_journal *j, struct nt_diags *d);
+void nt_journal_free(struct nt_journal *j);
+/* Time of the last transition to s (0: none). */
+long long nt_journal_when(const struct nt_journal *j, enum nt_jstate s);
+bool nt_journal_owner_alive(const struct nt_journal *j);
+
+/* IDs of all journals (open_only: those with an ID.open marker), newest
+ * first by their recorded creation time.  The caller frees each and the
+ * array.  Journals that do not load are skipped (listed in d if given). */
+size_t nt_journal_list(int jfd, bool open_only, struct nt_journal **out, struct nt_diags *d);
+void nt_journal_list_free(struct nt_journal *v, size_t n);
+/* Removes an ID.open marker left without its journal (creation interrupted
+ * before the first write); only under the apply lock. */
+void nt_journal_sweep_markers(int jfd);
+
+/* "JOURNAL" argument: an ID, ID.json, or a path into STATE/journal. */
+char *nt_journal_id_of(const char *arg, char *err, size_t errlen);
+
+/* The time as 2026-11-30T17:37:00.123456789Z */
+void nt_time_utc(long long ns, char *out, size_t n);
+long long nt_now_ns(void);
+
+/* A journal or manifest object name check for a kind: interfaces follow the
+ * kernel's name rules; the pseudo-objects (sysctl, irqbalance, process)
+ * their own.  NULL when fine, else the reason. */
+const char *nt_jentry_problem(enum nt_kind_id k, const char *object, const char *arg);
+
+#endif
