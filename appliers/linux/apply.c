@@ -199,6 +199,20 @@ static int fault_step(void)
 #endif
 }
 
+/* Test hook: NETTUNE_SIGNAL_STEP=k NETTUNE_SIGNAL=N raises signal N right
+ * after write k, as if an operator or the OOM killer struck then. */
+static void fault_signal(size_t step)
+{
+#ifdef NT_FAULT_INJECTION
+	const char *k = getenv("NETTUNE_SIGNAL_STEP"), *sig = getenv("NETTUNE_SIGNAL");
+
+	if (k && sig && (size_t)atoi(k) == step)
+		raise(atoi(sig));
+#else
+	(void)step;
+#endif
+}
+
 
 /* Reads every setting of a journal back to its previous value (the caller
  * is in the journal's namespace and root).  Observes the host afresh: the
@@ -529,6 +543,7 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		} else {
 			r = nt_linux_ops[e[i].kind].write(&x, e[i].object, e[i].arg, &e[i].after);
 		}
+		fault_signal(i + 1);
 		if (!r && fail_at == (int)i + 1) {
 			r = -EIO;
 			snprintf(x.err, sizeof(x.err), "injected failure at step %zu", i + 1);

@@ -39,7 +39,8 @@ int nt_apply_interrupted(void);
 
 #ifdef NT_FAULT_INJECTION
 /* Test hook (built only with -Dfault_injection=true): NETTUNE_FAIL_STEP=k
- * makes the k-th write of an apply fail after it was made. */
+ * makes the k-th write of an apply fail after it was made;
+ * NETTUNE_SIGNAL_STEP=k NETTUNE_SIGNAL=N raises signal N right after it. */
 #endif
 
 #endif

@@ -124,7 +124,10 @@ unsigned long long nt_proc_start(int pid)
 	buf[n] = '\0';
 	/* comm may hold spaces and parentheses: fields count from the last ')' */
 	p = strrchr(buf, ')');
-	if (!p)
+	if (!p || !p[1] || !p[2])
+		return 0;
+	/* a zombie (its parent never reaped it) has ended all the same */
+	if (p[2] == 'Z' || p[2] == 'X' || p[2] == 'x')
 		return 0;
 	for (field = 2; *p && field < 22; p++)
 		if (*p == ' ')

@@ -34,3 +34,14 @@ state_of() {
 		nsx ethtool -k "$i"; nsx ethtool -l "$i"; ip -n "$NS" -o link show "$i" | sed 's/ state [A-Z]* / /'
 	done
 }
+# jr FIELD [N]: a field of the N-th newest journal (tests/linux/journal.py)
+jr() { python3 "$SRCROOT/tests/linux/journal.py" "$NETTUNE_STATE_DIR" "$@"; }
+# ip -d link and ethtool -k/-l of devices, for before/after comparisons
+full_state() {
+	for i in "$@"; do
+		nsx ethtool -k "$i"; nsx ethtool -l "$i"
+		ip -n "$NS" -d -o link show "$i" | sed 's/ state [A-Z]* / /'
+	done
+}
+# alive PID: the process exists and is not a zombie (PID 1 here may not reap)
+alive() { [ -r "/proc/$1/stat" ] && ! sed 's/.*) //' "/proc/$1/stat" | grep -q '^[ZXx]'; }
