@@ -165,7 +165,8 @@ def t_fixtures():
         root = os.path.join(work, "irqbalance")
         p = run(["--root", root, "watch", "--json"], work, env, 2)
         rep = json.loads(p.stdout)
-        if not rep["against"].endswith("(profile p.yaml)") or \
+        # journals record the profile's absolute path
+        if not rep["against"].endswith(f"(profile {os.path.realpath(work)}/p.yaml)") or \
                 [f["kind"] for f in rep["findings"]] != ["irq-off-affinity"]:
             fail(f"journal intent: {rep['against']} {rep['findings']}")
         run(["--root", os.path.join(work, "balanced"), "watch"], work, env, 0)
