@@ -236,7 +236,7 @@ static void json_str_or_null(struct nt_buf *b, const char *s)
 		nt_buf_puts(b, "null");
 }
 
-static void journal_json(const struct nt_journal *j, struct nt_buf *b)
+void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
 {
 	size_t i;
 
@@ -316,7 +316,7 @@ int nt_journal_save(int jfd, const struct nt_journal *j)
 	char *tmp = NULL, *name = nt_xasprintf("%s.json", j->id);
 	int fd = -1, r = 0;
 
-	journal_json(j, &b);
+	nt_journal_format(j, &b);
 	for (unsigned k = 0; k < 1000; k++) {
 		free(tmp);
 		tmp = nt_xasprintf(".%s.%d.%u.tmp", j->id, (int)getpid(), seq++);
@@ -634,16 +634,43 @@ static bool load_v2(const struct nt_json *r, struct nt_journal *j, struct nt_dia
 	return ok;
 }
 
+int nt_journal_parse(const char *shown, const char *data, size_t len, struct nt_journal *j,
+		     struct nt_diags *d)
+{
+	struct nt_json *r;
+	const struct nt_json *fmt;
+	int rc = 0;
+
+	memset(j, 0, sizeof(*j));
+	r = nt_json_parse(nt_intern(shown), data, len, d);
+	if (!r)
+		return -EINVAL;
+	if (r->t != NT_J_OBJ) {
+		JERR(d, r, "not a nettune journal (not an object)");
+		rc = -EINVAL;
+	} else {
+		fmt = nt_json_get(r, "format");
+		if (!fmt || fmt->t != NT_J_STR || strcmp(fmt->s, NT_JOURNAL_FORMAT)) {
+			JERR(d, fmt ? fmt : r, "not a nettune journal (format must be \"%s\")",
+			     NT_JOURNAL_FORMAT);
+			rc = -EINVAL;
+		} else if (!load_v2(r, j, d)) {
+			rc = -EINVAL;
+		}
+	}
+	if (rc)
+		nt_journal_free(j);
+	nt_json_free(r);
+	return rc;
+}
+
 int nt_journal_load(int jfd, const char *id, struct nt_journal *j, struct nt_diags *d)
 {
 	char *name = nt_xasprintf("%s.json", id);
 	char *shown = nt_xasprintf("%s/journal/%s", nt_state_dir(), name);
-	struct nt_json *r = NULL;
 	struct nt_buf b = {0};
-	const struct nt_json *fmt;
 	struct stat st;
 	int fd, rc = 0;
-	bool ok;
 
 	memset(j, 0, sizeof(*j));
 	fd = openat(jfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -665,12 +692,11 @@ int nt_journal_load(int jfd, const char *id, struct nt_journal *j, struct nt_dia
 		rc = -EINVAL;
 		goto out;
 	}
-	nt_buf_grow(&b, (size_t)st.st_size + 1);
 	for (;;) {
 		ssize_t n;
 
-		nt_buf_grow(&b, 4096);
-		n = read(fd, b.p + b.n, 4096);
+		nt_buf_grow(&b, 65536);
+		n = read(fd, b.p + b.n, 65536);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0 || b.n + (size_t)n > NT_JOURNAL_MAX_BYTES)
@@ -678,39 +704,20 @@ int nt_journal_load(int jfd, const char *id, struct nt_journal *j, struct nt_dia
 		b.n += (size_t)n;
 	}
 	close(fd);
-	r = nt_json_parse(nt_intern(shown), b.p ? b.p : "", b.n, d);
-	if (!r) {
+	rc = nt_journal_parse(shown, b.p ? b.p : "", b.n, j, d);
+	if (!rc && strcmp(j->id, id)) {
+		struct nt_mark m = {nt_intern(shown), 0, 0};
+
+		nt_error(d, m, "journal", "journal id '%s' does not match its file name", j->id);
+		nt_journal_free(j);
 		rc = -EINVAL;
-		goto out;
 	}
-	if (r->t != NT_J_OBJ) {
-		JERR(d, r, "not a nettune journal (not an object)");
-		rc = -EINVAL;
-		goto out;
-	}
-	fmt = nt_json_get(r, "format");
-	if (!fmt || fmt->t != NT_J_STR || strcmp(fmt->s, NT_JOURNAL_FORMAT)) {
-		JERR(d, fmt ? fmt : r, "not a nettune journal (format must be \"%s\")",
-		     NT_JOURNAL_FORMAT);
-		rc = -EINVAL;
-		goto out;
-	}
-	ok = load_v2(r, j, d);
-	if (ok && strcmp(j->id, id)) {
-		JERR(d, nt_json_get(r, "id"), "journal id '%s' does not match its file name", j->id);
-		ok = false;
-	}
-	if (!ok)
-		rc = -EINVAL;
 out:
 	if (rc && rc != -ENOENT && !d->errors) {
 		struct nt_mark m = {nt_intern(shown), 0, 0};
 
 		nt_error(d, m, "journal", "unusable journal");
 	}
-	if (rc)
-		nt_journal_free(j);
-	nt_json_free(r);
 	nt_buf_free(&b);
 	free(name);
 	free(shown);

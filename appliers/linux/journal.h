@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../../compiler/buf.h"
 #include "../../compiler/diag.h"
 #include "../../compiler/settings.h"
 
@@ -97,6 +98,11 @@ int nt_journal_save(int jfd, const struct nt_journal *j);
  * located errors in d).  0, -ENOENT, or -EINVAL with errors in d. */
 int nt_journal_load(int jfd, const char *id, struct nt_journal *j, struct nt_diags *d);
 void nt_journal_free(struct nt_journal *j);
+/* The same from memory (shown: the name diagnostics use). */
+int nt_journal_parse(const char *shown, const char *data, size_t len, struct nt_journal *j,
+		     struct nt_diags *d);
+/* The journal's JSON, as written to disk. */
+void nt_journal_format(const struct nt_journal *j, struct nt_buf *b);
 /* Time of the last transition to s (0: none). */
 long long nt_journal_when(const struct nt_journal *j, enum nt_jstate s);
 bool nt_journal_owner_alive(const struct nt_journal *j);
