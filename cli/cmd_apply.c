@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../appliers/linux/apply.h"
 #include "../appliers/linux/linux.h"
@@ -14,15 +15,19 @@
 
 static void apply_help(void)
 {
-	printf("Usage: nettune apply PROFILE [--dry-run] [--confirm-timeout SECONDS] [--only IFACE]\n"
-	       "                     [--skip-missing]\n"
-	       "       nettune apply PLAN.json [--trust PUB]... [--dry-run] [--confirm-timeout SECONDS]\n\n"
+	printf("Usage: nettune apply PROFILE [--yes] [--dry-run] [--confirm-timeout SECONDS]\n"
+	       "                     [--only IFACE] [--skip-missing] [--wait SECONDS]\n"
+	       "       nettune apply PLAN.json [--trust PUB]... [--yes] [--dry-run]\n"
+	       "                     [--confirm-timeout SECONDS] [--wait SECONDS]\n\n"
 	       "Converges this Linux host (or the --netns namespace) to the profile: plans\n"
 	       "against the live state, takes the apply lock, journals every previous value,\n"
 	       "then makes each change in plan order and reads it back.  A change the kernel\n"
 	       "accepts but does not make effective is a failure.  On any failure every step\n"
 	       "made so far is undone in reverse order.  A converged host gets no writes.\n\n"
-	       "  --dry-run                 show what would change; change nothing\n"
+	       "  -y, --yes                 do not ask: on a terminal apply shows the plan and\n"
+	       "                            asks for 'yes' first (off a terminal it never asks)\n"
+	       "  --dry-run                 show what would change; change nothing; exit like\n"
+	       "                            plan (0 nothing to do, 2 changes pending, 1 error)\n"
 	       "  --confirm-timeout SECONDS revert automatically unless 'nettune confirm' runs\n"
 	       "                            in time (for changes that can cut you off)\n"
 	       "  --only IFACE              only the settings of one interface (hotplug); other\n"
@@ -42,8 +47,11 @@ static void apply_help(void)
 	       "during the writes rolls back what was written (exit 1); SIGPIPE is ignored.\n"
 	       "An apply refuses while a journal is left open (interrupted, awaiting\n"
 	       "confirmation, rollback incomplete): see 'nettune rollback --help'.\n"
+	       "Each step prints one line with its number and the time since the start, and a\n"
+	       "heads-up line comes before a step that can drop the link.\n"
 	       "Exit status: 0 converged or nothing to do, 1 failed and rolled back (or error\n"
-	       "before any change), 3 failed and the rollback is incomplete, 64 usage.\n");
+	       "before any change, or not approved), 3 failed and the rollback is incomplete,\n"
+	       "64 usage; with --dry-run 0 or 2.\n");
 }
 
 int cmd_apply(int argc, char **argv)
@@ -57,6 +65,7 @@ int cmd_apply(int argc, char **argv)
 	struct nt_buf bytes = {0};
 	char err[512];
 	long wait_s = -1;
+	bool yes = false;
 	char *abs = NULL;
 	int i, r;
 
@@ -66,6 +75,8 @@ int cmd_apply(int argc, char **argv)
 			return NT_EXIT_OK;
 		} else if (!strcmp(argv[i], "--dry-run")) {
 			o.dry_run = true;
+		} else if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y")) {
+			yes = true;
 		} else if (!strcmp(argv[i], "--skip-missing")) {
 			co.skip_missing = true;
 		} else if (!strcmp(argv[i], "--trust")) {
@@ -112,6 +123,10 @@ int cmd_apply(int argc, char **argv)
 		return nt_usage_error("apply", "no PROFILE given");
 	}
 	o.wait_ms = (unsigned)(wait_s >= 0 ? wait_s : o.only ? 30 : 0) * 1000u;
+	/* on a terminal the plan is shown and must be approved; units,
+	 * pipelines and Ansible (no terminal) proceed as before */
+	o.ask = !yes && !o.dry_run && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	o.color = nt_g.color;
 	nt_apply_catch_signals();
 	if (!nt_read_file(profile, NT_MANIFEST_MAX_BYTES, &bytes) &&
 	    nt_manifest_sniff(bytes.p, bytes.n)) {
@@ -171,7 +186,7 @@ int cmd_apply(int argc, char **argv)
 		free(abs);
 		return NT_EXIT_FAIL;
 	}
-	if (o.dry_run || nt_g.verbose) {
+	if ((o.dry_run || nt_g.verbose) && !o.ask) {
 		struct nt_buf out = {0};
 
 		nt_plan_print_text(&c.plan, c.against, nt_g.color, &out);

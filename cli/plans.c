@@ -273,7 +273,7 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 			"nothing was changed\n", m.plan.cannot, m.plan.cannot == 1 ? "" : "s", path);
 		goto out;
 	}
-	if (o->dry_run || nt_g.verbose) {
+	if ((o->dry_run || nt_g.verbose) && !o->ask) {
 		struct nt_buf out = {0};
 
 		nt_plan_print_text(&m.plan, path, nt_g.color, &out);
@@ -281,7 +281,6 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 		nt_buf_free(&out);
 	}
 	nt_manifest_desired(&m, &desired);
-	o->profile = path;
 	r = nt_linux_apply(&m.plan, &desired, &f, o);
 out:
 	nt_buf_free(&diff);

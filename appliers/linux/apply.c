@@ -408,6 +408,42 @@ static int start_watcher(int state_fd, int jfd, int lock, struct nt_journal *j)
 	}
 }
 
+/* "[ 3/12 +0.015s]": the step and the time since the apply started */
+static void progress(const struct nt_apply_opts *o, size_t k, size_t n, long long t0, char *out,
+		     size_t len)
+{
+	int w = snprintf(NULL, 0, "%zu", n);
+
+	(void)o;
+	snprintf(out, len, "[%*zu/%zu +%.3fs]", w, k, n, (double)(nt_now_ns() - t0) / 1e9);
+}
+
+/* On a terminal: show the plan, mark what is disruptive, and ask. */
+static bool confirm_plan(const struct nt_plan *plan, size_t n, const struct nt_apply_opts *o)
+{
+	struct nt_buf b = {0};
+	char line[64];
+	size_t disruptive = 0;
+
+	for (size_t i = 0; i < plan->n; i++)
+		if ((!o->only || !strcmp(plan->v[i].object, o->only)) &&
+		    (plan->v[i].flags & NT_SF_DISRUPTIVE))
+			disruptive++;
+	nt_plan_print_text(plan, NULL, o->color, &b);
+	nt_buf_write(&b, stdout);
+	nt_buf_free(&b);
+	printf("\nApply %zu change%s to %s%s%s%s? %s\nOnly 'yes' is accepted: ", n,
+	       n == 1 ? "" : "s", plan->host, o->netns ? " (network namespace " : "",
+	       o->netns ? o->netns : "", o->netns ? ")" : "",
+	       disruptive ? "Disruptive steps can drop the link briefly." : "");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin) || strcmp(line, "yes\n")) {
+		printf("\nApply cancelled; nothing was changed.\n");
+		return false;
+	}
+	return true;
+}
+
 int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		   struct nt_facts *facts, const struct nt_apply_opts *o)
 {
@@ -416,8 +452,9 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 	struct nt_jentry *e = NULL;
 	size_t n = 0, i, batch_end = 0, done = 0;
 	int lock = -1, jfd = -1, state_fd = -1, rc = 0, fail_at = fault_step();
-	char err[512];
+	char err[512], stamp[48];
 	bool ctx = false;
+	long long t0 = nt_now_ns();
 
 	for (i = 0; i < plan->n; i++) {
 		const struct nt_action *a = &plan->v[i];
@@ -443,13 +480,18 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 	j.e = e;
 	j.n = n;
 	if (o->dry_run) {
+		/* exits like plan: 0 nothing to do, 2 changes pending */
 		if (n)
 			say(o, "Dry run: %zu change%s would be made; nothing was changed.\n", n,
 			    n == 1 ? "" : "s");
 		else
 			say(o, "Nothing to do: the host already matches the profile.\n");
 		nt_journal_free(&j);
-		return 0;
+		return n ? 2 : 0;
+	}
+	if (n && o->ask && !confirm_plan(plan, n, o)) {
+		nt_journal_free(&j);
+		return 1;
 	}
 	jfd = nt_statedir_open(n > 0, &state_fd, err, sizeof(err));
 	if (jfd < 0 && (n || jfd != -ENOENT)) {
@@ -531,10 +573,14 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		else
 			nt_buf_puts(&from, "(none)");
 		nt_value_format(&e[i].after, &to, false);
+		progress(o, i + 1, n, t0, stamp, sizeof(stamp));
 		if (e[i].had && nt_value_equal(&e[i].before, &e[i].after)) {
-			say(o, "  ok       %s %s = %s\n", e[i].object, attr, to.p);
+			say(o, "  %s ok       %s %s = %s\n", stamp, e[i].object, attr, to.p);
 			goto next;
 		}
+		if (nt_kinds[e[i].kind].flags & NT_KF_DISRUPTIVE)
+			say(o, "  %s next is disruptive: %s %s %s -> %s (the link may go down "
+			    "briefly)\n", stamp, e[i].object, attr, from.p, to.p);
 		x.err[0] = '\0';
 		if (i < batch_end) {
 			r = 0;		/* written with its device's other features */
@@ -563,7 +609,8 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 				e[i].kind == NT_K_RING ? " (the driver rounded it)" : "");
 			rc = 1;
 		} else {
-			say(o, "  changed  %s %s: %s -> %s\n", e[i].object, attr, from.p, to.p);
+			progress(o, i + 1, n, t0, stamp, sizeof(stamp));
+			say(o, "  %s changed  %s %s: %s -> %s\n", stamp, e[i].object, attr, from.p, to.p);
 		}
 		if (seen.t || seen.s || seen.cpus || seen.bytes || seen.list)
 			nt_value_free(&seen);

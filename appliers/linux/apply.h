@@ -19,10 +19,13 @@ struct nt_apply_opts {
 	const char *command;		/* for the journal: "apply", "apply PLAN.json" */
 	unsigned wait_ms;		/* how long to wait for the lock */
 	bool quiet;
+	bool ask;			/* show the plan and ask for "yes" (a terminal) */
+	bool color;
 };
 
-/* Exit codes: 0 converged, 1 failed (or interrupted) and rolled back,
- * 3 rollback incomplete. */
+/* Exit codes: 0 converged, 1 failed (or interrupted) and rolled back, or
+ * declined at the prompt, 3 rollback incomplete; dry run: 0 nothing to do,
+ * 2 changes pending. */
 int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		   struct nt_facts *facts, const struct nt_apply_opts *o);
 /* Restores a journal; the caller holds the lock and is in the journal's

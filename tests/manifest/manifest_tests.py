@@ -322,7 +322,7 @@ def t_refusals():
                "--trust is for a signed PLAN.json", what="--trust with a profile")
         # no trust configured: applies with a warning; here the good signed plan applies
         rc, out, err = E.run(apply_ + ["--trust", pub, "--dry-run"])
-        check(rc == 0 and "Dry run" in out, "dry run of a good plan: %d %s %s" % (rc, out, err))
+        check(rc == 2 and "Dry run" in out, "dry run of a good plan: %d %s %s" % (rc, out, err))
         rc, out, err = E.run(apply_, env={"NETTUNE_TRUST_DIR": tdir})
         check(rc == 0, "apply of a good signed plan: %d %s %s" % (rc, out, err))
         check(open(sysctl).read().strip() == "32768", "sysctl not applied")
