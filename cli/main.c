@@ -32,6 +32,8 @@ static const struct {
 	{"observe", cmd_observe, "print the live state (--json: a snapshot for plan --state)"},
 	{"rollback", cmd_rollback, "restore the previous values from an apply journal"},
 	{"confirm", cmd_confirm, "keep the changes of an apply --confirm-timeout"},
+	{"history", cmd_history, "the apply journals, newest first, with their states"},
+	{"show", cmd_show, "print one apply journal"},
 	{"watch", cmd_watch, "measure where traffic lands and judge it against the intended placement"},
 	{"emit", cmd_emit, "write the desired state as an idempotent sh script or PowerShell playbook"},
 	{"collect", cmd_collect, "print the Windows collector whose output is a snapshot for --state"},
@@ -136,7 +138,9 @@ int main(int argc, char **argv)
 	bool help = false, version = false, dashdash = false;
 	size_t k;
 
-	nt_g.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	/* colour only for a terminal that can show it, unless NO_COLOR is set */
+	nt_g.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
+		     !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
 	for (i = 1; i < argc; i++) {
 		int t;
 
@@ -179,9 +183,17 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(cmd, "help")) {
-		usage(stdout);
-		r = NT_EXIT_OK;
-		goto out;
+		/* nettune help COMMAND = nettune COMMAND --help */
+		if (nrest > 0 && rest[0][0] != '-') {
+			cmd = rest[0];
+			rest[0] = "--help";
+			nrest = 1;
+			help = true;
+		} else {
+			usage(stdout);
+			r = NT_EXIT_OK;
+			goto out;
+		}
 	}
 	for (k = 0; k < sizeof(subcommands) / sizeof(subcommands[0]); k++)
 		if (!strcmp(cmd, subcommands[k].name))

@@ -432,10 +432,11 @@ static bool confirm_plan(const struct nt_plan *plan, size_t n, const struct nt_a
 	nt_plan_print_text(plan, NULL, o->color, &b);
 	nt_buf_write(&b, stdout);
 	nt_buf_free(&b);
-	printf("\nApply %zu change%s to %s%s%s%s? %s\nOnly 'yes' is accepted: ", n,
+	if (disruptive)
+		printf("\n%zu of these steps can drop the link briefly (marked [disruptive]).", disruptive);
+	printf("\nApply %zu change%s to %s%s%s%s? Only 'yes' is accepted: ", n,
 	       n == 1 ? "" : "s", plan->host, o->netns ? " (network namespace " : "",
-	       o->netns ? o->netns : "", o->netns ? ")" : "",
-	       disruptive ? "Disruptive steps can drop the link briefly." : "");
+	       o->netns ? o->netns : "", o->netns ? ")" : "");
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin) || strcmp(line, "yes\n")) {
 		printf("\nApply cancelled; nothing was changed.\n");
@@ -475,6 +476,7 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		e[n].object = nt_xstrdup(a->object);
 		e[n].arg = a->arg ? nt_xstrdup(a->arg) : NULL;
 		nt_value_copy(&e[n].after, &a->to);
+		e[n].disruptive = a->flags & NT_SF_DISRUPTIVE;
 		n++;
 	}
 	j.e = e;
@@ -578,7 +580,7 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 			say(o, "  %s ok       %s %s = %s\n", stamp, e[i].object, attr, to.p);
 			goto next;
 		}
-		if (nt_kinds[e[i].kind].flags & NT_KF_DISRUPTIVE)
+		if (e[i].disruptive)
 			say(o, "  %s next is disruptive: %s %s %s -> %s (the link may go down "
 			    "briefly)\n", stamp, e[i].object, attr, from.p, to.p);
 		x.err[0] = '\0';

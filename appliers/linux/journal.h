@@ -47,6 +47,7 @@ struct nt_jentry {
 	char *object, *arg;
 	bool had;			/* a value existed before (else before is unset) */
 	struct nt_value before, after;
+	bool disruptive;		/* the plan flagged it (not stored) */
 };
 
 struct nt_jtransition {

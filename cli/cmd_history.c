@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* nettune history: the apply journals, newest first; nettune show JOURNAL. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../appliers/linux/journal.h"
+#include "../appliers/linux/statedir.h"
+#include "../compiler/buf.h"
+#include "cli.h"
+
+static void target_of(const struct nt_journal *j, struct nt_buf *b)
+{
+	nt_buf_printf(b, "%s", j->hostname ? j->hostname : "?");
+	if (j->netns)
+		nt_buf_printf(b, " netns %s", j->netns);
+	if (j->root && *j->root)
+		nt_buf_printf(b, " root %s", j->root);
+}
+
+static int open_journals(const char *cmd, int *jfd)
+{
+	char err[512];
+
+	*jfd = nt_statedir_open(false, NULL, err, sizeof(err));
+	if (*jfd == -ENOENT)
+		return 0;
+	if (*jfd < 0) {
+		fprintf(stderr, "nettune %s: error: state directory: %s\n", cmd, err);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_history(int argc, char **argv)
+{
+	bool json = false;
+	struct nt_journal *v = NULL;
+	struct nt_diags d = {0};
+	struct nt_buf out = {0};
+	size_t n = 0, i;
+	int jfd;
+
+	for (int k = 0; k < argc; k++) {
+		if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
+			printf("Usage: nettune history [--json]\n\n"
+			       "The apply journals in $NETTUNE_STATE_DIR/journal, newest first by their\n"
+			       "recorded time: when, state (applying, applied, pending-confirm, confirmed,\n"
+			       "rolled-back, reverted-unconfirmed, rollback-incomplete, discarded), target\n"
+			       "(host, network namespace, --root), number of changes, profile and ID.\n"
+			       "'nettune show ID' prints one.  Exit status: 0, 1 error.\n");
+			return NT_EXIT_OK;
+		} else if (!strcmp(argv[k], "--json")) {
+			json = true;
+		} else {
+			return nt_usage_error("history", "unknown argument '%s'", argv[k]);
+		}
+	}
+	if (open_journals("history", &jfd))
+		return NT_EXIT_FAIL;
+	if (jfd >= 0) {
+		n = nt_journal_list(jfd, false, &v, &d);
+		close(jfd);
+	}
+	if (json)
+		nt_buf_puts(&out, "[");
+	else if (n)
+		nt_buf_printf(&out, "%-25s  %-20s  %-28s  %7s  %s\n", "WHEN", "STATE", "TARGET",
+			      "CHANGES", "PROFILE / JOURNAL");
+	for (i = 0; i < n; i++) {
+		const struct nt_journal *j = &v[i];
+		struct nt_buf t = {0};
+		char when[64];
+
+		target_of(j, &t);
+		if (json) {
+			char utc[48];
+
+			nt_time_utc(j->created_ns, utc, sizeof(utc));
+			nt_buf_puts(&out, i ? ",\n {\"id\": " : "\n {\"id\": ");
+			nt_buf_json_str(&out, j->id);
+			nt_buf_printf(&out, ", \"created\": \"%s\", \"state\": \"%s\", \"changes\": %zu, "
+				      "\"host\": ", utc, nt_jstate_name(j->state), j->n);
+			nt_buf_json_str(&out, j->hostname ? j->hostname : "");
+			nt_buf_puts(&out, ", \"netns\": ");
+			if (j->netns)
+				nt_buf_json_str(&out, j->netns);
+			else
+				nt_buf_puts(&out, "null");
+			nt_buf_puts(&out, ", \"root\": ");
+			nt_buf_json_str(&out, j->root ? j->root : "");
+			nt_buf_puts(&out, ", \"profile\": ");
+			nt_buf_json_str(&out, j->profile ? j->profile : "");
+			nt_buf_puts(&out, ", \"command\": ");
+			nt_buf_json_str(&out, j->command ? j->command : "apply");
+			nt_buf_puts(&out, "}");
+		} else {
+			nt_local_time(j->created_ns, when, sizeof(when));
+			nt_buf_printf(&out, "%-25s  %-20s  %-28s  %7zu  %s\n%*s%s\n", when,
+				      nt_jstate_name(j->state), t.p, j->n,
+				      j->profile && *j->profile ? j->profile : "(no profile)", 27, "",
+				      j->id);
+		}
+		nt_buf_free(&t);
+	}
+	if (json)
+		nt_buf_puts(&out, n ? "\n]\n" : "]\n");
+	else if (!n)
+		nt_buf_printf(&out, "No journals in %s/journal.\n", nt_state_dir());
+	nt_buf_write(&out, stdout);
+	nt_buf_free(&out);
+	nt_diags_print_text(&d, stderr);
+	nt_diags_free(&d);
+	nt_journal_list_free(v, n);
+	return NT_EXIT_OK;
+}
+
+/* nettune show JOURNAL (a PLAN.json is shown by the plan renderer once
+ * that exists; a journal ID or path is what this prints). */
+int cmd_show(int argc, char **argv)
+{
+	const char *arg = NULL;
+	bool json = false;
+	struct nt_journal j;
+	struct nt_diags d = {0};
+	struct nt_buf out = {0};
+	char err[512], when[64];
+	char *id;
+	int jfd, rc;
+
+	for (int k = 0; k < argc; k++) {
+		if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
+			printf("Usage: nettune show [--json] JOURNAL\n\n"
+			       "Prints one apply journal: target, profile, every state it went through\n"
+			       "with its time and process, and every change (before -> after).  JOURNAL\n"
+			       "is an ID from 'nettune history' or its path in $NETTUNE_STATE_DIR/journal.\n"
+			       "--json prints the journal as stored.  Exit status: 0, 1 error.\n");
+			return NT_EXIT_OK;
+		} else if (!strcmp(argv[k], "--json")) {
+			json = true;
+		} else if (argv[k][0] == '-') {
+			return nt_usage_error("show", "unknown option '%s'", argv[k]);
+		} else if (arg) {
+			return nt_usage_error("show", "one JOURNAL at a time");
+		} else {
+			arg = argv[k];
+		}
+	}
+	if (!arg)
+		return nt_usage_error("show", "no JOURNAL given");
+	id = nt_journal_id_of(arg, err, sizeof(err));
+	if (!id) {
+		fprintf(stderr, "nettune show: error: %s\n", err);
+		return NT_EXIT_FAIL;
+	}
+	if (open_journals("show", &jfd) || jfd < 0) {
+		if (jfd == -ENOENT)
+			fprintf(stderr, "nettune show: error: no journal %s\n", id);
+		free(id);
+		return NT_EXIT_FAIL;
+	}
+	rc = nt_journal_load(jfd, id, &j, &d);
+	close(jfd);
+	if (rc) {
+		if (rc == -ENOENT)
+			fprintf(stderr, "nettune show: error: no journal %s in %s/journal\n", id,
+				nt_state_dir());
+		nt_diags_print_text(&d, stderr);
+		nt_diags_free(&d);
+		free(id);
+		return NT_EXIT_FAIL;
+	}
+	if (json) {
+		nt_journal_format(&j, &out);
+	} else {
+		struct nt_buf t = {0};
+
+		target_of(&j, &t);
+		nt_buf_printf(&out, "Journal %s\n  state    %s\n  target   %s\n  profile  %s\n"
+			      "  command  nettune %s (pid %d)\n", j.id, nt_jstate_name(j.state), t.p,
+			      j.profile && *j.profile ? j.profile : "(none)",
+			      j.command ? j.command : "apply", j.tr[0].pid);
+		if (j.deadline_ns) {
+			nt_local_time(j.deadline_ns, when, sizeof(when));
+			nt_buf_printf(&out, "  deadline %s\n", when);
+		}
+		nt_buf_puts(&out, "\nStates\n");
+		for (size_t k = 0; k < j.ntr; k++) {
+			nt_local_time(j.tr[k].at_ns, when, sizeof(when));
+			nt_buf_printf(&out, "  %s  %-21s pid %d\n", when, nt_jstate_name(j.tr[k].state),
+				      j.tr[k].pid);
+		}
+		nt_buf_printf(&out, "\nChanges (%zu, in apply order)\n", j.n);
+		for (size_t k = 0; k < j.n; k++) {
+			const struct nt_jentry *e = &j.e[k];
+			struct nt_setting s = {.kind = e->kind, .object = e->object, .arg = e->arg};
+			char *attr = nt_setting_attr(&s);
+			struct nt_buf from = {0}, to = {0};
+
+			if (e->had)
+				nt_value_format(&e->before, &from, false);
+			else
+				nt_buf_puts(&from, "(none)");
+			nt_value_format(&e->after, &to, false);
+			/* "sysctl net.core.x", not "sysctl sysctl net.core.x" */
+			if (!strcmp(e->object, nt_kinds[e->kind].name))
+				nt_buf_printf(&out, "  %3zu  %s: %s -> %s\n", k + 1, attr, from.p, to.p);
+			else
+				nt_buf_printf(&out, "  %3zu  %s %s: %s -> %s\n", k + 1, e->object, attr,
+					      from.p, to.p);
+			free(attr);
+			nt_buf_free(&from);
+			nt_buf_free(&to);
+		}
+		nt_buf_free(&t);
+	}
+	nt_buf_write(&out, stdout);
+	nt_buf_free(&out);
+	nt_journal_free(&j);
+	nt_diags_free(&d);
+	free(id);
+	return NT_EXIT_OK;
+}
