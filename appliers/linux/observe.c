@@ -12,6 +12,7 @@
 
 #include "../../compiler/buf.h"
 #include "../../compiler/profile.h"
+#include "../../compiler/validate.h"
 #include "link.h"
 #include "linux.h"
 #include "rss.h"
@@ -78,7 +79,7 @@ static void observe_topology(struct nt_facts *f)
 static bool scan_comm(const char *want, int *pids, int max, int *n)
 {
 	char *p = nt_sys_path("/proc");
-	DIR *d = opendir(p);
+	DIR *d = nt_sys_opendir(p);
 	struct dirent *de;
 
 	*n = 0;
@@ -215,11 +216,11 @@ void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
 	if (interrupts)
 		nlines = index_interrupts(interrupts, &lines);
 	dir = nt_sys_path("/sys/class/net/%s/device/msi_irqs", iface);
-	d = opendir(dir);
+	d = nt_sys_opendir(dir);
 	if (!d) {
 		free(dir);
 		dir = nt_sys_path("/sys/class/net/%s/device/../msi_irqs", iface);
-		d = opendir(dir);
+		d = nt_sys_opendir(dir);
 	}
 	free(dir);
 	while (d && (de = readdir(d))) {
@@ -257,7 +258,7 @@ void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
 static uint32_t count_queues(const char *iface, const char *prefix)
 {
 	char *p = nt_sys_path("/sys/class/net/%s/queues", iface);
-	DIR *d = opendir(p);
+	DIR *d = nt_sys_opendir(p);
 	struct dirent *de;
 	uint32_t n = 0;
 
@@ -282,7 +283,7 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 	if (!i)
 		i = nt_facts_add_iface(f, name);
 	p = nt_sys_path("/sys/class/net/%s/device/driver", name);
-	n = readlink(p, link, sizeof(link) - 1);
+	n = nt_sys_readlink(p, link, sizeof(link) - 1);
 	free(p);
 	if (n > 0) {
 		char *slash;
@@ -429,7 +430,7 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 static int all_ifaces(char ***out, size_t *n)
 {
 	char *p = nt_sys_path("/sys/class/net");
-	DIR *d = opendir(p);
+	DIR *d = nt_sys_opendir(p);
 	struct dirent *de;
 
 	free(p);
@@ -438,7 +439,8 @@ static int all_ifaces(char ***out, size_t *n)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "bonding_masters"))
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "bonding_masters") ||
+		    nt_linux_ifname_problem(de->d_name))
 			continue;
 		*out = nt_xrealloc(*out, (*n + 1) * sizeof(char *));
 		(*out)[(*n)++] = nt_xstrdup(de->d_name);
