@@ -527,7 +527,7 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 		}
 	}
 	if (f->rss && !v->windows) {
-		unsigned char key[256];
+		unsigned char key[NT_RSS_KEY_MAX];
 		bool per_host;
 		int n;
 
@@ -835,7 +835,7 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 		check_irq(v, f, i);
 	check_rps_xps(v, f, i);
 	if (f->rss && f->rss->key) {
-		unsigned char key[256];
+		unsigned char key[NT_RSS_KEY_MAX];
 		bool ph;
 
 		if (nt_parse_rss_key(f->rss->key, key, sizeof(key), &ph) < 0)

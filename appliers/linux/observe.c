@@ -114,8 +114,12 @@ static int queue_of(const char *name)
 		if (m) {
 			const char *d = m + strlen(marks[k]);
 
-			if (isdigit((unsigned char)*d))
-				return atoi(d);
+			if (isdigit((unsigned char)*d)) {
+				unsigned long q = strtoul(d, NULL, 10);
+
+				/* the same bound as snapshots: a queue index */
+				return q <= NT_QUEUE_MAX ? (int)q : -1;
+			}
 		}
 	}
 	return -1;
@@ -230,7 +234,9 @@ void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		irq = (unsigned)atoi(de->d_name);
+		if (strtoul(de->d_name, NULL, 10) > NT_IRQ_MAX)
+			continue;
+		irq = (unsigned)strtoul(de->d_name, NULL, 10);
 		name = irq_name(lines, nlines, irq);
 		q = name ? queue_of(name) : -1;
 		if (q < 0 || nt_facts_irq(i, (uint32_t)q)) {
