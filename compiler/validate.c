@@ -1007,6 +1007,22 @@ static void check_processes(struct v *v)
 		if (n != 1)
 			E(v, at(v, false, "/processes/%zu/match", i), "process",
 			  "processes[%zu].match needs exactly one of systemd_unit, comm, pidfile", i);
+		if (n == 1) {
+			const char *key = m->systemd_unit ? "systemd_unit" : m->comm ? "comm" : "pidfile";
+			const char *who = m->systemd_unit ? m->systemd_unit : m->comm ? m->comm : m->pidfile;
+			const char *why;
+
+			/* a pidfile is a path; a unit or a comm one path component */
+			if (m->pidfile && who[0] != '/')
+				why = "is not an absolute path";
+			else if (!m->pidfile && strchr(who, '/'))
+				why = "contains '/'";
+			else
+				why = process_problem(who);
+			if (why)
+				E(v, at(v, false, "/processes/%zu/match/%s", i, key), "name",
+				  "processes[%zu].match.%s '%s' %s", i, key, who, why);
+		}
 		if (kernel_wireguard(v->p, m, &wg, &wkey))
 			E(v, at(v, false, "/processes/%zu/match/%s", i, wkey), "kernel-wireguard",
 			  "%s is kernel WireGuard: it has no process to pin. Its crypto runs in the "
@@ -1044,7 +1060,7 @@ static void check_sysctl(struct v *v)
 		char *sk = seg(kv->key);
 
 		if (!valid_token(kv->key, "._-/") || strstr(kv->key, "..") || kv->key[0] == '/' ||
-		    kv->key[0] == '.')
+		    kv->key[0] == '.' || sysctl_key_problem(kv->key))
 			E(v, at(v, true, "/sysctl/%s", sk), "sysctl",
 			  "'%s' is not a sysctl name (letters, digits, '.', '_', '-', '/'; no '..')",
 			  kv->key);
