@@ -132,6 +132,88 @@ static void pop_to(int *stack, size_t *depth, size_t to)
 		close(stack[(*depth)--]);
 }
 
+/* Replaces the link at fd in the path being walked by its target: *todo
+ * becomes target + the rest at *p, and *p its start. */
+static int splice_link(int fd, char **todo, char **p, bool *absolute)
+{
+	char target[4096];
+	ssize_t n = readlinkat(fd, "", target, sizeof(target) - 1);
+	struct nt_buf b = {0};
+
+	if (n <= 0)
+		return n < 0 ? -errno : -ENOENT;
+	target[n] = '\0';
+	*absolute = target[0] == '/';
+	nt_buf_puts(&b, target);
+	nt_buf_puts(&b, *p);
+	free(*todo);
+	*todo = *p = nt_buf_take(&b);
+	return 0;
+}
+
+struct walk {
+	int stack[NT_WALK_DEPTH];	/* the root, then each directory entered */
+	size_t depth;
+	char *todo, *p;			/* the path left to resolve, at p */
+	int links;
+};
+
+/* The last component, already opened O_PATH as fd, opened as asked. */
+static int open_last(struct walk *w, const char *name, int fd, int flags, mode_t mode)
+{
+	if (flags & O_PATH)
+		return fd;
+	close(fd);
+	fd = openat(w->stack[w->depth], name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Resolves one component; *done with the result (fd or -errno). */
+static int walk_step(struct walk *w, const char *name, bool last, int flags, mode_t mode,
+		     bool *done)
+{
+	struct stat st;
+	bool absolute = false;
+	int fd, r;
+
+	*done = true;
+	if (!strcmp(name, ".") || !strcmp(name, "..")) {
+		if (name[1] && w->depth)
+			pop_to(w->stack, &w->depth, w->depth - 1);
+		*done = false;
+		return 0;
+	}
+	fd = openat(w->stack[w->depth], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && last && (flags & O_CREAT)) {
+		fd = openat(w->stack[w->depth], name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+		return fd < 0 ? -errno : fd;
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if (S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW))) {
+		r = ++w->links > NT_WALK_LINKS ? -ELOOP : splice_link(fd, &w->todo, &w->p, &absolute);
+		close(fd);
+		if (absolute)
+			pop_to(w->stack, &w->depth, 0);
+		*done = r != 0;
+		return r;
+	}
+	if (last)
+		return open_last(w, name, fd, flags, mode);
+	if (!S_ISDIR(st.st_mode) || w->depth + 1 >= NT_WALK_DEPTH) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -ENAMETOOLONG : -ENOTDIR;
+	}
+	w->stack[++w->depth] = fd;
+	*done = false;
+	return 0;
+}
+
 /*
  * openat2(RESOLVE_IN_ROOT) for kernels without it: one component at a time
  * with O_NOFOLLOW; a symlink's target is spliced into the rest of the path
@@ -140,104 +222,40 @@ static void pop_to(int *stack, size_t *depth, size_t to)
  */
 static int walk_in_root(int rootfd, const char *rel, int flags, mode_t mode)
 {
-	int stack[NT_WALK_DEPTH], links = 0, r = -ENOENT;
-	size_t depth = 0;
-	char *todo = nt_xstrdup(rel), *p = todo;
+	struct walk w = {.depth = 0};
+	bool done = false;
+	int r = -ENOENT;
 
-	stack[0] = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
-	if (stack[0] < 0) {
-		free(todo);
+	w.stack[0] = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	if (w.stack[0] < 0)
 		return -errno;
-	}
-	for (;;) {
-		char *end, *name, *next;
-		struct stat st;
-		bool last;
-		int fd;
+	w.todo = w.p = nt_xstrdup(rel);
+	while (!done) {
+		char *end, *next, *name;
 
-		while (*p == '/')
-			p++;
-		if (!*p) {
-			fd = openat(stack[depth], ".", (flags & ~O_CREAT) | O_CLOEXEC);
-			r = fd < 0 ? -errno : fd;
+		while (*w.p == '/')
+			w.p++;
+		if (!*w.p) {
+			r = openat(w.stack[w.depth], ".", (flags & ~O_CREAT) | O_CLOEXEC);
+			r = r < 0 ? -errno : r;
 			break;
 		}
-		end = strchrnul(p, '/');
+		end = strchrnul(w.p, '/');
 		for (next = end; *next == '/'; next++)
 			;
-		last = !*next;
-		name = strndup(p, (size_t)(end - p));
-		if (!name) {
+		name = strndup(w.p, (size_t)(end - w.p));
+		if (!name)
 			r = -ENOMEM;
-			break;
-		}
-		p = end;
-		if (!strcmp(name, ".") || !strcmp(name, "..")) {
-			if (name[1] && depth)
-				pop_to(stack, &depth, depth - 1);
-			free(name);
-			continue;
-		}
-		fd = openat(stack[depth], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			r = -errno;
-			if (r == -ENOENT && last && (flags & O_CREAT)) {
-				fd = openat(stack[depth], name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-				r = fd < 0 ? -errno : fd;
-			}
-			free(name);
-			break;
-		}
-		if (fstat(fd, &st)) {
-			r = -errno;
-			close(fd);
-			free(name);
-			break;
-		}
-		if (S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW))) {
-			char target[4096];
-			ssize_t n = readlinkat(fd, "", target, sizeof(target) - 1);
-			struct nt_buf b = {0};
-
-			close(fd);
-			free(name);
-			if (++links > NT_WALK_LINKS || n <= 0) {
-				r = n < 0 ? -errno : -ELOOP;
-				break;
-			}
-			target[n] = '\0';
-			if (target[0] == '/')
-				pop_to(stack, &depth, 0);
-			nt_buf_puts(&b, target);
-			nt_buf_puts(&b, p);
-			free(todo);
-			todo = p = nt_buf_take(&b);
-			continue;
-		}
-		if (!last) {
-			if (!S_ISDIR(st.st_mode) || depth + 1 >= NT_WALK_DEPTH) {
-				r = S_ISDIR(st.st_mode) ? -ENAMETOOLONG : -ENOTDIR;
-				close(fd);
-				free(name);
-				break;
-			}
-			stack[++depth] = fd;
-			free(name);
-			continue;
-		}
-		if (flags & O_PATH) {
-			r = fd;
-		} else {
-			close(fd);
-			fd = openat(stack[depth], name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-			r = fd < 0 ? -errno : fd;
-		}
+		w.p = end;
+		if (name)
+			r = walk_step(&w, name, !*next, flags, mode, &done);
+		else
+			done = true;
 		free(name);
-		break;
 	}
-	pop_to(stack, &depth, 0);
-	close(stack[0]);
-	free(todo);
+	pop_to(w.stack, &w.depth, 0);
+	close(w.stack[0]);
+	free(w.todo);
 	return r;
 }
 

@@ -67,7 +67,11 @@ static int setup(void)
 	mk("root/sys/class/net/eth0/queues/rx-0");
 	mk("root/proc/irq");
 	mk("root/etc");
-	bad = put("outside", "secret\n") | put("root/sys/ok", "0\n");
+	mk("root/sys/devices/pci0/net1");
+	bad = put("outside", "secret\n") | put("root/sys/ok", "0\n") |
+	      put("root/sys/devices/pci0/net1/mtu", "1500\n");
+	/* as sysfs: /sys/class/net/X is a relative link into /sys/devices */
+	bad |= ln("../../devices/pci0/net1", "root/sys/class/net/eth1");
 	out = nt_xasprintf("%s/outside", W);
 	/* absolute: outside R unless resolved in R */
 	bad |= ln(out, "root/sys/class/net/eth0/queues/rx-0/rps_cpus");
@@ -174,6 +178,18 @@ static void confined(bool walk)
 	free(p);
 	p = nt_sys_path("/sys/../../../../outside");
 	CU_ASSERT_PTR_NULL(nt_sys_read(p));
+	free(p);
+	p = nt_sys_path("/sys/class/net/%s/mtu", "eth1");
+	s = nt_sys_read(p);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	if (s)
+		CU_ASSERT_STRING_EQUAL(s, "1500");
+	free(s);
+	CU_ASSERT_EQUAL(nt_sys_write(p, "9000"), 0);
+	s = slurp("root/sys/devices/pci0/net1/mtu");
+	CU_ASSERT_STRING_EQUAL(s, "9000");
+	free(s);
+	CU_ASSERT_EQUAL(nt_sys_write(p, "1500\n"), 0);
 	free(p);
 	/* an absolute link inside R resolves inside R */
 	p = nt_sys_path("/etc/ok");
