@@ -145,9 +145,11 @@ static void test_rejections(void)
 	reject("\"object\": \"eth0\", \"attribute\": \"mtu\"",
 	       "\"object\": \"../../../x\", \"attribute\": \"mtu\"",
 	       "m.json:17:16: object \"../../../x\" of mtu contains '/'");
-	reject("\"object\": \"eth0\", \"attribute\": \"mtu\"", "\"object\": \"a/b\", \"attribute\": \"mtu\"",
+	reject("\"object\": \"eth0\", \"attribute\": \"mtu\"",
+	       "\"object\": \"a/b\", \"attribute\": \"mtu\"",
 	       "m.json:17:16: object \"a/b\" of mtu contains '/'");
-	reject("\"object\": \"eth0\", \"attribute\": \"mtu\"", "\"object\": \"..\", \"attribute\": \"mtu\"",
+	reject("\"object\": \"eth0\", \"attribute\": \"mtu\"",
+	       "\"object\": \"..\", \"attribute\": \"mtu\"",
 	       "m.json:17:16: object \"..\" of mtu is '.' or '..'");
 	reject("\"object\": \"eth0\", \"attribute\": \"mtu\"",
 	       "\"object\": \"abcdefghijklmnop\", \"attribute\": \"mtu\"",

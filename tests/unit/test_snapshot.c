@@ -160,6 +160,10 @@ struct bad {
 
 #define SET(o, a, v) "{\"object\": " o ", \"attribute\": " a ", \"value\": " v "}"
 #define SNAP "{\"format\": \"nettune-snapshot/1\",\n"
+/* 256 key bytes, the most a snapshot or a plan may hold */
+#define K8 "00:01:02:03:04:05:06:07"
+#define K64 K8 ":" K8 ":" K8 ":" K8 ":" K8 ":" K8 ":" K8 ":" K8
+#define K256 K64 ":" K64 ":" K64 ":" K64
 
 static const struct bad bads[] = {
 	{"{\"format\": ", "bad.json:1:12: unexpected end of input"},
@@ -237,16 +241,7 @@ static const struct bad bads[] = {
 	 "bad.json:2:53: queue 65536 is above 65535"},
 	{SNAP " \"interfaces\": [{\"name\": \"eth0\", \"irqs\": [{\"queue\": 0, \"irq\": 1048576}]}]}",
 	 "bad.json:2:63: irq 1048576 is above 1048575"},
-	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"rss-key\"",
-	      "\"" "00:01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:19:1a:1b:1c:1d:1e:1f"
-	      ":00:01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:19:1a:1b:1c:1d:1e:1f"
-	      ":00:01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:19:1a:1b:1c:1d:1e:1f"
-	      ":00:01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:19:1a:1b:1c:1d:1e:1f"
-	      ":00:01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:19:1a:1b:1c:1d:1e:1f"
-	      ":00:01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:19:1a:1b:1c:1d:1e:1f"
-	      ":00:01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:19:1a:1b:1c:1d:1e:1f"
-	      ":00:01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:19:1a:1b:1c:1d:1e:1f"
-	      ":ff" "\"") "]}",
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"rss-key\"", "\"" K256 ":ff\"") "]}",
 	 "bad.json:3:55: value of eth0 rss-key: must be hex bytes such as \"6d:5a:56\""},
 	/* names that would leave /sys/class/net or /proc */
 	{SNAP " \"interfaces\": [{\"name\": \"../../x\"}]}",
@@ -287,6 +282,7 @@ static void test_bounds(void)
 		SET("\"sysctl\"", "\"sysctl net.core.somaxconn\"", "\"4096\"") ", "
 		SET("\"irqbalance\"", "\"feature rx-gro\"", "true") ", "
 		SET("\"process /run/x.pid\"", "\"cpus\"", "\"0\"") "]}",
+		SNAP " \"settings\": [" SET("\"eth0\"", "\"rss-key\"", "\"" K256 "\"") "]}",
 	};
 	size_t i;
 
