@@ -150,11 +150,13 @@ static void request_for(const struct nt_manifest *m, struct nt_observe_req *req)
 	for (i = 0; i < m->plan.n; i++) {
 		const struct nt_action *a = &m->plan.v[i];
 
-		if (!strcmp(a->object, "sysctl") && a->arg) {
+		/* the kind says which namespace the object is in: an interface
+		 * may be named "sysctl" or "irqbalance" */
+		if (a->kind == NT_K_SYSCTL) {
 			sys[req->nsysctls++] = a->arg;
-		} else if (!strcmp(a->object, "irqbalance")) {
+		} else if (a->kind == NT_K_IRQBALANCE_BAN || a->kind == NT_K_IRQBALANCE_SERVICE) {
 			req->irqbalance = true;
-		} else if (!strncmp(a->object, "process ", 8)) {
+		} else if (a->kind == NT_K_PROCESS_CPUS) {
 			for (k = 0; k < req->nprocesses && strcmp(procs[k], a->object); k++)
 				;
 			if (k == req->nprocesses)

@@ -214,16 +214,16 @@ static void lower_offloads(struct ictx *c)
 		{"rxvlan", "offloads/rxvlan", o ? o->rxvlan : NULL},
 		{"txvlan", "offloads/txvlan", o ? o->txvlan : NULL},
 	};
-	bool want[16], have[16];
+	bool want[sizeof(m) / sizeof(m[0])], have[sizeof(m) / sizeof(m[0])];
 	size_t k;
 	bool on, gro_hw_on = false;
 
-	for (k = 0; k < 16; k++) {
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
 		have[k] = toggle_val(m[k].t, &want[k]);
 		if (have[k] && !strcmp(m[k].portable, "gro_hw") && want[k])
 			gro_hw_on = true;
 	}
-	for (k = 0; k < 16; k++) {
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
 		const char *note = NULL;
 
 		if (!have[k])
@@ -422,12 +422,17 @@ static void lower_rss(struct ictx *c)
 	if (r->hash)
 		put(c, NT_K_RSS_HFUNC, NULL, nt_v_str(nt_hash_strings[*r->hash].str), "rss/hash");
 	if (r->key) {
-		uint8_t key[256];
+		uint8_t key[NT_RSS_KEY_MAX];
 		bool per_host;
 		int n = nt_parse_rss_key(r->key, key, sizeof(key), &per_host);
 		struct nt_num kb = key_bytes(c);
 
-		if (per_host) {
+		if (kb.known && kb.v > sizeof(key)) {
+			/* the loaders refuse this; a table or a driver could still say so */
+			LERR(c->L, mk(c, "rss/key", false),
+			     "the RSS key size of %s is %u bytes; nettune handles at most %zu",
+			     c->f->name, kb.v, sizeof(key));
+		} else if (per_host) {
 			if (!kb.known || !kb.v) {
 				LERR(c->L, mk(c, "rss/key", false),
 				     "the RSS key size of %s is unknown; name the NIC model (nic:) or plan "
@@ -451,7 +456,11 @@ static void lower_rss(struct ictx *c)
 		struct nt_num sz = indir_size(c);
 		uint32_t q = r->queues ? *r->queues : c->nqueues;
 
-		if (!sz.known || !sz.v)
+		if (sz.known && sz.v > NT_RSS_INDIR_MAX)
+			LERR(c->L, mk(c, "rss/spread", false),
+			     "the RSS indirection table of %s has %u entries; nettune handles at most %u",
+			     c->f->name, sz.v, NT_RSS_INDIR_MAX);
+		else if (!sz.known || !sz.v)
 			LERR(c->L, mk(c, "rss/spread", false),
 			     "the RSS indirection table size of %s is unknown; name the NIC model or "
 			     "plan against the live host or a snapshot", c->f->name);
@@ -929,6 +938,15 @@ size_t nt_lower_linux(struct nt_lower *L)
 		nt_state_set(L->desired, NT_K_PROCESS_CPUS, obj, NULL, nt_v_cpus(&s),
 			     nt_loaded_mark(L->l, path, false));
 		free(obj);
+	}
+	/* the same name rules as snapshots, manifests and journals */
+	for (i = 0; i < L->desired->n; i++) {
+		const struct nt_setting *st = &L->desired->v[i];
+		const char *part, *why = nt_setting_problem(st->kind, st->object, st->arg, &part);
+
+		if (why)
+			LERR(L, st->src, "%s %s \"%s\" %s", nt_kinds[st->kind].name, part,
+			     *part == 'o' ? st->object : st->arg ? st->arg : "", why);
 	}
 	return errs;
 }

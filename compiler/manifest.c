@@ -12,6 +12,7 @@
 #include "manifest.h"
 #include "profile.h"
 #include "snapshot.h"
+#include "validate.h"
 #include "version.h"
 
 #define MAX_STR 4096
@@ -571,6 +572,15 @@ static void load_action(struct ld *c, const struct nt_json *j, struct nt_action 
 			have_kind = true;
 		else
 			ld_err(c, nt_json_get(j, "attribute")->mark, "unknown attribute \"%s\"", attr);
+	}
+	if (obj && have_kind) {
+		const char *part, *bad = nt_setting_problem(a->kind, obj, a->arg, &part);
+
+		/* the object and argument become sysfs and procfs path components */
+		if (bad)
+			ld_err(c, nt_json_get(j, *part == 'o' ? "object" : "attribute")->mark,
+			       "%s \"%s\" of %s %s", part, *part == 'o' ? obj : a->arg ? a->arg : "",
+			       attr, bad);
 	}
 	/* any JSON type here: the kind decides */
 	from = nt_json_get(j, "from");

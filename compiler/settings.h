@@ -21,6 +21,18 @@
 #include "cpuset.h"
 #include "diag.h"
 
+/*
+ * Bounds on sizes that come from input (profiles, snapshots, manifests,
+ * capability tables, the kernel): loaders refuse larger values with a
+ * located error, and every buffer that holds such data is sized by these.
+ */
+#define NT_NAME_MAX 255		/* a path component, a sysctl key, a process */
+#define NT_QUEUE_MAX 65535	/* a queue index */
+#define NT_QUEUES_MAX 65536	/* a queue count */
+#define NT_RSS_KEY_MAX 256	/* RSS key bytes (the largest driver uses 52) */
+#define NT_RSS_INDIR_MAX 65536	/* RSS indirection table entries */
+#define NT_IRQ_MAX 1048575	/* an IRQ number (/proc/irq/N) */
+
 enum nt_vtype {
 	NT_V_BOOL,	/* on/off */
 	NT_V_U32,

@@ -75,7 +75,7 @@ bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_va
 		*out = nt_v_cpus(&cs);
 		return true;
 	case NT_V_BYTES: {
-		unsigned char key[256];
+		unsigned char key[NT_RSS_KEY_MAX];
 		bool ph;
 		int n;
 
@@ -90,14 +90,14 @@ bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_va
 		uint32_t *l;
 		size_t i;
 
-		if (j->t != NT_J_ARR || !j->n || j->n > 65536) {
+		if (j->t != NT_J_ARR || !j->n || j->n > NT_RSS_INDIR_MAX) {
 			*why = "must be an array of 1..65536 queue numbers";
 			return false;
 		}
 		l = nt_xmalloc(j->n * sizeof(*l));
 		for (i = 0; i < j->n; i++) {
 			if (j->v[i]->t != NT_J_NUM || !j->v[i]->is_int || j->v[i]->i < 0 ||
-			    j->v[i]->i > 65535) {
+			    j->v[i]->i > NT_QUEUE_MAX) {
 				free(l);
 				*why = "entries must be queue numbers 0..65535";
 				return false;
@@ -199,6 +199,26 @@ static int opt_name(const struct nt_json *o, const char *key, char **dst, struct
 	return 0;
 }
 
+/* An optional bounded number: a larger one is a located error, never a
+ * size that reaches a buffer. */
+static int opt_u32_max(const struct nt_json *o, const char *key, uint32_t max, struct nt_num *dst,
+		       struct nt_diags *d)
+{
+	uint32_t u;
+
+	if (!nt_json_get(o, key))
+		return 0;
+	if (!nt_json_u32(o, key, &u, false, d))
+		return -1;
+	if (u > max) {
+		nt_error(d, nt_json_get(o, key)->mark, "snapshot", "\"%s\" is %u; at most %u", key,
+			 u, max);
+		return -1;
+	}
+	*dst = (struct nt_num){true, u};
+	return 0;
+}
+
 static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diags *d)
 {
 	static const char *const keys[] = {"online", "nodes", "siblings", NULL};
@@ -287,6 +307,14 @@ static int load_irqs(const struct nt_json *x, struct nt_iface_facts *i, struct n
 			bad = -1;
 			continue;
 		}
+		if (q.queue > NT_QUEUE_MAX || q.irq > NT_IRQ_MAX) {
+			nt_error(d, nt_json_get(e, q.queue > NT_QUEUE_MAX ? "queue" : "irq")->mark,
+				 "snapshot", q.queue > NT_QUEUE_MAX ? "queue %u is above %u" :
+				 "irq %u is above %u", q.queue > NT_QUEUE_MAX ? q.queue : q.irq,
+				 q.queue > NT_QUEUE_MAX ? NT_QUEUE_MAX : NT_IRQ_MAX);
+			bad = -1;
+			continue;
+		}
 		if (nt_facts_irq(i, q.queue)) {
 			nt_error(d, nt_json_get(e, "queue")->mark, "snapshot",
 				 "queue %u of %s is listed twice", q.queue, i->name);
@@ -315,11 +343,10 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 					       "ring_tx", NULL};
 	static const char *const rss_keys[] = {"key_bytes", "indir_size", NULL};
 	static const char *const q_keys[] = {"rx", "tx", NULL};
-	const char *s;
+	const char *s, *why;
 	struct nt_iface_facts *i;
 	const struct nt_json *x;
 	size_t k;
-	uint32_t u;
 	int bad = 0;
 
 	if (o->t != NT_J_OBJ) {
@@ -328,8 +355,14 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 	}
 	if (!nt_json_str(o, "name", &s, true, d))
 		return -1;
-	if (!*s || !safe_name(s)) {
-		serr(d, nt_json_get(o, "name"), "%s", "interface name is empty or has control characters");
+	why = f->target && !strcmp(f->target, "windows") ? nt_windows_name_problem(s) :
+	      nt_linux_ifname_problem(s);
+	if (why) {
+		if (safe_name(s))
+			nt_error(d, nt_json_get(o, "name")->mark, "snapshot", "interface name \"%s\" %s",
+				 s, why);
+		else
+			nt_error(d, nt_json_get(o, "name")->mark, "snapshot", "interface name %s", why);
 		return -1;
 	}
 	if (nt_facts_iface(f, s)) {
@@ -357,28 +390,29 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 	if (x) {
 		bad |= known_keys(x, max_keys, "max", d);
 		for (k = 0; k < NT_CH__COUNT; k++)
-			if (nt_json_u32(x, nt_chan_names[k], &u, false, d))
-				i->max_chan[k] = (struct nt_num){true, u};
-		if (nt_json_u32(x, "ring_rx", &u, false, d))
-			i->ring_rx_max = (struct nt_num){true, u};
-		if (nt_json_u32(x, "ring_tx", &u, false, d))
-			i->ring_tx_max = (struct nt_num){true, u};
+			bad |= opt_u32_max(x, nt_chan_names[k], NT_QUEUES_MAX, &i->max_chan[k], d);
+		bad |= opt_u32_max(x, "ring_rx", UINT32_MAX, &i->ring_rx_max, d);
+		bad |= opt_u32_max(x, "ring_tx", UINT32_MAX, &i->ring_tx_max, d);
 	}
 	if (!want_obj(o, "rss", &x, d))
 		bad = -1;
 	if (x) {
 		bad |= known_keys(x, rss_keys, "rss", d);
-		if (nt_json_u32(x, "key_bytes", &u, false, d))
-			i->rss_key_bytes = (struct nt_num){true, u};
-		if (nt_json_u32(x, "indir_size", &u, false, d))
-			i->rss_indir_size = (struct nt_num){true, u};
+		bad |= opt_u32_max(x, "key_bytes", NT_RSS_KEY_MAX, &i->rss_key_bytes, d);
+		bad |= opt_u32_max(x, "indir_size", NT_RSS_INDIR_MAX, &i->rss_indir_size, d);
 	}
 	if (!want_obj(o, "queues", &x, d))
 		bad = -1;
 	if (x) {
 		bad |= known_keys(x, q_keys, "queues", d);
-		nt_json_u32(x, "rx", &i->rx_queues, false, d);
-		nt_json_u32(x, "tx", &i->tx_queues, false, d);
+		struct nt_num rx = {0}, tx = {0};
+
+		bad |= opt_u32_max(x, "rx", NT_QUEUES_MAX, &rx, d);
+		bad |= opt_u32_max(x, "tx", NT_QUEUES_MAX, &tx, d);
+		if (rx.known)
+			i->rx_queues = rx.v;
+		if (tx.known)
+			i->tx_queues = tx.v;
 	}
 	if (!want_arr(o, "irqs", &x, d))
 		bad = -1;
@@ -414,7 +448,7 @@ static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct n
 	}
 	for (k = 0; k < arr->n; k++) {
 		const struct nt_json *o = arr->v[k], *val;
-		const char *obj, *attr, *why;
+		const char *obj, *attr, *why, *part;
 		enum nt_kind_id kind;
 		char *arg;
 		struct nt_value v;
@@ -443,6 +477,15 @@ static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct n
 		if (!nt_parse_attr(attr, &kind, &arg)) {
 			serr(d, nt_json_get(o, "attribute"),
 			     "unknown attribute \"%s\" (see nettune plan --help for the kinds)", attr);
+			bad = -1;
+			continue;
+		}
+		why = nt_setting_problem(kind, obj, arg, &part);
+		if (why) {
+			nt_error(d, nt_json_get(o, *part == 'o' ? "object" : "attribute")->mark,
+				 "snapshot", "%s %s: %s \"%s\" %s", obj, attr, part,
+				 *part == 'o' ? obj : arg ? arg : "", why);
+			free(arg);
 			bad = -1;
 			continue;
 		}

@@ -135,6 +135,135 @@ int nt_parse_rss_key(const char *s, unsigned char *key, size_t max, bool *per_ho
 	return n ? (int)n : -1;
 }
 
+/* A sysctl key: '.'- or '/'-separated components of [A-Za-z0-9_-]. */
+static const char *sysctl_key_problem(const char *k)
+{
+	const char *c = k;
+	size_t len = strlen(k);
+
+	if (!len)
+		return "is empty";
+	if (len > NT_NAME_MAX)
+		return "is longer than 255 bytes";
+	for (; *c; c++) {
+		if (*c == '.' || *c == '/') {
+			if (c == k || c[1] == '\0' || c[1] == '.' || c[1] == '/')
+				return "has an empty component ('..', '//', or a leading or trailing separator)";
+			continue;
+		}
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+			return "has a character other than letters, digits, '_', '-', '.', '/'";
+	}
+	return NULL;
+}
+
+/* "process WHO": a systemd unit or comm (one path component) or an
+ * absolute pidfile path without '.' or '..' components. */
+static const char *process_problem(const char *who)
+{
+	const char *c;
+
+	if (!*who)
+		return "names no process";
+	if (strlen(who) > NT_NAME_MAX)
+		return "is longer than 255 bytes";
+	for (c = who; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return "contains a control character";
+	if (who[0] != '/')
+		return strchr(who, '/') ? "contains '/' but is not an absolute pidfile path" :
+		       nt_path_component_problem(who);
+	for (c = who; *c; c++)
+		if (*c == '/' && (c[1] == '/' || c[1] == '\0' ||
+				  (c[1] == '.' && (c[2] == '/' || c[2] == '\0' ||
+						   (c[2] == '.' && (c[3] == '/' || c[3] == '\0'))))))
+			return "is a pidfile path with an empty, '.' or '..' component";
+	return NULL;
+}
+
+const char *nt_path_component_problem(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len)
+		return "is empty";
+	if (len > NT_NAME_MAX)
+		return "is longer than 255 bytes";
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return "is '.' or '..'";
+	if (strchr(s, '/'))
+		return "contains '/'";
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return "contains a control character";
+	return NULL;
+}
+
+/* Arguments of the Linux kinds: a queue index, a sysctl key, or a word
+ * (feature, channel kind, ring, coalescing parameter). */
+static const char *arg_problem(enum nt_kind_id k, const char *arg)
+{
+	const char *c;
+
+	if (!(nt_kinds[k].flags & NT_KF_HAS_ARG))
+		return arg ? "takes no argument" : NULL;
+	if (!arg || !*arg)
+		return "needs an argument";
+	if (k == NT_K_SYSCTL)
+		return sysctl_key_problem(arg);
+	if (nt_kinds[k].flags & NT_KF_PER_QUEUE) {
+		if (strlen(arg) > 5 || strtoul(arg, NULL, 10) > NT_QUEUE_MAX ||
+		    (arg[0] == '0' && arg[1]))
+			return "is not a queue number 0..65535";
+		for (c = arg; *c; c++)
+			if (!isdigit((unsigned char)*c))
+				return "is not a queue number 0..65535";
+		return NULL;
+	}
+	if (strlen(arg) > NT_NAME_MAX)
+		return "is longer than 255 bytes";
+	for (c = arg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f ||
+		    (!(nt_kinds[k].flags & NT_KF_WINDOWS) && (*c == '/' || isspace((unsigned char)*c))))
+			return "contains '/', white space or a control character";
+	return NULL;
+}
+
+const char *nt_setting_problem(enum nt_kind_id k, const char *object, const char *arg,
+			       const char **what)
+{
+	const char *why;
+
+	*what = "object";
+	if ((unsigned)k >= NT_K__COUNT)
+		return "has an unknown kind";
+	switch (k) {
+	case NT_K_SYSCTL:
+		why = strcmp(object, "sysctl") ? "must be \"sysctl\" for a sysctl setting" : NULL;
+		break;
+	case NT_K_IRQBALANCE_BAN:
+	case NT_K_IRQBALANCE_SERVICE:
+		why = strcmp(object, "irqbalance") ?
+		      "must be \"irqbalance\" for an irqbalance setting" : NULL;
+		break;
+	case NT_K_PROCESS_CPUS:
+		why = strncmp(object, "process ", 8) ? "must be \"process WHO\"" :
+		      process_problem(object + 8);
+		break;
+	case NT_K_WIN_GLOBAL:
+		why = strcmp(object, "global") ? "must be \"global\" for a global setting" : NULL;
+		break;
+	default:
+		why = nt_kinds[k].flags & NT_KF_WINDOWS ? nt_windows_name_problem(object) :
+		      nt_linux_ifname_problem(object);
+		break;
+	}
+	if (why)
+		return why;
+	*what = "argument";
+	return arg_problem(k, arg);
+}
+
 static const struct nt_iface *find_iface(const struct nt_profile *p, const char *name, size_t *idx)
 {
 	size_t i;
@@ -398,7 +527,7 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 		}
 	}
 	if (f->rss && !v->windows) {
-		unsigned char key[256];
+		unsigned char key[NT_RSS_KEY_MAX];
 		bool per_host;
 		int n;
 
@@ -706,7 +835,7 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 		check_irq(v, f, i);
 	check_rps_xps(v, f, i);
 	if (f->rss && f->rss->key) {
-		unsigned char key[256];
+		unsigned char key[NT_RSS_KEY_MAX];
 		bool ph;
 
 		if (nt_parse_rss_key(f->rss->key, key, sizeof(key), &ph) < 0)
@@ -878,6 +1007,22 @@ static void check_processes(struct v *v)
 		if (n != 1)
 			E(v, at(v, false, "/processes/%zu/match", i), "process",
 			  "processes[%zu].match needs exactly one of systemd_unit, comm, pidfile", i);
+		if (n == 1) {
+			const char *key = m->systemd_unit ? "systemd_unit" : m->comm ? "comm" : "pidfile";
+			const char *who = m->systemd_unit ? m->systemd_unit : m->comm ? m->comm : m->pidfile;
+			const char *why;
+
+			/* a pidfile is a path; a unit or a comm one path component */
+			if (m->pidfile && who[0] != '/')
+				why = "is not an absolute path";
+			else if (!m->pidfile && strchr(who, '/'))
+				why = "contains '/'";
+			else
+				why = process_problem(who);
+			if (why)
+				E(v, at(v, false, "/processes/%zu/match/%s", i, key), "name",
+				  "processes[%zu].match.%s '%s' %s", i, key, who, why);
+		}
 		if (kernel_wireguard(v->p, m, &wg, &wkey))
 			E(v, at(v, false, "/processes/%zu/match/%s", i, wkey), "kernel-wireguard",
 			  "%s is kernel WireGuard: it has no process to pin. Its crypto runs in the "
@@ -915,7 +1060,7 @@ static void check_sysctl(struct v *v)
 		char *sk = seg(kv->key);
 
 		if (!valid_token(kv->key, "._-/") || strstr(kv->key, "..") || kv->key[0] == '/' ||
-		    kv->key[0] == '.')
+		    kv->key[0] == '.' || sysctl_key_problem(kv->key))
 			E(v, at(v, true, "/sysctl/%s", sk), "sysctl",
 			  "'%s' is not a sysctl name (letters, digits, '.', '_', '-', '/'; no '..')",
 			  kv->key);

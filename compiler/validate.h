@@ -7,6 +7,7 @@
 #include "caps.h"
 #include "diag.h"
 #include "load.h"
+#include "settings.h"
 
 /* Returns the number of errors added. db may be NULL (tables unavailable). */
 size_t nt_validate(const struct nt_loaded *l, const struct nt_capsdb *db, struct nt_diags *d);
@@ -14,6 +15,22 @@ size_t nt_validate(const struct nt_loaded *l, const struct nt_capsdb *db, struct
 /* Interface-name rules shared with the emitters. NULL if fine, else why not. */
 const char *nt_linux_ifname_problem(const char *name);
 const char *nt_windows_name_problem(const char *name);
+/* One path component taken from input (an interface, a unit, a comm):
+ * not empty, '.', '..', no '/', at most NT_NAME_MAX bytes, no control
+ * characters.  NULL if fine, else why not. */
+const char *nt_path_component_problem(const char *name);
+/*
+ * The one rule for the (object, argument) of a setting of kind k, used by
+ * profiles (after lowering), snapshots, plan manifests and journals: a
+ * Linux interface follows nt_linux_ifname_problem, a Windows adapter
+ * nt_windows_name_problem; the pseudo-objects "sysctl", "irqbalance",
+ * "global" and "process WHO" belong to their kinds only (an interface may
+ * be named "sysctl": the kind tells them apart); queue arguments are
+ * 0..65535, sysctl keys '.'/'/'-separated words.  NULL if fine, else why
+ * not, and *what says which part ("object" or "argument").
+ */
+const char *nt_setting_problem(enum nt_kind_id k, const char *object, const char *arg,
+			       const char **what);
 /* WireGuard encapsulation overhead for an outer family. */
 unsigned nt_wireguard_overhead(int outer);
 /* Parses "per-host" (returns 0, *per_host = true) or hex bytes "6d:5a:.."

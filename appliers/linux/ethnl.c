@@ -53,6 +53,28 @@ struct reply {
 	int perr;
 };
 
+/* Reply attributes are parsed without a policy: sizes are checked here,
+ * so a short attribute is read as 0, never past its end. */
+static uint32_t get_u32(const struct nlattr *a)
+{
+	return nla_len(a) >= (int)sizeof(uint32_t) ? nla_get_u32((struct nlattr *)a) : 0;
+}
+
+static uint8_t get_u8(const struct nlattr *a)
+{
+	return nla_len(a) >= 1 ? nla_get_u8((struct nlattr *)a) : 0;
+}
+
+/* A NUL-terminated string attribute, or NULL. */
+static const char *get_str(const struct nlattr *a)
+{
+	int n = nla_len(a);
+
+	if (n < 1 || ((const char *)nla_data(a))[n - 1])
+		return NULL;
+	return nla_data(a);
+}
+
 /* Keeps the kernel's error and extack text of a failed request. */
 static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 {
@@ -74,7 +96,7 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 		if (len > 0 && !nla_parse(tb, NLMSGERR_ATTR_MSG, attrs, len, NULL) &&
 		    tb[NLMSGERR_ATTR_MSG])
 			snprintf(e->extack, sizeof(e->extack), "%s",
-				 (const char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
+				 get_str(tb[NLMSGERR_ATTR_MSG]) ? get_str(tb[NLMSGERR_ATTR_MSG]) : "");
 	}
 	return NL_STOP;
 }
@@ -230,8 +252,8 @@ static int parse_bitset_list(struct nlattr *set, struct nt_features *f, int whic
 		    nla_parse_nested(bt, ETHTOOL_A_BITSET_BIT_MAX, bit, NULL) < 0 ||
 		    !bt[ETHTOOL_A_BITSET_BIT_NAME])
 			continue;
-		name = nla_get_string(bt[ETHTOOL_A_BITSET_BIT_NAME]);
-		if (!*name)
+		name = get_str(bt[ETHTOOL_A_BITSET_BIT_NAME]);
+		if (!name || !*name)
 			continue;	/* an unnamed (reserved) bit */
 		/* in list form (NOMASK) every listed bit is set */
 		val = tb[ETHTOOL_A_BITSET_NOMASK] || bt[ETHTOOL_A_BITSET_BIT_VALUE];
@@ -368,10 +390,10 @@ static int parse_channels(struct nlattr **tb, void *out)
 	for (k = 0; k < 4; k++) {
 		if (tb[chan_count_attr[k]]) {
 			c->have[k] = true;
-			c->count[k] = nla_get_u32(tb[chan_count_attr[k]]);
+			c->count[k] = get_u32(tb[chan_count_attr[k]]);
 		}
 		if (tb[chan_max_attr[k]])
-			c->max[k] = nla_get_u32(tb[chan_max_attr[k]]);
+			c->max[k] = get_u32(tb[chan_max_attr[k]]);
 	}
 	return 0;
 }
@@ -411,10 +433,10 @@ static int parse_rings(struct nlattr **tb, void *out)
 	for (k = 0; k < 4; k++) {
 		if (tb[ring_cur_attr[k]]) {
 			r->have[k] = true;
-			r->cur[k] = nla_get_u32(tb[ring_cur_attr[k]]);
+			r->cur[k] = get_u32(tb[ring_cur_attr[k]]);
 		}
 		if (tb[ring_max_attr[k]])
-			r->max[k] = nla_get_u32(tb[ring_max_attr[k]]);
+			r->max[k] = get_u32(tb[ring_max_attr[k]]);
 	}
 	return 0;
 }
@@ -456,8 +478,8 @@ static int parse_coalesce(struct nlattr **tb, void *out)
 		if (!tb[coal_attr[k]])
 			continue;
 		c->have[k] = true;
-		c->v[k] = k >= NT_COAL_ADAPTIVE_RX ? nla_get_u8(tb[coal_attr[k]]) :
-			  nla_get_u32(tb[coal_attr[k]]);
+		c->v[k] = k >= NT_COAL_ADAPTIVE_RX ? get_u8(tb[coal_attr[k]]) :
+			  get_u32(tb[coal_attr[k]]);
 	}
 	return 0;
 }

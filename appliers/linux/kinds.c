@@ -112,6 +112,7 @@ static int nl_err(struct nt_lctx *x, int r)
 
 /* sysctl -------------------------------------------------------------- */
 
+/* net.core.rmem_max and net/core/rmem_max name the same file */
 static char *sysctl_path(const char *key)
 {
 	char *k = nt_xstrdup(key), *p, *r;
@@ -119,7 +120,7 @@ static char *sysctl_path(const char *key)
 	for (p = k; *p; p++)
 		if (*p == '.')
 			*p = '/';
-	r = nt_sys_path("/proc/sys/%s", k);
+	r = nt_sys_path_rel("/proc/sys", k, '/');
 	free(k);
 	return r;
 }
@@ -145,7 +146,7 @@ static int sysctl_write(struct nt_lctx *x, const char *obj, const char *arg, con
 
 	(void)obj;
 	if (r)
-		seterr(x, "writing %s: %s", p, strerror(-r));
+		seterr(x, "writing %s: %s", p ? p : arg, strerror(-r));
 	free(p);
 	return r;
 }
@@ -546,7 +547,7 @@ static int affinity_write(struct nt_lctx *x, const char *obj, const char *arg, c
 	if (r == -EIO || r == -EPERM || r == -EACCES)
 		seterr(x, "IRQ %u refuses affinity %s (%s): it is kernel-managed", irq, s, strerror(-r));
 	else if (r)
-		seterr(x, "writing %s: %s", p, strerror(-r));
+		seterr(x, "writing %s: %s", p ? p : "/proc/irq", strerror(-r));
 	free(s);
 	free(p);
 	return r;
@@ -584,7 +585,7 @@ static int queue_file_write(struct nt_lctx *x, const char *obj, const char *dir,
 	int r = nt_sys_write(p, val);
 
 	if (r)
-		seterr(x, "writing %s: %s", p, strerror(-r));
+		seterr(x, "writing %s of %s queue %s: %s", file, obj, arg, strerror(-r));
 	free(p);
 	return r;
 }
@@ -685,17 +686,12 @@ static int ban_write(struct nt_lctx *x, const char *o, const char *a, const stru
 	}
 	nt_buf_puts(&b, "\n");
 	if (!*v->s) {
-		r = unlink(p) && errno != ENOENT ? -errno : 0;
+		r = nt_sys_unlink(p);
+		if (r == -ENOENT)
+			r = 0;
 	} else {
 		nt_mkdirs(dir);
-		{
-			FILE *f = fopen(p, "w");
-
-			nt_io.file_writes++;
-			r = f ? 0 : -errno;
-			if (f && (fputs(b.p, f) < 0 || fclose(f)))
-				r = -EIO;
-		}
+		r = nt_sys_create(p, b.p);
 	}
 	if (!r && !*nt_sys_root)
 		r = run("systemctl daemon-reload >/dev/null 2>&1 && "
@@ -762,8 +758,9 @@ static int pids_of(const char *obj, int *pids, int max)
 		return n;
 	}
 	if (what[0] == '/') {
-		char *s = nt_sys_read(what);
+		char *p = nt_sys_path_rel("", what + 1, '/'), *s = nt_sys_read(p);
 
+		free(p);
 		if (s && atoi(s) > 0)
 			pids[n++] = atoi(s);
 		free(s);
@@ -771,7 +768,7 @@ static int pids_of(const char *obj, int *pids, int max)
 	}
 	{
 		char *p = nt_sys_path("/proc");
-		DIR *d = opendir(p);
+		DIR *d = nt_sys_opendir(p);
 		struct dirent *de;
 
 		free(p);
@@ -842,7 +839,7 @@ static int process_write(struct nt_lctx *x, const char *obj, const char *arg, co
 		CPU_SET(c, &set);
 	for (k = 0; k < n; k++) {
 		char *tp = nt_sys_path("/proc/%d/task", pids[k]);
-		DIR *d = opendir(tp);
+		DIR *d = nt_sys_opendir(tp);
 		struct dirent *de;
 
 		free(tp);

@@ -12,6 +12,7 @@
 
 #include "../../compiler/buf.h"
 #include "../../compiler/profile.h"
+#include "../../compiler/validate.h"
 #include "link.h"
 #include "linux.h"
 #include "rss.h"
@@ -78,7 +79,7 @@ static void observe_topology(struct nt_facts *f)
 static bool scan_comm(const char *want, int *pids, int max, int *n)
 {
 	char *p = nt_sys_path("/proc");
-	DIR *d = opendir(p);
+	DIR *d = nt_sys_opendir(p);
 	struct dirent *de;
 
 	*n = 0;
@@ -113,8 +114,12 @@ static int queue_of(const char *name)
 		if (m) {
 			const char *d = m + strlen(marks[k]);
 
-			if (isdigit((unsigned char)*d))
-				return atoi(d);
+			if (isdigit((unsigned char)*d)) {
+				unsigned long q = strtoul(d, NULL, 10);
+
+				/* the same bound as snapshots: a queue index */
+				return q <= NT_QUEUE_MAX ? (int)q : -1;
+			}
 		}
 	}
 	return -1;
@@ -215,11 +220,11 @@ void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
 	if (interrupts)
 		nlines = index_interrupts(interrupts, &lines);
 	dir = nt_sys_path("/sys/class/net/%s/device/msi_irqs", iface);
-	d = opendir(dir);
+	d = nt_sys_opendir(dir);
 	if (!d) {
 		free(dir);
 		dir = nt_sys_path("/sys/class/net/%s/device/../msi_irqs", iface);
-		d = opendir(dir);
+		d = nt_sys_opendir(dir);
 	}
 	free(dir);
 	while (d && (de = readdir(d))) {
@@ -229,7 +234,9 @@ void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		irq = (unsigned)atoi(de->d_name);
+		if (strtoul(de->d_name, NULL, 10) > NT_IRQ_MAX)
+			continue;
+		irq = (unsigned)strtoul(de->d_name, NULL, 10);
 		name = irq_name(lines, nlines, irq);
 		q = name ? queue_of(name) : -1;
 		if (q < 0 || nt_facts_irq(i, (uint32_t)q)) {
@@ -257,7 +264,7 @@ void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
 static uint32_t count_queues(const char *iface, const char *prefix)
 {
 	char *p = nt_sys_path("/sys/class/net/%s/queues", iface);
-	DIR *d = opendir(p);
+	DIR *d = nt_sys_opendir(p);
 	struct dirent *de;
 	uint32_t n = 0;
 
@@ -282,7 +289,7 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 	if (!i)
 		i = nt_facts_add_iface(f, name);
 	p = nt_sys_path("/sys/class/net/%s/device/driver", name);
-	n = readlink(p, link, sizeof(link) - 1);
+	n = nt_sys_readlink(p, link, sizeof(link) - 1);
 	free(p);
 	if (n > 0) {
 		char *slash;
@@ -429,7 +436,7 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 static int all_ifaces(char ***out, size_t *n)
 {
 	char *p = nt_sys_path("/sys/class/net");
-	DIR *d = opendir(p);
+	DIR *d = nt_sys_opendir(p);
 	struct dirent *de;
 
 	free(p);
@@ -438,7 +445,8 @@ static int all_ifaces(char ***out, size_t *n)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "bonding_masters"))
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "bonding_masters") ||
+		    nt_linux_ifname_problem(de->d_name))
 			continue;
 		*out = nt_xrealloc(*out, (*n + 1) * sizeof(char *));
 		(*out)[(*n)++] = nt_xstrdup(de->d_name);

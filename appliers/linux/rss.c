@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../../compiler/buf.h"
+#include "../../compiler/settings.h"
 #include "ethnl.h"
 #include "rss.h"
 
@@ -50,6 +51,9 @@ int nt_rss_get(const char *dev, struct nt_rss_state *out)
 	r = eioctl(dev, &hdr);
 	if (r)
 		return r;
+	/* the same bounds as snapshots and plans: sizes nettune can hold */
+	if (hdr.key_size > NT_RSS_KEY_MAX || hdr.indir_size > NT_RSS_INDIR_MAX)
+		return -EOVERFLOW;
 	sz = sizeof(*full) + hdr.indir_size * sizeof(uint32_t) + hdr.key_size;
 	full = nt_xcalloc(1, sz);
 	full->cmd = ETHTOOL_GRSSH;
@@ -73,10 +77,15 @@ int nt_rss_get(const char *dev, struct nt_rss_state *out)
 int nt_rss_set(const char *dev, uint32_t hfunc, const uint8_t *key, size_t key_size,
 	       const uint32_t *indir, size_t indir_size)
 {
-	size_t sz = sizeof(struct ethtool_rxfh) + (indir ? indir_size * sizeof(uint32_t) : 0) +
-		    (key ? key_size : 0);
-	struct ethtool_rxfh *x = nt_xcalloc(1, sz);
+	struct ethtool_rxfh *x;
+	size_t sz;
 	int r;
+
+	if ((key && key_size > NT_RSS_KEY_MAX) || (indir && indir_size > NT_RSS_INDIR_MAX))
+		return -EINVAL;
+	sz = sizeof(struct ethtool_rxfh) + (indir ? indir_size * sizeof(uint32_t) : 0) +
+	     (key ? key_size : 0);
+	x = nt_xcalloc(1, sz);
 
 	x->cmd = ETHTOOL_SRSSH;
 	x->hfunc = hfunc;

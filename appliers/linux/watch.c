@@ -55,7 +55,7 @@ static char *slurp(const char *path)
 	struct nt_buf b = {0};
 	char tmp[16384];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = nt_sys_open(path, O_RDONLY, 0);
 
 	if (fd < 0)
 		return NULL;
@@ -421,7 +421,7 @@ int nt_watch_sample(const struct nt_facts *f, const char *const *ifaces, size_t 
 
 	memset(s, 0, sizeof(*s));
 	s->ncpus = f->ncpus ? f->ncpus : 1;
-	text = slurp_root("%s", "/proc/uptime");
+	text = slurp_root("/proc/uptime", NULL);
 	if (text && *nt_sys_root) {
 		s->t = strtod(text, NULL);
 		s->t_known = true;
@@ -449,17 +449,17 @@ int nt_watch_sample(const struct nt_facts *f, const char *const *ifaces, size_t 
 	s->processed = nt_xcalloc(s->ncpus, sizeof(uint64_t));
 	s->dropped = nt_xcalloc(s->ncpus, sizeof(uint64_t));
 	s->squeezed = nt_xcalloc(s->ncpus, sizeof(uint64_t));
-	text = slurp_root("%s", "/proc/interrupts");
+	text = slurp_root("/proc/interrupts", NULL);
 	if (!text)
 		r = -errno;
 	else
 		read_interrupts(s, text);
 	free(text);
-	text = slurp_root("%s", "/proc/softirqs");
+	text = slurp_root("/proc/softirqs", NULL);
 	if (text)
 		read_softirqs(s, text);
 	free(text);
-	text = slurp_root("%s", "/proc/net/softnet_stat");
+	text = slurp_root("/proc/net/softnet_stat", NULL);
 	if (text)
 		read_softnet(s, f, text);
 	free(text);

@@ -244,6 +244,23 @@ static void test_rss_key_lowering(void)
 			       "NIC model (nic:) or plan against the live host or a snapshot");
 	free(e);
 	t_lowered_free(&x);
+	/* facts that bypassed the loaders' bounds: refused, never copied */
+	s = lower_key(&x, "intel-x710", 256, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->val.n, 256);
+	t_lowered_free(&x);
+	s = lower_key(&x, "intel-x710", 300, NULL);
+	CU_ASSERT_PTR_NULL(s);
+	CU_ASSERT_EQUAL(x.errors, 1);
+	e = t_first_error(&x.d);
+	CU_ASSERT_STRING_EQUAL(e, "lower.yaml:9:16: the RSS key size of enp1s0f0 is 300 bytes; nettune "
+			       "handles at most 256");
+	free(e);
+	t_lowered_free(&x);
+	s = lower_key(&x, NULL, 4096, NULL);
+	CU_ASSERT_PTR_NULL(s);
+	CU_ASSERT_EQUAL(x.errors, 1);
+	t_lowered_free(&x);
 }
 
 /* Counts how often each queue appears; checks floor/ceil of size/queues. */

@@ -141,6 +141,30 @@ static void test_rejections(void)
 	reject("\"expires\": \"2030-01-01T01", "\"expires\": \"2029-01-01T01",
 	       "m.json:12:14: \"expires\" must be later than \"created\"");
 	reject("{\n", "{\"a\": 1,\n", "m.json:1:7: unknown key \"a\" in the manifest");
+	/* objects and arguments that would leave /sys/class/net or /proc/sys */
+	reject("\"object\": \"eth0\", \"attribute\": \"mtu\"",
+	       "\"object\": \"../../../x\", \"attribute\": \"mtu\"",
+	       "m.json:17:16: object \"../../../x\" of mtu contains '/'");
+	reject("\"object\": \"eth0\", \"attribute\": \"mtu\"",
+	       "\"object\": \"a/b\", \"attribute\": \"mtu\"",
+	       "m.json:17:16: object \"a/b\" of mtu contains '/'");
+	reject("\"object\": \"eth0\", \"attribute\": \"mtu\"",
+	       "\"object\": \"..\", \"attribute\": \"mtu\"",
+	       "m.json:17:16: object \"..\" of mtu is '.' or '..'");
+	reject("\"object\": \"eth0\", \"attribute\": \"mtu\"",
+	       "\"object\": \"abcdefghijklmnop\", \"attribute\": \"mtu\"",
+	       "m.json:17:16: object \"abcdefghijklmnop\" of mtu is longer than 15 bytes (IFNAMSIZ 16 "
+	       "with the NUL)");
+	reject("\"object\": \"eth0\", \"attribute\": \"mtu\"", "\"object\": \"\", \"attribute\": \"mtu\"",
+	       "m.json:17:16: \"object\" must be a non-empty printable string of at most 4096 bytes");
+	reject("\"object\": \"sysctl\", \"attribute\": \"sysctl net.core.rps_sock_flow_entries\"",
+	       "\"object\": \"sysctl\", \"attribute\": \"sysctl net/../../../../etc/x\"",
+	       "m.json:16:39: argument \"net/../../../../etc/x\" of sysctl net/../../../../etc/x has an "
+	       "empty component ('..', '//', or a leading or trailing separator)");
+	reject("\"object\": \"sysctl\", \"attribute\": \"sysctl net.core.rps_sock_flow_entries\"",
+	       "\"object\": \"eth0\", \"attribute\": \"sysctl net.core.rps_sock_flow_entries\"",
+	       "m.json:16:16: object \"eth0\" of sysctl net.core.rps_sock_flow_entries must be "
+	       "\"sysctl\" for a sysctl setting");
 }
 
 static void test_times(void)

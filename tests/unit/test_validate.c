@@ -257,6 +257,70 @@ static void test_examples_clean(void)
 	}
 }
 
+/* The one rule for setting names that snapshots, manifests, lowered
+ * profiles and journals share. */
+static void test_setting_names(void)
+{
+	static const struct {
+		enum nt_kind_id k;
+		const char *obj, *arg, *why;	/* why NULL: accepted */
+		char part;
+	} c[] = {
+		{NT_K_MTU, "eth0", NULL, NULL, 0},
+		{NT_K_MTU, "sysctl", NULL, NULL, 0},
+		{NT_K_FEATURE, "irqbalance", "rx-gro", NULL, 0},
+		{NT_K_MTU, "abcdefghijklmno", NULL, NULL, 0},
+		{NT_K_MTU, "abcdefghijklmnop", NULL, "is longer than 15 bytes (IFNAMSIZ 16 with the NUL)", 'o'},
+		{NT_K_MTU, "../../../x", NULL, "contains '/'", 'o'},
+		{NT_K_MTU, "a/b", NULL, "contains '/'", 'o'},
+		{NT_K_MTU, "", NULL, "is empty", 'o'},
+		{NT_K_MTU, "..", NULL, "is '.' or '..'", 'o'},
+		{NT_K_MTU, "eth0", "x", "takes no argument", 'a'},
+		{NT_K_RPS_CPUS, "eth0", "65535", NULL, 0},
+		{NT_K_RPS_CPUS, "eth0", "65536", "is not a queue number 0..65535", 'a'},
+		{NT_K_RPS_CPUS, "eth0", "../0", "is not a queue number 0..65535", 'a'},
+		{NT_K_RPS_CPUS, "eth0", "01", "is not a queue number 0..65535", 'a'},
+		{NT_K_RPS_CPUS, "eth0", NULL, "needs an argument", 'a'},
+		{NT_K_FEATURE, "eth0", "rx/gro", "contains '/', white space or a control character", 'a'},
+		{NT_K_SYSCTL, "sysctl", "net.core.somaxconn", NULL, 0},
+		{NT_K_SYSCTL, "sysctl", "net/ipv4/conf/eth0/rp_filter", NULL, 0},
+		{NT_K_SYSCTL, "sysctl", "net..x", "has an empty component ('..', '//', or a leading or "
+		 "trailing separator)", 'a'},
+		{NT_K_SYSCTL, "sysctl", "net/*/x", "has a character other than letters, digits, '_', '-', "
+		 "'.', '/'", 'a'},
+		{NT_K_SYSCTL, "eth0", "net.core.somaxconn", "must be \"sysctl\" for a sysctl setting", 'o'},
+		{NT_K_IRQBALANCE_BAN, "irqbalance", NULL, NULL, 0},
+		{NT_K_IRQBALANCE_BAN, "eth0", NULL, "must be \"irqbalance\" for an irqbalance setting", 'o'},
+		{NT_K_PROCESS_CPUS, "process wg.service", NULL, NULL, 0},
+		{NT_K_PROCESS_CPUS, "process /run/x.pid", NULL, NULL, 0},
+		{NT_K_PROCESS_CPUS, "process ..", NULL, "is '.' or '..'", 'o'},
+		{NT_K_PROCESS_CPUS, "process /run/../x", NULL, "is a pidfile path with an empty, '.' or "
+		 "'..' component", 'o'},
+		{NT_K_PROCESS_CPUS, "eth0", NULL, "must be \"process WHO\"", 'o'},
+		{NT_K_WIN_USO, "Ethernet 2", "ipv6", NULL, 0},
+		{NT_K_WIN_USO, "Eth*", "ipv6", "contains a wildcard character (* ? [ ]), which -Name would "
+		 "match as a pattern", 'o'},
+		{NT_K_WIN_GLOBAL, "global", "uro", NULL, 0},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const char *part = NULL, *why = nt_setting_problem(c[i].k, c[i].obj, c[i].arg, &part);
+
+		if (!c[i].why != !why || (why && strcmp(why, c[i].why)))
+			fprintf(stderr, "\n  case %zu (%s): got '%s'", i, c[i].obj, why ? why : "(ok)");
+		if (!c[i].why) {
+			CU_ASSERT_PTR_NULL(why);
+			continue;
+		}
+		CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+		CU_ASSERT_STRING_EQUAL(why, c[i].why);
+		CU_ASSERT_EQUAL(*part, c[i].part);
+	}
+	CU_ASSERT_PTR_NULL(nt_path_component_problem("eth0"));
+	CU_ASSERT_STRING_EQUAL(nt_path_component_problem("a/b"), "contains '/'");
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -272,6 +336,7 @@ int main(void)
 	CU_add_test(s, "interface and adapter names", test_names);
 	CU_add_test(s, "NUMA layout and IRQ CPUs", test_numa_irq);
 	CU_add_test(s, "RSS keys", test_rss_key);
+	CU_add_test(s, "setting names: one rule for every input", test_setting_names);
 	CU_add_test(s, "examples have no findings", test_examples_clean);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
