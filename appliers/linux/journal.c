@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* The apply journal: unique creation, atomic state changes, checked loading. */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -72,74 +71,14 @@ void nt_time_utc(long long ns, char *out, size_t n)
 	snprintf(out, n, "%s.%09lldZ", s, ns % 1000000000LL);
 }
 
-/* Sysctl keys become /proc/sys paths (dots and slashes separate the
- * components): no empty, "." or ".." component, nothing but the
- * characters sysctl names use. */
-static const char *sysctl_key_problem(const char *k)
-{
-	size_t len = strlen(k), comp = 0;
-	const char *p;
-
-	if (!len || len > 255)
-		return "a sysctl key of 1..255 characters";
-	for (p = k; *p; p++) {
-		if (*p == '.' || *p == '/') {
-			if (!comp)
-				return "a sysctl key without empty components";
-			comp = 0;
-			continue;
-		}
-		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '@' && *p != '+')
-			return "a sysctl key of letters, digits and _ - @ + between dots";
-		comp++;
-	}
-	if (!comp)
-		return "a sysctl key without empty components";
-	return NULL;
-}
-
 const char *nt_jentry_problem(enum nt_kind_id k, const char *object, const char *arg)
 {
-	const struct nt_kinddef *kd = &nt_kinds[k];
-	const char *why;
+	const char *what;
 
-	if (kd->flags & NT_KF_WINDOWS)
+	/* the journal holds what the Linux applier wrote */
+	if (nt_kinds[k].flags & NT_KF_WINDOWS)
 		return "a Linux setting (this is a Windows one)";
-	switch (k) {
-	case NT_K_SYSCTL:
-		if (strcmp(object, "sysctl"))
-			return "object 'sysctl' for a sysctl";
-		return arg ? sysctl_key_problem(arg) : "a sysctl key";
-	case NT_K_IRQBALANCE_BAN:
-	case NT_K_IRQBALANCE_SERVICE:
-		return strcmp(object, "irqbalance") ? "object 'irqbalance'" : NULL;
-	case NT_K_PROCESS_CPUS:
-		if (strncmp(object, "process ", 8) || !object[8] || strlen(object) > 4096)
-			return "object 'process NAME'";
-		for (const char *p = object; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				return "a process name without control characters";
-		return NULL;
-	default:
-		break;
-	}
-	why = nt_linux_ifname_problem(object);
-	if (why)
-		return "an interface name (1..15 bytes, no '/', ':', whitespace or control characters, "
-		       "not '.' or '..')";
-	if (!arg)
-		return NULL;
-	if (kd->flags & NT_KF_PER_QUEUE) {
-		if (!*arg || strlen(arg) > 5 || strspn(arg, "0123456789") != strlen(arg))
-			return "a queue index (decimal)";
-		return NULL;
-	}
-	if (!*arg || strlen(arg) > 64)
-		return "an attribute argument of 1..64 characters";
-	for (const char *p = arg; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
-			return "an attribute argument of letters, digits, '-' and '_'";
-	return NULL;
+	return nt_setting_problem(k, object, arg, &what);
 }
 
 static char *read_text(const char *path)
@@ -507,8 +446,7 @@ static bool load_entries(const struct nt_json *ents, struct nt_journal *j, struc
 		}
 		why = nt_jentry_problem(k, obj, arg);
 		if (why) {
-			JERR(d, nt_json_get(x, "object"), "entry %zu: '%s %s' is not %s", i, obj, attr,
-			     why);
+			JERR(d, nt_json_get(x, "object"), "entry %zu: '%s %s': %s", i, obj, attr, why);
 			free(arg);
 			ok = false;
 			continue;

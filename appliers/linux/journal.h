@@ -124,9 +124,8 @@ char *nt_journal_id_of(const char *arg, char *err, size_t errlen);
 void nt_time_utc(long long ns, char *out, size_t n);
 long long nt_now_ns(void);
 
-/* A journal or manifest object name check for a kind: interfaces follow the
- * kernel's name rules; the pseudo-objects (sysctl, irqbalance, process)
- * their own.  NULL when fine, else the reason. */
+/* The name rules (nt_setting_problem) for an entry of a Linux journal:
+ * NULL when fine, else the reason. */
 const char *nt_jentry_problem(enum nt_kind_id k, const char *object, const char *arg);
 
 #endif
