@@ -289,6 +289,57 @@ static bool sample_dir(const char *root, unsigned k, char **out)
 	return false;
 }
 
+/* The map and the findings of a report: text (or JSON) into out, and the
+ * SVG file when asked; progress, when given, replaces the title's window. */
+static void render(const struct nt_watch_report *rep, const struct nt_facts *f,
+		   const struct nt_cpuset *reserved, const struct intent *in, unsigned count,
+		   bool json, const char *svg, const char *progress, struct nt_buf *out)
+{
+	struct nt_map map = {0};
+	char **notes = nt_xcalloc(rep->nf + 1, sizeof(char *));
+	char *title;
+	size_t n;
+
+	build_map(rep, f, reserved, &map);
+	if (progress)
+		title = nt_xasprintf("nettune watch: %s; %zu finding%s so far; intent: %s", progress,
+				     rep->nf, rep->nf == 1 ? "" : "s",
+				     in->against ? in->against : "none (pass a PROFILE)");
+	else
+		title = nt_xasprintf("nettune watch: %u interval%s, %.1f s; intent: %s", count,
+				     count == 1 ? "" : "s", rep->seconds,
+				     in->against ? in->against : "none (pass a PROFILE)");
+	for (n = 0; n < rep->nf; n++)
+		notes[n] = nt_xasprintf("[%s] %s: %s", rep->fv[n].kind, rep->fv[n].object,
+					rep->fv[n].figure);
+	map.title = title;
+	map.notes = (const char *const *)notes;
+	map.nnotes = rep->nf;
+	if (svg) {
+		struct nt_buf sb = {0};
+		int w;
+
+		nt_map_svg(&map, &sb);
+		w = write_file(svg, &sb);
+		nt_buf_free(&sb);
+		if (w)
+			fprintf(stderr, "nettune watch: error: cannot write %s: %s\n", svg, strerror(-w));
+	}
+	if (json) {
+		nt_watch_print_json(rep, f, in->against, out);
+	} else {
+		nt_map_text(&map, nt_g.color, out);
+		nt_buf_putc(out, '\n');
+		nt_watch_print_text(rep, out);
+	}
+	for (n = 0; n < rep->nf; n++)
+		free(notes[n]);
+	free(notes);
+	free(title);
+	free(map.cpu_rate);
+	nt_map_free_queues(&map);
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	const char *profile = NULL, *svg = NULL;
@@ -297,7 +348,7 @@ int cmd_watch(int argc, char **argv)
 	double interval = 1.0, t0;
 	unsigned long count = 0;
 	unsigned nsamples = 0, k;
-	bool json = false;
+	bool json = false, live;
 	char *sdir = NULL, **dirs = NULL;
 	const char *root = *nt_sys_root ? nt_sys_root : NULL;
 	struct intent in = {0};
@@ -306,7 +357,6 @@ int cmd_watch(int argc, char **argv)
 	struct nt_watch_intent wi;
 	struct nt_cpuset reserved;
 	struct nt_buf out = {0};
-	struct nt_map map = {0};
 	const struct nt_facts *f;
 	int i, rc = NT_EXIT_FAIL;
 
@@ -394,6 +444,9 @@ int cmd_watch(int argc, char **argv)
 		fprintf(stderr, "nettune watch: error: no interface with queue IRQs to watch; name one\n");
 		goto out;
 	}
+	/* on a terminal a window of several intervals is redrawn as it goes;
+	 * a pipe gets the final judgement only */
+	live = !json && !nsamples && count > 1 && isatty(STDOUT_FILENO) && nt_g.color;
 	/* sample */
 	t0 = now_s();
 	if (nt_watch_sample(f, watch, nwatch, &a)) {
@@ -416,7 +469,27 @@ int cmd_watch(int argc, char **argv)
 			fprintf(stderr, "nettune watch: error: cannot read %s/proc/interrupts\n", nt_sys_root);
 			goto out;
 		}
+		if (live && k < count) {
+			/* like top: the map so far, redrawn every interval */
+			struct nt_watch_report so_far = {0};
+			struct nt_buf screen = {0};
+			char *progress = nt_xasprintf("interval %u of %lu, %.1f s elapsed (Ctrl-C "
+						      "stops)", k, count, now_s() - t0);
+
+			wi.desired = in.compiled ? &in.c.desired : in.journal.n ? &in.journal : NULL;
+			wi.restore = in.restore;
+			nt_watch_judge(f, &wi, &a, &b, now_s() - t0, k, &so_far);
+			nt_buf_puts(&screen, "\033[H\033[2J");
+			render(&so_far, f, &reserved, &in, k, false, NULL, progress, &screen);
+			nt_buf_write(&screen, stdout);
+			fflush(stdout);
+			nt_buf_free(&screen);
+			nt_watch_report_free(&so_far);
+			free(progress);
+		}
 	}
+	if (live)
+		fputs("\033[H\033[2J", stdout);
 	wi.desired = in.compiled ? &in.c.desired : in.journal.n ? &in.journal : NULL;
 	wi.restore = in.restore;
 	{
@@ -426,49 +499,12 @@ int cmd_watch(int argc, char **argv)
 
 		nt_watch_judge(f, &wi, &a, &b, secs, (unsigned)count, &rep);
 	}
-	build_map(&rep, f, &reserved, &map);
-	{
-		char **notes = nt_xcalloc(rep.nf + 1, sizeof(char *));
-		char *title = nt_xasprintf("nettune watch: %u interval%s, %.1f s; intent: %s",
-					   (unsigned)count, count == 1 ? "" : "s", rep.seconds,
-					   in.against ? in.against : "none (pass a PROFILE)");
-		size_t n;
-
-		for (n = 0; n < rep.nf; n++)
-			notes[n] = nt_xasprintf("[%s] %s: %s", rep.fv[n].kind, rep.fv[n].object,
-						rep.fv[n].figure);
-		map.title = title;
-		map.notes = (const char *const *)notes;
-		map.nnotes = rep.nf;
-		if (svg) {
-			struct nt_buf sb = {0};
-			int w;
-
-			nt_map_svg(&map, &sb);
-			w = write_file(svg, &sb);
-			nt_buf_free(&sb);
-			if (w)
-				fprintf(stderr, "nettune watch: error: cannot write %s: %s\n", svg, strerror(-w));
-		}
-		if (json) {
-			nt_watch_print_json(&rep, f, in.against, &out);
-		} else {
-			nt_map_text(&map, nt_g.color, &out);
-			nt_buf_putc(&out, '\n');
-			nt_watch_print_text(&rep, &out);
-		}
-		for (n = 0; n < rep.nf; n++)
-			free(notes[n]);
-		free(notes);
-		free(title);
-	}
+	render(&rep, f, &reserved, &in, (unsigned)count, json, svg, NULL, &out);
 	nt_buf_write(&out, stdout);
 	rc = rep.nf ? NT_EXIT_CHANGES : NT_EXIT_OK;
 out:
 	nt_sys_root = root ? root : "";
 	nt_buf_free(&out);
-	free(map.cpu_rate);
-	nt_map_free_queues(&map);
 	nt_watch_report_free(&rep);
 	nt_watch_sample_free(&a);
 	nt_watch_sample_free(&b);

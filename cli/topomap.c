@@ -376,6 +376,24 @@ static void legend(struct nt_buf *o, int x, int y, const char *id, const char *l
 	nt_buf_free(&rb);
 }
 
+#define LEGEND_OFF_CPU "ran off its intended CPU N (≠N), or dead (dashed)"
+
+static int max_i(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* Width in pixels of a line of text at a font size: UTF-8 characters times
+ * 0.62 em (a generous average for the sans-serif fonts browsers pick). */
+static int text_w(const char *s, int px)
+{
+	size_t chars = 0;
+
+	for (; *s; s++)
+		chars += ((unsigned char)*s & 0xc0) != 0x80;
+	return (int)(chars * (size_t)px * 62 / 100) + 1;
+}
+
 void nt_map_svg(const struct nt_map *m, struct nt_buf *o)
 {
 	struct nt_cpuset nodes[64];
@@ -407,9 +425,13 @@ void nt_map_svg(const struct nt_map *m, struct nt_buf *o)
 		if (h > height)
 			height = h;
 	}
+	/* sized to the content: the nodes, and the widest line of text (the
+	 * legend, the title, each finding) */
 	width = nn * (node_w + 20) + 20;
-	if (width < 760)
-		width = 760;
+	width = max_i(width, 500 + text_w(LEGEND_OFF_CPU, 11) + 20);
+	width = max_i(width, 20 + text_w(m->title ? m->title : "nettune topology map", 18) + 20);
+	for (j = 0; j < m->nnotes; j++)
+		width = max_i(width, 20 + text_w(m->notes[j], 12) + 20);
 	for (n = 0; n < nn; n++) {
 		int nc = node_cores(m->f, &nodes[n], cores, NT_MAX_CPUS);
 		int x0 = 20 + n * (node_w + 20), y = top + 44;
@@ -550,7 +572,7 @@ void nt_map_svg(const struct nt_map *m, struct nt_buf *o)
 		       "queue: interrupts/s" : "queue: packets/s", maxq);
 		nt_buf_puts(o, "<rect x=\"480\" y=\"62\" width=\"14\" height=\"12\" fill=\"#ffffff\" "
 			    "stroke=\"#d00000\" stroke-width=\"2.5\"/><text x=\"500\" y=\"72\" class=\"s\">"
-			    "ran off its intended CPU N (≠N), or dead (dashed)</text>\n");
+			    LEGEND_OFF_CPU "</text>\n");
 	} else {
 		nt_buf_puts(o, "<text x=\"20\" y=\"72\" class=\"s\">Intended placement: each queue "
 			    "IRQ on the core it is drawn in (q+ may run anywhere in a wider set)</text>\n");
