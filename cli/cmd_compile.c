@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../compiler/lower.h"
+#include "../compiler/scope.h"
 #include "../compiler/snapshot.h"
 #include "../compiler/validate.h"
 #include "common.h"
@@ -181,7 +182,13 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 	L.desired = &desired;
 	L.d = d;
 	L.hostname = l.p->metadata->name;
-	if (nt_lower(&L))
+	if (nt_g.netns && strcmp(want, "linux")) {
+		nt_error(d, nt_loaded_mark(&l, "/target", false), "netns",
+			 "--netns %s: a %s profile has no network namespace to act in; plan it "
+			 "without --netns", nt_g.netns, want);
+		goto out;
+	}
+	if (nt_lower(&L) | (nt_g.netns && nt_netns_refuse_state(&desired, nt_g.netns, d)))
 		goto out;
 	{
 		struct nt_plan_input in = {&l, &desired, &observed, &facts};

@@ -6,6 +6,7 @@
 
 #include "../compiler/caps.h"
 #include "../compiler/lower.h"
+#include "../compiler/scope.h"
 #include "../compiler/snapshot.h"
 #include "../compiler/validate.h"
 #include "../appliers/linux/linux.h"
@@ -44,6 +45,12 @@ static int compile(const char *profile, const struct nt_compile_opts *co,
 		return -1;
 	}
 	want = c->l.p->target && *c->l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
+	if (nt_g.netns && strcmp(want, "linux")) {
+		nt_error(d, nt_loaded_mark(&c->l, "/target", false), "netns",
+			 "--netns %s: a %s profile has no network namespace to act in; plan it "
+			 "without --netns", nt_g.netns, want);
+		return -1;
+	}
 	if (state_path) {
 		if (nt_snapshot_load(state_path, &c->facts, &c->observed, d))
 			return -1;
@@ -88,7 +95,11 @@ static int compile(const char *profile, const struct nt_compile_opts *co,
 		L.only = co->only;
 		L.skip_missing = co->skip_missing;
 	}
-	if (nt_lower(&L))
+	r = nt_lower(&L);
+	/* after lowering, so that settings implied by a policy are refused too */
+	if (nt_g.netns && nt_netns_refuse_state(&c->desired, nt_g.netns, d))
+		r = -1;
+	if (r)
 		return -1;
 	{
 		struct nt_plan_input in = {&c->l, &c->desired, &c->observed, &c->facts};

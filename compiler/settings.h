@@ -82,6 +82,17 @@ enum nt_kind_flag {
 	NT_KF_PER_QUEUE = 1 << 3,	/* argument is a queue index */
 };
 
+/*
+ * What a write of a kind reaches when nettune runs inside a network
+ * namespace (--netns).  Zero is host-wide, so a row that forgets to say
+ * is refused under --netns rather than let through (compiler/scope.h).
+ */
+enum nt_scope {
+	NT_SCOPE_HOST = 0,	/* one value for the whole host */
+	NT_SCOPE_NETNS,		/* belongs to a device or value of the namespace */
+	NT_SCOPE_BY_KEY,	/* sysctl: decided per key (nt_sysctl_scope()) */
+};
+
 struct nt_kinddef {
 	enum nt_kind_id id;
 	const char *name;		/* attribute word: "feature", "irq-affinity" */
@@ -89,6 +100,7 @@ struct nt_kinddef {
 	int phase;			/* apply order, lower first */
 	unsigned flags;
 	const char *help;
+	enum nt_scope scope;		/* under --netns: confined or host-wide */
 };
 
 extern const struct nt_kinddef nt_kinds[NT_K__COUNT];
