@@ -148,7 +148,7 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 	char *name = stem(profile), *state = NULL, *outp = NULL;
 	const char *want;
 	char err[512];
-	int r = -1;
+	int r = -1, lowered;
 
 	nt_facts_init(&facts);
 	if (nt_load_profile(profile, &lo, &l, d)) {
@@ -188,7 +188,11 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 			 "without --netns", nt_g.netns, want);
 		goto out;
 	}
-	if (nt_lower(&L) | (nt_g.netns && nt_netns_refuse_state(&desired, nt_g.netns, d)))
+	lowered = nt_lower(&L);
+	/* refused with every other error of the profile, not instead of them */
+	if (nt_g.netns && nt_netns_refuse_state(&desired, nt_g.netns, d))
+		lowered = -1;
+	if (lowered)
 		goto out;
 	{
 		struct nt_plan_input in = {&l, &desired, &observed, &facts};

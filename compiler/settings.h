@@ -7,8 +7,9 @@
  * an interface/adapter name, "sysctl", "irqbalance", "global" or
  * "process NAME"; the attribute is a kind (one row of nt_kinds[]) plus an
  * optional argument: "feature tx-udp-segmentation", "irq-affinity 3",
- * "uso ipv6".  Adding a tunable is adding a row to nt_kinds[] (and to the
- * applier and emitter tables that test_settings.c checks for coverage).
+ * "uso ipv6".  Adding a tunable is adding a row to nt_kinds[], with its
+ * scope under --netns (tests/unit/test_scope.c lists them), and to the
+ * applier and emitter tables that test_settings.c checks for coverage.
  */
 #ifndef NT_SETTINGS_H
 #define NT_SETTINGS_H

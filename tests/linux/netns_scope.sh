@@ -57,6 +57,12 @@ rc=0
 nt plan "$X" --state "$XS" > "$WORK/out" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "plan --state with an irq policy: exit status"
 diff -u "$WORK/want" "$WORK/err" || fail "irq policy: not the located refusals"
+# compile: the profile fails, no manifest is written
+rc=0
+nt compile --out-dir "$WORK/plans" "$X" > /dev/null 2> "$WORK/err" || rc=$?
+expect_eq "$rc" 1 "compile: exit status"
+diff -u "$WORK/want" "$WORK/err" || fail "compile: not the located refusals"
+[ -z "$(ls "$WORK/plans" 2>/dev/null)" ] || fail "compile wrote $(ls "$WORK/plans")"
 # the same plan as a manifest made without --netns, applied with it
 rc=0
 "$NETTUNE" plan "$X" --state "$XS" --out "$WORK/x.plan.json" > /dev/null 2>&1 || rc=$?
