@@ -14,18 +14,25 @@
  *   net/core/sysctl_net_core.c   net_core_table, registered for init_net
  *                                only; {r,w}mem_{default,max} are also in
  *                                netns_core_table but read-only outside
- *                                init_net (19249c0724f2, Linux 6.11)
- *   net/ipv4/sysctl_net_ipv4.c   ipv4_table (init_net only)
- *   net/ipv4/route.c             ipv4_route_table (init_net only)
- *   net/ipv4/ip_fragment.c       ip4_frags_ctl_table
- *   net/ipv4/cipso_ipv4.c, net/ipv6/calipso.c, net/ipv6/reassembly.c,
- *   net/ipv6/sysctl_net_ipv6.c   ipv6_rotable
- *   net/netfilter/nf_conntrack_standalone.c, nf_log.c
+ *                                init_net (commit 19249c0724f2, 2024)
+ *   net/ipv4/sysctl_net_ipv4.c   ipv4_table (init_net only; tcp_mem,
+ *                                udp_mem, cipso_*, inet_peer_*, ...);
+ *                                tcp_allowed_congestion_control is
+ *                                read-only outside init_net
+ *   net/ipv4/route.c             ipv4_route_table (init_net only; the
+ *                                per-netns keys are ipv4_route_netns_table)
+ *   net/ipv4/ip_fragment.c       ip4_frags_ctl_table (ipfrag_secret_interval)
+ *   net/ipv6/sysctl_net_ipv6.c   ipv6_rotable (mld_*, calipso_*)
+ *   net/ipv6/reassembly.c        ip6frag_secret_interval
+ *   net/netfilter/nf_conntrack_standalone.c (nf_conntrack_max, _buckets,
+ *                                _expect_max read-only outside init_net),
+ *   net/netfilter/nf_log.c       nf_log_all_netns
  * Checked on the running kernel by tests/linux/netns_scope.sh: a key
  * listed here is absent or read-only in a new namespace, the others are
  * writable there.  Kernels older than the commit that namespaced a key
- * (optmem_max in 6.9, tcp_rmem/tcp_wmem in 4.15) do not show it inside a
- * namespace at all, so a write fails there instead of reaching the host.
+ * (optmem_max; tcp_rmem/tcp_wmem in 356d1833b638, Linux 4.15) do not show
+ * it inside a namespace at all, so a write fails instead of reaching the
+ * host.
  * Sorted (strcmp) for bsearch.
  */
 static const char *const host_wide_net[] = {

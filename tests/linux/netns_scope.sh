@@ -136,7 +136,7 @@ comm -23 "$WORK/refused" "$WORK/kernel-host-wide" > "$WORK/strict"
 [ ! -s "$WORK/strict" ] || fail "refused, yet per-namespace on Linux $(uname -r): $(cat "$WORK/strict")"
 # not writable in a namespace but let through: missing from the table.
 # Kernels older than the table (Linux 6.18) hide keys that were namespaced
-# later (net.core.optmem_max before 6.9): a write there fails, harmlessly.
+# later (net.core.optmem_max): a write there fails, harmlessly.
 comm -13 "$WORK/refused" "$WORK/kernel-host-wide" > "$WORK/missing"
 if [ -s "$WORK/missing" ]; then
 	set -- $(uname -r | sed 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/')

@@ -63,7 +63,7 @@ static void test_sysctls(void)
 		{"net.core.rps_sock_flow_entries", NT_SCOPE_HOST},
 		{"net.core.default_qdisc", NT_SCOPE_HOST},
 		{"net.core.busy_poll", NT_SCOPE_HOST},
-		/* read-only outside init_net since Linux 6.11 */
+		/* read-only outside init_net (commit 19249c0724f2) */
 		{"net.core.rmem_max", NT_SCOPE_HOST},
 		{"net.core.wmem_max", NT_SCOPE_HOST},
 		{"net.core.rmem_default", NT_SCOPE_HOST},
