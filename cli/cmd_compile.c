@@ -182,12 +182,9 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 	L.desired = &desired;
 	L.d = d;
 	L.hostname = l.p->metadata->name;
-	if (nt_g.netns && strcmp(want, "linux")) {
-		nt_error(d, nt_loaded_mark(&l, "/target", false), "netns",
-			 "--netns %s: a %s profile has no network namespace to act in; plan it "
-			 "without --netns", nt_g.netns, want);
+	if (nt_g.netns && nt_netns_refuse_target(want, nt_loaded_mark(&l, "/target", false),
+						 nt_g.netns, d))
 		goto out;
-	}
 	lowered = nt_lower(&L);
 	/* refused with every other error of the profile, not instead of them */
 	if (nt_g.netns && nt_netns_refuse_state(&desired, nt_g.netns, d))

@@ -45,12 +45,9 @@ static int compile(const char *profile, const struct nt_compile_opts *co,
 		return -1;
 	}
 	want = c->l.p->target && *c->l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
-	if (nt_g.netns && strcmp(want, "linux")) {
-		nt_error(d, nt_loaded_mark(&c->l, "/target", false), "netns",
-			 "--netns %s: a %s profile has no network namespace to act in; plan it "
-			 "without --netns", nt_g.netns, want);
+	if (nt_g.netns && nt_netns_refuse_target(want, nt_loaded_mark(&c->l, "/target", false),
+						 nt_g.netns, d))
 		return -1;
-	}
 	if (state_path) {
 		if (nt_snapshot_load(state_path, &c->facts, &c->observed, d))
 			return -1;

@@ -206,6 +206,16 @@ size_t nt_netns_refuse_state(const struct nt_state *st, const char *netns, struc
 	return errs;
 }
 
+bool nt_netns_refuse_target(const char *target, struct nt_mark m, const char *netns,
+			    struct nt_diags *d)
+{
+	if (!strcmp(target, "linux"))
+		return false;
+	nt_error(d, m, "netns", "--netns %s: a %s profile has no network namespace to act in; "
+		 "plan it without --netns", netns, target);
+	return true;
+}
+
 size_t nt_netns_refuse_plan(const struct nt_plan *p, const char *netns, struct nt_diags *d)
 {
 	struct item *v = nt_xcalloc(p->n ? p->n : 1, sizeof(*v));

@@ -7,6 +7,8 @@
 #ifndef NT_SCOPE_H
 #define NT_SCOPE_H
 
+#include <stdbool.h>
+
 #include "diag.h"
 #include "plan.h"
 #include "settings.h"
@@ -24,6 +26,10 @@ enum nt_scope nt_setting_scope(enum nt_kind_id k, const char *arg);
  * errors added; 0 means everything stays inside the namespace.
  */
 size_t nt_netns_refuse_state(const struct nt_state *st, const char *netns, struct nt_diags *d);
+/* A located error at the profile's target (m) unless it is "linux":
+ * Windows has no network namespaces.  Returns whether it refused. */
+bool nt_netns_refuse_target(const char *target, struct nt_mark m, const char *netns,
+			    struct nt_diags *d);
 /* The same for the actions of a plan (a PLAN.json applied with --netns). */
 size_t nt_netns_refuse_plan(const struct nt_plan *p, const char *netns, struct nt_diags *d);
 

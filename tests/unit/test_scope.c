@@ -172,6 +172,41 @@ static void test_refuse(void)
 	nt_state_free(&st);
 }
 
+/* A PLAN.json's actions carry their profile positions: refused alike. */
+static void test_refuse_plan_target(void)
+{
+	const char *f = nt_intern("p.yaml");
+	struct nt_action a[3] = {
+		{.kind = NT_K_IRQ_AFFINITY, .object = "eth0", .arg = "0", .src = {f, 9, 14}},
+		{.kind = NT_K_IRQ_AFFINITY, .object = "eth0", .arg = "1", .src = {f, 9, 14}},
+		{.kind = NT_K_SYSCTL, .object = "sysctl", .arg = "net.core.netdev_budget",
+		 .src = {f, 5, 27}},
+	};
+	struct nt_plan p = {.v = a, .n = 3};
+	struct nt_diags d = {0};
+	char *w;
+
+	CU_ASSERT_EQUAL(nt_netns_refuse_plan(&p, "lab", &d), 2);
+	CU_ASSERT_EQUAL(d.n, 2);
+	w = nt_xasprintf("p.yaml:9:14: IRQ affinity of eth0's queues (/proc/irq) is host-wide: "
+			 "--netns lab would change the whole host; remove it or apply without "
+			 "--netns");
+	assert_diag(&d, 0, w);
+	free(w);
+	w = nt_xasprintf("p.yaml:5:27: sysctl net.core.netdev_budget is host-wide: --netns lab "
+			 "would change the whole host; remove it or apply without --netns");
+	assert_diag(&d, 1, w);
+	free(w);
+	nt_diags_free(&d);
+
+	CU_ASSERT_FALSE(nt_netns_refuse_target("linux", (struct nt_mark){f, 4, 9}, "lab", &d));
+	CU_ASSERT_EQUAL(d.n, 0);
+	CU_ASSERT_TRUE(nt_netns_refuse_target("windows", (struct nt_mark){f, 4, 9}, "lab", &d));
+	assert_diag(&d, 0, "p.yaml:4:9: --netns lab: a windows profile has no network namespace "
+		    "to act in; plan it without --netns");
+	nt_diags_free(&d);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -183,6 +218,7 @@ int main(void)
 	CU_add_test(s, "every kind declares its scope", test_kinds);
 	CU_add_test(s, "sysctl scope by key, from the kernel's tables", test_sysctls);
 	CU_add_test(s, "--netns refusals: located, one per policy", test_refuse);
+	CU_add_test(s, "--netns refusals of a plan and of a windows target", test_refuse_plan_target);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures() + CU_get_number_of_failure_records();
