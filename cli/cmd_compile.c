@@ -187,7 +187,7 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 		goto out;
 	lowered = nt_lower(&L);
 	/* refused with every other error of the profile, not instead of them */
-	if (nt_g.netns && nt_netns_refuse_state(&desired, nt_g.netns, d))
+	if (nt_g.netns && nt_netns_refuse_state(&desired, NULL, nt_g.netns, d))
 		lowered = -1;
 	if (lowered)
 		goto out;

@@ -95,7 +95,7 @@ static int compile(const char *profile, const struct nt_compile_opts *co,
 	r = nt_lower(&L);
 	/* after lowering, so that settings implied by a policy are refused too */
 	if (nt_g.netns && !(co && co->read_only) &&
-	    nt_netns_refuse_state(&c->desired, nt_g.netns, d))
+	    nt_netns_refuse_state(&c->desired, co ? co->only : NULL, nt_g.netns, d))
 		r = -1;
 	if (r)
 		return -1;

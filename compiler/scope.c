@@ -170,14 +170,16 @@ struct item {
 	struct nt_mark src;
 };
 
-static size_t refuse(const struct item *v, size_t n, const char *netns, struct nt_diags *d)
+static size_t refuse(const struct item *v, size_t n, const char *only, const char *netns,
+		     struct nt_diags *d)
 {
 	size_t i, j, errs = 0;
 
 	for (i = 0; i < n; i++) {
 		char *what;
 
-		if (nt_setting_scope(v[i].kind, v[i].arg) != NT_SCOPE_HOST)
+		if (nt_setting_scope(v[i].kind, v[i].arg) != NT_SCOPE_HOST ||
+		    (only && strcmp(v[i].object, only)))
 			continue;
 		for (j = 0; j < i; j++)
 			if (v[j].kind == v[i].kind && !strcmp(v[j].object, v[i].object) &&
@@ -194,14 +196,15 @@ static size_t refuse(const struct item *v, size_t n, const char *netns, struct n
 	return errs;
 }
 
-size_t nt_netns_refuse_state(const struct nt_state *st, const char *netns, struct nt_diags *d)
+size_t nt_netns_refuse_state(const struct nt_state *st, const char *only, const char *netns,
+			     struct nt_diags *d)
 {
 	struct item *v = nt_xcalloc(st->n ? st->n : 1, sizeof(*v));
 	size_t i, errs;
 
 	for (i = 0; i < st->n; i++)
 		v[i] = (struct item){st->v[i].kind, st->v[i].object, st->v[i].arg, st->v[i].src};
-	errs = refuse(v, st->n, netns, d);
+	errs = refuse(v, st->n, only, netns, d);
 	free(v);
 	return errs;
 }
@@ -223,7 +226,7 @@ size_t nt_netns_refuse_plan(const struct nt_plan *p, const char *netns, struct n
 
 	for (i = 0; i < p->n; i++)
 		v[i] = (struct item){p->v[i].kind, p->v[i].object, p->v[i].arg, p->v[i].src};
-	errs = refuse(v, p->n, netns, d);
+	errs = refuse(v, p->n, NULL, netns, d);
 	free(v);
 	return errs;
 }

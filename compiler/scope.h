@@ -22,10 +22,13 @@ enum nt_scope nt_setting_scope(enum nt_kind_id k, const char *arg);
 /*
  * One located error per host-wide setting (one per kind, object and
  * profile position: the queues of one irq policy are one error) saying
- * that --netns NETNS would change the whole host.  Returns the number of
- * errors added; 0 means everything stays inside the namespace.
+ * that --netns NETNS would change the whole host.  With only (apply
+ * --only IFACE), the settings of other objects are not applied and not
+ * refused.  Returns the number of errors added; 0 means everything stays
+ * inside the namespace.
  */
-size_t nt_netns_refuse_state(const struct nt_state *st, const char *netns, struct nt_diags *d);
+size_t nt_netns_refuse_state(const struct nt_state *st, const char *only, const char *netns,
+			     struct nt_diags *d);
 /* A located error at the profile's target (m) unless it is "linux":
  * Windows has no network namespaces.  Returns whether it refused. */
 bool nt_netns_refuse_target(const char *target, struct nt_mark m, const char *netns,

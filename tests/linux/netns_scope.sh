@@ -45,6 +45,18 @@ done
 expect_eq "$(sysctl -n $keys | tr '\n' ' ')" "$host_before" "host sysctls after the refusals"
 expect_eq "$(nsx sysctl -n $keys | tr '\n' ' ')" "$ns_before" "namespace sysctls after the refusals"
 
+# apply --only IFACE writes that interface's settings only: nothing of the
+# host is written, so nothing is refused
+veth_pair nsa0 nsb0
+cat >> "$P" <<YAML
+interfaces:
+  - {name: nsa0, mtu: 1400}
+YAML
+nt apply --only nsa0 "$P" > "$WORK/out" 2> "$WORK/err" || fail "apply --only: $(cat "$WORK/err")"
+expect_eq "$(mtu nsa0)" 1400 "apply --only: the interface"
+expect_eq "$(sysctl -n $keys | tr '\n' ' ')" "$host_before" "host sysctls after apply --only"
+expect_eq "$(nsx sysctl -n $keys | tr '\n' ' ')" "$ns_before" "namespace sysctls after apply --only"
+
 # IRQ affinity and the irqbalance ban implied by an irq policy (a NIC with
 # IRQs, from its snapshot): one error for the interface, one for the ban
 X="$SRCROOT/examples/x710-wireguard-gateway.yaml"

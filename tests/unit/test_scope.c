@@ -143,7 +143,7 @@ static void test_refuse(void)
 	nt_state_set(&st, NT_K_IRQBALANCE_SERVICE, "irqbalance", NULL, nt_v_str("stopped"), ban);
 	nt_state_set(&st, NT_K_PROCESS_CPUS, "process nginx", NULL, nt_v_cpus(&c), proc);
 
-	CU_ASSERT_EQUAL(nt_netns_refuse_state(&st, "lab", &d), 4);
+	CU_ASSERT_EQUAL(nt_netns_refuse_state(&st, NULL, "lab", &d), 4);
 	CU_ASSERT_EQUAL(d.n, 4);
 	w = nt_xasprintf("p.yaml:6:18: sysctl vm.swappiness is host-wide: --netns lab %s", why);
 	assert_diag(&d, 0, w);
@@ -161,12 +161,20 @@ static void test_refuse(void)
 	assert_diag(&d, 3, w);
 	free(w);
 	nt_diags_free(&d);
+
+	/* apply --only eth0 writes eth0's settings only: its IRQs are refused */
+	CU_ASSERT_EQUAL(nt_netns_refuse_state(&st, "eth0", "lab", &d), 1);
+	CU_ASSERT_EQUAL(d.n, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(strstr(d.v[0].msg, "IRQ affinity of eth0's queues"));
+	nt_diags_free(&d);
+	CU_ASSERT_EQUAL(nt_netns_refuse_state(&st, "eth1", "lab", &d), 0);
+	nt_diags_free(&d);
 	nt_state_free(&st);
 
 	/* what the namespace owns passes */
 	nt_state_set(&st, NT_K_SYSCTL, "sysctl", "net.core.somaxconn", nt_v_str("1024"), fwd);
 	nt_state_set(&st, NT_K_XPS_CPUS, "eth0", "0", nt_v_cpus(&c), irq);
-	CU_ASSERT_EQUAL(nt_netns_refuse_state(&st, "lab", &d), 0);
+	CU_ASSERT_EQUAL(nt_netns_refuse_state(&st, NULL, "lab", &d), 0);
 	CU_ASSERT_EQUAL(d.n, 0);
 	nt_diags_free(&d);
 	nt_state_free(&st);
