@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../compiler/lower.h"
+#include "../compiler/scope.h"
 #include "../compiler/snapshot.h"
 #include "../compiler/validate.h"
 #include "common.h"
@@ -147,7 +148,7 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 	char *name = stem(profile), *state = NULL, *outp = NULL;
 	const char *want;
 	char err[512];
-	int r = -1;
+	int r = -1, lowered;
 
 	nt_facts_init(&facts);
 	if (nt_load_profile(profile, &lo, &l, d)) {
@@ -181,7 +182,14 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 	L.desired = &desired;
 	L.d = d;
 	L.hostname = l.p->metadata->name;
-	if (nt_lower(&L))
+	if (nt_g.netns && nt_netns_refuse_target(want, nt_loaded_mark(&l, "/target", false),
+						 nt_g.netns, d))
+		goto out;
+	lowered = nt_lower(&L);
+	/* refused with every other error of the profile, not instead of them */
+	if (nt_g.netns && nt_netns_refuse_state(&desired, NULL, nt_g.netns, d))
+		lowered = -1;
+	if (lowered)
 		goto out;
 	{
 		struct nt_plan_input in = {&l, &desired, &observed, &facts};

@@ -121,8 +121,14 @@ static int load_intent(const char *profile, const char *const *ifaces, size_t ni
 		       struct intent *in)
 {
 	struct nt_diags d = {0};
+<<<<<<< HEAD
 	struct nt_journal j = {0};
 	bool have_j = false;
+=======
+	struct nt_compile_opts co = {.read_only = true};
+	char *jpath = NULL;
+	struct nt_json *j = NULL;
+>>>>>>> scope
 
 	if (!profile) {
 		have_j = newest_applied_journal(&j);
@@ -134,7 +140,7 @@ static int load_intent(const char *profile, const char *const *ifaces, size_t ni
 		struct nt_compiled c;
 		size_t k;
 
-		if (nt_compile(profile, NULL, &c, &d)) {
+		if (nt_compile_with(profile, NULL, &co, &c, &d)) {
 			profile = NULL;
 		} else {
 			for (k = 0; k < nifaces; k++)
@@ -146,7 +152,7 @@ static int load_intent(const char *profile, const char *const *ifaces, size_t ni
 		memset(&d, 0, sizeof(d));
 	}
 	if (profile) {
-		if (nt_compile(profile, NULL, &in->c, &d)) {
+		if (nt_compile_with(profile, NULL, &co, &in->c, &d)) {
 			nt_print_diags(&d);
 			nt_diags_free(&d);
 			nt_compiled_free(&in->c);

@@ -6,6 +6,7 @@
 
 #include "../compiler/caps.h"
 #include "../compiler/lower.h"
+#include "../compiler/scope.h"
 #include "../compiler/snapshot.h"
 #include "../compiler/validate.h"
 #include "../appliers/linux/linux.h"
@@ -44,6 +45,9 @@ static int compile(const char *profile, const struct nt_compile_opts *co,
 		return -1;
 	}
 	want = c->l.p->target && *c->l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
+	if (nt_g.netns && nt_netns_refuse_target(want, nt_loaded_mark(&c->l, "/target", false),
+						 nt_g.netns, d))
+		return -1;
 	if (state_path) {
 		if (nt_snapshot_load(state_path, &c->facts, &c->observed, d))
 			return -1;
@@ -88,7 +92,12 @@ static int compile(const char *profile, const struct nt_compile_opts *co,
 		L.only = co->only;
 		L.skip_missing = co->skip_missing;
 	}
-	if (nt_lower(&L))
+	r = nt_lower(&L);
+	/* after lowering, so that settings implied by a policy are refused too */
+	if (nt_g.netns && !(co && co->read_only) &&
+	    nt_netns_refuse_state(&c->desired, co ? co->only : NULL, nt_g.netns, d))
+		r = -1;
+	if (r)
 		return -1;
 	{
 		struct nt_plan_input in = {&c->l, &c->desired, &c->observed, &c->facts};

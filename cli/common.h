@@ -37,6 +37,8 @@ struct nt_compile_opts {
 	size_t len;
 	const char *only;		/* apply --only: other missing interfaces are skipped */
 	bool skip_missing;		/* apply --skip-missing: missing interfaces are skipped */
+	bool read_only;			/* watch: nothing is applied, so --netns refuses
+					 * no host-wide setting */
 };
 
 /* Against the live host (or state_path), with the options above. */

@@ -56,7 +56,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].help);
 	fprintf(f, "\nGlobal options (before or after the command):\n"
 		   "  --root DIR          read /proc and /sys below DIR (fixtures, offline hosts)\n"
-		   "  --netns NAME        act inside the named network namespace\n"
+		   "  --netns NAME        act inside the named network namespace only: host-wide\n"
+		   "                      settings (vm.*, kernel.*, IRQ affinity, ...) are refused\n"
 		   "  --profile-path DIR  also look for extended policy profiles in DIR (repeatable)\n"
 		   "  -v, --verbose       say more\n"
 		   "  --version           print the version\n"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../appliers/linux/linux.h"
+#include "../compiler/scope.h"
 #include "common.h"
 #include "plans.h"
 
@@ -239,6 +240,13 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 	if (strcmp(m.plan.target, "linux")) {
 		fprintf(stderr, "nettune apply: error: %s is a %s plan; generate the playbook with "
 			"'nettune emit --format ps1'\n", path, m.plan.target);
+		goto out;
+	}
+	if (o->netns && nt_netns_refuse_plan(&m.plan, o->netns, &d)) {
+		nt_print_diags(&d);
+		fprintf(stderr, "nettune apply: error: %s changes host-wide settings and --netns %s "
+			"confines the apply to that network namespace; nothing was changed\n", path,
+			o->netns);
 		goto out;
 	}
 	request_for(&m, &req);

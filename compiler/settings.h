@@ -7,8 +7,9 @@
  * an interface/adapter name, "sysctl", "irqbalance", "global" or
  * "process NAME"; the attribute is a kind (one row of nt_kinds[]) plus an
  * optional argument: "feature tx-udp-segmentation", "irq-affinity 3",
- * "uso ipv6".  Adding a tunable is adding a row to nt_kinds[] (and to the
- * applier and emitter tables that test_settings.c checks for coverage).
+ * "uso ipv6".  Adding a tunable is adding a row to nt_kinds[], with its
+ * scope under --netns (tests/unit/test_scope.c lists them), and to the
+ * applier and emitter tables that test_settings.c checks for coverage.
  */
 #ifndef NT_SETTINGS_H
 #define NT_SETTINGS_H
@@ -94,6 +95,17 @@ enum nt_kind_flag {
 	NT_KF_PER_QUEUE = 1 << 3,	/* argument is a queue index */
 };
 
+/*
+ * What a write of a kind reaches when nettune runs inside a network
+ * namespace (--netns).  Zero is host-wide, so a row that forgets to say
+ * is refused under --netns rather than let through (compiler/scope.h).
+ */
+enum nt_scope {
+	NT_SCOPE_HOST = 0,	/* one value for the whole host */
+	NT_SCOPE_NETNS,		/* belongs to a device or value of the namespace */
+	NT_SCOPE_BY_KEY,	/* sysctl: decided per key (nt_sysctl_scope()) */
+};
+
 struct nt_kinddef {
 	enum nt_kind_id id;
 	const char *name;		/* attribute word: "feature", "irq-affinity" */
@@ -101,6 +113,7 @@ struct nt_kinddef {
 	int phase;			/* apply order, lower first */
 	unsigned flags;
 	const char *help;
+	enum nt_scope scope;		/* under --netns: confined or host-wide */
 };
 
 extern const struct nt_kinddef nt_kinds[NT_K__COUNT];

@@ -116,7 +116,28 @@ task msg | grep -qF "$WORK/bad.yaml:7:5: error: unknown key 'mtuu'" ||
 expect_eq "$(stat_of failures)" 1 "bad profile: stats failures"
 expect_eq "$(mtu nva0)" 1300 "bad profile changed something"
 
+# 6. netns confines or refuses: a host-wide sysctl fails the task, located,
+# and changes nothing on the host or in the namespace
+cat > "$WORK/hostwide.yaml" <<YAML
+apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: ansible-veth}
+target: linux
+sysctl:
+  vm.swappiness: "17"
+interfaces:
+  - {name: nva0, mtu: 1400}
+YAML
+swappiness=$(sysctl -n vm.swappiness)
+play nettune_json "$WORK/hostwide.yaml"
+[ "$rc" -eq 2 ] || fail "host-wide sysctl: ansible-playbook exited $rc, expected 2 (task failed)"
+expect_eq "$(task failed)" true "host-wide sysctl: failed"
+task msg | grep -qF "$WORK/hostwide.yaml:6:18: error: sysctl vm.swappiness is host-wide: --netns $NS would change the whole host; remove it or apply without --netns" ||
+	fail "host-wide sysctl: msg lacks the located refusal: $(task msg)"
+expect_eq "$(sysctl -n vm.swappiness)" "$swappiness" "host-wide sysctl: host swappiness"
+expect_eq "$(mtu nva0)" 1300 "host-wide sysctl: the namespace changed"
+
 # nothing under the real HOME: Ansible wrote only below $WORK
 [ ! -e "$WORK/home/.ansible" ] || [ -z "$(find "$WORK/home/.ansible" -type f)" ] ||
 	echo "note: ansible wrote $(find "$WORK/home/.ansible" -type f | head -3) (inside the test HOME)"
-echo "ok: ansible-playbook check, diff, apply, idempotent re-run, located failure"
+echo "ok: ansible-playbook check, diff, apply, idempotent re-run, located failure, netns refusal"
