@@ -121,14 +121,9 @@ static int load_intent(const char *profile, const char *const *ifaces, size_t ni
 		       struct intent *in)
 {
 	struct nt_diags d = {0};
-<<<<<<< HEAD
+	struct nt_compile_opts co = {.read_only = true};
 	struct nt_journal j = {0};
 	bool have_j = false;
-=======
-	struct nt_compile_opts co = {.read_only = true};
-	char *jpath = NULL;
-	struct nt_json *j = NULL;
->>>>>>> scope
 
 	if (!profile) {
 		have_j = newest_applied_journal(&j);
