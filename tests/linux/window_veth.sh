@@ -81,6 +81,19 @@ for s in applying pending-confirm reverted-unconfirmed; do
 done
 grep -q "^    1  nwa0 mtu: 1500 -> 1400$" "$WORK/show" || { cat "$WORK/show"; fail "show lacks the changes"; }
 
+# watch on a terminal redraws the map every interval; through a pipe it
+# prints the final judgement once
+: > "$WORK/answer"
+tty_run "$ntcmd watch --count 3 --interval 0.2 nwa0"
+clears=$(grep -o "$(printf '\033')\[H$(printf '\033')\[2J" "$WORK/tty" | wc -l)
+[ "$clears" -ge 3 ] || { cat -A "$WORK/tty" | head -20; fail "watch redrew $clears times"; }
+grep -q "interval 1 of 3, [0-9.]* s elapsed" "$WORK/tty" || fail "no progress title in the live view"
+grep -q "interval 2 of 3, [0-9.]* s elapsed" "$WORK/tty" || fail "no second redraw"
+grep -q "nettune watch: 3 intervals" "$WORK/tty" || fail "no final judgement after the live view"
+nt watch --count 3 --interval 0.2 nwa0 > "$WORK/piped" || true
+grep -q "$(printf '\033')" "$WORK/piped" && fail "escape sequences in piped watch output"
+expect_eq "$(grep -c "nettune watch:" "$WORK/piped")" 1 "piped watch prints once"
+
 # help COMMAND is COMMAND --help
 "$NETTUNE" help apply > "$WORK/h1"; "$NETTUNE" apply --help > "$WORK/h2"
 cmp -s "$WORK/h1" "$WORK/h2" || fail "help apply differs from apply --help"

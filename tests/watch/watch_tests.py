@@ -268,6 +268,16 @@ def t_svg():
                     fail(f"deadqueue: {len(dead)} dashed chips")
             if not any(x.startswith("[" + EXPECT_KINDS[sc][0] + "]") for x in texts):
                 fail(f"{sc}: finding not listed in the SVG")
+            # sized to its content: no line of text runs past the right edge
+            # (0.6 em per character is what DejaVu Sans averages on these strings)
+            width = float(t.get("width"))
+            sizes = {"t": 18, "h": 15, "n": 12, "nic": 12, "s": 11, "c": 11, "q": 11, "qb": 11}
+            for e in t.iter(SVGNS + "text"):
+                txt = "".join(e.itertext())
+                size = sizes.get(e.get("class"), 12)
+                if e.get("text-anchor") != "end" and \
+                        float(e.get("x", 0)) + 0.6 * size * len(txt) > width:
+                    fail(f"{sc}: text runs past the {width:.0f} px edge: {txt!r}")
     print("ok: SVG well-formed, nodes, cores, reserved CPU, heat scale, moved and dead queues")
 
 
