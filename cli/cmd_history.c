@@ -195,8 +195,7 @@ int cmd_show(int argc, char **argv)
 		nt_buf_printf(&out, "\nChanges (%zu, in apply order)\n", j.n);
 		for (size_t k = 0; k < j.n; k++) {
 			const struct nt_jentry *e = &j.e[k];
-			struct nt_setting s = {.kind = e->kind, .object = e->object, .arg = e->arg};
-			char *attr = nt_setting_attr(&s);
+			char *attr = nt_setting_label(e->kind, e->object, e->arg);
 			struct nt_buf from = {0}, to = {0};
 
 			if (e->had)
@@ -204,12 +203,7 @@ int cmd_show(int argc, char **argv)
 			else
 				nt_buf_puts(&from, "(none)");
 			nt_value_format(&e->after, &to, false);
-			/* "sysctl net.core.x", not "sysctl sysctl net.core.x" */
-			if (!strcmp(e->object, nt_kinds[e->kind].name))
-				nt_buf_printf(&out, "  %3zu  %s: %s -> %s\n", k + 1, attr, from.p, to.p);
-			else
-				nt_buf_printf(&out, "  %3zu  %s %s: %s -> %s\n", k + 1, e->object, attr,
-					      from.p, to.p);
+			nt_buf_printf(&out, "  %3zu  %s: %s -> %s\n", k + 1, attr, from.p, to.p);
 			free(attr);
 			nt_buf_free(&from);
 			nt_buf_free(&to);

@@ -78,7 +78,7 @@ static int drift_report(const struct nt_compiled *c, const char *profile)
 	for (i = 0; i < c->plan.n; i++) {
 		const struct nt_action *a = &c->plan.v[i];
 		struct nt_buf b = {0};
-		char *attr = nt_action_attr(a);
+		char *attr = nt_setting_label(a->kind, a->object, a->arg);
 
 		if (a->has_from)
 			nt_value_format(&a->from, &b, false);
@@ -87,7 +87,7 @@ static int drift_report(const struct nt_compiled *c, const char *profile)
 		nt_buf_puts(&b, " (want ");
 		nt_value_format(&a->to, &b, false);
 		nt_buf_puts(&b, ")");
-		printf("  %s %s: %s\n", a->object, attr, b.p);
+		printf("  %s: %s\n", attr, b.p);
 		nt_buf_free(&b);
 		free(attr);
 	}

@@ -855,8 +855,8 @@ size_t nt_manifest_stale(const struct nt_manifest *m, const struct nt_state *liv
 
 		if (a->has_from ? s && nt_value_equal(&s->val, &a->from) : !s)
 			continue;
-		attr = nt_action_attr(a);
-		nt_buf_printf(out, "  %s %s: planned from ", a->object, attr);
+		attr = nt_setting_label(a->kind, a->object, a->arg);
+		nt_buf_printf(out, "  %s: planned from ", attr);
 		if (a->has_from)
 			nt_value_format(&a->from, out, false);
 		else

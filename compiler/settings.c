@@ -444,3 +444,14 @@ bool nt_parse_attr(const char *attr, enum nt_kind_id *k, char **arg)
 	*arg = sp ? nt_xstrdup(sp + 1) : NULL;
 	return true;
 }
+
+char *nt_setting_label(enum nt_kind_id k, const char *object, const char *arg)
+{
+	const char *name = nt_kinds[k].name;
+
+	/* a pseudo-object named like its kind ("sysctl") is said once */
+	if (!strcmp(object, name))
+		return arg ? nt_xasprintf("%s %s", name, arg) : nt_xstrdup(name);
+	return arg ? nt_xasprintf("%s %s %s", object, name, arg) :
+		     nt_xasprintf("%s %s", object, name);
+}

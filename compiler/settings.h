@@ -169,6 +169,9 @@ struct nt_setting *nt_state_get(const struct nt_state *st, enum nt_kind_id k,
 void nt_state_free(struct nt_state *st);
 /* "feature tx-udp-segmentation" */
 char *nt_setting_attr(const struct nt_setting *s);
+/* What people read: "eth0 feature rx-gro", "sysctl net.core.x" (never
+ * "sysctl sysctl net.core.x"); malloc'd. */
+char *nt_setting_label(enum nt_kind_id k, const char *object, const char *arg);
 /* Parses "feature tx-udp-segmentation" back into kind and arg. */
 bool nt_parse_attr(const char *attr, enum nt_kind_id *k, char **arg);
 

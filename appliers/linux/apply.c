@@ -49,9 +49,10 @@ int nt_apply_interrupted(void)
 	return interrupted;
 }
 
-static char *attr_of(enum nt_kind_id k, const char *arg)
+/* "eth0 mtu", "sysctl net.core.x" */
+static char *label_of(const struct nt_jentry *e)
 {
-	return arg ? nt_xasprintf("%s %s", nt_kinds[k].name, arg) : nt_xstrdup(nt_kinds[k].name);
+	return nt_setting_label(e->kind, e->object, e->arg);
 }
 
 static bool verify(struct nt_lctx *x, const struct nt_jentry *e, struct nt_value *seen)
@@ -114,20 +115,19 @@ static size_t restore(struct nt_lctx *x, struct nt_jentry *e, size_t upto, bool 
 
 	for (i = upto; i-- > 0;) {
 		if (!e[i].had) {
-			char *attr = attr_of(e[i].kind, e[i].arg);
+			char *attr = label_of(&e[i]);
 
-			fprintf(stderr, "  rollback: %s %s had no previous value; left as is\n",
-				e[i].object, attr);
+			fprintf(stderr, "  rollback: %s had no previous value; left as is\n", attr);
 			free(attr);
 			continue;
 		}
 		err[i] = restore_one(x, &e[i]);
 		if (!err[i] && verbose) {
-			char *attr = attr_of(e[i].kind, e[i].arg);
+			char *attr = label_of(&e[i]);
 			struct nt_buf v = {0};
 
 			nt_value_format(&e[i].before, &v, false);
-			printf("  restored %s %s = %s\n", e[i].object, attr, v.p);
+			printf("  restored %s = %s\n", attr, v.p);
 			nt_buf_free(&v);
 			free(attr);
 		}
@@ -139,15 +139,13 @@ static size_t restore(struct nt_lctx *x, struct nt_jentry *e, size_t upto, bool 
 		if (!err[i])
 			continue;
 		err[i] = restore_one(x, &e[i]);
-		attr = attr_of(e[i].kind, e[i].arg);
+		attr = label_of(&e[i]);
 		nt_value_format(&e[i].before, &v, false);
 		if (err[i]) {
-			fprintf(stderr, "  rollback FAILED: %s %s back to %s: %s\n", e[i].object, attr,
-				v.p, *x->err ? x->err : strerror(-err[i]));
+			fprintf(stderr, "  rollback FAILED: %s back to %s: %s\n", attr, v.p, *x->err ? x->err : strerror(-err[i]));
 			failed++;
 		} else if (verbose) {
-			printf("  restored %s %s = %s (after the settings it depends on)\n",
-			       e[i].object, attr, v.p);
+			printf("  restored %s = %s (after the settings it depends on)\n", attr, v.p);
 		}
 		nt_buf_free(&v);
 		free(attr);
@@ -558,7 +556,7 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		arm_systemd_timer(&j, o->confirm_timeout);
 	for (i = 0; i < n; i++) {
 		struct nt_value seen = {0};
-		char *attr = attr_of(e[i].kind, e[i].arg);
+		char *attr = label_of(&e[i]);
 		struct nt_buf from = {0}, to = {0}, got = {0};
 		int r;
 
@@ -577,12 +575,12 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		nt_value_format(&e[i].after, &to, false);
 		progress(o, i + 1, n, t0, stamp, sizeof(stamp));
 		if (e[i].had && nt_value_equal(&e[i].before, &e[i].after)) {
-			say(o, "  %s ok       %s %s = %s\n", stamp, e[i].object, attr, to.p);
+			say(o, "  %s ok       %s = %s\n", stamp, attr, to.p);
 			goto next;
 		}
 		if (e[i].disruptive)
-			say(o, "  %s next is disruptive: %s %s %s -> %s (the link may go down "
-			    "briefly)\n", stamp, e[i].object, attr, from.p, to.p);
+			say(o, "  %s next is disruptive: %s %s -> %s (the link may go down "
+			    "briefly)\n", stamp, attr, from.p, to.p);
 		x.err[0] = '\0';
 		if (i < batch_end) {
 			r = 0;		/* written with its device's other features */
@@ -597,22 +595,22 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 			snprintf(x.err, sizeof(x.err), "injected failure at step %zu", i + 1);
 		}
 		if (r) {
-			fprintf(stderr, "nettune apply: error: %s %s: %s -> %s refused: %s\n", e[i].object,
-				attr, from.p, to.p, *x.err ? x.err : strerror(-r));
+			fprintf(stderr, "nettune apply: error: %s: %s -> %s refused: %s\n", attr, from.p,
+				to.p, *x.err ? x.err : strerror(-r));
 			rc = 1;
 		} else if (!verify(&x, &e[i], &seen)) {
 			if (seen.t == e[i].after.t && (seen.s || seen.cpus || seen.bytes || seen.list ||
 						       e[i].after.t == NT_V_BOOL || e[i].after.t == NT_V_U32))
 				nt_value_format(&seen, &got, false);
-			fprintf(stderr, "nettune apply: error: %s %s: accepted but not effective: asked %s, "
-				"the kernel reports %s%s%s\n", e[i].object, attr, to.p,
+			fprintf(stderr, "nettune apply: error: %s: accepted but not effective: asked %s, "
+				"the kernel reports %s%s%s\n", attr, to.p,
 				got.p ? got.p : "nothing",
 				e[i].kind == NT_K_FEATURE ? " (fixed, or dropped by a dependency)" : "",
 				e[i].kind == NT_K_RING ? " (the driver rounded it)" : "");
 			rc = 1;
 		} else {
 			progress(o, i + 1, n, t0, stamp, sizeof(stamp));
-			say(o, "  %s changed  %s %s: %s -> %s\n", stamp, e[i].object, attr, from.p, to.p);
+			say(o, "  %s changed  %s: %s -> %s\n", stamp, attr, from.p, to.p);
 		}
 		if (seen.t || seen.s || seen.cpus || seen.bytes || seen.list)
 			nt_value_free(&seen);

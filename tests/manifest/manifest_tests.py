@@ -299,7 +299,7 @@ def t_refusals():
         open(irq, "w").write("7\n")
         err = expect(E, apply_ + ["--trust", pub], 1, "nettune apply: error: stale plan: 2 settings "
                      "of this host changed since %s was made" % plan, what="stale")
-        check("  sysctl sysctl net.core.rps_sock_flow_entries: planned from %s, the host now has "
+        check("  sysctl net.core.rps_sock_flow_entries: planned from %s, the host now has "
               "4096\n" % was_sysctl in err, "stale: sysctl difference not shown:\n" + err)
         check("  irq-affinity 0: planned from %s, the host now has 7\n" % was_irq in err
               or ": planned from %s, the host now has 7\n" % was_irq in err,
