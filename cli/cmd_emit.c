@@ -98,6 +98,7 @@ int cmd_emit(int argc, char **argv)
 	in.desired = &c.desired;
 	in.plan = &c.plan;
 	in.facts = &c.facts;
+	in.loaded = &c.l;
 	if ((windows ? nt_emit_ps1 : nt_emit_sh)(&in, &out, &d)) {
 		nt_print_diags(&d);
 		goto out;
