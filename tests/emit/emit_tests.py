@@ -15,6 +15,14 @@
   collect    the collector covers every attribute the Windows lowering
              produces; a collector-shaped sample round-trips through
              plan --state and emit --state
+  sign       emit/collect --sign-cert/--sign-key: osslsigncode verify
+             accepts the signed scripts (-CAfile of a self-signed
+             code-signing certificate made here), any one-byte change
+             breaks the signature; CRLF, and a UTF-8 BOM when not ASCII
+  params     every cmdlet call in the playbooks and the collector uses
+             parameter names and a parameter set that Microsoft's
+             documentation lists (tests/emit/cmdlets.json); a renamed or
+             invented parameter fails (control)
 Exit 77 = skipped.
 """
 import glob
@@ -400,8 +408,109 @@ def t_collect():
     return 1 if bad else 0
 
 
+OPENSSL_CNF = """[req]
+distinguished_name = dn
+x509_extensions = v3
+prompt = no
+[dn]
+CN = nettune test code signing
+[v3]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = codeSigning
+subjectKeyIdentifier = hash
+"""
+
+
+def verify(cert, path):
+    return run(["osslsigncode", "verify", "-CAfile", cert, "-in", path])
+
+
+def t_sign():
+    for tool in ("osslsigncode", "openssl"):
+        if not shutil.which(tool):
+            print(f"{tool} not installed: run scripts/deps.sh test")
+            return SKIP
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        cnf, key, cert = (os.path.join(tmp, n) for n in ("req.cnf", "key.pem", "cert.pem"))
+        open(cnf, "w").write(OPENSSL_CNF)
+        run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+             "-out", cert, "-days", "2", "-config", cnf], check=True)
+        sign = ["--sign-cert", cert, "--sign-key", key]
+        prof = os.path.join(SRC, "examples", "windows-wireguard-host.yaml")
+        # a profile whose playbook has non-ASCII text (the adapter name)
+        uni = os.path.join(tmp, "uni.yaml")
+        open(uni, "w", encoding="utf-8").write(
+            "apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: uni}\ntarget: windows\n"
+            "interfaces:\n  - name: \"Ethernet \u00e9\u20192\"\n    offloads: {uso: on}\n")
+        outs = {}
+        for name, args in (("host", [NETTUNE, "emit", "--format", "ps1", prof]),
+                           ("uni", [NETTUNE, "emit", "--format", "ps1", uni]),
+                           ("collect", [NETTUNE, "collect", "--target", "windows"])):
+            out = os.path.join(tmp, name + ".ps1")
+            r = run(args + sign + ["-o", out])
+            if r.returncode != 0:
+                print(f"FAIL {name}: exit {r.returncode}: {r.stderr}")
+                bad += 1
+                continue
+            outs[name] = out
+            v = verify(cert, out)
+            if v.returncode != 0 or "Succeeded" not in v.stdout:
+                print(f"FAIL {name}: osslsigncode verify rejects it\n{v.stdout}{v.stderr}")
+                bad += 1
+            else:
+                print(f"ok {name}: signature verifies")
+            data = open(out, "rb").read()
+            if b"\n" in data.replace(b"\r\n", b""):
+                print(f"FAIL {name}: a line ends without CR")
+                bad += 1
+            if b"# SIG # Begin signature block\r\n" not in data or not data.endswith(b"# SIG # End signature block\r\n"):
+                print(f"FAIL {name}: no signature block at the end")
+                bad += 1
+            if data.startswith(b"\xef\xbb\xbf") != (name == "uni"):
+                print(f"FAIL {name}: UTF-8 BOM {'missing' if name == 'uni' else 'on an ASCII script'}")
+                bad += 1
+        # any one-byte change breaks it: in the text, in a comment, in the
+        # signature block itself
+        if "host" in outs:
+            data = open(outs["host"], "rb").read()
+            end = data.index(b"# SIG # Begin")
+            for at in (data.index(b"Converges"), data.index(b"Want = $true") + 7, end // 2, end - 3,
+                       len(data) - 200):
+                t = bytearray(data)
+                t[at] = ord("x") if t[at] != ord("x") else ord("y")
+                p = os.path.join(tmp, f"tampered{at}.ps1")
+                open(p, "wb").write(t)
+                v = verify(cert, p)
+                if v.returncode == 0:
+                    print(f"FAIL a change at byte {at} still verifies")
+                    bad += 1
+                else:
+                    print(f"ok a change at byte {at} breaks the signature")
+        # another certificate is not trusted
+        other = os.path.join(tmp, "other.pem")
+        run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", os.path.join(tmp, "k2.pem"),
+             "-out", other, "-days", "2", "-config", cnf], check=True)
+        if "host" in outs and verify(other, outs["host"]).returncode == 0:
+            print("FAIL verifies against an unrelated CA file")
+            bad += 1
+        # usage errors and a clear error for a bad certificate
+        for args, code, why in (([NETTUNE, "emit", "--format", "ps1", prof, "--sign-cert", cert], 64, "go together"),
+                                ([NETTUNE, "emit", "--format", "ps1", prof, "--sign-cert", "/nonexistent.pem",
+                                  "--sign-key", key], 1, "cannot sign"),
+                                ([NETTUNE, "collect", "--target", "windows", "--sign-key", key], 64, "go together")):
+            r = run(args)
+            if r.returncode != code or why not in r.stderr or r.stdout:
+                print(f"FAIL {args[1:]}: want {code} and '{why}', got {r.returncode}: {r.stderr}")
+                bad += 1
+    print("ok sign" if not bad else "")
+    return 1 if bad else 0
+
+
 TESTS = {"golden": t_golden, "shellcheck": t_shellcheck, "ps1parse": t_ps1parse,
-         "netns": t_netns, "hostile": t_hostile, "collect": t_collect}
+         "netns": t_netns, "hostile": t_hostile, "collect": t_collect,
+         "sign": t_sign}
 
 if __name__ == "__main__":
     try:
