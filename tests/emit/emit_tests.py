@@ -508,9 +508,93 @@ def t_sign():
     return 1 if bad else 0
 
 
+def ps1tree(*args):
+    return run(["node", os.path.join(SRC, "tests", "emit", "ps1tree.js"), NODE_MODULES] + list(args))
+
+
+def have_node():
+    return shutil.which("node") and os.path.isdir(os.path.join(NODE_MODULES, "tree-sitter-powershell"))
+
+
+CMDLETS = os.path.join(SRC, "tests", "emit", "cmdlets.json")
+
+# Deliberate mistakes the checker must catch: (what, old, new, expected message)
+PARAM_MUTATIONS = [
+    ("renamed splat key", "NoRestart = $true }", "NoRestarts = $true }", "no parameter -NoRestarts"),
+    ("renamed literal key", "$p['IPv6Enabled']", "$p['IPv6Enable']", "no parameter -IPv6Enable"),
+    ("invented parameter", "Get-NetAdapter -Name $a -ErrorAction", "Get-NetAdapter -Names $a -ErrorAction",
+     "Get-NetAdapter: no parameter -Names"),
+    ("two parameter sets", "Get-NetAdapterAdvancedProperty -Name $S.Object -AllProperties",
+     "Get-NetAdapterAdvancedProperty -Name $S.Object -InterfaceDescription 'x' -AllProperties",
+     "fit no single parameter set"),
+    ("dynamic splat key", "$p['IPv6Enabled'] = [bool]$Value", "$p[$S.Arg] = [bool]$Value", "is not a literal key"),
+    ("own function", "Write-NtLine 'ok'", "Write-NtLine -Statuz 'ok'", "no parameter -Statuz"),
+    ("unknown cmdlet", "Write-Progress -Activity", "Write-Progres -Activity", "not in the cmdlet table"),
+]
+
+
+def t_params():
+    if not have_node():
+        print("node or tests/.node/node_modules missing: run scripts/deps.sh test")
+        return SKIP
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        files = sorted(glob.glob(os.path.join(GOLDEN, "*.ps1")))
+        # playbooks the goldens do not cover: offline (derived tunnel MTU) and
+        # one with every Windows kind
+        off = os.path.join(tmp, "offline.ps1")
+        open(off, "w").write(emit(os.path.join(SRC, "examples", "windows-wireguard-host.yaml"), "ps1").stdout)
+        every = os.path.join(tmp, "every.yaml")
+        open(every, "w").write(
+            "apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: every}\ntarget: windows\n"
+            "interfaces:\n  - name: Ethernet\n    mtu: 1500\n"
+            "    offloads: {uso: on, rsc: on, lso: on, checksum: on, uro: on}\n"
+            "    rss: {enabled: true, profile: numa, base_processor: 2, max_processors: 4, queues: 4}\n"
+            "    windows: {advanced_properties: {'*JumboPacket': '9014'}}\n"
+            "global: {receive_segment_coalescing: enabled, uro: enabled}\n")
+        r = emit(every, "ps1", cwd=tmp)
+        if r.returncode != 0:
+            print("FAIL every-kind profile: " + r.stderr)
+            return 1
+        ev = os.path.join(tmp, "every.ps1")
+        open(ev, "w").write(r.stdout)
+        if len(files) < 3:
+            print("expected the golden playbooks and the collector")
+            return 1
+        r = ps1tree("params", CMDLETS, *files, off, ev)
+        print(r.stdout, r.stderr)
+        if r.returncode != 0:
+            bad += 1
+        # a test of the test: each deliberate mistake fails with its reason
+        # (one checker run for all of them: parsing is the slow part)
+        base = open(ev).read()
+        muts = []
+        for i, (what, old, new, why) in enumerate(PARAM_MUTATIONS):
+            if old not in base:
+                print(f"FAIL control '{what}': '{old}' is not in the playbook any more")
+                bad += 1
+                continue
+            m = os.path.join(tmp, f"mutated{i}.ps1")
+            open(m, "w").write(base.replace(old, new, 1))
+            muts.append((m, what, why))
+        c = ps1tree("params", CMDLETS, *[m for m, _, _ in muts])
+        if c.returncode != 1:
+            print(f"FAIL controls: the checker exited {c.returncode}\n{c.stderr}")
+            bad += 1
+        for m, what, why in muts:
+            lines = [l for l in c.stdout.splitlines() if l.startswith(m + ":")]
+            if not any(why in l for l in lines) or any(l.endswith("commands checked)") for l in lines):
+                print(f"FAIL control '{what}': the checker did not report '{why}'\n" + "\n".join(lines))
+                bad += 1
+            else:
+                print(f"ok control '{what}': {lines[0]}")
+    print("ok params" if not bad else "")
+    return 1 if bad else 0
+
+
 TESTS = {"golden": t_golden, "shellcheck": t_shellcheck, "ps1parse": t_ps1parse,
          "netns": t_netns, "hostile": t_hostile, "collect": t_collect,
-         "sign": t_sign}
+         "sign": t_sign, "params": t_params}
 
 if __name__ == "__main__":
     try:
