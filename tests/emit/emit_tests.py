@@ -26,6 +26,7 @@
 Exit 77 = skipped.
 """
 import glob
+import json
 import os
 import re
 import shutil
@@ -269,6 +270,85 @@ def t_netns():
 HOSTILE_LINUX_OK = ["q'$(id>p)", "b`id>p`", "c*", "d[a]?", "e;id>p", "f\"$HOME", "g'\\''h"]
 
 
+HOSTILE_PROFILE = """apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: "NAME"}
+target: windows
+interfaces:
+  - name: "ADAPTER"
+    offloads: {uso: on, rsc: on}
+    windows: {advanced_properties: {'*JumboPacket': "VALUE"}}
+  - name: wg0
+    tunnel: {kind: wireguard, underlay: "ADAPTER", outer: ipv4}
+"""
+# YAML-escaped hostile text, and a benign twin of the same structure
+HOSTILE_WIN = {"NAME": "h'ost\\n$(Invoke-Evil)`n#>\\nInvoke-Evil <#\\u2028Invoke-Evil",
+               "ADAPTER": "Eth'1$(Invoke-Evil)\u2019x",
+               "VALUE": "9014'; Invoke-Evil; '$(Invoke-Evil)"}
+BENIGN_WIN = {"NAME": "host", "ADAPTER": "Ethernet 1", "VALUE": "9014"}
+
+
+def windows_hostile(tmp):
+    """Hostile metadata.name, file name, adapter name and property value:
+    the playbook parses, has the tree of its benign twin (the text only
+    ever lands inside single-quoted strings and comments) and no command
+    Invoke-Evil."""
+    if not have_node():
+        print("node or tests/.node/node_modules missing: hostile playbook not parsed")
+        return 1
+    bad = 0
+    outs = []
+    for tag, subst, fname in (("hostile", HOSTILE_WIN, "p'$(Invoke-Evil)`\n#>x.yaml"),
+                              ("benign", BENIGN_WIN, "p.yaml")):
+        d = os.path.join(tmp, tag)
+        os.mkdir(d)
+        y = HOSTILE_PROFILE
+        for k, v in subst.items():
+            y = y.replace(k, v)
+        open(os.path.join(d, fname), "w", encoding="utf-8").write(y)
+        r = run([NETTUNE, "emit", "--format", "ps1", fname], cwd=d)
+        if r.returncode != 0:
+            print(f"FAIL {tag} playbook: {r.stderr}")
+            return 1
+        out = os.path.join(d, "out.ps1")
+        open(out, "w", encoding="utf-8").write(r.stdout)
+        outs.append(out)
+    text = open(outs[0], encoding="utf-8").read()
+    if "Invoke-Evil" not in text:
+        print("FAIL the hostile text is not in the playbook at all")
+        bad += 1
+    # control: the same text in double quotes (a quoting bug) must show up
+    m = re.search(r"^\$NtHost = '(.*?)'$\n\$NtHostFile", text, re.M | re.S)
+    broken = os.path.join(tmp, "broken.ps1")
+    open(broken, "w", encoding="utf-8").write(
+        text[:m.start()] + '$NtHost = "' + m.group(1).replace("''", "'") + '"\n$NtHostFile' + text[m.end():])
+    r = ps1tree("shape", *outs, broken)
+    h, b, c = (json.loads(l) for l in r.stdout.split("\n") if l)
+    if "Invoke-Evil" not in c["commands"]:
+        print("FAIL control: a double-quoted hostile name does not show as an injected command")
+        bad += 1
+    if h["errors"] or b["errors"]:
+        print("FAIL a playbook does not parse")
+        bad += 1
+    evil = [c for c in h["commands"] if "evil" in c.lower()]
+    if evil:
+        print(f"FAIL injected commands: {evil}")
+        bad += 1
+    if h["commands"] != b["commands"]:
+        print("FAIL the hostile playbook runs other commands than its benign twin")
+        bad += 1
+    if h["shape"] != b["shape"]:
+        i = next(i for i, (x, y) in enumerate(zip(h["shape"], b["shape"])) if x != y) \
+            if any(x != y for x, y in zip(h["shape"], b["shape"])) else min(len(h["shape"]), len(b["shape"]))
+        print(f"FAIL the hostile playbook's tree differs from its benign twin at node {i}: "
+              f"{h['shape'][i - 3:i + 3]} vs {b['shape'][i - 3:i + 3]}")
+        bad += 1
+    if not bad:
+        print(f"ok hostile playbook: same tree as its benign twin ({len(h['shape'])} nodes), "
+              f"no injected command")
+    return bad
+
+
 def t_hostile():
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -330,6 +410,7 @@ def t_hostile():
             if p.returncode != 0:
                 print("FAIL hostile playbook does not parse\n" + p.stdout)
                 bad += 1
+        bad += windows_hostile(tmp)
         # Linux: names the kernel accepts are quoted and provably inert
         r = emit(profile(HOSTILE_LINUX_OK), "sh", cwd=tmp)
         if r.returncode != 0:

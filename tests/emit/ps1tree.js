@@ -254,7 +254,8 @@ async function main() {
 			else
 				console.log(`${f}: ok (${calls} commands checked)`);
 		}
-		process.exit(bad ? 1 : 0);
+		process.exitCode = bad ? 1 : 0;
+		return;
 	}
 	if (mode === 'shape') {
 		for (const f of process.argv.slice(4)) {
@@ -262,7 +263,9 @@ async function main() {
 			const s = shape(tree.rootNode);
 			console.log(JSON.stringify({ file: f, errors: tree.rootNode.hasError, ...s }));
 		}
-		process.exit(0);
+		// process.exit() would cut a long stdout into a pipe short
+		process.exitCode = 0;
+		return;
 	}
 	console.error('usage: ps1tree.js NODE_MODULES params TABLE FILE... | shape FILE...');
 	process.exit(64);
