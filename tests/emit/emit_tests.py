@@ -15,6 +15,12 @@
   collect    the collector covers every attribute the Windows lowering
              produces; a collector-shaped sample round-trips through
              plan --state and emit --state
+  playbook   structure of the playbooks and the collector that no Windows
+             host is needed to check: one ShouldProcess for the change
+             set, CIM enum properties only through ConvertTo-NtEnumName,
+             -WhatIf guards, unique rollback file, tunnel MTU derived on
+             the host without a snapshot, every collector probe recorded
+             when it fails, failed_probes accepted by the snapshot loader
   sign       emit/collect --sign-cert/--sign-key: osslsigncode verify
              accepts the signed scripts (-CAfile of a self-signed
              code-signing certificate made here), any one-byte change
@@ -673,9 +679,85 @@ def t_params():
     return 1 if bad else 0
 
 
+CIM_ENUM_PROPS = re.compile(r"\.(IpIPv4Enabled|TcpIPv4Enabled|TcpIPv6Enabled|UdpIPv4Enabled|UdpIPv6Enabled|"
+                            r"IPv4FailureReason|IPv6FailureReason|SessionStatus|ReceiveSegmentCoalescing|Profile)\b")
+
+
+def t_playbook():
+    bad = 0
+
+    def want(cond, msg):
+        nonlocal bad
+        if cond:
+            print("ok " + msg)
+        else:
+            print("FAIL " + msg)
+            bad += 1
+
+    with tempfile.TemporaryDirectory() as tmp:
+        host = os.path.join(SRC, "examples", "windows-wireguard-host.yaml")
+        off = emit(host, "ps1")
+        want(off.returncode == 0, "offline playbook emitted")
+        books = {n: open(os.path.join(GOLDEN, n + ".ps1")).read()
+                 for n in ("windows-wireguard-host", "windows-uro-workstation")}
+        books["offline"] = off.stdout
+        col = open(os.path.join(GOLDEN, "collect-windows.ps1")).read()
+        for name, text in list(books.items()) + [("collector", col)]:
+            want(text.startswith("#Requires -RunAsAdministrator\n"), f"{name}: #Requires -RunAsAdministrator")
+            raw = [l.strip() for l in text.splitlines() if CIM_ENUM_PROPS.search(l) and not l.lstrip().startswith("#")]
+            direct = [l for l in raw if "ConvertTo-NtEnumName" not in l and "Test-NtEnum" not in l]
+            want(raw and not direct, f"{name}: {len(raw)} reads of CIM enum properties, all through the enum helper"
+                 + ("" if not direct else f"; direct: {direct}"))
+        for name, text in books.items():
+            want(text.count(".ShouldProcess(") == 1, f"{name}: one ShouldProcess call (the whole change set)")
+            want("[System.IO.FileMode]::CreateNew" in text and "[guid]::NewGuid()" in text and "yyyyMMddTHHmmssfff" in text,
+                 f"{name}: rollback file with a unique name, never overwritten")
+            want(re.search(r"if \(-not \$WhatIfPreference\) \{\n\s+if \(-not \(Test-Path -LiteralPath \$StateDir\)\) \{\n\s+\$null = New-Item", text)
+                 and re.search(r"function Show-NtWfpCallouts \{\n\s+if \(\$WhatIfPreference\) \{", text),
+                 f"{name}: state dir, transcript and WFP temp file only without -WhatIf")
+            want(re.search(r"if \(\$changes.Count -gt 0 -and \(Confirm-NtChanges \$changes 'change'\)\) \{\n\s+\$saved = Save-NtPrevious", text),
+                 f"{name}: previous values saved only after the change set is confirmed")
+            want("[switch]$SkipDiagnosis" in text and "if (-not $SkipDiagnosis -and (Test-NtReceiveOffloadWanted)) { Show-NtDiagnosis }" in text,
+                 f"{name}: -SkipDiagnosis, diagnosis only when a receive offload is wanted")
+            want(text.count("Write-Progress -Activity") >= 2, f"{name}: Write-Progress over the settings")
+            want("$NtRestartKinds = @('advanced-property', 'checksum', 'lso', 'uso', 'rsc', 'uro', 'rss')" in text,
+                 f"{name}: -NoRestart kinds listed for pending restart")
+        want("Derive = @{ Underlay = 'Ethernet 2'; Overhead = 80; Outer = 'dual' }" in books["offline"]
+             and "$NtInterfaces = @('Ethernet 2', 'wg0')" in books["offline"],
+             "offline: wg0 MTU derived on the host from 'Ethernet 2' (dual outer: 80)")
+        want("Derive = @{" not in books["windows-wireguard-host"]
+             and "Want = 1420" in books["windows-wireguard-host"],
+             "with a snapshot: wg0 MTU 1420 computed at emit time")
+        v4 = os.path.join(tmp, "v4.yaml")
+        open(v4, "w").write("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: v4}\ntarget: windows\n"
+                            "interfaces:\n  - name: Ethernet\n    offloads: {uso: on}\n"
+                            "  - name: wg1\n    tunnel: {kind: wireguard, underlay: Ethernet, outer: ipv4}\n")
+        r = emit(v4, "ps1", cwd=tmp)
+        want(r.returncode == 0 and "Object = 'wg1'; Arg = 'ipv4'; Want = $null; Derive = @{ Underlay = 'Ethernet'; Overhead = 60; Outer = 'ipv4' }" in r.stdout,
+             "offline ipv4 outer: overhead 60")
+        # collector: every probe but the adapter list goes through Get-NtOptional
+        probes = [l.strip() for l in col.splitlines()
+                  if re.search(r"\b(Get-NetAdapter\w+|Get-NetIPInterface|Get-NetOffloadGlobalSetting|Get-WindowsOptionalFeature|Get-NetEventSession)\b", l)
+                  and not l.lstrip().startswith("#") and "Get-Command" not in l]
+        loose = [l for l in probes if "Get-NtOptional '" not in l]
+        want(probes and not loose, f"collector: {len(probes)} probes, each recorded when it fails" + (f"; not: {loose}" if loose else ""))
+        want("failed_probes = @($failed)" in col, "collector: windows.failed_probes in the snapshot")
+        # the snapshot loader takes failed_probes, and only one-line strings
+        sample = json.load(open(os.path.join(SRC, "examples", "states", "windows-wireguard-host.collected.json")))
+        for probes, code in ((["Get-NetAdapterUro 'Ethernet 2' failed: not available"], 2), (["a\nb"], 1)):
+            sample["windows"]["failed_probes"] = probes
+            st = os.path.join(tmp, "s.json")
+            json.dump(sample, open(st, "w"))
+            p = run([NETTUNE, "plan", host, "--state", st])
+            want(p.returncode == code and (code == 2 or "failed_probes entries must be one-line strings" in p.stderr),
+                 f"snapshot with failed_probes {probes!r}: exit {p.returncode}")
+    print("ok playbook" if not bad else "")
+    return 1 if bad else 0
+
+
 TESTS = {"golden": t_golden, "shellcheck": t_shellcheck, "ps1parse": t_ps1parse,
          "netns": t_netns, "hostile": t_hostile, "collect": t_collect,
-         "sign": t_sign, "params": t_params}
+         "sign": t_sign, "params": t_params, "playbook": t_playbook}
 
 if __name__ == "__main__":
     try:
