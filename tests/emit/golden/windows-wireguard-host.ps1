@@ -246,6 +246,9 @@ function Get-NtValue {
 
 function Set-NtValue {
     param([hashtable]$S, $Value)
+    # the change set was confirmed once (Confirm-NtChanges); an explicit
+    # -Confirm must not make every Set-* ask again
+    $ConfirmPreference = 'None'
     switch ($S.Kind) {
         'advanced-property' {
             $a = @(Get-NetAdapterAdvancedProperty -Name $S.Object -AllProperties | Where-Object { $_.RegistryKeyword -eq $S.Arg })
@@ -546,7 +549,9 @@ function Invoke-NtRestart {
 
 function Read-NtRollbackFile {
     param([string]$Path)
-    $records = @(Get-Content -LiteralPath $Path -Raw | ConvertFrom-Json)
+    # Windows PowerShell 5.1 writes a JSON array as one object: unroll it
+    $parsed = ConvertFrom-Json -InputObject (Get-Content -LiteralPath $Path -Raw)
+    $records = @($parsed)
     [array]::Reverse($records)
     $list = @()
     foreach ($r in $records) {
