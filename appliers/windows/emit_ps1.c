@@ -274,77 +274,79 @@ static void derived_mtus(const struct nt_emit_input *in, struct nt_buf *set, str
 	}
 }
 
-int nt_emit_ps1(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags *d)
+/* The parts of the playbook that the settings fill in. */
+struct ps_parts {
+	struct nt_buf set;		/* @SETTINGS@: one hashtable per setting */
+	struct nt_buf adapters;		/* @ADAPTERS@ */
+	struct nt_buf ifaces;		/* @INTERFACES@ */
+	struct nt_buf rem;		/* @REMINDERS@: MTU = lines for tunnel configs */
+};
+
+static void ps_parts_free(struct ps_parts *x)
 {
-	size_t n, i;
-	const struct nt_setting **ord = nt_emit_order(in, &n);
-	struct nt_buf set = {0}, gets = {0}, sets = {0}, adapters = {0}, ifaces = {0}, kinds = {0};
-	struct nt_buf hostq = {0}, hostfq = {0}, against = {0}, rem = {0}, rkinds = {0};
-	char *hostc = NULL, *profc = NULL, *hostf = NULL;
-	int bad = 0;
+	nt_buf_free(&x->set);
+	nt_buf_free(&x->adapters);
+	nt_buf_free(&x->ifaces);
+	nt_buf_free(&x->rem);
+}
 
-	for (i = 0; i < n; i++) {
-		const struct nt_setting *s = ord[i];
-		const struct ps_row *r = row(s->kind);
-		const char *why = NULL;
+/* NULL, or why the setting cannot be written into a playbook. */
+static const char *setting_problem(const struct nt_setting *s)
+{
+	const char *why = NULL;
 
-		if (!r) {
-			nt_error(d, s->src, "emit",
-				 "%s %s cannot be expressed in a PowerShell playbook: no ps1 row for kind "
-				 "'%s' (a Linux setting in a Windows profile?)", s->object,
-				 s->arg ? s->arg : "", nt_kinds[s->kind].name);
-			bad = -1;
-			continue;
-		}
-		if (strcmp(s->object, "global"))
-			why = nt_ps_name_problem(s->object);
-		if (!why && s->arg)
-			why = arg_problem(s->arg);
-		if (!why && s->val.t == NT_V_STR && s->val.s && *s->val.s && arg_problem(s->val.s))
-			why = "has a value with a control character or invalid UTF-8";
-		if (why) {
-			nt_error(d, s->src, "emit", "'%s' %s cannot be used in a PowerShell playbook: "
-				 "the name or value %s", s->object, nt_kinds[s->kind].name, why);
-			bad = -1;
-			continue;
-		}
-		if (s->note) {
-			char *note = comment_text(s->note);
+	if (strcmp(s->object, "global"))
+		why = nt_ps_name_problem(s->object);
+	if (!why && s->arg)
+		why = arg_problem(s->arg);
+	if (!why && s->val.t == NT_V_STR && s->val.s && *s->val.s && arg_problem(s->val.s))
+		why = "has a value with a control character or invalid UTF-8";
+	return why;
+}
 
-			nt_buf_printf(&set, "    # %s\n", note);
-			free(note);
-		}
-		nt_buf_printf(&set, "    @{ Kind = '%s'; Object = ", r->name);
-		nt_ps_quote(&set, s->object);
-		nt_buf_puts(&set, "; Arg = ");
-		nt_ps_quote(&set, s->arg ? s->arg : "");
-		nt_buf_puts(&set, "; Want = ");
-		ps_value(&set, &s->val);
-		nt_buf_puts(&set, "; Source = ");
-		put_source(&set, in, s->src);
-		nt_buf_puts(&set, " }\n");
-		if (!strcmp(s->object, "global"))
-			continue;
-		if (s->kind == NT_K_WIN_IP_MTU)
-			add_name(&ifaces, s->object);
-		else
-			add_name(&adapters, s->object);
-		if (s->kind == NT_K_WIN_IP_MTU && !strcmp(s->arg, "ipv4") && s->note &&
-		    strstr(s->note, "MTU =")) {
-			char *t = nt_xasprintf("reminder: put 'MTU = %u' in the [Interface] section of "
-					       "the WireGuard tunnel config of %s, or the tunnel "
-					       "service resets the MTU when the tunnel restarts",
-					       s->val.u, s->object);
+static void add_setting(struct ps_parts *x, const struct nt_emit_input *in,
+			const struct ps_row *r, const struct nt_setting *s)
+{
+	if (s->note) {
+		char *note = comment_text(s->note);
 
-			nt_buf_printf(&rem, "            Write-Host ");
-			nt_ps_quote(&rem, t);
-			nt_buf_putc(&rem, '\n');
-			free(t);
-		}
+		nt_buf_printf(&x->set, "    # %s\n", note);
+		free(note);
 	}
-	if (bad)
-		goto out;
-	derived_mtus(in, &set, &ifaces);
+	nt_buf_printf(&x->set, "    @{ Kind = '%s'; Object = ", r->name);
+	nt_ps_quote(&x->set, s->object);
+	nt_buf_puts(&x->set, "; Arg = ");
+	nt_ps_quote(&x->set, s->arg ? s->arg : "");
+	nt_buf_puts(&x->set, "; Want = ");
+	ps_value(&x->set, &s->val);
+	nt_buf_puts(&x->set, "; Source = ");
+	put_source(&x->set, in, s->src);
+	nt_buf_puts(&x->set, " }\n");
+	if (!strcmp(s->object, "global"))
+		return;
+	add_name(s->kind == NT_K_WIN_IP_MTU ? &x->ifaces : &x->adapters, s->object);
+	if (s->kind == NT_K_WIN_IP_MTU && !strcmp(s->arg, "ipv4") && s->note &&
+	    strstr(s->note, "MTU =")) {
+		char *t = nt_xasprintf("reminder: put 'MTU = %u' in the [Interface] section of "
+				       "the WireGuard tunnel config of %s, or the tunnel "
+				       "service resets the MTU when the tunnel restarts",
+				       s->val.u, s->object);
+
+		nt_buf_printf(&x->rem, "            Write-Host ");
+		nt_ps_quote(&x->rem, t);
+		nt_buf_putc(&x->rem, '\n');
+		free(t);
+	}
+}
+
+static void expand(const struct nt_emit_input *in, const struct ps_parts *x, struct nt_buf *o)
+{
+	struct nt_buf gets = {0}, sets = {0}, kinds = {0}, rkinds = {0};
+	struct nt_buf hostq = {0}, hostfq = {0}, against = {0};
+	char *hostc = comment_text(in->host), *profc = comment_text(in->profile_path);
+	char *hostf = file_text(in->host);
+	size_t i;
+
 	for (i = 0; ps_rows[i].name; i++) {
 		nt_buf_printf(&gets, "        '%s' {\n            %s\n        }\n", ps_rows[i].name,
 			      ps_rows[i].get);
@@ -355,43 +357,68 @@ int nt_emit_ps1(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diag
 			nt_buf_printf(&rkinds, "%s'%s'", rkinds.n ? ", " : "", ps_rows[i].name);
 	}
 	nt_ps_quote(&hostq, in->host);
+	nt_ps_quote(&hostfq, hostf);
 	if (in->against) {
 		char *a = comment_text(in->against);
 
 		nt_buf_printf(&against, ", ordered against the snapshot %s (values are read at run time)", a);
 		free(a);
 	}
-	hostc = comment_text(in->host);
-	profc = comment_text(in->profile_path);
-	hostf = file_text(in->host);
-	nt_ps_quote(&hostfq, hostf);
 	{
 		const char *kv[] = {
 			"HOSTC", hostc, "PROFILEC", profc, "VERSION", NT_VERSION,
-			"AGAINST", against.p ? against.p : "", "HOSTF", hostf, "HOSTFQ", hostfq.p,
-			"HOST", hostq.p, "SETTINGS", set.p ? set.p : "", "ADAPTERS", adapters.p,
-			"INTERFACES", ifaces.p, "KINDS", kinds.p, "RESTARTKINDS", rkinds.p,
-			"GETROWS", gets.p, "SETROWS", sets.p, "REMINDERS", rem.p,
+			"AGAINST", against.p, "HOSTF", hostf, "HOSTFQ", hostfq.p,
+			"HOST", hostq.p, "SETTINGS", x->set.p, "ADAPTERS", x->adapters.p,
+			"INTERFACES", x->ifaces.p, "KINDS", kinds.p, "RESTARTKINDS", rkinds.p,
+			"GETROWS", gets.p, "SETROWS", sets.p, "REMINDERS", x->rem.p,
 			NULL,
 		};
 
 		nt_emit_tmpl(o, playbook_ps1, kv);
 	}
-out:
 	free(hostc);
 	free(profc);
 	free(hostf);
-	nt_buf_free(&set);
 	nt_buf_free(&gets);
 	nt_buf_free(&sets);
-	nt_buf_free(&adapters);
-	nt_buf_free(&ifaces);
 	nt_buf_free(&kinds);
 	nt_buf_free(&rkinds);
 	nt_buf_free(&hostq);
 	nt_buf_free(&hostfq);
 	nt_buf_free(&against);
-	nt_buf_free(&rem);
+}
+
+int nt_emit_ps1(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags *d)
+{
+	size_t n, i;
+	const struct nt_setting **ord = nt_emit_order(in, &n);
+	struct ps_parts x = {0};
+	int bad = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct nt_setting *s = ord[i];
+		const struct ps_row *r = row(s->kind);
+		const char *why;
+
+		if (!r) {
+			nt_error(d, s->src, "emit",
+				 "%s %s cannot be expressed in a PowerShell playbook: no ps1 row for kind "
+				 "'%s' (a Linux setting in a Windows profile?)", s->object,
+				 s->arg ? s->arg : "", nt_kinds[s->kind].name);
+			bad = -1;
+		} else if ((why = setting_problem(s))) {
+			nt_error(d, s->src, "emit", "'%s' %s cannot be used in a PowerShell playbook: "
+				 "the name or value %s", s->object, nt_kinds[s->kind].name, why);
+			bad = -1;
+		} else {
+			add_setting(&x, in, r, s);
+		}
+	}
+	if (!bad) {
+		derived_mtus(in, &x.set, &x.ifaces);
+		expand(in, &x, o);
+	}
+	ps_parts_free(&x);
 	free(ord);
 	return bad;
 }
