@@ -119,8 +119,9 @@ function ConvertTo-NtEnumName {
     if ($null -eq $Value) { return '' }
     $t = [string]$Value
     if ($t -match '^[0-9]+$') {
-        $map = $NtEnums[$Enum]
-        if ($map.ContainsKey([int]$t)) { return $map[[int]$t] }
+        # the table's keys are [int]; a number beyond it is undocumented too
+        $k = 0
+        if ([int]::TryParse($t, [ref]$k) -and $NtEnums[$Enum].ContainsKey($k)) { return $NtEnums[$Enum][$k] }
         return '#' + $t
     }
     foreach ($n in $NtEnums[$Enum].Values) {
