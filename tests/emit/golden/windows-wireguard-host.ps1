@@ -166,10 +166,13 @@ function Test-NtUnknown {
     return ($Value -is [string] -and $Value.StartsWith('unknown: '))
 }
 
-# Software URO.  No cmdlet reads it on any Windows version; netsh prints it
-# with a localized label, so only the English label is parsed and any other
-# output is reported as unknown.  The values netsh accepts (uro=enabled) are
-# not localized.
+# Software URO (coalescing in tcpip.sys).  No cmdlet reads it on any Windows
+# version (MSFT_NetUDPSetting has only the dynamic port range) and Microsoft
+# documents no version for netsh's uro= (seed 002: Windows 11).  Hardware URO
+# is another mechanism: Get-/Set-NetAdapterUro, Windows 11 24H2 and Windows
+# Server 2025 on.  netsh prints the state with a localized label, so only the
+# English label is parsed and any other output is reported as unknown; the
+# values netsh accepts (uro=enabled) are not localized.
 function Get-NtSoftwareUro {
     $out = @(netsh int udp show global)
     if ($LASTEXITCODE -ne 0) { return (New-NtUnknown "netsh int udp show global exited with $LASTEXITCODE") }
