@@ -148,6 +148,9 @@ int nt_ps1_sign(const struct nt_buf *script, const char *cert, const char *key,
 	if (st) {
 		nt_buf_printf(err, "osslsigncode sign failed (exit %d)", st);
 		last_lines(err, log_path);
+		if (err->p && strstr(err->p, "pass phrase"))
+			nt_buf_puts(err, " (the key is encrypted: give an unencrypted PEM key, "
+				    "e.g. from 'openssl pkey -in KEY -out KEY.plain')");
 		goto out;
 	}
 	if ((st = read_all(out_path, out))) {

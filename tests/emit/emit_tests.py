@@ -582,6 +582,17 @@ def t_sign():
         if "host" in outs and verify(other, outs["host"]).returncode == 0:
             print("FAIL verifies against an unrelated CA file")
             bad += 1
+        # an encrypted key: a clear error, no output file, no prompt
+        enc = os.path.join(tmp, "enc.pem")
+        run(["openssl", "pkey", "-in", key, "-aes256", "-passout", "pass:x", "-out", enc], check=True)
+        failed = os.path.join(tmp, "failed.ps1")
+        r = run([NETTUNE, "collect", "--target", "windows", "--sign-cert", cert, "--sign-key", enc, "-o", failed],
+                stdin=subprocess.DEVNULL, timeout=60)
+        if r.returncode != 1 or "the key is encrypted" not in r.stderr or os.path.exists(failed):
+            print(f"FAIL encrypted key: exit {r.returncode}, output written: {os.path.exists(failed)}: {r.stderr}")
+            bad += 1
+        else:
+            print("ok encrypted key: refused, nothing written")
         # usage errors and a clear error for a bad certificate
         for args, code, why in (([NETTUNE, "emit", "--format", "ps1", prof, "--sign-cert", cert], 64, "go together"),
                                 ([NETTUNE, "emit", "--format", "ps1", prof, "--sign-cert", "/nonexistent.pem",
