@@ -691,7 +691,8 @@ def t_params():
 
 
 CIM_ENUM_PROPS = re.compile(r"\.(IpIPv4Enabled|TcpIPv4Enabled|TcpIPv6Enabled|UdpIPv4Enabled|UdpIPv6Enabled|"
-                            r"IPv4FailureReason|IPv6FailureReason|SessionStatus|ReceiveSegmentCoalescing|Profile)\b")
+                            r"IPv4FailureReason|IPv6FailureReason|SessionStatus|ReceiveSegmentCoalescing|Profile|"
+                            r"AddressFamily|InterfaceOperationalStatus)\b")
 
 
 def t_playbook():

@@ -68,12 +68,16 @@ function Get-NtOptional {
 #   RscFailure:    desktop-src/FWP/wmi/netadaptercimprov/msft-netadapterrscsettingdata.md
 #   RssProfile:    desktop-src/FWP/wmi/netadaptercimprov/msft-netadapterrsssettingdata.md
 #   OffloadGlobal: desktop-src/FWP/wmi/nettcpipprov/msft-netoffloadglobalsetting.md
+#   AddressFamily: desktop-src/FWP/wmi/nettcpipprov/msft-netipinterface.md (AddressFamily)
+#   OperStatus:    desktop-src/FWP/wmi/netadaptercimprov/msft-netadapter.md (InterfaceOperationalStatus)
 #   SessionStatus: desktop-src/FWP/wmi/neteventcaptureprov/msft-neteventsession.md (names only)
 $NtEnums = @{
     Checksum = @{ 0 = 'Disabled'; 1 = 'TxEnabled'; 2 = 'RxEnabled'; 3 = 'RxTxEnabled' }
     RscFailure = @{ 0 = 'NoFailure'; 1 = 'NicPropertyDisabled'; 2 = 'WFPCompatibility'; 3 = 'NDISCompatibility'; 4 = 'ForwardingEnabled'; 5 = 'NetOffloadGlobalDisabled' }
     RssProfile = @{ 1 = 'Closest'; 2 = 'ClosestStatic'; 3 = 'NUMA'; 4 = 'NUMAStatic'; 5 = 'Conservative' }
     OffloadGlobal = @{ 0 = 'Disabled'; 1 = 'Enabled' }
+    AddressFamily = @{ 2 = 'IPv4'; 23 = 'IPv6' }
+    OperStatus = @{ 1 = 'Up'; 2 = 'Down'; 3 = 'Testing'; 4 = 'Unknown'; 5 = 'Dormant'; 6 = 'NotPresent'; 7 = 'LowerLayerDown' }
     SessionStatus = @{}
 }
 
@@ -172,7 +176,7 @@ foreach ($a in @(Get-NetAdapter)) {
 
 foreach ($ip in @(Get-NtOptional 'Get-NetIPInterface' '' { Get-NetIPInterface })) {
     if (-not $ip) { continue }
-    $fam = if ([string]$ip.AddressFamily -eq 'IPv6') { 'ipv6' } else { 'ipv4' }
+    $fam = if (Test-NtEnum $ip.AddressFamily 'AddressFamily' 'IPv6') { 'ipv6' } else { 'ipv4' }
     Add-NtSetting ([string]$ip.InterfaceAlias) ('ip-mtu ' + $fam) ([int]$ip.NlMtu)
 }
 

@@ -102,6 +102,8 @@ $NtRestartKinds = @('advanced-property', 'checksum', 'lso', 'uso', 'rsc', 'uro',
 #   RscFailure:    desktop-src/FWP/wmi/netadaptercimprov/msft-netadapterrscsettingdata.md (IPv4FailureReason)
 #   RssProfile:    desktop-src/FWP/wmi/netadaptercimprov/msft-netadapterrsssettingdata.md (Profile)
 #   OffloadGlobal: desktop-src/FWP/wmi/nettcpipprov/msft-netoffloadglobalsetting.md (ReceiveSegmentCoalescing)
+#   AddressFamily: desktop-src/FWP/wmi/nettcpipprov/msft-netipinterface.md (AddressFamily)
+#   OperStatus:    desktop-src/FWP/wmi/netadaptercimprov/msft-netadapter.md (InterfaceOperationalStatus)
 #   SessionStatus: desktop-src/FWP/wmi/neteventcaptureprov/msft-neteventsession.md (uint8 "Running, Stopped,
 #                  Failed" without numbers: only names are compared, a bare number is reported as such)
 $NtEnums = @{
@@ -109,6 +111,8 @@ $NtEnums = @{
     RscFailure = @{ 0 = 'NoFailure'; 1 = 'NicPropertyDisabled'; 2 = 'WFPCompatibility'; 3 = 'NDISCompatibility'; 4 = 'ForwardingEnabled'; 5 = 'NetOffloadGlobalDisabled' }
     RssProfile = @{ 1 = 'Closest'; 2 = 'ClosestStatic'; 3 = 'NUMA'; 4 = 'NUMAStatic'; 5 = 'Conservative' }
     OffloadGlobal = @{ 0 = 'Disabled'; 1 = 'Enabled' }
+    AddressFamily = @{ 2 = 'IPv4'; 23 = 'IPv6' }
+    OperStatus = @{ 1 = 'Up'; 2 = 'Down'; 3 = 'Testing'; 4 = 'Unknown'; 5 = 'Dormant'; 6 = 'NotPresent'; 7 = 'LowerLayerDown' }
     SessionStatus = @{}
 }
 
@@ -504,7 +508,7 @@ function Wait-NtAdapterUp {
     param([string]$Name)
     for ($t = 0; $t -lt 60; $t++) {
         $a = Get-NetAdapter -Name $Name -ErrorAction SilentlyContinue
-        if ($a -and [string]$a.Status -eq 'Up') { return }
+        if ($a -and (Test-NtEnum $a.InterfaceOperationalStatus 'OperStatus' 'Up')) { return }
         Start-Sleep -Seconds 1
     }
     Write-Warning "'$Name' is not Up 60 s after its restart"
