@@ -15,6 +15,7 @@
 #include "../compiler/buf.h"
 #include "../compiler/diag.h"
 #include "../compiler/facts.h"
+#include "../compiler/load.h"
 #include "../compiler/plan.h"
 #include "../compiler/settings.h"
 
@@ -25,6 +26,7 @@ struct nt_emit_input {
 	const struct nt_state *desired;
 	const struct nt_plan *plan;	/* ordering only */
 	const struct nt_facts *facts;	/* may have known == false */
+	const struct nt_loaded *loaded;	/* the profile; NULL when not at hand */
 };
 
 /* Desired settings in apply order (the order nt_plan_build uses); returns

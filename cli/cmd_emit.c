@@ -5,11 +5,13 @@
 #include <string.h>
 
 #include "../appliers/emit.h"
+#include "../appliers/windows/authenticode.h"
 #include "common.h"
 
 static void help(void)
 {
-	printf("Usage: nettune emit --format sh|ps1 PROFILE [--state SNAPSHOT] [-o FILE]\n\n"
+	printf("Usage: nettune emit --format sh|ps1 PROFILE [--state SNAPSHOT] [-o FILE]\n"
+	       "                    [--sign-cert CERT.pem --sign-key KEY.pem]\n\n"
 	       "Writes a script that converges a host to the profile's desired state without\n"
 	       "nettune on the host: for every setting it reads the current value, writes\n"
 	       "only when it differs, reads it back, and saves the previous values first so\n"
@@ -19,24 +21,19 @@ static void help(void)
 	       "                -Rollback FILE, -AllowRestart; diagnosis and verification)\n"
 	       "  --state FILE  lower against a snapshot (host facts: IRQ numbers, NUMA,\n"
 	       "                feature sets); without it nothing about the host is assumed\n"
-	       "  -o FILE       write the script to FILE instead of stdout\n\n"
+	       "  -o FILE       write the script to FILE instead of stdout\n"
+	       "  --sign-cert CERT.pem --sign-key KEY.pem\n"
+	       "                ps1 only: an Authenticode-signed playbook (CRLF, UTF-8 BOM\n"
+	       "                when not ASCII) for AllSigned/RemoteSigned hosts; needs\n"
+	       "                osslsigncode; the key must not be encrypted\n\n"
 	       "Exit status: 0 written, 1 error (invalid profile, or a setting or name that\n"
 	       "cannot be expressed safely in the script's language), 64 usage.\n");
-}
-
-static bool has_non_ascii(const struct nt_buf *b)
-{
-	size_t i;
-
-	for (i = 0; i < b->n; i++)
-		if ((unsigned char)b->p[i] >= 0x80)
-			return true;
-	return false;
 }
 
 int cmd_emit(int argc, char **argv)
 {
 	const char *profile = NULL, *state = NULL, *format = NULL, *outp = NULL;
+	const char *cert = NULL, *key = NULL;
 	struct nt_diags d = {0};
 	struct nt_compiled c;
 	struct nt_buf out = {0};
@@ -50,7 +47,8 @@ int cmd_emit(int argc, char **argv)
 			help();
 			return NT_EXIT_OK;
 		} else if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "--state") ||
-			   !strcmp(argv[i], "-o") || !strcmp(argv[i], "--out")) {
+			   !strcmp(argv[i], "-o") || !strcmp(argv[i], "--out") ||
+			   !strcmp(argv[i], "--sign-cert") || !strcmp(argv[i], "--sign-key")) {
 			const char *opt = argv[i];
 
 			if (++i >= argc)
@@ -59,6 +57,10 @@ int cmd_emit(int argc, char **argv)
 				format = argv[i];
 			else if (!strcmp(opt, "--state"))
 				state = argv[i];
+			else if (!strcmp(opt, "--sign-cert"))
+				cert = argv[i];
+			else if (!strcmp(opt, "--sign-key"))
+				key = argv[i];
 			else
 				outp = argv[i];
 		} else if (!strncmp(argv[i], "--format=", 9)) {
@@ -79,6 +81,10 @@ int cmd_emit(int argc, char **argv)
 		return nt_usage_error("emit", "unknown format '%s' (sh or ps1)", format);
 	if (!profile)
 		return nt_usage_error("emit", "no PROFILE given");
+	if (!cert != !key)
+		return nt_usage_error("emit", "--sign-cert and --sign-key go together");
+	if (cert && strcmp(format, "ps1"))
+		return nt_usage_error("emit", "--sign-cert signs PowerShell scripts only (--format ps1)");
 	if (nt_compile_ex(profile, state, !state, &c, &d)) {
 		nt_print_diags(&d);
 		goto out;
@@ -98,23 +104,26 @@ int cmd_emit(int argc, char **argv)
 	in.desired = &c.desired;
 	in.plan = &c.plan;
 	in.facts = &c.facts;
+	in.loaded = &c.l;
 	if ((windows ? nt_emit_ps1 : nt_emit_sh)(&in, &out, &d)) {
 		nt_print_diags(&d);
 		goto out;
 	}
 	nt_print_diags(&d);
-	f = outp ? fopen(outp, "wb") : stdout;
-	if (!f) {
-		fprintf(stderr, "nettune emit: %s: %s\n", outp, strerror(errno));
-		goto out;
-	}
-	/* PowerShell 5.1 reads a BOM-less script in the ANSI code page */
-	if (windows && has_non_ascii(&out))
-		fputs("\xef\xbb\xbf", f);
-	nt_buf_write(&out, f);
-	if (outp && fclose(f)) {
-		fprintf(stderr, "nettune emit: %s: %s\n", outp, strerror(errno));
-		goto out;
+	if (windows) {
+		if (nt_ps1_write(&out, cert, key, outp, "emit"))
+			goto out;
+	} else {
+		f = outp ? fopen(outp, "wb") : stdout;
+		if (!f) {
+			fprintf(stderr, "nettune emit: %s: %s\n", outp, strerror(errno));
+			goto out;
+		}
+		nt_buf_write(&out, f);
+		if (outp && fclose(f)) {
+			fprintf(stderr, "nettune emit: %s: %s\n", outp, strerror(errno));
+			goto out;
+		}
 	}
 	r = NT_EXIT_OK;
 out:

@@ -220,6 +220,11 @@ size_t nt_lower_windows(struct nt_lower *L)
 						 f->tunnel->underlay, u->val.u, oh, nt_outer_strings[outer].str, mtu);
 					note = notebuf;
 					mpath = "tunnel/underlay";
+				} else if (!L->facts->known) {
+					nt_warn(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
+						"MTU of %s is not derived offline: the MTU of its underlay %s is "
+						"not in the profile; the PowerShell playbook derives it on the "
+						"host at run time", f->name, f->tunnel->underlay);
 				} else {
 					nt_warn(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
 						"MTU of %s is not derived: the MTU of its underlay %s is neither "

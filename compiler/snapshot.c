@@ -530,7 +530,7 @@ static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct n
 
 static int load_windows(const struct nt_json *x, struct nt_facts *f, struct nt_diags *d)
 {
-	static const char *const keys[] = {"uro_disabled_mask", "diagnosis", NULL};
+	static const char *const keys[] = {"uro_disabled_mask", "diagnosis", "failed_probes", NULL};
 	const struct nt_json *m, *dg;
 	size_t k;
 	int bad;
@@ -558,6 +558,14 @@ static int load_windows(const struct nt_json *x, struct nt_facts *f, struct nt_d
 		f->diagnosis = nt_xrealloc(f->diagnosis, (f->ndiagnosis + 1) * sizeof(char *));
 		f->diagnosis[f->ndiagnosis++] = nt_xstrdup(dg->v[k]->s);
 	}
+	/* what the collector could not read: checked, reported by the collector */
+	if (!want_arr(x, "failed_probes", &dg, d))
+		bad = -1;
+	for (k = 0; dg && k < dg->n; k++)
+		if (dg->v[k]->t != NT_J_STR || !safe_name(dg->v[k]->s)) {
+			serr(d, dg->v[k], "%s", "windows.failed_probes entries must be one-line strings");
+			bad = -1;
+		}
 	return bad;
 }
 

@@ -15,9 +15,24 @@
   collect    the collector covers every attribute the Windows lowering
              produces; a collector-shaped sample round-trips through
              plan --state and emit --state
+  playbook   structure of the playbooks and the collector that no Windows
+             host is needed to check: one ShouldProcess for the change
+             set, CIM enum properties only through ConvertTo-NtEnumName,
+             -WhatIf guards, unique rollback file, tunnel MTU derived on
+             the host without a snapshot, every collector probe recorded
+             when it fails, failed_probes accepted by the snapshot loader
+  sign       emit/collect --sign-cert/--sign-key: osslsigncode verify
+             accepts the signed scripts (-CAfile of a self-signed
+             code-signing certificate made here), any one-byte change
+             breaks the signature; CRLF, and a UTF-8 BOM when not ASCII
+  params     every cmdlet call in the playbooks and the collector uses
+             parameter names and a parameter set that Microsoft's
+             documentation lists (tests/emit/cmdlets.json); a renamed or
+             invented parameter fails (control)
 Exit 77 = skipped.
 """
 import glob
+import json
 import os
 import re
 import shutil
@@ -261,6 +276,85 @@ def t_netns():
 HOSTILE_LINUX_OK = ["q'$(id>p)", "b`id>p`", "c*", "d[a]?", "e;id>p", "f\"$HOME", "g'\\''h"]
 
 
+HOSTILE_PROFILE = """apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: "NAME"}
+target: windows
+interfaces:
+  - name: "ADAPTER"
+    offloads: {uso: on, rsc: on}
+    windows: {advanced_properties: {'*JumboPacket': "VALUE"}}
+  - name: wg0
+    tunnel: {kind: wireguard, underlay: "ADAPTER", outer: ipv4}
+"""
+# YAML-escaped hostile text, and a benign twin of the same structure
+HOSTILE_WIN = {"NAME": "h'ost\\n$(Invoke-Evil)`n#>\\nInvoke-Evil <#\\u2028Invoke-Evil",
+               "ADAPTER": "Eth'1$(Invoke-Evil)\u2019x",
+               "VALUE": "9014'; Invoke-Evil; '$(Invoke-Evil)"}
+BENIGN_WIN = {"NAME": "host", "ADAPTER": "Ethernet 1", "VALUE": "9014"}
+
+
+def windows_hostile(tmp):
+    """Hostile metadata.name, file name, adapter name and property value:
+    the playbook parses, has the tree of its benign twin (the text only
+    ever lands inside single-quoted strings and comments) and no command
+    Invoke-Evil."""
+    if not have_node():
+        print("node or tests/.node/node_modules missing: hostile playbook not parsed")
+        return 1
+    bad = 0
+    outs = []
+    for tag, subst, fname in (("hostile", HOSTILE_WIN, "p'$(Invoke-Evil)`\n#>x.yaml"),
+                              ("benign", BENIGN_WIN, "p.yaml")):
+        d = os.path.join(tmp, tag)
+        os.mkdir(d)
+        y = HOSTILE_PROFILE
+        for k, v in subst.items():
+            y = y.replace(k, v)
+        open(os.path.join(d, fname), "w", encoding="utf-8").write(y)
+        r = run([NETTUNE, "emit", "--format", "ps1", fname], cwd=d)
+        if r.returncode != 0:
+            print(f"FAIL {tag} playbook: {r.stderr}")
+            return 1
+        out = os.path.join(d, "out.ps1")
+        open(out, "w", encoding="utf-8").write(r.stdout)
+        outs.append(out)
+    text = open(outs[0], encoding="utf-8").read()
+    if "Invoke-Evil" not in text:
+        print("FAIL the hostile text is not in the playbook at all")
+        bad += 1
+    # control: the same text in double quotes (a quoting bug) must show up
+    m = re.search(r"^\$NtHost = '(.*?)'$\n\$NtHostFile", text, re.M | re.S)
+    broken = os.path.join(tmp, "broken.ps1")
+    open(broken, "w", encoding="utf-8").write(
+        text[:m.start()] + '$NtHost = "' + m.group(1).replace("''", "'") + '"\n$NtHostFile' + text[m.end():])
+    r = ps1tree("shape", *outs, broken)
+    h, b, c = (json.loads(l) for l in r.stdout.split("\n") if l)
+    if "Invoke-Evil" not in c["commands"]:
+        print("FAIL control: a double-quoted hostile name does not show as an injected command")
+        bad += 1
+    if h["errors"] or b["errors"]:
+        print("FAIL a playbook does not parse")
+        bad += 1
+    evil = [c for c in h["commands"] if "evil" in c.lower()]
+    if evil:
+        print(f"FAIL injected commands: {evil}")
+        bad += 1
+    if h["commands"] != b["commands"]:
+        print("FAIL the hostile playbook runs other commands than its benign twin")
+        bad += 1
+    if h["shape"] != b["shape"]:
+        i = next(i for i, (x, y) in enumerate(zip(h["shape"], b["shape"])) if x != y) \
+            if any(x != y for x, y in zip(h["shape"], b["shape"])) else min(len(h["shape"]), len(b["shape"]))
+        print(f"FAIL the hostile playbook's tree differs from its benign twin at node {i}: "
+              f"{h['shape'][i - 3:i + 3]} vs {b['shape'][i - 3:i + 3]}")
+        bad += 1
+    if not bad:
+        print(f"ok hostile playbook: same tree as its benign twin ({len(h['shape'])} nodes), "
+              f"no injected command")
+    return bad
+
+
 def t_hostile():
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -322,6 +416,7 @@ def t_hostile():
             if p.returncode != 0:
                 print("FAIL hostile playbook does not parse\n" + p.stdout)
                 bad += 1
+        bad += windows_hostile(tmp)
         # Linux: names the kernel accepts are quoted and provably inert
         r = emit(profile(HOSTILE_LINUX_OK), "sh", cwd=tmp)
         if r.returncode != 0:
@@ -400,8 +495,281 @@ def t_collect():
     return 1 if bad else 0
 
 
+OPENSSL_CNF = """[req]
+distinguished_name = dn
+x509_extensions = v3
+prompt = no
+[dn]
+CN = nettune test code signing
+[v3]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = codeSigning
+subjectKeyIdentifier = hash
+"""
+
+
+def verify(cert, path):
+    return run(["osslsigncode", "verify", "-CAfile", cert, "-in", path])
+
+
+def t_sign():
+    for tool in ("osslsigncode", "openssl"):
+        if not shutil.which(tool):
+            print(f"{tool} not installed: run scripts/deps.sh test")
+            return SKIP
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        cnf, key, cert = (os.path.join(tmp, n) for n in ("req.cnf", "key.pem", "cert.pem"))
+        open(cnf, "w").write(OPENSSL_CNF)
+        run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+             "-out", cert, "-days", "2", "-config", cnf], check=True)
+        sign = ["--sign-cert", cert, "--sign-key", key]
+        prof = os.path.join(SRC, "examples", "windows-wireguard-host.yaml")
+        # a profile whose playbook has non-ASCII text (the adapter name)
+        uni = os.path.join(tmp, "uni.yaml")
+        open(uni, "w", encoding="utf-8").write(
+            "apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: uni}\ntarget: windows\n"
+            "interfaces:\n  - name: \"Ethernet \u00e9\u20192\"\n    offloads: {uso: on}\n")
+        outs = {}
+        for name, args in (("host", [NETTUNE, "emit", "--format", "ps1", prof]),
+                           ("uni", [NETTUNE, "emit", "--format", "ps1", uni]),
+                           ("collect", [NETTUNE, "collect", "--target", "windows"])):
+            out = os.path.join(tmp, name + ".ps1")
+            r = run(args + sign + ["-o", out])
+            if r.returncode != 0:
+                print(f"FAIL {name}: exit {r.returncode}: {r.stderr}")
+                bad += 1
+                continue
+            outs[name] = out
+            v = verify(cert, out)
+            if v.returncode != 0 or "Succeeded" not in v.stdout:
+                print(f"FAIL {name}: osslsigncode verify rejects it\n{v.stdout}{v.stderr}")
+                bad += 1
+            else:
+                print(f"ok {name}: signature verifies")
+            data = open(out, "rb").read()
+            if b"\n" in data.replace(b"\r\n", b""):
+                print(f"FAIL {name}: a line ends without CR")
+                bad += 1
+            if b"# SIG # Begin signature block\r\n" not in data or not data.endswith(b"# SIG # End signature block\r\n"):
+                print(f"FAIL {name}: no signature block at the end")
+                bad += 1
+            if data.startswith(b"\xef\xbb\xbf") != (name == "uni"):
+                print(f"FAIL {name}: UTF-8 BOM {'missing' if name == 'uni' else 'on an ASCII script'}")
+                bad += 1
+        # any one-byte change breaks it: in the text, in a comment, in the
+        # signature block itself
+        if "host" in outs:
+            data = open(outs["host"], "rb").read()
+            end = data.index(b"# SIG # Begin")
+            for at in (data.index(b"Converges"), data.index(b"Want = $true") + 7, end // 2, end - 3,
+                       len(data) - 200):
+                t = bytearray(data)
+                t[at] = ord("x") if t[at] != ord("x") else ord("y")
+                p = os.path.join(tmp, f"tampered{at}.ps1")
+                open(p, "wb").write(t)
+                v = verify(cert, p)
+                if v.returncode == 0:
+                    print(f"FAIL a change at byte {at} still verifies")
+                    bad += 1
+                else:
+                    print(f"ok a change at byte {at} breaks the signature")
+        # another certificate is not trusted
+        other = os.path.join(tmp, "other.pem")
+        run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", os.path.join(tmp, "k2.pem"),
+             "-out", other, "-days", "2", "-config", cnf], check=True)
+        if "host" in outs and verify(other, outs["host"]).returncode == 0:
+            print("FAIL verifies against an unrelated CA file")
+            bad += 1
+        # an encrypted key: a clear error, no output file, no prompt
+        enc = os.path.join(tmp, "enc.pem")
+        run(["openssl", "pkey", "-in", key, "-aes256", "-passout", "pass:x", "-out", enc], check=True)
+        failed = os.path.join(tmp, "failed.ps1")
+        r = run([NETTUNE, "collect", "--target", "windows", "--sign-cert", cert, "--sign-key", enc, "-o", failed],
+                stdin=subprocess.DEVNULL, timeout=60)
+        if r.returncode != 1 or "the key is encrypted" not in r.stderr or os.path.exists(failed):
+            print(f"FAIL encrypted key: exit {r.returncode}, output written: {os.path.exists(failed)}: {r.stderr}")
+            bad += 1
+        else:
+            print("ok encrypted key: refused, nothing written")
+        # usage errors and a clear error for a bad certificate
+        for args, code, why in (([NETTUNE, "emit", "--format", "ps1", prof, "--sign-cert", cert], 64, "go together"),
+                                ([NETTUNE, "emit", "--format", "ps1", prof, "--sign-cert", "/nonexistent.pem",
+                                  "--sign-key", key], 1, "cannot sign"),
+                                ([NETTUNE, "collect", "--target", "windows", "--sign-key", key], 64, "go together")):
+            r = run(args)
+            if r.returncode != code or why not in r.stderr or r.stdout:
+                print(f"FAIL {args[1:]}: want {code} and '{why}', got {r.returncode}: {r.stderr}")
+                bad += 1
+    print("ok sign" if not bad else "")
+    return 1 if bad else 0
+
+
+def ps1tree(*args):
+    return run(["node", os.path.join(SRC, "tests", "emit", "ps1tree.js"), NODE_MODULES] + list(args))
+
+
+def have_node():
+    return shutil.which("node") and os.path.isdir(os.path.join(NODE_MODULES, "tree-sitter-powershell"))
+
+
+CMDLETS = os.path.join(SRC, "tests", "emit", "cmdlets.json")
+
+# Deliberate mistakes the checker must catch: (what, old, new, expected message)
+PARAM_MUTATIONS = [
+    ("renamed splat key", "NoRestart = $true }", "NoRestarts = $true }", "no parameter -NoRestarts"),
+    ("renamed literal key", "$p['IPv6Enabled']", "$p['IPv6Enable']", "no parameter -IPv6Enable"),
+    ("invented parameter", "Get-NetAdapter -Name $a -ErrorAction", "Get-NetAdapter -Names $a -ErrorAction",
+     "Get-NetAdapter: no parameter -Names"),
+    ("two parameter sets", "Get-NetAdapterAdvancedProperty -Name $S.Object -AllProperties",
+     "Get-NetAdapterAdvancedProperty -Name $S.Object -InterfaceDescription 'x' -AllProperties",
+     "fit no single parameter set"),
+    ("dynamic splat key", "$p['IPv6Enabled'] = [bool]$Value", "$p[$S.Arg] = [bool]$Value", "is not a literal key"),
+    ("own function", "Write-NtLine 'ok'", "Write-NtLine -Statuz 'ok'", "no parameter -Statuz"),
+    ("unknown cmdlet", "Write-Progress -Activity", "Write-Progres -Activity", "not in the cmdlet table"),
+]
+
+
+def t_params():
+    if not have_node():
+        print("node or tests/.node/node_modules missing: run scripts/deps.sh test")
+        return SKIP
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        files = sorted(glob.glob(os.path.join(GOLDEN, "*.ps1")))
+        # playbooks the goldens do not cover: offline (derived tunnel MTU) and
+        # one with every Windows kind
+        off = os.path.join(tmp, "offline.ps1")
+        open(off, "w").write(emit(os.path.join(SRC, "examples", "windows-wireguard-host.yaml"), "ps1").stdout)
+        every = os.path.join(tmp, "every.yaml")
+        open(every, "w").write(
+            "apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: every}\ntarget: windows\n"
+            "interfaces:\n  - name: Ethernet\n    mtu: 1500\n"
+            "    offloads: {uso: on, rsc: on, lso: on, checksum: on, uro: on}\n"
+            "    rss: {enabled: true, profile: numa, base_processor: 2, max_processors: 4, queues: 4}\n"
+            "    windows: {advanced_properties: {'*JumboPacket': '9014'}}\n"
+            "global: {receive_segment_coalescing: enabled, uro: enabled}\n")
+        r = emit(every, "ps1", cwd=tmp)
+        if r.returncode != 0:
+            print("FAIL every-kind profile: " + r.stderr)
+            return 1
+        ev = os.path.join(tmp, "every.ps1")
+        open(ev, "w").write(r.stdout)
+        if len(files) < 3:
+            print("expected the golden playbooks and the collector")
+            return 1
+        r = ps1tree("params", CMDLETS, *files, off, ev)
+        print(r.stdout, r.stderr)
+        if r.returncode != 0:
+            bad += 1
+        # a test of the test: each deliberate mistake fails with its reason
+        # (one checker run for all of them: parsing is the slow part)
+        base = open(ev).read()
+        muts = []
+        for i, (what, old, new, why) in enumerate(PARAM_MUTATIONS):
+            if old not in base:
+                print(f"FAIL control '{what}': '{old}' is not in the playbook any more")
+                bad += 1
+                continue
+            m = os.path.join(tmp, f"mutated{i}.ps1")
+            open(m, "w").write(base.replace(old, new, 1))
+            muts.append((m, what, why))
+        c = ps1tree("params", CMDLETS, *[m for m, _, _ in muts])
+        if c.returncode != 1:
+            print(f"FAIL controls: the checker exited {c.returncode}\n{c.stderr}")
+            bad += 1
+        for m, what, why in muts:
+            lines = [l for l in c.stdout.splitlines() if l.startswith(m + ":")]
+            if not any(why in l for l in lines) or any(l.endswith("commands checked)") for l in lines):
+                print(f"FAIL control '{what}': the checker did not report '{why}'\n" + "\n".join(lines))
+                bad += 1
+            else:
+                print(f"ok control '{what}': {lines[0]}")
+    print("ok params" if not bad else "")
+    return 1 if bad else 0
+
+
+CIM_ENUM_PROPS = re.compile(r"\.(IpIPv4Enabled|TcpIPv4Enabled|TcpIPv6Enabled|UdpIPv4Enabled|UdpIPv6Enabled|"
+                            r"IPv4FailureReason|IPv6FailureReason|SessionStatus|ReceiveSegmentCoalescing|Profile|"
+                            r"AddressFamily|InterfaceOperationalStatus)\b")
+
+
+def t_playbook():
+    bad = 0
+
+    def want(cond, msg):
+        nonlocal bad
+        if cond:
+            print("ok " + msg)
+        else:
+            print("FAIL " + msg)
+            bad += 1
+
+    with tempfile.TemporaryDirectory() as tmp:
+        host = os.path.join(SRC, "examples", "windows-wireguard-host.yaml")
+        off = emit(host, "ps1")
+        want(off.returncode == 0, "offline playbook emitted")
+        books = {n: open(os.path.join(GOLDEN, n + ".ps1")).read()
+                 for n in ("windows-wireguard-host", "windows-uro-workstation")}
+        books["offline"] = off.stdout
+        col = open(os.path.join(GOLDEN, "collect-windows.ps1")).read()
+        for name, text in list(books.items()) + [("collector", col)]:
+            want(text.startswith("#Requires -RunAsAdministrator\n"), f"{name}: #Requires -RunAsAdministrator")
+            raw = [l.strip() for l in text.splitlines() if CIM_ENUM_PROPS.search(l) and not l.lstrip().startswith("#")]
+            direct = [l for l in raw if "ConvertTo-NtEnumName" not in l and "Test-NtEnum" not in l]
+            want(raw and not direct, f"{name}: {len(raw)} reads of CIM enum properties, all through the enum helper"
+                 + ("" if not direct else f"; direct: {direct}"))
+        for name, text in books.items():
+            want(text.count(".ShouldProcess(") == 1, f"{name}: one ShouldProcess call (the whole change set)")
+            want("[System.IO.FileMode]::CreateNew" in text and "[guid]::NewGuid()" in text and "yyyyMMddTHHmmssfff" in text,
+                 f"{name}: rollback file with a unique name, never overwritten")
+            want(re.search(r"if \(-not \$WhatIfPreference\) \{\n\s+if \(-not \(Test-Path -LiteralPath \$StateDir\)\) \{\n\s+\$null = New-Item", text)
+                 and re.search(r"function Show-NtWfpCallouts \{\n\s+if \(\$WhatIfPreference\) \{", text),
+                 f"{name}: state dir, transcript and WFP temp file only without -WhatIf")
+            want(re.search(r"if \(\$changes.Count -gt 0 -and \(Confirm-NtChanges \$changes 'change'\)\) \{\n\s+\$saved = Save-NtPrevious", text),
+                 f"{name}: previous values saved only after the change set is confirmed")
+            want("[switch]$SkipDiagnosis" in text and "if (-not $SkipDiagnosis -and (Test-NtReceiveOffloadWanted)) { Show-NtDiagnosis }" in text,
+                 f"{name}: -SkipDiagnosis, diagnosis only when a receive offload is wanted")
+            want(text.count("Write-Progress -Activity") >= 2, f"{name}: Write-Progress over the settings")
+            want("$NtRestartKinds = @('advanced-property', 'checksum', 'lso', 'uso', 'rsc', 'uro', 'rss')" in text,
+                 f"{name}: -NoRestart kinds listed for pending restart")
+        want("Derive = @{ Underlay = 'Ethernet 2'; Overhead = 80; Outer = 'dual' }" in books["offline"]
+             and "$NtInterfaces = @('Ethernet 2', 'wg0')" in books["offline"],
+             "offline: wg0 MTU derived on the host from 'Ethernet 2' (dual outer: 80)")
+        want("Derive = @{" not in books["windows-wireguard-host"]
+             and "Want = 1420" in books["windows-wireguard-host"],
+             "with a snapshot: wg0 MTU 1420 computed at emit time")
+        v4 = os.path.join(tmp, "v4.yaml")
+        open(v4, "w").write("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: v4}\ntarget: windows\n"
+                            "interfaces:\n  - name: Ethernet\n    offloads: {uso: on}\n"
+                            "  - name: wg1\n    tunnel: {kind: wireguard, underlay: Ethernet, outer: ipv4}\n")
+        r = emit(v4, "ps1", cwd=tmp)
+        want(r.returncode == 0 and "Object = 'wg1'; Arg = 'ipv4'; Want = $null; Derive = @{ Underlay = 'Ethernet'; Overhead = 60; Outer = 'ipv4' }" in r.stdout,
+             "offline ipv4 outer: overhead 60")
+        # collector: every probe but the adapter list goes through Get-NtOptional
+        probes = [l.strip() for l in col.splitlines()
+                  if re.search(r"\b(Get-NetAdapter\w+|Get-NetIPInterface|Get-NetOffloadGlobalSetting|Get-WindowsOptionalFeature|Get-NetEventSession)\b", l)
+                  and not l.lstrip().startswith("#") and "Get-Command" not in l]
+        loose = [l for l in probes if "Get-NtOptional '" not in l]
+        want(probes and not loose, f"collector: {len(probes)} probes, each recorded when it fails" + (f"; not: {loose}" if loose else ""))
+        want("failed_probes = @($failed)" in col, "collector: windows.failed_probes in the snapshot")
+        # the snapshot loader takes failed_probes, and only one-line strings
+        sample = json.load(open(os.path.join(SRC, "examples", "states", "windows-wireguard-host.collected.json")))
+        for probes, code in ((["Get-NetAdapterUro 'Ethernet 2' failed: not available"], 2), (["a\nb"], 1)):
+            sample["windows"]["failed_probes"] = probes
+            st = os.path.join(tmp, "s.json")
+            json.dump(sample, open(st, "w"))
+            p = run([NETTUNE, "plan", host, "--state", st])
+            want(p.returncode == code and (code == 2 or "failed_probes entries must be one-line strings" in p.stderr),
+                 f"snapshot with failed_probes {probes!r}: exit {p.returncode}")
+    print("ok playbook" if not bad else "")
+    return 1 if bad else 0
+
+
 TESTS = {"golden": t_golden, "shellcheck": t_shellcheck, "ps1parse": t_ps1parse,
-         "netns": t_netns, "hostile": t_hostile, "collect": t_collect}
+         "netns": t_netns, "hostile": t_hostile, "collect": t_collect,
+         "sign": t_sign, "params": t_params, "playbook": t_playbook}
 
 if __name__ == "__main__":
     try:

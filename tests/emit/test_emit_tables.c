@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "appliers/emit.h"
+#include "appliers/windows/authenticode.h"
 
 static void test_sh_covers_linux_kinds(void)
 {
@@ -94,6 +95,31 @@ static void test_ps_names(void)
 	CU_ASSERT_STRING_EQUAL(nt_ps_name_problem("\xc0\xa7"), "is not valid UTF-8");
 }
 
+static void encoded(const char *in, bool crlf, const char *want)
+{
+	struct nt_buf i = {0}, o = {0};
+
+	nt_buf_puts(&i, in);
+	nt_ps1_encode(&i, crlf, &o);
+	CU_ASSERT_EQUAL(o.n, strlen(want));
+	CU_ASSERT_TRUE(o.n == strlen(want) && !memcmp(o.p, want, o.n));
+	nt_buf_free(&i);
+	nt_buf_free(&o);
+}
+
+static void test_ps1_encode(void)
+{
+	/* ASCII stays as it is; LF only when not signing */
+	encoded("a\nb\n", false, "a\nb\n");
+	encoded("a\nb\n", true, "a\r\nb\r\n");
+	/* an existing CR is not doubled */
+	encoded("a\r\nb\n", true, "a\r\nb\r\n");
+	/* any non-ASCII byte: a UTF-8 BOM, once */
+	encoded("'Eth\xe2\x80\x99'\n", false, "\xef\xbb\xbf'Eth\xe2\x80\x99'\n");
+	encoded("\xef\xbb\xbf\xc3\xa9\n", true, "\xef\xbb\xbf\xc3\xa9\r\n");
+	encoded("", true, "");
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -106,6 +132,7 @@ int main(void)
 	CU_add_test(s, "ps1 rows cover every Windows kind", test_ps1_covers_windows_kinds);
 	CU_add_test(s, "sh and PowerShell quoting", test_quoting);
 	CU_add_test(s, "PowerShell name checks", test_ps_names);
+	CU_add_test(s, "PowerShell script encoding", test_ps1_encode);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures();

@@ -1,3 +1,4 @@
+#Requires -RunAsAdministrator
 <#
 .SYNOPSIS
 Collects a nettune-snapshot/1 of this Windows host for 'nettune plan --state'
@@ -12,6 +13,10 @@ The UDP software URO global disabled mask is only visible in a TCPIP trace:
 with -TraceSeconds N the collector records one for N seconds (send real UDP
 traffic over the wire meanwhile) and reports the mask; without it the mask is
 left out of the snapshot, as unknown.
+
+Every probe that fails (a cmdlet missing on this Windows version, a driver
+that refuses a query, netsh output in another display language) is listed in
+windows.failed_probes and as a warning, never silently left out.
 
 .PARAMETER OutFile
 Write the snapshot here instead of the output stream.
@@ -41,12 +46,61 @@ function Add-NtSetting {
     $null = $settings.Add([ordered]@{ object = $Object; attribute = $Attribute; value = $Value })
 }
 
+$failed = New-Object System.Collections.ArrayList
+
+# Runs one probe; a failure is recorded (probe, object, message) and $null returned.
 function Get-NtOptional {
-    param([scriptblock]$Block)
-    try { return (& $Block) } catch { return $null }
+    param([string]$Probe, [string]$Object, [scriptblock]$Block)
+    try {
+        return (& $Block)
+    } catch {
+        $msg = ([string]$_.Exception.Message) -replace '[\x00-\x1f]+', ' '
+        $what = if ($Object) { "$Probe '$Object'" } else { $Probe }
+        $null = $failed.Add("$what failed: $msg")
+        Write-Warning "$what failed: $msg"
+        return $null
+    }
 }
 
-$rssProfiles = @{ 1 = 'Closest'; 2 = 'ClosestStatic'; 3 = 'NUMA'; 4 = 'NUMAStatic'; 5 = 'Conservative' }
+# CIM enums arrive as the CIM integer or as a typed enum whose string is the
+# name.  Numbers from MicrosoftDocs/win32:
+#   Checksum:      desktop-src/FWP/wmi/netadaptercimprov/msft-netadapterchecksumoffloadsettingdata.md
+#   RscFailure:    desktop-src/FWP/wmi/netadaptercimprov/msft-netadapterrscsettingdata.md
+#   RssProfile:    desktop-src/FWP/wmi/netadaptercimprov/msft-netadapterrsssettingdata.md
+#   OffloadGlobal: desktop-src/FWP/wmi/nettcpipprov/msft-netoffloadglobalsetting.md
+#   AddressFamily: desktop-src/FWP/wmi/nettcpipprov/msft-netipinterface.md (AddressFamily)
+#   OperStatus:    desktop-src/FWP/wmi/netadaptercimprov/msft-netadapter.md (InterfaceOperationalStatus)
+#   SessionStatus: desktop-src/FWP/wmi/neteventcaptureprov/msft-neteventsession.md (names only)
+$NtEnums = @{
+    Checksum = @{ 0 = 'Disabled'; 1 = 'TxEnabled'; 2 = 'RxEnabled'; 3 = 'RxTxEnabled' }
+    RscFailure = @{ 0 = 'NoFailure'; 1 = 'NicPropertyDisabled'; 2 = 'WFPCompatibility'; 3 = 'NDISCompatibility'; 4 = 'ForwardingEnabled'; 5 = 'NetOffloadGlobalDisabled' }
+    RssProfile = @{ 1 = 'Closest'; 2 = 'ClosestStatic'; 3 = 'NUMA'; 4 = 'NUMAStatic'; 5 = 'Conservative' }
+    OffloadGlobal = @{ 0 = 'Disabled'; 1 = 'Enabled' }
+    AddressFamily = @{ 2 = 'IPv4'; 23 = 'IPv6' }
+    OperStatus = @{ 1 = 'Up'; 2 = 'Down'; 3 = 'Testing'; 4 = 'Unknown'; 5 = 'Dormant'; 6 = 'NotPresent'; 7 = 'LowerLayerDown' }
+    SessionStatus = @{}
+}
+
+function ConvertTo-NtEnumName {
+    param($Value, [string]$Enum)
+    if ($null -eq $Value) { return '' }
+    $t = [string]$Value
+    if ($t -match '^[0-9]+$') {
+        # the table's keys are [int]; a number beyond it is undocumented too
+        $k = 0
+        if ([int]::TryParse($t, [ref]$k) -and $NtEnums[$Enum].ContainsKey($k)) { return $NtEnums[$Enum][$k] }
+        return '#' + $t
+    }
+    foreach ($n in $NtEnums[$Enum].Values) {
+        if ($n -eq $t) { return $n }
+    }
+    return $t
+}
+
+function Test-NtEnum {
+    param($Value, [string]$Enum, [string]$Name)
+    return ((ConvertTo-NtEnumName $Value $Enum) -eq $Name)
+}
 
 foreach ($a in @(Get-NetAdapter)) {
     $name = [string]$a.Name
@@ -55,63 +109,63 @@ foreach ($a in @(Get-NetAdapter)) {
     elseif ($a.HardwareInterface) { $kind = 'physical' }
     $info = [ordered]@{ name = $name; kind = $kind; description = [string]$a.InterfaceDescription }
     if ($a.DriverName) { $info['driver'] = [string](Split-Path -Leaf $a.DriverName) -replace '\.sys$', '' }
-    $hw = Get-NtOptional { Get-NetAdapterHardwareInfo -Name $name -ErrorAction Stop }
+    $hw = Get-NtOptional 'Get-NetAdapterHardwareInfo' $name { Get-NetAdapterHardwareInfo -Name $name -ErrorAction Stop }
     $info['numa_node'] = -1
     if ($hw -and $null -ne $hw.NumaNode -and [int]$hw.NumaNode -ge 0 -and [int]$hw.NumaNode -lt 64) {
         $info['numa_node'] = [int]$hw.NumaNode
     }
 
-    $u = Get-NtOptional { Get-NetAdapterUso -Name $name -ErrorAction Stop }
+    $u = Get-NtOptional 'Get-NetAdapterUso' $name { Get-NetAdapterUso -Name $name -ErrorAction Stop }
     if ($u) {
         Add-NtSetting $name 'uso ipv4' ([bool]$u.IPv4Enabled)
         Add-NtSetting $name 'uso ipv6' ([bool]$u.IPv6Enabled)
     }
-    $r = Get-NtOptional { Get-NetAdapterRsc -Name $name -ErrorAction Stop }
+    $r = Get-NtOptional 'Get-NetAdapterRsc' $name { Get-NetAdapterRsc -Name $name -ErrorAction Stop }
     if ($r) {
         Add-NtSetting $name 'rsc ipv4' ([bool]$r.IPv4Enabled)
         Add-NtSetting $name 'rsc ipv6' ([bool]$r.IPv6Enabled)
-        $info['rsc_failure_ipv4'] = [string]$r.IPv4FailureReason
-        $info['rsc_failure_ipv6'] = [string]$r.IPv6FailureReason
+        $info['rsc_failure_ipv4'] = ConvertTo-NtEnumName $r.IPv4FailureReason 'RscFailure'
+        $info['rsc_failure_ipv6'] = ConvertTo-NtEnumName $r.IPv6FailureReason 'RscFailure'
     }
-    $l = Get-NtOptional { Get-NetAdapterLso -Name $name -ErrorAction Stop }
+    $l = Get-NtOptional 'Get-NetAdapterLso' $name { Get-NetAdapterLso -Name $name -ErrorAction Stop }
     if ($l) {
         Add-NtSetting $name 'lso ipv4' ([bool]$l.IPv4Enabled)
         Add-NtSetting $name 'lso ipv6' ([bool]$l.IPv6Enabled)
     }
-    $c = Get-NtOptional { Get-NetAdapterChecksumOffload -Name $name -ErrorAction Stop }
+    $c = Get-NtOptional 'Get-NetAdapterChecksumOffload' $name { Get-NetAdapterChecksumOffload -Name $name -ErrorAction Stop }
     if ($c) {
         foreach ($f in @('IpIPv4', 'TcpIPv4', 'TcpIPv6', 'UdpIPv4', 'UdpIPv6')) {
-            Add-NtSetting $name ('checksum ' + $f) ([string]$c.($f + 'Enabled'))
+            Add-NtSetting $name ('checksum ' + $f) (ConvertTo-NtEnumName $c.($f + 'Enabled') 'Checksum')
         }
     }
-    $s = Get-NtOptional { Get-NetAdapterRss -Name $name -ErrorAction Stop }
+    $s = Get-NtOptional 'Get-NetAdapterRss' $name { Get-NetAdapterRss -Name $name -ErrorAction Stop }
     if ($s) {
         Add-NtSetting $name 'rss enabled' ([string]$s.Enabled)
-        $p = $s.Profile
-        if ("$p" -match '^[0-9]+$') { $p = $rssProfiles[[int]"$p"] }
-        Add-NtSetting $name 'rss profile' ([string]$p)
+        Add-NtSetting $name 'rss profile' (ConvertTo-NtEnumName $s.Profile 'RssProfile')
         Add-NtSetting $name 'rss base-processor' ([string]$s.BaseProcessorNumber)
         Add-NtSetting $name 'rss max-processor' ([string]$s.MaxProcessorNumber)
         Add-NtSetting $name 'rss max-processors' ([string]$s.MaxProcessors)
         Add-NtSetting $name 'rss receive-queues' ([string]$s.NumberOfReceiveQueues)
     }
+    # hardware URO: Get-NetAdapterUro exists from Windows 11 24H2 and Windows
+    # Server 2025 on; before that there is no hardware URO to read
     if (Get-Command -Name 'Get-NetAdapterUro' -ErrorAction SilentlyContinue) {
-        $h = Get-NtOptional { Get-NetAdapterUro -Name $name -ErrorAction Stop }
+        $h = Get-NtOptional 'Get-NetAdapterUro' $name { Get-NetAdapterUro -Name $name -ErrorAction Stop }
         if ($h) { Add-NtSetting $name 'uro' ([bool]$h.Enabled) }
     }
-    foreach ($ap in @(Get-NtOptional { Get-NetAdapterAdvancedProperty -Name $name -AllProperties -ErrorAction Stop })) {
+    foreach ($ap in @(Get-NtOptional 'Get-NetAdapterAdvancedProperty' $name { Get-NetAdapterAdvancedProperty -Name $name -AllProperties -ErrorAction Stop })) {
         if ($ap -and $ap.RegistryKeyword -and $ap.RegistryKeyword -match '^[\x21-\x7e]+$') {
             Add-NtSetting $name ('advanced-property ' + $ap.RegistryKeyword) ([string]@($ap.RegistryValue)[0])
         }
     }
-    foreach ($b in @(Get-NtOptional { Get-NetAdapterBinding -Name $name -ErrorAction Stop })) {
+    foreach ($b in @(Get-NtOptional 'Get-NetAdapterBinding' $name { Get-NetAdapterBinding -Name $name -ErrorAction Stop })) {
         if ($b -and $b.Enabled -and $b.ComponentID -notlike 'ms_*') {
             $null = $diagnosis.Add("$($b.DisplayName) ($($b.ComponentID)) is bound to $name")
         }
     }
     if ($r) {
         foreach ($fam in @('IPv4', 'IPv6')) {
-            $why = [string]$r.($fam + 'FailureReason')
+            $why = ConvertTo-NtEnumName $r.($fam + 'FailureReason') 'RscFailure'
             if ($r.($fam + 'Enabled') -and $why -and $why -ne 'NoFailure') {
                 $null = $diagnosis.Add("RSC $fam on $name is not operational: $why")
             }
@@ -120,45 +174,65 @@ foreach ($a in @(Get-NetAdapter)) {
     $null = $interfaces.Add($info)
 }
 
-foreach ($ip in @(Get-NetIPInterface)) {
-    $fam = if ([string]$ip.AddressFamily -eq 'IPv6') { 'ipv6' } else { 'ipv4' }
+foreach ($ip in @(Get-NtOptional 'Get-NetIPInterface' '' { Get-NetIPInterface })) {
+    if (-not $ip) { continue }
+    $fam = if (Test-NtEnum $ip.AddressFamily 'AddressFamily' 'IPv6') { 'ipv6' } else { 'ipv4' }
     Add-NtSetting ([string]$ip.InterfaceAlias) ('ip-mtu ' + $fam) ([int]$ip.NlMtu)
 }
 
-$g = Get-NetOffloadGlobalSetting
-Add-NtSetting 'global' 'offload-global receive-segment-coalescing' ([string]$g.ReceiveSegmentCoalescing)
-$udp = netsh int udp show global
-if ($LASTEXITCODE -eq 0) {
-    $m = [regex]::Match(($udp -join "`n"), 'Receive Offload State\s*:\s*(\w+)')
-    if ($m.Success) {
-        $state = if ($m.Groups[1].Value -eq 'enabled') { 'Enabled' } else { 'Disabled' }
-        Add-NtSetting 'global' 'offload-global uro' $state
+$g = Get-NtOptional 'Get-NetOffloadGlobalSetting' '' { Get-NetOffloadGlobalSetting }
+if ($g) {
+    Add-NtSetting 'global' 'offload-global receive-segment-coalescing' (ConvertTo-NtEnumName $g.ReceiveSegmentCoalescing 'OffloadGlobal')
+}
+# Software URO: no cmdlet reads it on any Windows version; netsh labels are
+# localized, so only the English label is parsed and anything else is a
+# failed probe (the setting stays unknown).
+$udp = @(Get-NtOptional 'netsh int udp show global' '' {
+    $o = @(netsh int udp show global)
+    if ($LASTEXITCODE -ne 0) { throw "exited with $LASTEXITCODE" }
+    $o
+})
+$uro = $null
+foreach ($line in $udp) {
+    if ([string]$line -match '^\s*Receive Offload State\s*:\s*(enabled|disabled)\s*$') {
+        $uro = if ($Matches[1] -eq 'enabled') { 'Enabled' } else { 'Disabled' }
     }
+}
+if ($uro) {
+    Add-NtSetting 'global' 'offload-global uro' $uro
+} elseif ($udp.Count -gt 0) {
+    $null = $failed.Add('netsh int udp show global failed: unknown: could not parse netsh output (no English "Receive Offload State" line)')
+    Write-Warning 'software URO unknown: could not parse netsh output'
 }
 
 foreach ($f in @('Microsoft-Hyper-V-All', 'VirtualMachinePlatform', 'Microsoft-Windows-Subsystem-Linux', 'Containers-DisposableClientVM')) {
-    $o = Get-NtOptional { Get-WindowsOptionalFeature -Online -FeatureName $f -ErrorAction Stop }
+    $o = Get-NtOptional 'Get-WindowsOptionalFeature' $f { Get-WindowsOptionalFeature -Online -FeatureName $f -ErrorAction Stop }
     if ($o -and [string]$o.State -eq 'Enabled') { $null = $diagnosis.Add("optional feature $f is Enabled") }
 }
 $svc = Get-Service -Name 'winnat' -ErrorAction SilentlyContinue
 if ($svc -and [string]$svc.Status -eq 'Running') { $null = $diagnosis.Add('service winnat is Running') }
-foreach ($c in @(Get-NtOptional { Get-NetEventSession -ErrorAction Stop })) {
-    if ($c -and [string]$c.SessionStatus -eq 'Running') { $null = $diagnosis.Add("packet capture session $($c.Name) is running") }
+foreach ($c in @(Get-NtOptional 'Get-NetEventSession' '' { Get-NetEventSession -ErrorAction Stop })) {
+    if ($c -and (Test-NtEnum $c.SessionStatus 'SessionStatus' 'Running')) { $null = $diagnosis.Add("packet capture session $($c.Name) is running") }
 }
 
-$windows = [ordered]@{ diagnosis = @($diagnosis) }
+$windows = [ordered]@{ diagnosis = @($diagnosis); failed_probes = @($failed) }
 if ($TraceSeconds -gt 0) {
     $etl = Join-Path $env:TEMP 'nettune-uro.etl'
     $txt = Join-Path $env:TEMP 'nettune-uro.txt'
-    $null = netsh trace start capture=no report=no overwrite=yes traceFile=$etl provider=Microsoft-Windows-TCPIP level=5 keywords=0xffffffffffffffff
-    if ($LASTEXITCODE -ne 0) { throw "netsh trace start exited with $LASTEXITCODE" }
-    Start-Sleep -Seconds $TraceSeconds
-    $null = netsh trace stop
-    if ($LASTEXITCODE -ne 0) { throw "netsh trace stop exited with $LASTEXITCODE" }
-    $null = netsh trace convert input=$etl output=$txt
-    if ($LASTEXITCODE -ne 0) { throw "netsh trace convert exited with $LASTEXITCODE" }
-    $hit = Select-String -LiteralPath $txt -Pattern 'UDP software URO global disabled mask = ([0-9]+)' | Select-Object -First 1
+    $hit = Get-NtOptional 'TCPIP trace' '' {
+        $null = netsh trace start capture=no report=no overwrite=yes traceFile=$etl provider=Microsoft-Windows-TCPIP level=5 keywords=0xffffffffffffffff
+        if ($LASTEXITCODE -ne 0) { throw "netsh trace start exited with $LASTEXITCODE" }
+        Start-Sleep -Seconds $TraceSeconds
+        $null = netsh trace stop
+        if ($LASTEXITCODE -ne 0) { throw "netsh trace stop exited with $LASTEXITCODE" }
+        $null = netsh trace convert input=$etl output=$txt
+        if ($LASTEXITCODE -ne 0) { throw "netsh trace convert exited with $LASTEXITCODE" }
+        $h = Select-String -LiteralPath $txt -Pattern 'UDP software URO global disabled mask = ([0-9]+)' | Select-Object -First 1
+        if (-not $h) { throw 'no "UDP software URO global disabled mask" line in the trace (was there UDP traffic?)' }
+        $h
+    }
     if ($hit) { $windows['uro_disabled_mask'] = [int]$hit.Matches[0].Groups[1].Value }
+    $windows['failed_probes'] = @($failed)
 }
 
 $doc = [ordered]@{
