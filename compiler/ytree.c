@@ -57,12 +57,33 @@ void nt_yseq_push(struct nt_ynode *seq, struct nt_ynode *item)
 	seq->vals[seq->n++] = item;
 }
 
+/* Maps up to this size are searched in order; larger ones through an
+ * index, so that a map of n keys is built and merged in O(n). */
+#define INDEX_MIN 8
+
+static const char *key_at(const void *arr, size_t i)
+{
+	return ((struct nt_ynode *const *)arr)[i]->scalar;
+}
+
 struct nt_ynode *nt_ymap_get(const struct nt_ynode *map, const char *key, size_t *idx)
 {
 	size_t i;
 
 	if (!map || map->type != NT_Y_MAP)
 		return NULL;
+	if (map->n > INDEX_MIN) {
+		struct nt_ynode *m = (struct nt_ynode *)map;	/* the index is a cache */
+
+		if (!m->index)
+			m->index = nt_xcalloc(1, sizeof(*m->index));
+		i = nt_strindex_find(m->index, m->keys, m->n, key_at, key);
+		if (i == SIZE_MAX)
+			return NULL;
+		if (idx)
+			*idx = i;
+		return map->vals[i];
+	}
 	for (i = 0; i < map->n; i++)
 		if (!strcmp(map->keys[i]->scalar, key)) {
 			if (idx)
@@ -79,6 +100,8 @@ void nt_ymap_del(struct nt_ynode *map, size_t idx)
 	memmove(&map->keys[idx], &map->keys[idx + 1], (map->n - idx - 1) * sizeof(*map->keys));
 	memmove(&map->vals[idx], &map->vals[idx + 1], (map->n - idx - 1) * sizeof(*map->vals));
 	map->n--;
+	if (map->index)
+		nt_strindex_reset(map->index);	/* positions moved */
 }
 
 void nt_yfree(struct nt_ynode *n)
@@ -95,6 +118,9 @@ void nt_yfree(struct nt_ynode *n)
 	free(n->keys);
 	free(n->vals);
 	free(n->scalar);
+	if (n->index)
+		nt_strindex_reset(n->index);
+	free(n->index);
 	free(n);
 }
 
@@ -141,6 +167,7 @@ static struct nt_mark mk(const struct builder *b, yaml_mark_t m)
 static bool attach(struct builder *b, struct nt_ynode *n)
 {
 	struct frame *f;
+	size_t i;
 
 	if (++b->nodes > NT_YAML_MAX_NODES) {
 		nt_error(b->d, n->mark, "yaml-limit",
@@ -165,10 +192,7 @@ static bool attach(struct builder *b, struct nt_ynode *n)
 			nt_yfree(n);
 			return false;
 		}
-		if (nt_ymap_get(f->node, n->scalar, NULL)) {
-			size_t i;
-
-			nt_ymap_get(f->node, n->scalar, &i);
+		if (nt_ymap_get(f->node, n->scalar, &i)) {
 			nt_error(b->d, n->mark, "duplicate-key",
 				 "duplicate key '%s' (first at line %u)", n->scalar,
 				 f->node->keys[i]->mark.line);

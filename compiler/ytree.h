@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "strindex.h"
 
 enum nt_ytype { NT_Y_SCALAR, NT_Y_MAP, NT_Y_SEQ };
 
@@ -24,6 +25,7 @@ struct nt_ynode {
 	size_t n, cap;
 	struct nt_ynode **keys;	/* NT_Y_MAP: scalar key nodes */
 	struct nt_ynode **vals;	/* NT_Y_MAP values, NT_Y_SEQ items */
+	struct nt_strindex *index;	/* NT_Y_MAP: key lookup, built when large */
 };
 
 /* Limits for untrusted input. */
