@@ -465,22 +465,17 @@ struct nt_json *nt_json_parse(const char *file, const char *data, size_t len, st
 
 struct nt_json *nt_json_parse_file(const char *path, struct nt_diags *d)
 {
-	struct nt_buf b = {0};
-	char chunk[65536];
-	size_t got;
+	struct nt_buf b;
 	struct nt_json *j;
-	FILE *f = fopen(path, "rb");
+	char why[256];
 
-	if (!f) {
+	if (nt_read_input(path, NT_JSON_MAX_BYTES, 0, &b, why, sizeof(why))) {
 		struct nt_mark m = {nt_intern(path), 0, 0};
 
-		nt_error(d, m, "io", "cannot open: %s", strerror(errno));
+		nt_error(d, m, "io", "%s", why);
 		return NULL;
 	}
-	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.n <= NT_JSON_MAX_BYTES)
-		nt_buf_putn(&b, chunk, got);
-	fclose(f);
-	j = nt_json_parse(path, b.p ? b.p : "", b.n, d);
+	j = nt_json_parse(path, b.p, b.n, d);
 	nt_buf_free(&b);
 	return j;
 }

@@ -386,33 +386,17 @@ struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
 
 struct nt_ynode *nt_yparse_file(const char *path, struct nt_diags *d)
 {
-	struct nt_buf b = {0};
+	struct nt_buf b;
 	struct nt_ynode *r;
-	char chunk[65536];
-	size_t got;
-	FILE *f = fopen(path, "rb");
+	char why[256];
 
-	if (!f) {
+	if (nt_read_input(path, NT_YAML_MAX_BYTES, 0, &b, why, sizeof(why))) {
 		struct nt_mark m = {nt_intern(path), 0, 0};
 
-		nt_error(d, m, "io", "cannot open: %s", strerror(errno));
+		nt_error(d, m, "io", "%s", why);
 		return NULL;
 	}
-	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		nt_buf_putn(&b, chunk, got);
-		if (b.n > NT_YAML_MAX_BYTES)
-			break;
-	}
-	if (ferror(f)) {
-		struct nt_mark m = {nt_intern(path), 0, 0};
-
-		nt_error(d, m, "io", "cannot read: %s", strerror(errno));
-		fclose(f);
-		nt_buf_free(&b);
-		return NULL;
-	}
-	fclose(f);
-	r = nt_yparse_data(path, b.p ? b.p : "", b.n, d);
+	r = nt_yparse_data(path, b.p, b.n, d);
 	nt_buf_free(&b);
 	return r;
 }
