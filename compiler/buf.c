@@ -121,12 +121,14 @@ void nt_buf_printf(struct nt_buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not valid. */
-static size_t utf8_len(const unsigned char *s)
+size_t nt_utf8_len(const char *str, size_t avail)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	size_t n, i;
 	uint32_t cp;
 
+	if (!avail)
+		return 0;
 	if (s[0] < 0x80)
 		return 1;
 	if ((s[0] & 0xe0) == 0xc0) {
@@ -141,6 +143,8 @@ static size_t utf8_len(const unsigned char *s)
 	} else {
 		return 0;
 	}
+	if (n > avail)
+		return 0;
 	for (i = 1; i < n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
@@ -174,7 +178,7 @@ void nt_buf_json_str(struct nt_buf *b, const char *s)
 			p++;
 			continue;
 		}
-		n = utf8_len(p);
+		n = nt_utf8_len((const char *)p, 4);
 		if (!n) {
 			nt_buf_puts(b, "\\ufffd");
 			p++;

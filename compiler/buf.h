@@ -21,6 +21,8 @@ void nt_buf_printf(struct nt_buf *b, const char *fmt, ...)
 void nt_buf_vprintf(struct nt_buf *b, const char *fmt, va_list ap);
 /* A JSON string literal, with quotes; invalid UTF-8 is escaped as \ufffd. */
 void nt_buf_json_str(struct nt_buf *b, const char *s);
+/* Length of the valid UTF-8 sequence at s (at most avail bytes), or 0. */
+size_t nt_utf8_len(const char *s, size_t avail);
 void nt_buf_free(struct nt_buf *b);
 /* Returns the NUL-terminated contents and resets b. */
 char *nt_buf_take(struct nt_buf *b);

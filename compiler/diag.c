@@ -75,6 +75,33 @@ void nt_intern_free(void)
 	ninterned = capinterned = intern_idx_cap = 0;
 }
 
+struct nt_mark nt_mark_at(const char *file, const char *data, size_t len, size_t off)
+{
+	struct nt_mark m = {file, 1, 1};
+	size_t i = 0, n;
+
+	if (off > len)
+		off = len;
+	while (i < off) {
+		const unsigned char *c = (const unsigned char *)data + i;
+
+		n = nt_utf8_len(data + i, len - i);
+		if (*c == '\r' && i + 1 < len && c[1] == '\n') {
+			n = 2;
+		} else if (*c != '\n' && *c != '\r' &&
+			   !(n == 2 && c[0] == 0xc2 && c[1] == 0x85) &&
+			   !(n == 3 && c[0] == 0xe2 && c[1] == 0x80 && (c[2] | 1) == 0xa9)) {
+			m.col++;
+			i += n ? n : 1;	/* an invalid byte is one column */
+			continue;
+		}
+		m.line++;
+		m.col = 1;
+		i += n;
+	}
+	return m;
+}
+
 void nt_diag_add(struct nt_diags *d, enum nt_severity sev, struct nt_mark m,
 		 const char *rule, const char *fmt, ...)
 {

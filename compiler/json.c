@@ -11,6 +11,7 @@
 struct jp {
 	const char *file;
 	const char *s, *end, *line_start;
+	size_t cont;		/* UTF-8 continuation bytes since line_start */
 	unsigned line;
 	struct nt_diags *d;
 	bool failed;
@@ -19,7 +20,9 @@ struct jp {
 
 static struct nt_mark here(const struct jp *p)
 {
-	struct nt_mark m = {p->file, p->line, (unsigned)(p->s - p->line_start) + 1};
+	/* columns count characters, as in YAML diagnostics */
+	struct nt_mark m = {p->file, p->line,
+			    (unsigned)((size_t)(p->s - p->line_start) - p->cont) + 1};
 
 	return m;
 }
@@ -34,9 +37,11 @@ static void fail(struct jp *p, const char *msg)
 static void ws(struct jp *p)
 {
 	while (p->s < p->end) {
-		if (*p->s == '\n') {
+		if (*p->s == '\n' ||
+		    (*p->s == '\r' && (p->s + 1 == p->end || p->s[1] != '\n'))) {
 			p->line++;
 			p->line_start = p->s + 1;
+			p->cont = 0;
 		} else if (*p->s != ' ' && *p->s != '\t' && *p->s != '\r') {
 			break;
 		}
@@ -103,6 +108,19 @@ static char *string(struct jp *p)
 			fail(p, "control character in string");
 			nt_buf_free(&b);
 			return NULL;
+		}
+		if (c >= 0x80) {
+			size_t n = nt_utf8_len(p->s, (size_t)(p->end - p->s));
+
+			if (!n) {
+				fail(p, "invalid UTF-8 in string");
+				nt_buf_free(&b);
+				return NULL;
+			}
+			nt_buf_putn(&b, p->s, n);
+			p->s += n;
+			p->cont += n - 1;
+			continue;
 		}
 		if (c != '\\') {
 			nt_buf_putc(&b, (char)c);

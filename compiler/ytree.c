@@ -245,6 +245,18 @@ static void syntax_error(struct builder *b, const yaml_parser_t *p, const char *
 {
 	const char *ctx = p->context;
 
+	if (p->error == YAML_READER_ERROR) {
+		/* the reader gives a byte offset and no mark */
+		struct nt_mark m = nt_mark_at(b->file, data, len, p->problem_offset);
+
+		if (p->problem_value >= 0)
+			nt_error(b->d, m, "yaml-syntax", "%s (#x%X); a profile is UTF-8 text",
+				 p->problem ? p->problem : "invalid input", p->problem_value);
+		else
+			nt_error(b->d, m, "yaml-syntax", "%s; a profile is UTF-8 text",
+				 p->problem ? p->problem : "invalid input");
+		return;
+	}
 	if (p->error == YAML_SCANNER_ERROR &&
 	    char_at(data, len, p->problem_mark.line, p->problem_mark.column) == '\t') {
 		nt_error(b->d, mk(b, p->problem_mark), "yaml-syntax",
@@ -280,18 +292,10 @@ struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
 		return NULL;
 	}
 	if (memchr(data, '\0', len)) {
-		const char *nul = memchr(data, '\0', len), *c;
-		struct nt_mark m = {b.file, 1, 1};
+		const char *nul = memchr(data, '\0', len);
 
-		for (c = data; c < nul; c++) {
-			if (*c == '\n') {
-				m.line++;
-				m.col = 1;
-			} else {
-				m.col++;
-			}
-		}
-		nt_error(d, m, "yaml-syntax", "file contains a NUL byte; not a YAML text file");
+		nt_error(d, nt_mark_at(b.file, data, len, (size_t)(nul - data)), "yaml-syntax",
+			 "file contains a NUL byte; not a YAML text file");
 		return NULL;
 	}
 	if (!yaml_parser_initialize(&p)) {
