@@ -457,7 +457,7 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 static struct nt_ynode *load_tree(struct loader *L, const char *path,
 				  struct nt_ynode *parsed)
 {
-	struct nt_ynode *root = parsed ? parsed : nt_yparse_file(path, L->d);
+	struct nt_ynode *root = parsed ? parsed : nt_yparse_input(path, L->o->open_flags, L->d);
 
 	if (!root)
 		return NULL;

@@ -390,11 +390,16 @@ struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
 
 struct nt_ynode *nt_yparse_file(const char *path, struct nt_diags *d)
 {
+	return nt_yparse_input(path, 0, d);
+}
+
+struct nt_ynode *nt_yparse_input(const char *path, unsigned flags, struct nt_diags *d)
+{
 	struct nt_buf b;
 	struct nt_ynode *r;
 	char why[256];
 
-	if (nt_read_input(path, NT_YAML_MAX_BYTES, 0, &b, why, sizeof(why))) {
+	if (nt_read_input(path, NT_YAML_MAX_BYTES, flags, &b, why, sizeof(why))) {
 		struct nt_mark m = {nt_intern(path), 0, 0};
 
 		nt_error(d, m, "io", "%s", why);

@@ -36,6 +36,8 @@ struct nt_ynode {
 /* Parses one YAML document.  Returns NULL and adds located errors on any
  * syntax error, alias, duplicate key, non-scalar key or limit breach. */
 struct nt_ynode *nt_yparse_file(const char *path, struct nt_diags *d);
+/* The same with nt_read_input() flags (NT_IN_NOFOLLOW). */
+struct nt_ynode *nt_yparse_input(const char *path, unsigned flags, struct nt_diags *d);
 struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
 				struct nt_diags *d);
 void nt_yfree(struct nt_ynode *n);
