@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Growth of the JSON and YAML readers with the number of keys in one map.
 
-usage: bench/parsers.py [--runs N] [--before REV] [--out FILE]
+usage: bench/parsers.py [--runs N] [--before REV] [--callgrind] [--out FILE]
 
 For N = 10k, 100k and 1M keys it times (wall clock of the whole process,
 median of --runs, default 3) and measures the peak RSS (/usr/bin/time -f
@@ -19,7 +19,10 @@ did something else.  YAML input is capped at 4 MiB (NT_YAML_MAX_BYTES):
 the 1M-key profile is refused before parsing, and that is what its row
 shows.  --before REV also builds git revision REV (git archive, in a
 temporary directory) and times it on 10k, 20k and 40k keys, where the
-old quadratic checks still finish.  Writes bench/RESULTS-parsers.md.
+old quadratic checks still finish.  --callgrind also counts the
+instructions of one run of each -dup input (valgrind --tool=callgrind),
+a figure that does not move with the load of a shared machine.  Writes
+bench/RESULTS-parsers.md.
 Not a test: nothing here is asserted by meson test.
 """
 import argparse
@@ -85,6 +88,17 @@ def measure(nettune, kind, n, dup, work, runs, prof, check=True):
     return statistics.median(times), max(rss), os.path.getsize(path)
 
 
+def instructions(nettune, kind, n, work, prof):
+    path = os.path.join(work, "%s-dup-%d.%s" % (kind, n, "json" if kind == "json" else "yaml"))
+    args = (["plan", prof, "--state", path] if kind == "json" else ["validate", path])
+    r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                        nettune] + args, capture_output=True, text=True, errors="replace")
+    for l in r.stderr.splitlines():
+        if "Collected :" in l:
+            return int(l.split(":")[-1])
+    sys.exit("bench/parsers.py: no callgrind count for " + path)
+
+
 def build_before(rev, work):
     d = os.path.join(work, "before")
     os.makedirs(d)
@@ -122,6 +136,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--before")
+    ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS-parsers.md"))
     a = ap.parse_args()
     nettune = os.environ.get("NETTUNE", os.path.join(SRC, "build", "nettune"))
@@ -135,6 +150,15 @@ def main():
             rows.append(("%s%s" % (kind, "-dup" if dup else ""), n, r))
             print("%s%s %d: %.2f s, %d KiB" % (kind, "-dup" if dup else "", n, r[0], r[1]),
                   flush=True)
+    counts = []
+    if a.callgrind:
+        for kind in ("json", "yaml"):
+            for n in (10000, 100000, 1000000):
+                if kind == "yaml" and n > 100000:
+                    continue	# refused by size before parsing
+                c = instructions(nettune, kind, n, work, prof)
+                counts.append((kind + "-dup", n, c))
+                print("callgrind %s-dup %d: %d instructions" % (kind, n, c), flush=True)
     before = []
     if a.before:
         old = build_before(a.before, work)
@@ -145,13 +169,24 @@ def main():
                 print("before %s-dup %d: %.2f s" % (kind, n, r[0]), flush=True)
     with open(a.out, "w") as f:
         f.write("# Parser growth with the number of keys in one map\n\n")
-        f.write("Written by `bench/parsers.py --runs %d%s` (medians; every run's\n"
-                "diagnostics checked).  Machine: %s.\n\n" %
-                (a.runs, " --before " + a.before if a.before else "", machine()))
+        f.write("Written by `bench/parsers.py --runs %d%s%s` (medians of wall time;\n"
+                "every run's diagnostics checked).  Machine: %s.\n\n" %
+                (a.runs, " --before " + a.before if a.before else "",
+                 " --callgrind" if a.callgrind else "", machine()))
+        f.write("Wall times move with the load of the machine (load average above);\n"
+                "the instruction counts below do not.\n\n")
         f.write(table(rows) + "\n\n")
         f.write("yaml rows at 1M keys: the file is over the 4 MiB profile limit and is\n"
                 "refused before it is parsed; the largest profile that fits has about\n"
                 "160k keys of this shape.\n")
+        if counts:
+            f.write("\n## Instructions (valgrind --tool=callgrind, one run)\n\n")
+            f.write("| input | keys | instructions | per key |\n|---|---:|---:|---:|\n")
+            for name, n, c in counts:
+                f.write("| %s | %d | %d | %.0f |\n" % (name, n, c, c / n))
+            f.write("\nThe per-key figure includes the fixed cost of a run (start-up, NIC\n"
+                    "tables), so it falls as n grows; it would grow with n if the checks\n"
+                    "were quadratic.\n")
         if before:
             f.write("\n## Before (git revision %s, same machine, same inputs)\n\n" % a.before)
             f.write("Duplicate-key checks that scanned the keys read so far; 100k keys\n"

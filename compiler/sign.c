@@ -288,14 +288,15 @@ static int strict_parents(const char *dir, char *err, size_t errlen)
 	int r = 0;
 
 	if (!real) {
-		snprintf(err, errlen, "trust directory %s: %s", dir, strerror(errno));
-		return -errno;
+		r = -errno;
+		snprintf(err, errlen, "trust directory %s: %s", dir, strerror(-r));
+		return r;
 	}
 	while (!r && (slash = strrchr(real, '/'))) {
 		slash[slash == real] = '\0';	/* "/a/b" -> "/a" -> "/" */
 		if (stat(real, &st)) {
-			snprintf(err, errlen, "trust directory %s: %s: %s", dir, real, strerror(errno));
 			r = -errno;
+			snprintf(err, errlen, "trust directory %s: %s: %s", dir, real, strerror(-r));
 		} else {
 			char *what = nt_xasprintf("trust directory %s: parent", dir);
 
