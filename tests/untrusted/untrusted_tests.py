@@ -8,7 +8,8 @@ Usage: untrusted_tests.py TEST
              key and directory, links, missing and dangling directories
   extends    extends: a link to a secret outside the search path
   positions  invalid UTF-8, control characters and NUL bytes located at LINE:COL
-  bigjson    a 100,000-key JSON object in a snapshot, with and without a repeat
+  bigjson    a 100,000-key JSON object in a snapshot, with and without a repeat;
+             100,000 interfaces and 100,000 features, the first repeated
   bigyaml    a 100,000-key YAML mapping in a profile, with and without a repeat
 
 Every nettune run has a 10 s timeout, so that an input that blocks fails the
@@ -346,6 +347,20 @@ def t_bigjson():
         if rc != 1 or len(lines) != n - 64 or lines[0] != want_first or lines[-1] != want_last:
             fail("100k JSON: exit %s, %d lines, first %r, last %r" %
                  (rc, len(lines), lines[:1], lines[-1:]))
+        # 100,000 interfaces and 100,000 features of one, each with the first repeated
+        head = ('{"format": "nettune-snapshot/1", "host": {"name": "big", "target": "linux"},\n'
+                ' "interfaces": [\n')
+        names = ["e%d" % i for i in range(n)] + ["e0"]
+        E.write("ifs.json", head + ",\n".join('  {"name": "%s"}' % x for x in names) + "\n]}\n")
+        expect(E, ["plan", ok, "--state", "ifs.json"], 1, 'ifs.json:%d:12: error: interface '
+               '"e0" is listed twice\n' % (n + 3), what="100k interfaces + repeat")
+        head = ('{"format": "nettune-snapshot/1", "host": {"name": "big", "target": "linux"},\n'
+                ' "settings": [\n')
+        E.write("feat.json", head + ",\n".join(
+            '  {"object": "e0", "attribute": "feature f%d", "value": true}' % i
+            for i in list(range(n)) + [0]) + "\n]}\n")
+        expect(E, ["plan", ok, "--state", "feat.json"], 1, 'feat.json:%d:3: error: e0 feature '
+               'f0 is listed twice\n' % (n + 3), what="100k features + repeat")
     finally:
         E.close()
 
