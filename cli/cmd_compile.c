@@ -168,6 +168,26 @@ static char *snapshot_for(const struct batch *B, const char *profile, const char
 	return p;
 }
 
+/* The snapshot of a profile found by walking a directory is not followed
+ * through a link either: it sits in the same untrusted tree. */
+static int load_snapshot(const char *path, bool walked, struct nt_facts *facts,
+			 struct nt_state *observed, struct nt_diags *d)
+{
+	struct nt_buf b;
+	char why[256];
+	int r;
+
+	if (!walked)
+		return nt_snapshot_load(path, facts, observed, d);
+	if (nt_read_input(path, NT_JSON_MAX_BYTES, NT_IN_NOFOLLOW, &b, why, sizeof(why))) {
+		nt_error(d, ((struct nt_mark){nt_intern(path), 0, 0}), "io", "%s", why);
+		return -1;
+	}
+	r = nt_snapshot_load_data(path, b.p, b.n, facts, observed, d);
+	nt_buf_free(&b);
+	return r;
+}
+
 /* One profile: R_WRITTEN, R_VALIDATED, R_POLICY, or -1 (diagnostics in d). */
 static int compile_one(struct batch *B, const char *profile, bool walked, struct nt_diags *d)
 {
@@ -202,7 +222,7 @@ static int compile_one(struct batch *B, const char *profile, bool walked, struct
 		r = R_VALIDATED;
 		goto out;
 	}
-	if (nt_snapshot_load(state, &facts, &observed, d))
+	if (load_snapshot(state, walked, &facts, &observed, d))
 		goto out;
 	want = l.p->target && *l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
 	if (facts.target && strcmp(facts.target, want)) {

@@ -147,6 +147,14 @@ def t_compile():
            not out.rstrip().endswith("0 manifests written, 1 validated without a snapshot, "
                                      "0 policies, 2 failed"):
             fail("compile DIR summary: %r" % out)
+        # the snapshot next to a walked profile is not followed through a link either
+        os.makedirs(E.p("repo2", "states"))
+        shutil.copy(os.path.join(SRCROOT, "examples", "veth-lab.yaml"), E.p("repo2", "h.yaml"))
+        E.write("secret.json", '{"hunter2-do-not-print": 1}\n')
+        os.symlink(E.p("secret.json"), E.p("repo2", "states", "h.json"))
+        rc, out, err = E.run(["compile", "--out-dir", "out", "repo2"])
+        if rc != 1 or err != "repo2/states/h.json: error: is a symbolic link (not followed)\n":
+            fail("compile DIR, linked snapshot: exit %s %r" % (rc, err))
         # a link named on the command line is the user's choice and is followed
         rc, out, err = E.run(["compile", "--out-dir", "out", "repo/sub/link.yaml"])
         if rc != 0 or err:
