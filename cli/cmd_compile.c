@@ -2,6 +2,7 @@
 /* nettune compile: batch of host profiles -> (signed) plan manifests, continuing past failures. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "../compiler/lower.h"
 #include "../compiler/scope.h"
+#include "../compiler/strindex.h"
 #include "../compiler/snapshot.h"
 #include "../compiler/validate.h"
 #include "common.h"
@@ -24,6 +26,7 @@ struct batch {
 	bool sign;
 	struct nt_manifest_opts mo;
 	const struct nt_capsdb *db;
+	const bool *walked;		/* per input: found by walking a directory */
 	size_t written, validated, policies, failed;
 	bool tty;
 };
@@ -42,21 +45,19 @@ static void help(void)
 	       "                       [--expires-in DURATION] [--created TIME] [--jobs N]\n"
 	       "                       PROFILE...|DIRECTORY...\n\n"
 	       "Compiles many host profiles at once.  For each host profile NAME.yaml (a\n"
-	       "DIRECTORY is searched recursively for *.yaml and *.yml):\n"
+	       "DIRECTORY is searched recursively for *.yaml and *.yml; symbolic links are\n"
+	       "not followed there, and such a name on a link, FIFO or anything but a\n"
+	       "regular file is an error):\n"
 	       "  snapshot  STATE_DIR/NAME.json with --state-dir, else states/NAME.json next\n"
 	       "            to the profile (the layout of examples/); without one the\n"
-	       "            profile is only validated\n"
+	       "            profile is only validated.  For a profile found in a\n"
+	       "            DIRECTORY, a snapshot that is a symbolic link is an error\n"
 	       "  output    DIR/NAME.plan.json, and DIR/NAME.plan.json.sig with --key\n"
 	       "Policy profiles are validated and skipped.  Every invalid profile is reported\n"
 	       "as FILE:LINE:COL on stderr and the batch goes on.  Progress is shown on a\n"
 	       "terminal only.  --jobs N workers (default: one per online CPU); the NIC\n"
 	       "capability tables are loaded once, before the workers start.\n\n"
 	       "Exit status: 0 every profile compiled or validated, 1 some failed, 64 usage.\n");
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static bool is_profile_name(const char *n)
@@ -66,38 +67,73 @@ static bool is_profile_name(const char *n)
 	return (l > 5 && !strcmp(n + l - 5, ".yaml")) || (l > 4 && !strcmp(n + l - 4, ".yml"));
 }
 
-/* Appends the profiles below dir, sorted, skipping hidden entries. */
-static void walk(const char *dir, char ***v, size_t *n, int depth)
+struct flist {
+	char **v;
+	bool *walked;		/* found in a directory: opened with O_NOFOLLOW */
+	size_t n;
+};
+
+static void flist_add(struct flist *F, char *path, bool walked)
 {
-	DIR *d = opendir(dir);
+	F->v = nt_xrealloc(F->v, (F->n + 1) * sizeof(*F->v));
+	F->walked = nt_xrealloc(F->walked, (F->n + 1) * sizeof(*F->walked));
+	F->v[F->n] = path;
+	F->walked[F->n++] = walked;
+}
+
+/*
+ * Appends the profiles below dir, sorted, skipping hidden entries.  Only
+ * real directories are entered, never a symbolic link to one.  An entry
+ * with a profile's name is listed whatever it is and later opened with
+ * O_NOFOLLOW | O_NONBLOCK: a link or a FIFO in a repository is reported
+ * as such, not followed or waited on.
+ */
+struct entry {
+	char *path;
+	bool dir;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
+}
+
+static void walk(const char *dir, struct flist *F, int depth)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK |
+		      (depth ? O_NOFOLLOW : 0));
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct entry *here = NULL;
 	struct dirent *e;
-	char **here = NULL;
 	size_t nh = 0, i;
 
 	if (!d || depth > 16) {
 		if (d)
 			closedir(d);
+		else if (fd >= 0)
+			close(fd);
 		return;
 	}
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		here = nt_xrealloc(here, (nh + 1) * sizeof(*here));
-		here[nh++] = nt_xasprintf("%s/%s", dir, e->d_name);
-	}
-	closedir(d);
-	qsort(here, nh, sizeof(*here), cmp_str);
-	for (i = 0; i < nh; i++) {
 		struct stat st;
 
-		if (!stat(here[i], &st) && S_ISDIR(st.st_mode)) {
-			walk(here[i], v, n, depth + 1);
-			free(here[i]);
-		} else if (is_profile_name(here[i])) {
-			*v = nt_xrealloc(*v, (*n + 1) * sizeof(**v));
-			(*v)[(*n)++] = here[i];
+		if (e->d_name[0] == '.' ||
+		    fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    (!S_ISDIR(st.st_mode) && !is_profile_name(e->d_name)))
+			continue;
+		here = nt_xrealloc(here, (nh + 1) * sizeof(*here));
+		here[nh].dir = S_ISDIR(st.st_mode);
+		here[nh++].path = nt_xasprintf("%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	if (nh > 1)
+		qsort(here, nh, sizeof(*here), cmp_entry);
+	for (i = 0; i < nh; i++) {
+		if (here[i].dir) {
+			walk(here[i].path, F, depth + 1);
+			free(here[i].path);
 		} else {
-			free(here[i]);
+			flist_add(F, here[i].path, true);
 		}
 	}
 	free(here);
@@ -134,8 +170,28 @@ static char *snapshot_for(const struct batch *B, const char *profile, const char
 	return p;
 }
 
+/* The snapshot of a profile found by walking a directory is not followed
+ * through a link either: it sits in the same untrusted tree. */
+static int load_snapshot(const char *path, bool walked, struct nt_facts *facts,
+			 struct nt_state *observed, struct nt_diags *d)
+{
+	struct nt_buf b;
+	char why[256];
+	int r;
+
+	if (!walked)
+		return nt_snapshot_load(path, facts, observed, d);
+	if (nt_read_input(path, NT_JSON_MAX_BYTES, NT_IN_NOFOLLOW, &b, why, sizeof(why))) {
+		nt_error(d, ((struct nt_mark){nt_intern(path), 0, 0}), "io", "%s", why);
+		return -1;
+	}
+	r = nt_snapshot_load_data(path, b.p, b.n, facts, observed, d);
+	nt_buf_free(&b);
+	return r;
+}
+
 /* One profile: R_WRITTEN, R_VALIDATED, R_POLICY, or -1 (diagnostics in d). */
-static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
+static int compile_one(struct batch *B, const char *profile, bool walked, struct nt_diags *d)
 {
 	struct nt_load_opts lo = nt_cli_load_opts();
 	struct nt_loaded l;
@@ -151,6 +207,8 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 	int r = -1, lowered;
 
 	nt_facts_init(&facts);
+	if (walked)
+		lo.open_flags = NT_IN_NOFOLLOW;
 	if (nt_load_profile(profile, &lo, &l, d)) {
 		free(name);
 		return -1;
@@ -166,7 +224,7 @@ static int compile_one(struct batch *B, const char *profile, struct nt_diags *d)
 		r = R_VALIDATED;
 		goto out;
 	}
-	if (nt_snapshot_load(state, &facts, &observed, d))
+	if (load_snapshot(state, walked, &facts, &observed, d))
 		goto out;
 	want = l.p->target && *l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
 	if (facts.target && strcmp(facts.target, want)) {
@@ -277,7 +335,7 @@ static void worker(struct batch *B, char **files, const char *const *dup, size_t
 				 "be unique", dup[i], B->out_dir, dup[i] + strlen(dup[i]) + 1);
 			r = -1;
 		} else {
-			r = compile_one(B, files[i], &d);
+			r = compile_one(B, files[i], B->walked[i], &d);
 		}
 		if (r >= 0 && !d.errors)
 			rec.status = (uint32_t)r;
@@ -301,6 +359,14 @@ struct reader {
 	struct nt_buf in;
 };
 
+/* names[] of run(), for out_name(): the index holds positions in outs[] */
+static char **outname_of;
+
+static const char *out_name(const void *arr, size_t i)
+{
+	return outname_of[((const size_t *)arr)[i]];
+}
+
 /* Runs the batch over nw forked workers; the capability tables were loaded
  * before the fork and are shared.  Diagnostics come out in input order. */
 static void run(struct batch *B, char **files, size_t n, size_t nw)
@@ -313,24 +379,27 @@ static void run(struct batch *B, char **files, size_t n, size_t nw)
 	struct reader *rd = nt_xcalloc(nw, sizeof(*rd));
 	pid_t *pids = nt_xcalloc(nw, sizeof(pid_t));
 	size_t i, k, done = 0, next = 0, open_fds = 0;
+	size_t *outs = nt_xcalloc(n + 1, sizeof(size_t)), nouts = 0;
+	struct nt_strindex seen = {0};
 	double last = 0;
+
+	outname_of = names;
 
 	/* output names must be unique: the first profile keeps its name */
 	for (i = 0; i < n; i++) {
 		char *st = stem(files[i]), *snap = snapshot_for(B, files[i], st);
 
-		if (snap)
-			for (k = 0; k < i; k++)
-				if (names[k] && !strcmp(names[k], st)) {
-					/* "other\0stem" for the message */
-					char *m = nt_xasprintf("%s%c%s", files[k], '\0', st);
-
-					dup[i] = m;
-					break;
-				}
 		names[i] = snap ? st : (free(st), NULL);
+		if (snap) {
+			k = nt_strindex_find(&seen, outs, nouts, out_name, st);
+			if (k != SIZE_MAX)	/* "other\0stem" for the message */
+				dup[i] = nt_xasprintf("%s%c%s", files[outs[k]], '\0', st);
+			outs[nouts++] = i;
+		}
 		free(snap);
 	}
+	nt_strindex_reset(&seen);
+	free(outs);
 	fflush(stdout);
 	fflush(stderr);
 	for (k = 0; k < nw; k++) {
@@ -453,8 +522,9 @@ int cmd_compile(int argc, char **argv)
 {
 	struct batch B = {0};
 	const char *keyp = NULL, *created = NULL, *why = NULL;
-	char **files = NULL, err[512];
-	size_t nfiles = 0, i;
+	struct flist F = {0};
+	char err[512];
+	size_t i;
 	double t0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t jobs = ncpu > 0 ? (size_t)ncpu : 1;
@@ -503,17 +573,16 @@ int cmd_compile(int argc, char **argv)
 			r = nt_usage_error("compile", "unknown option '%s'", o);
 			goto out;
 		} else if (!stat(o, &st) && S_ISDIR(st.st_mode)) {
-			walk(o, &files, &nfiles, 0);
+			walk(o, &F, 0);
 		} else {
-			files = nt_xrealloc(files, (nfiles + 1) * sizeof(*files));
-			files[nfiles++] = nt_xstrdup(o);
+			flist_add(&F, nt_xstrdup(o), false);
 		}
 	}
 	if (!B.out_dir) {
 		r = nt_usage_error("compile", "--out-dir DIR is required");
 		goto out;
 	}
-	if (!nfiles) {
+	if (!F.n) {
 		r = nt_usage_error("compile", "no PROFILE or DIRECTORY with profiles given");
 		goto out;
 	}
@@ -545,21 +614,23 @@ int cmd_compile(int argc, char **argv)
 	}
 	B.tty = isatty(STDERR_FILENO);
 	t0 = now_s();
-	run(&B, files, nfiles, jobs > nfiles ? nfiles : jobs);
+	B.walked = F.walked;
+	run(&B, F.v, F.n, jobs > F.n ? F.n : jobs);
 	{
 		double dt = now_s() - t0;
 
 		printf("%zu profile%s in %.2fs (%.0f/s): %zu manifest%s written%s, %zu validated "
-		       "without a snapshot, %zu polic%s, %zu failed\n", nfiles, nfiles == 1 ? "" : "s",
-		       dt, dt > 0 ? (double)nfiles / dt : 0.0, B.written, B.written == 1 ? "" : "s",
+		       "without a snapshot, %zu polic%s, %zu failed\n", F.n, F.n == 1 ? "" : "s",
+		       dt, dt > 0 ? (double)F.n / dt : 0.0, B.written, B.written == 1 ? "" : "s",
 		       B.sign ? " and signed" : "", B.validated, B.policies,
 		       B.policies == 1 ? "y" : "ies", B.failed);
 	}
 	r = B.failed ? NT_EXIT_FAIL : NT_EXIT_OK;
 out:
-	for (i = 0; i < nfiles; i++)
-		free(files[i]);
-	free(files);
+	for (i = 0; i < F.n; i++)
+		free(F.v[i]);
+	free(F.v);
+	free(F.walked);
 	if (B.sign)
 		nt_key_free(&B.key);
 	return r;

@@ -72,9 +72,10 @@ static int load_plan(const char *cmd, const char *path, struct nt_buf *bytes,
 		     struct nt_manifest *m)
 {
 	struct nt_diags d = {0};
+	char why[256];
 
-	if (nt_read_file(path, NT_MANIFEST_MAX_BYTES, bytes)) {
-		fprintf(stderr, "nettune %s: error: cannot read %s: %s\n", cmd, path, strerror(errno));
+	if (nt_read_input(path, NT_MANIFEST_MAX_BYTES, 0, bytes, why, sizeof(why))) {
+		fprintf(stderr, "nettune %s: error: %s: %s\n", cmd, path, why);
 		return -1;
 	}
 	if (nt_manifest_load_data(path, bytes->p, bytes->n, m, &d)) {

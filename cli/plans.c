@@ -15,33 +15,13 @@
 
 int nt_read_file(const char *path, size_t max, struct nt_buf *out)
 {
-	char chunk[65536];
-	ssize_t got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char why[256];
+	int r = nt_read_input(path, max, 0, out, why, sizeof(why));
 
-	memset(out, 0, sizeof(*out));
-	if (fd < 0)
-		return -1;
-	while ((got = read(fd, chunk, sizeof(chunk))) > 0) {
-		nt_buf_putn(out, chunk, (size_t)got);
-		if (out->n > max) {
-			close(fd);
-			nt_buf_free(out);
-			errno = EFBIG;
-			return -1;
-		}
-	}
-	if (got < 0) {
-		int e = errno;
-
-		close(fd);
-		nt_buf_free(out);
-		errno = e;
+	if (r) {
+		errno = -r;
 		return -1;
 	}
-	close(fd);
-	nt_buf_putc(out, '\0');
-	out->n--;
 	return 0;
 }
 
@@ -80,21 +60,22 @@ int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_b
 	char *sigpath = nt_xasprintf("%s.sig", path);
 	struct nt_buf sig = {0};
 	const struct nt_key *k;
-	int r = -1;
+	char why[256];
+	int r = -1, e;
 	size_t i;
 
 	*who = NULL;
-	if (nt_read_file(sigpath, 4096, &sig)) {
-		if (errno == ENOENT && m->signer)
+	e = nt_read_input(sigpath, 4096, 0, &sig, why, sizeof(why));
+	if (e) {
+		if (e == -ENOENT && m->signer)
 			fprintf(stderr, "nettune %s: error: missing signature: %s names signer %s but "
 				"%s does not exist\n", cmd, path, m->signer, sigpath);
-		else if (errno == ENOENT)
+		else if (e == -ENOENT)
 			fprintf(stderr, "nettune %s: error: missing signature: %s is not signed (no %s) "
 				"and trusted keys are configured (%s); sign it with 'nettune sign'\n",
 				cmd, path, sigpath, t->sources ? t->sources : "none");
 		else
-			fprintf(stderr, "nettune %s: error: cannot read the signature %s: %s\n", cmd,
-				sigpath, strerror(errno));
+			fprintf(stderr, "nettune %s: error: signature %s: %s\n", cmd, sigpath, why);
 		goto out;
 	}
 	if (sig.n != NT_SIG_BYTES) {

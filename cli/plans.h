@@ -11,8 +11,9 @@
 #include "../compiler/manifest.h"
 #include "../compiler/sign.h"
 
-/* Whole file into out (NUL-terminated); -1 with errno on failure or when
- * it is larger than max. */
+/* Whole file into out (NUL-terminated); -1 with errno on failure, when
+ * it is larger than max (EFBIG) or not a regular file (EINVAL, EISDIR).
+ * nt_read_input() says why. */
 int nt_read_file(const char *path, size_t max, struct nt_buf *out);
 /* Writes path.tmp, fsyncs (when durable), renames over path.  -1 with errno. */
 int nt_write_file_atomic(const char *path, const void *data, size_t n, mode_t mode,

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Growable buffers and allocation helpers that abort on exhaustion. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 
@@ -117,12 +121,14 @@ void nt_buf_printf(struct nt_buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not valid. */
-static size_t utf8_len(const unsigned char *s)
+size_t nt_utf8_len(const char *str, size_t avail)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	size_t n, i;
 	uint32_t cp;
 
+	if (!avail)
+		return 0;
 	if (s[0] < 0x80)
 		return 1;
 	if ((s[0] & 0xe0) == 0xc0) {
@@ -137,6 +143,8 @@ static size_t utf8_len(const unsigned char *s)
 	} else {
 		return 0;
 	}
+	if (n > avail)
+		return 0;
 	for (i = 1; i < n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
@@ -170,7 +178,7 @@ void nt_buf_json_str(struct nt_buf *b, const char *s)
 			p++;
 			continue;
 		}
-		n = utf8_len(p);
+		n = nt_utf8_len((const char *)p, 4);
 		if (!n) {
 			nt_buf_puts(b, "\\ufffd");
 			p++;
@@ -203,4 +211,108 @@ int nt_buf_write(const struct nt_buf *b, FILE *f)
 	if (b->n && fwrite(b->p, 1, b->n, f) != b->n)
 		return -1;
 	return 0;
+}
+
+const char *nt_file_type(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "regular file";
+	case S_IFDIR: return "directory";
+	case S_IFIFO: return "fifo";
+	case S_IFSOCK: return "socket";
+	case S_IFCHR: return "character device";
+	case S_IFBLK: return "block device";
+	case S_IFLNK: return "symbolic link";
+	default: return "unknown file type";
+	}
+}
+
+int nt_open_input_at(int dirfd, const char *path, unsigned flags, struct stat *st,
+		     char *why, size_t whylen)
+{
+	int oflags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+	struct stat tmp, lst;
+	int fd, e;
+
+	if (!st)
+		st = &tmp;
+	if (flags & NT_IN_NOFOLLOW)
+		oflags |= O_NOFOLLOW;
+	fd = openat(dirfd, path, oflags);
+	if (fd < 0) {
+		e = errno;
+		if (e == ELOOP && (flags & NT_IN_NOFOLLOW) &&
+		    !fstatat(dirfd, path, &lst, AT_SYMLINK_NOFOLLOW) && S_ISLNK(lst.st_mode))
+			snprintf(why, whylen, "is a symbolic link (not followed)");
+		else
+			snprintf(why, whylen, "cannot open: %s", strerror(e));
+		return -e;
+	}
+	if (fstat(fd, st)) {
+		e = errno;
+		snprintf(why, whylen, "cannot open: %s", strerror(e));
+		close(fd);
+		return -e;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, whylen, "not a regular file (%s)", nt_file_type(st->st_mode));
+		close(fd);
+		return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+	}
+	return fd;
+}
+
+int nt_open_input(const char *path, unsigned flags, struct stat *st, char *why, size_t whylen)
+{
+	return nt_open_input_at(AT_FDCWD, path, flags, st, why, whylen);
+}
+
+int nt_read_fd(int fd, size_t max, struct nt_buf *out, char *why, size_t whylen)
+{
+	char chunk[65536];
+	ssize_t got;
+
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		got = read(fd, chunk, sizeof(chunk));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		if (out->n + (size_t)got > max) {
+			snprintf(why, whylen, "larger than %zu bytes", max);
+			nt_buf_free(out);
+			return -EFBIG;
+		}
+		nt_buf_putn(out, chunk, (size_t)got);
+	}
+	if (got < 0) {
+		int e = errno;
+
+		snprintf(why, whylen, "cannot read: %s", strerror(e));
+		nt_buf_free(out);
+		return -e;
+	}
+	nt_buf_grow(out, 0);	/* NUL-terminated even when empty */
+	out->p[out->n] = '\0';
+	return 0;
+}
+
+int nt_read_input(const char *path, size_t max, unsigned flags, struct nt_buf *out,
+		  char *why, size_t whylen)
+{
+	struct stat st;
+	int fd = nt_open_input(path, flags, &st, why, whylen), r;
+
+	memset(out, 0, sizeof(*out));
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)st.st_size > max) {
+		snprintf(why, whylen, "larger than %zu bytes", max);
+		close(fd);
+		return -EFBIG;
+	}
+	r = nt_read_fd(fd, max, out, why, whylen);
+	close(fd);
+	return r;
 }

@@ -21,10 +21,34 @@ void nt_buf_printf(struct nt_buf *b, const char *fmt, ...)
 void nt_buf_vprintf(struct nt_buf *b, const char *fmt, va_list ap);
 /* A JSON string literal, with quotes; invalid UTF-8 is escaped as \ufffd. */
 void nt_buf_json_str(struct nt_buf *b, const char *s);
+/* Length of the valid UTF-8 sequence at s (at most avail bytes), or 0. */
+size_t nt_utf8_len(const char *s, size_t avail);
 void nt_buf_free(struct nt_buf *b);
 /* Returns the NUL-terminated contents and resets b. */
 char *nt_buf_take(struct nt_buf *b);
 int nt_buf_write(const struct nt_buf *b, FILE *f);
+
+/* Untrusted input files (profiles, snapshots, plans, journals, keys).
+ * They are opened with O_NONBLOCK | O_CLOEXEC, so that a FIFO or a device
+ * cannot block the caller, and anything but a regular file is refused
+ * after an fstat of what was opened.  NT_IN_NOFOLLOW also refuses a
+ * symbolic link as the last component.  All return -errno on failure
+ * with why set to the reason, without the file name: "not a regular file
+ * (fifo)", "is a symbolic link (not followed)", "larger than N bytes", or
+ * "cannot open: " + strerror. */
+#define NT_IN_NOFOLLOW 1u
+
+struct stat;
+int nt_open_input_at(int dirfd, const char *path, unsigned flags, struct stat *st,
+		     char *why, size_t whylen);
+int nt_open_input(const char *path, unsigned flags, struct stat *st, char *why, size_t whylen);
+/* Reads fd to its end into out (NUL-terminated; out->n excludes it);
+ * -EFBIG past max bytes. */
+int nt_read_fd(int fd, size_t max, struct nt_buf *out, char *why, size_t whylen);
+int nt_read_input(const char *path, size_t max, unsigned flags, struct nt_buf *out,
+		  char *why, size_t whylen);
+/* "fifo", "directory", "socket", ... for messages */
+const char *nt_file_type(unsigned mode);
 
 void *nt_xmalloc(size_t n);
 void *nt_xcalloc(size_t n, size_t m);

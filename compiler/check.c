@@ -234,6 +234,10 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 			if (v->sequence.entry->type == CYAML_MAPPING &&
 			    (v->sequence.entry == &nt_kv_entry ||
 			     v->sequence.entry == &nt_kv_bool_entry)) {
+				/* libcyaml would refuse it later, without a position */
+				if (n->type == NT_Y_MAP && n->n > v->sequence.max)
+					ERR(c, n->mark, "range", "%s allows at most %u entries, has %zu",
+					    hpath, v->sequence.max, n->n);
 				check_kv(c, n, v->sequence.entry == &nt_kv_bool_entry, hpath);
 				return;
 			}

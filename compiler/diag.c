@@ -75,6 +75,33 @@ void nt_intern_free(void)
 	ninterned = capinterned = intern_idx_cap = 0;
 }
 
+struct nt_mark nt_mark_at(const char *file, const char *data, size_t len, size_t off)
+{
+	struct nt_mark m = {file, 1, 1};
+	size_t i = 0, n;
+
+	if (off > len)
+		off = len;
+	while (i < off) {
+		const unsigned char *c = (const unsigned char *)data + i;
+
+		n = nt_utf8_len(data + i, len - i);
+		if (*c == '\r' && i + 1 < len && c[1] == '\n') {
+			n = 2;
+		} else if (*c != '\n' && *c != '\r' &&
+			   !(n == 2 && c[0] == 0xc2 && c[1] == 0x85) &&
+			   !(n == 3 && c[0] == 0xe2 && c[1] == 0x80 && (c[2] | 1) == 0xa9)) {
+			m.col++;
+			i += n ? n : 1;	/* an invalid byte is one column */
+			continue;
+		}
+		m.line++;
+		m.col = 1;
+		i += n;
+	}
+	return m;
+}
+
 void nt_diag_add(struct nt_diags *d, enum nt_severity sev, struct nt_mark m,
 		 const char *rule, const char *fmt, ...)
 {
@@ -158,38 +185,44 @@ static const char *sev_name(enum nt_severity s)
 
 /* One diagnostic is one line: control characters that came from the
  * input (a quoted "eth\n0") are written as C escapes. */
-static void text_escape(FILE *f, const char *s)
+static void text_escape(struct nt_buf *b, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '\n')
-			fputs("\\n", f);
+			nt_buf_puts(b, "\\n");
 		else if (c == '\r')
-			fputs("\\r", f);
+			nt_buf_puts(b, "\\r");
 		else if (c == '\t')
-			fputs("\\t", f);
+			nt_buf_puts(b, "\\t");
 		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
+			nt_buf_printf(b, "\\x%02x", c);
 		else
-			fputc(c, f);
+			nt_buf_putc(b, (char)c);
 	}
 }
 
+/* Rendered into memory and written at once: stderr is unbuffered, and
+ * tens of thousands of diagnostics written a character at a time took
+ * longer than finding them. */
 void nt_diags_print_text(const struct nt_diags *d, FILE *f)
 {
+	struct nt_buf b = {0};
 	size_t i;
 
 	for (i = 0; i < d->n; i++) {
 		const struct nt_diag *x = &d->v[i];
 
-		text_escape(f, x->mark.file ? x->mark.file : "nettune");
+		text_escape(&b, x->mark.file ? x->mark.file : "nettune");
 		if (x->mark.line)
-			fprintf(f, ":%u:%u", x->mark.line, x->mark.col);
-		fprintf(f, ": %s: ", sev_name(x->sev));
-		text_escape(f, x->msg);
-		fputc('\n', f);
+			nt_buf_printf(&b, ":%u:%u", x->mark.line, x->mark.col);
+		nt_buf_printf(&b, ": %s: ", sev_name(x->sev));
+		text_escape(&b, x->msg);
+		nt_buf_putc(&b, '\n');
 	}
+	nt_buf_write(&b, f);
+	nt_buf_free(&b);
 }
 
 /* GitHub workflow commands need %, CR and LF escaped in data, and also

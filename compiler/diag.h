@@ -36,6 +36,11 @@ struct nt_diags {
 
 enum nt_diag_format { NT_FMT_TEXT, NT_FMT_JSON, NT_FMT_SARIF, NT_FMT_GITHUB };
 
+/* The line and column of byte off of data, counted the way libyaml counts
+ * its marks: CR LF, CR, LF, NEL, LS and PS end a line, and a column is a
+ * character (an invalid UTF-8 byte counts as one). */
+struct nt_mark nt_mark_at(const char *file, const char *data, size_t len, size_t off);
+
 const char *nt_intern(const char *s);
 void nt_intern_free(void);
 

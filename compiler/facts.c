@@ -29,6 +29,9 @@ static void iface_free(struct nt_iface_facts *i)
 		free(i->features[k].name);
 	free(i->irqs);
 	free(i->features);
+	if (i->feature_index)
+		nt_strindex_reset(i->feature_index);
+	free(i->feature_index);
 	free(i->name);
 	free(i->driver);
 	free(i->pci);
@@ -45,6 +48,9 @@ void nt_facts_free(struct nt_facts *f)
 
 	for (i = 0; i < f->nifs; i++)
 		iface_free(&f->ifs[i]);
+	if (f->if_index)
+		nt_strindex_reset(f->if_index);
+	free(f->if_index);
 	for (i = 0; i < f->ndiagnosis; i++)
 		free(f->diagnosis[i]);
 	free(f->diagnosis);
@@ -56,14 +62,43 @@ void nt_facts_free(struct nt_facts *f)
 	nt_facts_init(f);
 }
 
-struct nt_iface_facts *nt_facts_iface(const struct nt_facts *f, const char *name)
+/* Arrays up to this size are searched in order; larger ones (a snapshot
+ * is untrusted and may list 100,000 interfaces or features) through an
+ * index of positions, kept as a cache: appends need no upkeep. */
+#define INDEX_MIN 8
+
+static const char *iface_name(const void *arr, size_t i)
+{
+	return ((const struct nt_iface_facts *)arr)[i].name;
+}
+
+static const char *feature_name(const void *arr, size_t i)
+{
+	return ((const struct nt_feature_fact *)arr)[i].name;
+}
+
+static size_t find(struct nt_strindex **x, const void *arr, size_t n, nt_strindex_key_fn key,
+		   const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < f->nifs; i++)
-		if (!strcmp(f->ifs[i].name, name))
-			return &f->ifs[i];
-	return NULL;
+	if (n > INDEX_MIN) {
+		if (!*x)
+			*x = nt_xcalloc(1, sizeof(**x));
+		return nt_strindex_find(*x, arr, n, key, name);
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(key(arr, i), name))
+			return i;
+	return SIZE_MAX;
+}
+
+struct nt_iface_facts *nt_facts_iface(const struct nt_facts *f, const char *name)
+{
+	struct nt_facts *m = (struct nt_facts *)f;	/* the index is a cache */
+	size_t i = find(&m->if_index, f->ifs, f->nifs, iface_name, name);
+
+	return i == SIZE_MAX ? NULL : &f->ifs[i];
 }
 
 struct nt_iface_facts *nt_facts_add_iface(struct nt_facts *f, const char *name)
@@ -80,12 +115,13 @@ struct nt_iface_facts *nt_facts_add_iface(struct nt_facts *f, const char *name)
 
 const struct nt_feature_fact *nt_facts_feature(const struct nt_iface_facts *i, const char *name)
 {
+	struct nt_iface_facts *m = (struct nt_iface_facts *)i;	/* the index is a cache */
 	size_t k;
 
-	for (k = 0; i && k < i->nfeatures; k++)
-		if (!strcmp(i->features[k].name, name))
-			return &i->features[k];
-	return NULL;
+	if (!i)
+		return NULL;
+	k = find(&m->feature_index, i->features, i->nfeatures, feature_name, name);
+	return k == SIZE_MAX ? NULL : &i->features[k];
 }
 
 const struct nt_irq_fact *nt_facts_irq(const struct nt_iface_facts *i, uint32_t queue)

@@ -14,6 +14,7 @@
 
 #include "caps.h"
 #include "cpuset.h"
+#include "strindex.h"
 
 struct nt_irq_fact {
 	uint32_t queue;
@@ -41,6 +42,7 @@ struct nt_iface_facts {
 	size_t nirqs;
 	struct nt_feature_fact *features;
 	size_t nfeatures;
+	struct nt_strindex *feature_index;	/* lookup cache of nt_facts_feature() */
 	bool features_known;
 	/* Windows */
 	char *description;		/* InterfaceDescription */
@@ -64,6 +66,7 @@ struct nt_facts {
 	int irqbalance;			/* 1 active, 0 inactive, -1 unknown */
 	struct nt_iface_facts *ifs;
 	size_t nifs;
+	struct nt_strindex *if_index;	/* lookup cache of nt_facts_iface() */
 	/* Windows: what silently disables offloads (seed 002) */
 	int uro_disabled_mask;		/* -1 unknown */
 	char **diagnosis;		/* facts worth reporting, as text */

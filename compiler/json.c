@@ -6,10 +6,12 @@
 
 #include "buf.h"
 #include "json.h"
+#include "strindex.h"
 
 struct jp {
 	const char *file;
 	const char *s, *end, *line_start;
+	size_t cont;		/* UTF-8 continuation bytes since line_start */
 	unsigned line;
 	struct nt_diags *d;
 	bool failed;
@@ -18,7 +20,9 @@ struct jp {
 
 static struct nt_mark here(const struct jp *p)
 {
-	struct nt_mark m = {p->file, p->line, (unsigned)(p->s - p->line_start) + 1};
+	/* columns count characters, as in YAML diagnostics */
+	struct nt_mark m = {p->file, p->line,
+			    (unsigned)((size_t)(p->s - p->line_start) - p->cont) + 1};
 
 	return m;
 }
@@ -33,9 +37,11 @@ static void fail(struct jp *p, const char *msg)
 static void ws(struct jp *p)
 {
 	while (p->s < p->end) {
-		if (*p->s == '\n') {
+		if (*p->s == '\n' ||
+		    (*p->s == '\r' && (p->s + 1 == p->end || p->s[1] != '\n'))) {
 			p->line++;
 			p->line_start = p->s + 1;
+			p->cont = 0;
 		} else if (*p->s != ' ' && *p->s != '\t' && *p->s != '\r') {
 			break;
 		}
@@ -102,6 +108,19 @@ static char *string(struct jp *p)
 			fail(p, "control character in string");
 			nt_buf_free(&b);
 			return NULL;
+		}
+		if (c >= 0x80) {
+			size_t n = nt_utf8_len(p->s, (size_t)(p->end - p->s));
+
+			if (!n) {
+				fail(p, "invalid UTF-8 in string");
+				nt_buf_free(&b);
+				return NULL;
+			}
+			nt_buf_putn(&b, p->s, n);
+			p->s += n;
+			p->cont += n - 1;
+			continue;
 		}
 		if (c != '\\') {
 			nt_buf_putc(&b, (char)c);
@@ -243,6 +262,141 @@ bad:
 	return NULL;
 }
 
+static const char *key_at(const void *arr, size_t i)
+{
+	return ((char *const *)arr)[i];
+}
+
+/* Room for one more member or item; arrays double, so n appends cost O(n). */
+static void reserve(struct nt_json *j, size_t *cap)
+{
+	if (j->n < *cap)
+		return;
+	*cap = *cap ? *cap * 2 : 4;
+	j->v = nt_xrealloc(j->v, *cap * sizeof(*j->v));
+	if (j->t == NT_J_OBJ)
+		j->keys = nt_xrealloc(j->keys, *cap * sizeof(*j->keys));
+}
+
+/* Objects up to this size are checked for a repeated key in order, larger
+ * ones through a hash index: a snapshot or plan of n keys parses in O(n),
+ * before any signature is checked. */
+#define INDEX_MIN 8
+
+static bool repeated_key(struct nt_json *j, struct nt_strindex *x, const char *k)
+{
+	size_t i;
+
+	if (j->n > INDEX_MIN)
+		return nt_strindex_find(x, j->keys, j->n, key_at, k) != SIZE_MAX;
+	for (i = 0; i < j->n; i++)
+		if (!strcmp(j->keys[i], k))
+			return true;
+	return false;
+}
+
+static struct nt_json *object(struct jp *p)
+{
+	struct nt_json *j = node(p, NT_J_OBJ);
+	struct nt_strindex x = {0};
+	size_t cap = 0;
+
+	p->s++;
+	ws(p);
+	if (p->s < p->end && *p->s == '}') {
+		p->s++;
+		return j;
+	}
+	for (;;) {
+		struct nt_mark km;
+		struct nt_json *v;
+		char *k;
+
+		ws(p);
+		if (p->s >= p->end || *p->s != '"') {
+			fail(p, "expected a string key");
+			goto err;
+		}
+		km = here(p);
+		k = string(p);
+		if (!k)
+			goto err;
+		if (repeated_key(j, &x, k)) {
+			nt_error(p->d, km, "json-syntax", "duplicate key \"%s\"", k);
+			p->failed = true;
+			free(k);
+			goto err;
+		}
+		ws(p);
+		if (p->s >= p->end || *p->s != ':') {
+			free(k);
+			fail(p, "expected ':'");
+			goto err;
+		}
+		p->s++;
+		v = value(p);
+		if (!v) {
+			free(k);
+			goto err;
+		}
+		reserve(j, &cap);
+		j->keys[j->n] = k;
+		j->v[j->n++] = v;
+		ws(p);
+		if (p->s < p->end && *p->s == ',') {
+			p->s++;
+			continue;
+		}
+		if (p->s < p->end && *p->s == '}') {
+			p->s++;
+			break;
+		}
+		fail(p, "expected ',' or '}'");
+		goto err;
+	}
+	nt_strindex_reset(&x);
+	return j;
+err:
+	nt_strindex_reset(&x);
+	nt_json_free(j);
+	return NULL;
+}
+
+static struct nt_json *array(struct jp *p)
+{
+	struct nt_json *j = node(p, NT_J_ARR);
+	size_t cap = 0;
+
+	p->s++;
+	ws(p);
+	if (p->s < p->end && *p->s == ']') {
+		p->s++;
+		return j;
+	}
+	for (;;) {
+		struct nt_json *v = value(p);
+
+		if (!v)
+			goto err;
+		reserve(j, &cap);
+		j->v[j->n++] = v;
+		ws(p);
+		if (p->s < p->end && *p->s == ',') {
+			p->s++;
+			continue;
+		}
+		if (p->s < p->end && *p->s == ']') {
+			p->s++;
+			return j;
+		}
+		fail(p, "expected ',' or ']'");
+		goto err;
+	}
+err:
+	nt_json_free(j);
+	return NULL;
+}
+
 static struct nt_json *value(struct jp *p)
 {
 	struct nt_json *j;
@@ -258,128 +412,45 @@ static struct nt_json *value(struct jp *p)
 	}
 	switch (*p->s) {
 	case '{':
-		j = node(p, NT_J_OBJ);
-		p->s++;
-		ws(p);
-		if (p->s < p->end && *p->s == '}') {
-			p->s++;
-			break;
-		}
-		for (;;) {
-			char *k;
-			struct nt_json *v;
-			size_t i;
-
-			ws(p);
-			if (p->s >= p->end || *p->s != '"') {
-				fail(p, "expected a string key");
-				goto err;
-			}
-			{
-				struct nt_mark km = here(p);
-
-				k = string(p);
-				if (!k)
-					goto err;
-				for (i = 0; i < j->n; i++)
-					if (!strcmp(j->keys[i], k)) {
-						nt_error(p->d, km, "json-syntax", "duplicate key \"%s\"", k);
-						p->failed = true;
-						free(k);
-						goto err;
-					}
-			}
-			ws(p);
-			if (p->s >= p->end || *p->s != ':') {
-				free(k);
-				fail(p, "expected ':'");
-				goto err;
-			}
-			p->s++;
-			v = value(p);
-			if (!v) {
-				free(k);
-				goto err;
-			}
-			j->keys = nt_xrealloc(j->keys, (j->n + 1) * sizeof(*j->keys));
-			j->v = nt_xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
-			j->keys[j->n] = k;
-			j->v[j->n++] = v;
-			ws(p);
-			if (p->s < p->end && *p->s == ',') {
-				p->s++;
-				continue;
-			}
-			if (p->s < p->end && *p->s == '}') {
-				p->s++;
-				break;
-			}
-			fail(p, "expected ',' or '}'");
-			goto err;
-		}
+		j = object(p);
 		break;
 	case '[':
-		j = node(p, NT_J_ARR);
-		p->s++;
-		ws(p);
-		if (p->s < p->end && *p->s == ']') {
-			p->s++;
-			break;
-		}
-		for (;;) {
-			struct nt_json *v = value(p);
-
-			if (!v)
-				goto err;
-			j->v = nt_xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
-			j->v[j->n++] = v;
-			ws(p);
-			if (p->s < p->end && *p->s == ',') {
-				p->s++;
-				continue;
-			}
-			if (p->s < p->end && *p->s == ']') {
-				p->s++;
-				break;
-			}
-			fail(p, "expected ',' or ']'");
-			goto err;
-		}
+		j = array(p);
 		break;
 	case '"':
 		j = node(p, NT_J_STR);
 		j->s = string(p);
-		if (!j->s)
-			goto err;
+		if (!j->s) {
+			nt_json_free(j);
+			j = NULL;
+		}
 		break;
 	case 't':
 	case 'f':
 		j = node(p, NT_J_BOOL);
-		if (lit(p, "true"))
+		if (lit(p, "true")) {
 			j->b = true;
-		else if (!lit(p, "false")) {
+		} else if (!lit(p, "false")) {
 			fail(p, "unknown literal");
-			goto err;
+			nt_json_free(j);
+			j = NULL;
 		}
 		break;
 	case 'n':
 		j = node(p, NT_J_NULL);
 		if (!lit(p, "null")) {
 			fail(p, "unknown literal");
-			goto err;
+			nt_json_free(j);
+			j = NULL;
 		}
 		break;
 	default:
 		j = number(p);
-		if (!j)
-			return NULL;
 		break;
 	}
-	p->depth--;
+	if (j)
+		p->depth--;
 	return j;
-err:
-	nt_json_free(j);
-	return NULL;
 }
 
 struct nt_json *nt_json_parse(const char *file, const char *data, size_t len, struct nt_diags *d)
@@ -412,22 +483,17 @@ struct nt_json *nt_json_parse(const char *file, const char *data, size_t len, st
 
 struct nt_json *nt_json_parse_file(const char *path, struct nt_diags *d)
 {
-	struct nt_buf b = {0};
-	char chunk[65536];
-	size_t got;
+	struct nt_buf b;
 	struct nt_json *j;
-	FILE *f = fopen(path, "rb");
+	char why[256];
 
-	if (!f) {
+	if (nt_read_input(path, NT_JSON_MAX_BYTES, 0, &b, why, sizeof(why))) {
 		struct nt_mark m = {nt_intern(path), 0, 0};
 
-		nt_error(d, m, "io", "cannot open: %s", strerror(errno));
+		nt_error(d, m, "io", "%s", why);
 		return NULL;
 	}
-	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.n <= NT_JSON_MAX_BYTES)
-		nt_buf_putn(&b, chunk, got);
-	fclose(f);
-	j = nt_json_parse(path, b.p ? b.p : "", b.n, d);
+	j = nt_json_parse(path, b.p, b.n, d);
 	nt_buf_free(&b);
 	return j;
 }

@@ -36,11 +36,48 @@ static void add_source(struct loader *L, const char *file)
 	L->sources[L->nsources++] = file;
 }
 
-static bool file_exists(const char *p)
+/*
+ * A policy found in a search directory: 0 with *real set when dir/name is
+ * a regular file whose canonical path stays inside the canonical dir, 1
+ * when there is nothing there, -1 (why set) when something is there that
+ * must not be read: a link that leads out of the directory (to a secret,
+ * say; its text must never reach a diagnostic), a dangling link, a FIFO.
+ */
+static int candidate(const char *dir, const char *p, char **real, char *why, size_t whylen)
 {
+	char *rdir, *rfile;
 	struct stat st;
+	size_t n;
+	int r = -1;
 
-	return !stat(p, &st) && S_ISREG(st.st_mode);
+	*real = NULL;
+	if (lstat(p, &st))
+		return 1;
+	rdir = realpath(dir, NULL);
+	rfile = realpath(p, NULL);
+	if (!rfile || !rdir) {
+		snprintf(why, whylen, "%s", S_ISLNK(st.st_mode) ? "is a dangling symbolic link" :
+			 "cannot be resolved");
+		goto out;
+	}
+	n = strlen(rdir);
+	if (n == 1)
+		n = 0;		/* the search directory is "/" */
+	if (strncmp(rfile, rdir, n) || rfile[n] != '/') {
+		snprintf(why, whylen, "leads outside the profile search directory %s; not read", dir);
+		goto out;
+	}
+	if (stat(rfile, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "not a regular file (%s)", nt_file_type(st.st_mode));
+		goto out;
+	}
+	*real = rfile;
+	rfile = NULL;
+	r = 0;
+out:
+	free(rdir);
+	free(rfile);
+	return r;
 }
 
 static bool valid_policy_name(const char *s)
@@ -73,15 +110,19 @@ static char *relative_to_cwd(char *p)
 	return p;
 }
 
-/* Looks for NAME.yaml along the search path; returns a malloc'd path. */
+/* Looks for NAME.yaml along the search path; returns a malloc'd path as
+ * the user would write it, with *real its canonical form.  NULL with why
+ * empty when not found, with why set when the first match is refused. */
 static char *resolve(struct loader *L, const char *from_file, const char *name,
-		     struct nt_buf *tried)
+		     struct nt_buf *tried, char **real, char *why, size_t whylen)
 {
 	char *dirs[64];
 	size_t nd = 0, i;
 	char *dir = nt_xstrdup(from_file), *slash = strrchr(dir, '/'), *found = NULL;
 	const char *own_dir_prefix;
+	bool stop = false;
 
+	*why = '\0';
 	if (slash)
 		*slash = '\0';
 	else
@@ -94,19 +135,22 @@ static char *resolve(struct loader *L, const char *from_file, const char *name,
 	dirs[nd] = nt_data_dir("profiles");
 	if (dirs[nd])
 		nd++;
-	for (i = 0; i < nd && !found; i++) {
+	for (i = 0; i < nd && !stop; i++) {
 		static const char *const ext[] = {".yaml", ".yml"};
 		size_t e;
 
-		for (e = 0; e < 2 && !found; e++) {
+		for (e = 0; e < 2 && !stop; e++) {
 			char *p = i || own_dir_prefix ?
 				  nt_xasprintf("%s/%s%s", dirs[i], name, ext[e]) :
 				  nt_xasprintf("%s%s", name, ext[e]);
+			int c = candidate(dirs[i], p, real, why, whylen);
 
-			if (file_exists(p))
+			if (c <= 0) {
+				stop = true;
 				found = relative_to_cwd(p);
-			else
+			} else {
 				free(p);
+			}
 		}
 		nt_buf_printf(tried, "%s%s", i ? ", " : "", dirs[i]);
 	}
@@ -259,6 +303,25 @@ static void drop_key(struct nt_ynode *map, const char *key)
 static struct nt_ynode *load_tree(struct loader *L, const char *path,
 				  struct nt_ynode *parsed);
 
+/* Reads a resolved policy by its canonical path, not following a link
+ * swapped in since it was resolved, and names it as the user would. */
+static struct nt_ynode *load_policy(struct loader *L, const char *p, const char *rp)
+{
+	struct nt_ynode *parsed;
+	struct nt_buf b;
+	char why[256];
+
+	if (nt_read_input(rp, NT_YAML_MAX_BYTES, NT_IN_NOFOLLOW, &b, why, sizeof(why))) {
+		struct nt_mark m = {nt_intern(p), 0, 0};
+
+		nt_error(L->d, m, "io", "%s", why);
+		return NULL;
+	}
+	parsed = nt_yparse_data(p, b.p, b.n, L->d);
+	nt_buf_free(&b);
+	return parsed ? load_tree(L, p, parsed) : NULL;
+}
+
 /* Resolves and merges the extends of root; returns the merged tree. */
 static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 {
@@ -273,7 +336,7 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 		const struct nt_ynode *e = ext->vals[i];
 		struct nt_buf tried = {0};
 		struct nt_ynode *base;
-		char *p, *real;
+		char *p, *rp = NULL, why[256];
 		int k;
 
 		if (!valid_policy_name(e->scalar)) {
@@ -283,7 +346,16 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 			bad = true;
 			continue;
 		}
-		p = resolve(L, root->mark.file, e->scalar, &tried);
+		p = resolve(L, root->mark.file, e->scalar, &tried, &rp, why, sizeof(why));
+		if (p && !rp) {
+			nt_error(L->d, e->mark, "extends", "policy profile '%s': %s: %s", e->scalar,
+				 p, why);
+			nt_buf_free(&tried);
+			free(p);
+			free(rp);
+			bad = true;
+			continue;
+		}
 		if (!p) {
 			char *near = suggest_policy(tried.p ? tried.p : "", e->scalar);
 
@@ -303,12 +375,10 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 		nt_buf_free(&tried);
 		/* compare canonical paths: "a.yaml", "./a.yaml" and a
 		 * --profile-path spelling of the same folder are one file */
-		real = realpath(p, NULL);
 		for (k = 0; k < L->depth; k++)
 			if (!strcmp(L->stack[k], p) ||
-			    (real && L->real[k] && !strcmp(L->real[k], real)))
+			    (L->real[k] && !strcmp(L->real[k], rp)))
 				break;
-		free(real);
 		if (k < L->depth) {
 			struct nt_buf chain = {0};
 			int m;
@@ -319,6 +389,7 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 			nt_error(L->d, e->mark, "extends-cycle", "extends cycle: %s", chain.p);
 			nt_buf_free(&chain);
 			free(p);
+			free(rp);
 			bad = true;
 			continue;
 		}
@@ -326,20 +397,23 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 			nt_error(L->d, e->mark, "extends", "extends nested deeper than %d levels",
 				 MAX_EXTENDS_DEPTH);
 			free(p);
+			free(rp);
 			bad = true;
 			continue;
 		}
-		base = load_tree(L, p, NULL);
+		base = load_policy(L, p, rp);
 		if (!base) {
 			/* its own errors are located in it; this one makes the
 			 * profile that pulls it in invalid too */
 			nt_error(L->d, e->mark, "extends", "policy profile '%s' (%s) has errors",
 				 e->scalar, nt_intern(p));
 			free(p);
+			free(rp);
 			bad = true;
 			continue;
 		}
 		free(p);
+		free(rp);
 		if (strcmp(kind_of(base), "PolicyProfile")) {
 			nt_error(L->d, e->mark, "extends",
 				 "'%s' (%s) is a %s; only a PolicyProfile can be extended",
@@ -383,7 +457,7 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 static struct nt_ynode *load_tree(struct loader *L, const char *path,
 				  struct nt_ynode *parsed)
 {
-	struct nt_ynode *root = parsed ? parsed : nt_yparse_file(path, L->d);
+	struct nt_ynode *root = parsed ? parsed : nt_yparse_input(path, L->o->open_flags, L->d);
 
 	if (!root)
 		return NULL;

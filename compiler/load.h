@@ -32,6 +32,9 @@ struct nt_loaded {
 struct nt_load_opts {
 	const char *const *profile_path;	/* --profile-path directories */
 	size_t nprofile_path;
+	/* for the profile itself: NT_IN_NOFOLLOW when it was found by walking
+	 * a directory rather than named by the user */
+	unsigned open_flags;
 };
 
 /* Returns 0, or -1 with located errors in d (warnings may be added

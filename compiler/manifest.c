@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -142,18 +143,23 @@ static int file_digest(const char *path, bool cache, char out[NT_SHA256_HEX])
 	EVP_MD_CTX *ctx;
 	unsigned char md[EVP_MAX_MD_SIZE], chunk[65536];
 	unsigned int mdlen = 0, i;
+	char why[256];
 	size_t got;
 	FILE *f;
-	int r = -1;
+	int r = -1, fd;
 
 	for (i = 0; cache && i < ndcache; i++)
 		if (!strcmp(dcache[i].file, path)) {
 			memcpy(out, dcache[i].hex, NT_SHA256_HEX);
 			return 0;
 		}
-	f = fopen(path, "rb");
-	if (!f)
+	fd = nt_open_input(path, 0, NULL, why, sizeof(why));	/* never blocks on a FIFO */
+	f = fd < 0 ? NULL : fdopen(fd, "rb");
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	ctx = EVP_MD_CTX_new();
 	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
 		goto out;
@@ -793,26 +799,18 @@ fail:
 
 int nt_manifest_load(const char *path, struct nt_manifest *m, struct nt_diags *d)
 {
-	struct nt_buf b = {0};
-	char chunk[65536];
-	size_t got;
-	FILE *f = fopen(path, "rb");
+	struct nt_buf b;
+	char why[256];
 	int r;
 
 	memset(m, 0, sizeof(*m));
-	if (!f) {
+	if (nt_read_input(path, NT_MANIFEST_MAX_BYTES, 0, &b, why, sizeof(why))) {
 		struct nt_mark mk = {nt_intern(path), 0, 0};
 
-		nt_error(d, mk, "manifest", "cannot read: %s", strerror(errno));
+		nt_error(d, mk, "manifest", "%s", why);
 		return -1;
 	}
-	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		nt_buf_putn(&b, chunk, got);
-		if (b.n > NT_MANIFEST_MAX_BYTES)
-			break;
-	}
-	fclose(f);
-	r = nt_manifest_load_data(path, b.p ? b.p : "", b.n, m, d);
+	r = nt_manifest_load_data(path, b.p, b.n, m, d);
 	nt_buf_free(&b);
 	return r;
 }

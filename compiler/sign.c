@@ -106,18 +106,19 @@ out:
 	return r;
 }
 
-static int key_load(const char *path, bool priv, struct nt_key *k, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	EVP_PKEY *pk;
+/* A PEM key file is a few hundred bytes. */
+#define KEY_MAX_BYTES 65536
 
-	memset(k, 0, sizeof(*k));
-	if (!f) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	pk = priv ? PEM_read_PrivateKey(f, NULL, NULL, NULL) : PEM_read_PUBKEY(f, NULL, NULL, NULL);
-	fclose(f);
+static int key_parse(const struct nt_buf *b, const char *path, bool priv, struct nt_key *k,
+		     char *err, size_t errlen)
+{
+	BIO *bio = BIO_new_mem_buf(b->p, (int)b->n);
+	EVP_PKEY *pk = NULL;
+
+	if (bio)
+		pk = priv ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) :
+			    PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+	BIO_free(bio);
 	if (!pk) {
 		ossl_err(err, errlen, priv ? "not a PEM private key:" : "not a PEM public key:", path);
 		return -1;
@@ -136,6 +137,23 @@ static int key_load(const char *path, bool priv, struct nt_key *k, char *err, si
 	k->pkey = pk;
 	k->path = nt_xstrdup(path);
 	return 0;
+}
+
+static int key_load(const char *path, bool priv, struct nt_key *k, char *err, size_t errlen)
+{
+	struct nt_buf b;
+	char why[256];
+	int r;
+
+	memset(k, 0, sizeof(*k));
+	if (nt_read_input(path, KEY_MAX_BYTES, 0, &b, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
+	r = key_parse(&b, path, priv, k, err, errlen);
+	OPENSSL_cleanse(b.p, b.n);
+	nt_buf_free(&b);
+	return r;
 }
 
 int nt_key_load_private(const char *path, struct nt_key *k, char *err, size_t errlen)
@@ -185,11 +203,17 @@ bool nt_verify(const struct nt_key *k, const void *data, size_t n, const unsigne
 	return ok;
 }
 
-const char *nt_trust_dir(void)
+/* Set and not empty: a trust directory was configured on purpose. */
+static const char *trust_dir_env(void)
 {
 	const char *s = getenv("NETTUNE_TRUST_DIR");
 
-	return s && *s ? s : "/etc/nettune/trusted.d";
+	return s && *s ? s : NULL;
+}
+
+const char *nt_trust_dir(void)
+{
+	return trust_dir_env() ? trust_dir_env() : NT_TRUST_DIR_DEFAULT;
 }
 
 static void add_source(struct nt_trust *t, const char *s)
@@ -200,25 +224,24 @@ static void add_source(struct nt_trust *t, const char *s)
 	t->sources = n;
 }
 
-static int trust_push(struct nt_trust *t, const char *path, char *err, size_t errlen)
+static void trust_keep(struct nt_trust *t, const struct nt_key *k)
 {
-	struct nt_key k;
-
-	if (nt_key_load_public(path, &k, err, errlen))
-		return -1;
 	t->v = nt_xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
-	t->v[t->n++] = k;
-	return 0;
+	t->v[t->n++] = *k;
 }
 
 int nt_trust_add(struct nt_trust *t, const char *path, char *err, size_t errlen)
 {
 	char *s = nt_xasprintf("--trust %s", path);
+	struct nt_key k;
 
 	t->required = true;
 	add_source(t, s);
 	free(s);
-	return trust_push(t, path, err, errlen);
+	if (nt_key_load_public(path, &k, err, errlen))
+		return -1;
+	trust_keep(t, &k);
+	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -226,40 +249,189 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int nt_trust_load_dir(struct nt_trust *t, const char *dir, char *err, size_t errlen)
+/* sshd's StrictModes: owned by root or by the user running nettune, and
+ * not writable by group or others.  what is "trust directory" etc. */
+static int strict_owner_mode(const char *what, const char *path, const struct stat *st,
+			     bool sticky_ok, char *err, size_t errlen)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0, i;
+	uid_t me = getuid();
+	mode_t w = st->st_mode & (S_IWGRP | S_IWOTH);
+
+	if (st->st_uid != 0 && st->st_uid != me) {
+		if (me)
+			snprintf(err, errlen, "%s %s is owned by uid %u, not by root or uid %u "
+				 "(the invoking user); refusing it", what, path,
+				 (unsigned)st->st_uid, (unsigned)me);
+		else
+			snprintf(err, errlen, "%s %s is owned by uid %u, not by root; refusing it",
+				 what, path, (unsigned)st->st_uid);
+		return -EPERM;
+	}
+	if (w && !(sticky_ok && (st->st_mode & S_ISVTX))) {
+		snprintf(err, errlen, "%s %s is %s (mode %04o); refusing it", what, path,
+			 w == (S_IWGRP | S_IWOTH) ? "group- and world-writable" :
+			 w == S_IWGRP ? "group-writable" : "world-writable",
+			 (unsigned)(st->st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Every directory above the trust directory (as resolved) must be safe
+ * too, or whoever may write there could swap the directory itself; a
+ * sticky world-writable one such as /tmp is safe for entries it does not
+ * own. */
+static int strict_parents(const char *dir, char *err, size_t errlen)
+{
+	char *real = realpath(dir, NULL), *slash;
+	struct stat st;
 	int r = 0;
 
-	if (!d) {
-		if (errno == ENOENT)
-			return 0;
-		snprintf(err, errlen, "cannot read the trust directory %s: %s", dir, strerror(errno));
-		return -1;
+	if (!real) {
+		r = -errno;
+		snprintf(err, errlen, "trust directory %s: %s", dir, strerror(-r));
+		return r;
 	}
-	t->required = true;
-	add_source(t, dir);
+	while (!r && (slash = strrchr(real, '/'))) {
+		slash[slash == real] = '\0';	/* "/a/b" -> "/a" -> "/" */
+		if (stat(real, &st)) {
+			r = -errno;
+			snprintf(err, errlen, "trust directory %s: %s: %s", dir, real, strerror(-r));
+		} else {
+			char *what = nt_xasprintf("trust directory %s: parent", dir);
+
+			r = strict_owner_mode(what, real, &st, true, err, errlen);
+			free(what);
+		}
+		if (!strcmp(real, "/"))
+			break;
+	}
+	free(real);
+	return r;
+}
+
+/* Opens the trust directory; 1 when the default one does not exist. */
+static int trust_dir_open(const char *dir, char *err, size_t errlen)
+{
+	struct stat lst, st;
+	int fd;
+
+	if (lstat(dir, &lst)) {
+		if (errno == ENOENT && !trust_dir_env() && !strcmp(dir, NT_TRUST_DIR_DEFAULT))
+			return -ENOENT;
+		snprintf(err, errlen, "trust directory %s: %s%s", dir, strerror(errno),
+			 trust_dir_env() ? " (NETTUNE_TRUST_DIR names it)" : "");
+		return -EINVAL;
+	}
+	if (S_ISLNK(lst.st_mode) && stat(dir, &st) && errno == ENOENT) {
+		snprintf(err, errlen, "trust directory %s is a dangling symbolic link", dir);
+		return -EINVAL;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOTDIR && !stat(dir, &st))
+			snprintf(err, errlen, "trust directory %s: not a directory (%s)", dir,
+				 nt_file_type(st.st_mode));
+		else
+			snprintf(err, errlen, "trust directory %s: %s", dir, strerror(errno));
+		return -EINVAL;
+	}
+	if (fstat(fd, &st) || strict_owner_mode("trust directory", dir, &st, false, err, errlen) ||
+	    strict_parents(dir, err, errlen)) {
+		if (!*err)
+			snprintf(err, errlen, "trust directory %s: %s", dir, strerror(errno));
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/* The key names of the directory, sorted; only *.pub and *.pem count. */
+static char **trust_dir_names(int fd, size_t *n)
+{
+	int fd2 = dup(fd);
+	DIR *d = fd2 < 0 ? NULL : fdopendir(fd2);
+	struct dirent *e;
+	char **names = NULL;
+
+	*n = 0;
+	if (!d) {
+		if (fd2 >= 0)
+			close(fd2);
+		return NULL;
+	}
 	while ((e = readdir(d))) {
 		size_t l = strlen(e->d_name);
 
 		if (e->d_name[0] == '.' || l < 5 ||
 		    (strcmp(e->d_name + l - 4, ".pub") && strcmp(e->d_name + l - 4, ".pem")))
 			continue;
-		names = nt_xrealloc(names, (n + 1) * sizeof(*names));
-		names[n++] = nt_xasprintf("%s/%s", dir, e->d_name);
+		names = nt_xrealloc(names, (*n + 1) * sizeof(*names));
+		names[(*n)++] = nt_xstrdup(e->d_name);
 	}
 	closedir(d);
-	if (n > 1)	/* names is NULL for an empty directory */
-		qsort(names, n, sizeof(*names), cmp_str);
+	if (*n > 1)
+		qsort(names, *n, sizeof(*names), cmp_str);
+	return names;
+}
+
+/* One key of the directory: a regular file, not a symbolic link, opened
+ * without blocking, owned and moded like the directory. */
+static int trust_dir_key(struct nt_trust *t, int dfd, const char *dir, const char *name,
+			 char *err, size_t errlen)
+{
+	char *path = nt_xasprintf("%s/%s", dir, name), why[256];
+	struct nt_buf b = {0};
+	struct nt_key k;
+	struct stat st;
+	int fd, r = -1;
+
+	memset(&k, 0, sizeof(k));
+	fd = nt_open_input_at(dfd, name, NT_IN_NOFOLLOW, &st, why, sizeof(why));
+	if (fd < 0) {
+		snprintf(err, errlen, "trusted key %s: %s", path, why);
+		goto out;
+	}
+	if (strict_owner_mode("trusted key", path, &st, false, err, errlen))
+		goto out;
+	if (nt_read_fd(fd, KEY_MAX_BYTES, &b, why, sizeof(why))) {
+		snprintf(err, errlen, "trusted key %s: %s", path, why);
+		goto out;
+	}
+	if (key_parse(&b, path, false, &k, err, errlen))
+		goto out;
+	trust_keep(t, &k);
+	r = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	nt_buf_free(&b);
+	free(path);
+	return r;
+}
+
+int nt_trust_load_dir(struct nt_trust *t, const char *dir, char *err, size_t errlen)
+{
+	char **names;
+	size_t n, i;
+	int fd, r = 0;
+
+	*err = '\0';
+	fd = trust_dir_open(dir, err, errlen);
+	if (fd == -ENOENT)
+		return 0;	/* the default directory is not there at all */
+	if (fd < 0)
+		return -1;
+	t->required = true;
+	add_source(t, dir);
+	names = trust_dir_names(fd, &n);
 	for (i = 0; i < n; i++) {
-		if (!r && trust_push(t, names[i], err, errlen))
+		if (!r && trust_dir_key(t, fd, dir, names[i], err, errlen))
 			r = -1;
 		free(names[i]);
 	}
 	free(names);
+	close(fd);
 	return r;
 }
 

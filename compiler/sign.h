@@ -28,7 +28,7 @@ struct nt_key {
 struct nt_trust {
 	struct nt_key *v;
 	size_t n;
-	bool required;			/* --trust given or the trust directory exists */
+	bool required;			/* --trust given or a trust directory was read */
 	char *sources;			/* "--trust a.pub, /etc/nettune/trusted.d" for messages */
 };
 
@@ -43,10 +43,28 @@ int nt_sign(const struct nt_key *k, const void *data, size_t n, unsigned char si
 bool nt_verify(const struct nt_key *k, const void *data, size_t n, const unsigned char *sig,
 	       size_t siglen);
 
-/* $NETTUNE_TRUST_DIR or /etc/nettune/trusted.d */
+#define NT_TRUST_DIR_DEFAULT "/etc/nettune/trusted.d"
+
+/* $NETTUNE_TRUST_DIR when set and not empty, else NT_TRUST_DIR_DEFAULT. */
 const char *nt_trust_dir(void);
+/* A --trust PUB file: a regular file (a symbolic link to one is fine). */
 int nt_trust_add(struct nt_trust *t, const char *path, char *err, size_t errlen);
-/* Adds every *.pub / *.pem of the trust directory (when it exists). */
+/*
+ * Adds every *.pub / *.pem of the trust directory, with sshd's StrictModes
+ * rules: the directory, every directory above it and every key file are
+ * owned by root or the invoking user (getuid()) and not group- or
+ * world-writable (a directory above may be world-writable if it is
+ * sticky, like /tmp); keys are regular files opened with O_NOFOLLOW and
+ * O_NONBLOCK, so a symbolic link, FIFO or device among them is an error.
+ * Any refused key refuses the whole directory.
+ *
+ * Only the default directory may be absent: when NETTUNE_TRUST_DIR is
+ * unset (or empty) and lstat() of NT_TRUST_DIR_DEFAULT fails with ENOENT,
+ * there is no trust directory and 0 is returned with t unchanged.  A
+ * directory named by NETTUNE_TRUST_DIR that is missing, a dangling
+ * symbolic link (also the default path), or anything but a directory is
+ * an error.  0, or -1 with err set.
+ */
 int nt_trust_load_dir(struct nt_trust *t, const char *dir, char *err, size_t errlen);
 const struct nt_key *nt_trust_find(const struct nt_trust *t, const char *id);
 void nt_trust_free(struct nt_trust *t);

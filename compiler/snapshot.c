@@ -656,24 +656,19 @@ out:
 int nt_snapshot_load(const char *path, struct nt_facts *f, struct nt_state *st,
 		     struct nt_diags *d)
 {
-	struct nt_buf b = {0};
-	char chunk[65536];
-	size_t got;
+	struct nt_buf b;
+	char why[256];
 	int r;
-	FILE *fp = fopen(path, "rb");
 
-	if (!fp) {
+	if (nt_read_input(path, NT_JSON_MAX_BYTES, 0, &b, why, sizeof(why))) {
 		struct nt_mark m = {nt_intern(path), 0, 0};
 
 		nt_facts_init(f);
 		memset(st, 0, sizeof(*st));
-		nt_error(d, m, "io", "cannot open: %m");
+		nt_error(d, m, "io", "%s", why);
 		return -1;
 	}
-	while ((got = fread(chunk, 1, sizeof(chunk), fp)) > 0 && b.n <= NT_JSON_MAX_BYTES)
-		nt_buf_putn(&b, chunk, got);
-	fclose(fp);
-	r = nt_snapshot_load_data(path, b.p ? b.p : "", b.n, f, st, d);
+	r = nt_snapshot_load_data(path, b.p, b.n, f, st, d);
 	nt_buf_free(&b);
 	return r;
 }

@@ -57,12 +57,33 @@ void nt_yseq_push(struct nt_ynode *seq, struct nt_ynode *item)
 	seq->vals[seq->n++] = item;
 }
 
+/* Maps up to this size are searched in order; larger ones through an
+ * index, so that a map of n keys is built and merged in O(n). */
+#define INDEX_MIN 8
+
+static const char *key_at(const void *arr, size_t i)
+{
+	return ((struct nt_ynode *const *)arr)[i]->scalar;
+}
+
 struct nt_ynode *nt_ymap_get(const struct nt_ynode *map, const char *key, size_t *idx)
 {
 	size_t i;
 
 	if (!map || map->type != NT_Y_MAP)
 		return NULL;
+	if (map->n > INDEX_MIN) {
+		struct nt_ynode *m = (struct nt_ynode *)map;	/* the index is a cache */
+
+		if (!m->index)
+			m->index = nt_xcalloc(1, sizeof(*m->index));
+		i = nt_strindex_find(m->index, m->keys, m->n, key_at, key);
+		if (i == SIZE_MAX)
+			return NULL;
+		if (idx)
+			*idx = i;
+		return map->vals[i];
+	}
 	for (i = 0; i < map->n; i++)
 		if (!strcmp(map->keys[i]->scalar, key)) {
 			if (idx)
@@ -79,6 +100,8 @@ void nt_ymap_del(struct nt_ynode *map, size_t idx)
 	memmove(&map->keys[idx], &map->keys[idx + 1], (map->n - idx - 1) * sizeof(*map->keys));
 	memmove(&map->vals[idx], &map->vals[idx + 1], (map->n - idx - 1) * sizeof(*map->vals));
 	map->n--;
+	if (map->index)
+		nt_strindex_reset(map->index);	/* positions moved */
 }
 
 void nt_yfree(struct nt_ynode *n)
@@ -95,6 +118,9 @@ void nt_yfree(struct nt_ynode *n)
 	free(n->keys);
 	free(n->vals);
 	free(n->scalar);
+	if (n->index)
+		nt_strindex_reset(n->index);
+	free(n->index);
 	free(n);
 }
 
@@ -141,6 +167,7 @@ static struct nt_mark mk(const struct builder *b, yaml_mark_t m)
 static bool attach(struct builder *b, struct nt_ynode *n)
 {
 	struct frame *f;
+	size_t i;
 
 	if (++b->nodes > NT_YAML_MAX_NODES) {
 		nt_error(b->d, n->mark, "yaml-limit",
@@ -165,10 +192,7 @@ static bool attach(struct builder *b, struct nt_ynode *n)
 			nt_yfree(n);
 			return false;
 		}
-		if (nt_ymap_get(f->node, n->scalar, NULL)) {
-			size_t i;
-
-			nt_ymap_get(f->node, n->scalar, &i);
+		if (nt_ymap_get(f->node, n->scalar, &i)) {
 			nt_error(b->d, n->mark, "duplicate-key",
 				 "duplicate key '%s' (first at line %u)", n->scalar,
 				 f->node->keys[i]->mark.line);
@@ -221,6 +245,18 @@ static void syntax_error(struct builder *b, const yaml_parser_t *p, const char *
 {
 	const char *ctx = p->context;
 
+	if (p->error == YAML_READER_ERROR) {
+		/* the reader gives a byte offset and no mark */
+		struct nt_mark m = nt_mark_at(b->file, data, len, p->problem_offset);
+
+		if (p->problem_value >= 0)
+			nt_error(b->d, m, "yaml-syntax", "%s (#x%X); a profile is UTF-8 text",
+				 p->problem ? p->problem : "invalid input", p->problem_value);
+		else
+			nt_error(b->d, m, "yaml-syntax", "%s; a profile is UTF-8 text",
+				 p->problem ? p->problem : "invalid input");
+		return;
+	}
 	if (p->error == YAML_SCANNER_ERROR &&
 	    char_at(data, len, p->problem_mark.line, p->problem_mark.column) == '\t') {
 		nt_error(b->d, mk(b, p->problem_mark), "yaml-syntax",
@@ -256,18 +292,10 @@ struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
 		return NULL;
 	}
 	if (memchr(data, '\0', len)) {
-		const char *nul = memchr(data, '\0', len), *c;
-		struct nt_mark m = {b.file, 1, 1};
+		const char *nul = memchr(data, '\0', len);
 
-		for (c = data; c < nul; c++) {
-			if (*c == '\n') {
-				m.line++;
-				m.col = 1;
-			} else {
-				m.col++;
-			}
-		}
-		nt_error(d, m, "yaml-syntax", "file contains a NUL byte; not a YAML text file");
+		nt_error(d, nt_mark_at(b.file, data, len, (size_t)(nul - data)), "yaml-syntax",
+			 "file contains a NUL byte; not a YAML text file");
 		return NULL;
 	}
 	if (!yaml_parser_initialize(&p)) {
@@ -362,33 +390,22 @@ struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
 
 struct nt_ynode *nt_yparse_file(const char *path, struct nt_diags *d)
 {
-	struct nt_buf b = {0};
+	return nt_yparse_input(path, 0, d);
+}
+
+struct nt_ynode *nt_yparse_input(const char *path, unsigned flags, struct nt_diags *d)
+{
+	struct nt_buf b;
 	struct nt_ynode *r;
-	char chunk[65536];
-	size_t got;
-	FILE *f = fopen(path, "rb");
+	char why[256];
 
-	if (!f) {
+	if (nt_read_input(path, NT_YAML_MAX_BYTES, flags, &b, why, sizeof(why))) {
 		struct nt_mark m = {nt_intern(path), 0, 0};
 
-		nt_error(d, m, "io", "cannot open: %s", strerror(errno));
+		nt_error(d, m, "io", "%s", why);
 		return NULL;
 	}
-	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		nt_buf_putn(&b, chunk, got);
-		if (b.n > NT_YAML_MAX_BYTES)
-			break;
-	}
-	if (ferror(f)) {
-		struct nt_mark m = {nt_intern(path), 0, 0};
-
-		nt_error(d, m, "io", "cannot read: %s", strerror(errno));
-		fclose(f);
-		nt_buf_free(&b);
-		return NULL;
-	}
-	fclose(f);
-	r = nt_yparse_data(path, b.p ? b.p : "", b.n, d);
+	r = nt_yparse_data(path, b.p, b.n, d);
 	nt_buf_free(&b);
 	return r;
 }
