@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../compiler/caps.h"
+#include "../compiler/check.h"
 #include "../compiler/diag.h"
 #include "../compiler/load.h"
 #include "../compiler/validate.h"
@@ -23,13 +24,36 @@ static void help(void)
 	       "Exit status: 0 all valid (warnings allowed), 1 some invalid, 64 usage.\n");
 }
 
+/* After schema errors the loader dropped what they were found at; a later
+ * error at the container it was dropped from ("needs target", "needs one
+ * of ...") only repeats them. */
+static void drop_echoes(struct nt_diags *d, size_t from, struct nt_loaded *l)
+{
+	size_t i, k = from;
+
+	qsort(l->pruned, l->npruned, sizeof(*l->pruned), nt_mark_cmp);
+	for (i = from; i < d->n; i++) {
+		bool echo = bsearch(&d->v[i].mark, l->pruned, l->npruned, sizeof(*l->pruned),
+				    nt_mark_cmp) != NULL;
+
+		if (echo && d->v[i].sev == NT_ERROR) {
+			d->errors--;
+			free(d->v[i].rule);
+			free(d->v[i].msg);
+			continue;
+		}
+		d->v[k++] = d->v[i];
+	}
+	d->n = k;
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	enum nt_diag_format fmt = NT_FMT_TEXT;
 	struct nt_diags all = {0};
 	const char **files = NULL;
 	bool *valid = NULL;
-	size_t nfiles = 0, invalid = 0;
+	size_t nfiles = 0, invalid = 0, capsd_errors;
 	const struct nt_capsdb *db;
 	struct nt_diags capsd = {0};
 	int i;
@@ -70,8 +94,13 @@ int cmd_validate(int argc, char **argv)
 		struct nt_loaded l;
 		struct nt_load_opts o = nt_cli_load_opts();
 
+		o.keep_going = true;	/* schema and capability errors in one run */
+
 		if (!nt_load_profile(files[f], &o, &l, &d)) {
+			size_t n0 = d.n;
+
 			nt_validate(&l, db, &d);
+			drop_echoes(&d, n0, &l);
 			nt_loaded_free(&l);
 		}
 		files[f] = nt_intern(files[f]);
@@ -80,6 +109,7 @@ int cmd_validate(int argc, char **argv)
 			invalid++;
 		nt_diags_move(&all, &d);
 	}
+	capsd_errors = capsd.errors;
 	if (capsd.errors)
 		invalid++;
 	nt_diags_move(&all, &capsd);
@@ -98,8 +128,16 @@ int cmd_validate(int argc, char **argv)
 		nt_diags_print_github(&all, stdout);
 		break;
 	}
-	if (fmt == NT_FMT_TEXT && nt_g.verbose)
-		fprintf(stderr, "%zu of %zu profiles valid\n", nfiles - invalid, nfiles);
+	/* several files (or -v): one summary line, on stderr like the errors */
+	if (fmt == NT_FMT_TEXT && (nfiles > 1 || nt_g.verbose)) {
+		size_t bad = invalid - (capsd_errors ? 1 : 0);
+
+		if (nfiles == 1)
+			fprintf(stderr, "%s: %s\n", files[0], bad ? "invalid" : "valid");
+		else
+			fprintf(stderr, "%zu profiles: %zu valid, %zu invalid\n", nfiles, nfiles - bad,
+				bad);
+	}
 	nt_diags_free(&all);
 	free(files);
 	free(valid);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -17,9 +18,22 @@
 struct ctx {
 	struct nt_diags *d;
 	size_t errors;
+	/* where each error was found: nt_check_prune drops those nodes */
+	struct nt_mark *bad;
+	size_t nbad;
+	/* the containers something was dropped from (nt_check_prune) */
+	struct nt_mark *parents;
+	size_t nparents;
 };
 
-#define ERR(c, m, rule, ...) do { (c)->errors++; nt_error((c)->d, m, rule, __VA_ARGS__); } while (0)
+static void note_bad(struct ctx *c, struct nt_mark m)
+{
+	c->bad = nt_xrealloc(c->bad, (c->nbad + 1) * sizeof(*c->bad));
+	c->bad[c->nbad++] = m;
+}
+
+#define ERR(c, m, rule, ...) do { (c)->errors++; note_bad(c, m); \
+	nt_error((c)->d, m, rule, __VA_ARGS__); } while (0)
 
 bool nt_parse_bool(const char *s, bool *out)
 {
@@ -335,17 +349,88 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 	}
 }
 
-size_t nt_check(struct nt_ynode *node, const cyaml_schema_value_t *v, struct nt_diags *d)
+int nt_mark_cmp(const void *a, const void *b)
 {
-	struct ctx c = {d, 0};
+	const struct nt_mark *x = a, *y = b;
+
+	if (x->file != y->file)
+		return (uintptr_t)x->file < (uintptr_t)y->file ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->col < y->col ? -1 : x->col > y->col;
+}
+
+/* c->bad is sorted: O(log n) per node, so 100,000 errors stay linear-ish */
+static bool is_bad(const struct ctx *c, const struct nt_ynode *n)
+{
+	return bsearch(&n->mark, c->bad, c->nbad, sizeof(*c->bad), nt_mark_cmp) != NULL;
+}
+
+/* Drops every map entry and sequence item an error was reported at, so
+ * that what is left is typed and the later checks can still run on it. */
+static void prune(struct ctx *c, struct nt_ynode *n)
+{
+	size_t i, k = 0;
+
+	if (n->type != NT_Y_MAP && n->type != NT_Y_SEQ)
+		return;
+	for (i = 0; i < n->n; i++) {
+		bool drop = is_bad(c, n->vals[i]) || (n->type == NT_Y_MAP && is_bad(c, n->keys[i]));
+
+		if (drop) {
+			if (n->type == NT_Y_MAP)
+				nt_yfree(n->keys[i]);
+			nt_yfree(n->vals[i]);
+			continue;
+		}
+		prune(c, n->vals[i]);
+		if (n->type == NT_Y_MAP)
+			n->keys[k] = n->keys[i];
+		n->vals[k++] = n->vals[i];
+	}
+	if (k != n->n) {
+		c->parents = nt_xrealloc(c->parents, (c->nparents + 1) * sizeof(*c->parents));
+		c->parents[c->nparents++] = n->mark;
+		n->n = k;
+		if (n->index)
+			nt_strindex_reset(n->index);	/* positions moved */
+	}
+}
+
+static size_t check(struct nt_ynode *node, const cyaml_schema_value_t *v, struct nt_diags *d,
+		    bool pruning, struct nt_mark **parents, size_t *nparents)
+{
+	struct ctx c = {d, 0, NULL, 0, NULL, 0};
 
 	if (node->type != NT_Y_MAP) {
 		ERR(&c, node->mark, "type", "a profile must be a mapping with apiVersion and kind, not %s",
 		    type_word(node));
-		return c.errors;
+	} else {
+		check_mapping(&c, node, v->mapping.fields, "(top level)");
+		if (pruning && c.errors) {
+			qsort(c.bad, c.nbad, sizeof(*c.bad), nt_mark_cmp);
+			prune(&c, node);
+		}
 	}
-	check_mapping(&c, node, v->mapping.fields, "(top level)");
+	free(c.bad);
+	if (parents) {
+		*parents = c.parents;
+		*nparents = c.nparents;
+	} else {
+		free(c.parents);
+	}
 	return c.errors;
+}
+
+size_t nt_check(struct nt_ynode *node, const cyaml_schema_value_t *v, struct nt_diags *d)
+{
+	return check(node, v, d, false, NULL, NULL);
+}
+
+size_t nt_check_prune(struct nt_ynode *node, const cyaml_schema_value_t *v, struct nt_diags *d,
+		      struct nt_mark **parents, size_t *nparents)
+{
+	return check(node, v, d, true, parents, nparents);
 }
 
 void nt_check_lower_kv(struct nt_ynode *n, const cyaml_schema_value_t *v)

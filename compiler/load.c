@@ -23,6 +23,8 @@ struct loader {
 	int depth;
 	const char **sources;
 	size_t nsources;
+	struct nt_mark *pruned;		/* keep_going: see nt_loaded */
+	size_t npruned;
 };
 
 static void add_source(struct loader *L, const char *file)
@@ -462,7 +464,10 @@ static struct nt_ynode *load_tree(struct loader *L, const char *path,
 	if (!root)
 		return NULL;
 	add_source(L, root->mark.file);
-	if (nt_check(root, &nt_profile_schema, L->d)) {
+	if (L->o->keep_going && !L->depth && root->type == NT_Y_MAP) {
+		/* errors stay in d; the rest goes on to the later checks */
+		nt_check_prune(root, &nt_profile_schema, L->d, &L->pruned, &L->npruned);
+	} else if (nt_check(root, &nt_profile_schema, L->d)) {
 		nt_yfree(root);
 		return NULL;
 	}
@@ -518,7 +523,7 @@ static int finish(struct loader *L, struct nt_ynode *root, const char *file,
 	struct nt_profile *p = NULL;
 	cyaml_err_t err;
 
-	if (!root || apply_defaults(L, root) || L->d->errors) {
+	if (!root || apply_defaults(L, root) || (L->d->errors && !L->o->keep_going)) {
 		nt_yfree(root);
 		return -1;
 	}
@@ -532,8 +537,11 @@ static int finish(struct loader *L, struct nt_ynode *root, const char *file,
 	err = cyaml_load_data((const uint8_t *)text.p, text.n, &nt_cyaml_config,
 			      &nt_profile_schema, (cyaml_data_t **)&p, NULL);
 	if (err != CYAML_OK) {
-		nt_error(L->d, root->mark, "internal",
-			 "libcyaml rejected the merged profile: %s", cyaml_strerror(err));
+		/* after schema errors, what is left may lack a required key:
+		 * those errors already say why */
+		if (!L->d->errors)
+			nt_error(L->d, root->mark, "internal",
+				 "libcyaml rejected the merged profile: %s", cyaml_strerror(err));
 		goto fail;
 	}
 	nt_yfree(copy);
@@ -543,6 +551,9 @@ static int finish(struct loader *L, struct nt_ynode *root, const char *file,
 	out->file = nt_intern(file);
 	out->sources = L->sources;
 	out->nsources = L->nsources;
+	out->pruned = L->pruned;
+	out->npruned = L->npruned;
+	L->pruned = NULL;
 	return 0;
 fail:
 	nt_yfree(copy);
@@ -563,11 +574,12 @@ static int load_common(const char *file, struct nt_ynode *parsed, const struct n
 	L.o = o ? o : &none;
 	L.d = d;
 	r = finish(&L, load_tree(&L, file, parsed), file, out);
-	if (r || d->errors > errs0) {
+	if (r || (d->errors > errs0 && !L.o->keep_going)) {
 		if (!r)
 			nt_loaded_free(out);
 		else
 			free(L.sources);
+		free(L.pruned);
 		memset(out, 0, sizeof(*out));
 		return -1;
 	}
@@ -599,6 +611,7 @@ void nt_loaded_free(struct nt_loaded *l)
 		cyaml_free(&nt_cyaml_config, &nt_profile_schema, l->p, 0);
 	nt_yfree(l->tree);
 	free(l->sources);
+	free(l->pruned);
 	memset(l, 0, sizeof(*l));
 }
 

@@ -27,6 +27,9 @@ struct nt_loaded {
 	const char *file;		/* the profile named on the command line */
 	const char **sources;		/* every file read, the profile first */
 	size_t nsources;
+	/* keep_going: where schema errors made the loader drop something */
+	struct nt_mark *pruned;
+	size_t npruned;
 };
 
 struct nt_load_opts {
@@ -35,6 +38,10 @@ struct nt_load_opts {
 	/* for the profile itself: NT_IN_NOFOLLOW when it was found by walking
 	 * a directory rather than named by the user */
 	unsigned open_flags;
+	/* validate: after schema errors, drop what they were found at and go
+	 * on with the rest (its errors stay in d; out is set when the rest
+	 * still loads) */
+	bool keep_going;
 };
 
 /* Returns 0, or -1 with located errors in d (warnings may be added
