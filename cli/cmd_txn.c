@@ -69,10 +69,13 @@ int nt_txn_enter_target(const struct nt_journal *j, bool entered_netns, char *er
 		}
 		nt_sys_root = j->root;
 	}
-	if (j->netns_ino && cur == j->netns_ino)
+	/* the cookie identifies a namespace for the whole boot; inode numbers
+	 * are reused as soon as a namespace is freed */
+	if (j->netns_cookie ? nt_netns_cookie() == j->netns_cookie :
+	    j->netns_ino && cur == j->netns_ino)
 		return 0;		/* already there (--netns NAME, ip netns exec) */
 	if (!j->netns) {
-		if (entered_netns || (j->netns_ino && cur != j->netns_ino)) {
+		if (entered_netns || j->netns_cookie || (j->netns_ino && cur != j->netns_ino)) {
 			snprintf(err, errlen, "journal %s was applied in %s network namespace, not in "
 				 "this one; run the rollback from there (without --netns)", j->id,
 				 j->netns_ino ? "another" : "the host's");
@@ -105,6 +108,12 @@ int nt_txn_enter_target(const struct nt_journal *j, bool entered_netns, char *er
 	}
 	if (nt_enter_netns(j->netns, !*j->root)) {
 		snprintf(err, errlen, "cannot enter network namespace %s", j->netns);
+		return -1;
+	}
+	if (j->netns_cookie && nt_netns_cookie() != j->netns_cookie) {
+		snprintf(err, errlen, "network namespace %s was deleted and created again since "
+			 "journal %s (its cookie differs); refusing to restore into the new one",
+			 j->netns, j->id);
 		return -1;
 	}
 	return 0;
@@ -198,7 +207,8 @@ void nt_txn_preflight(const char *cmd)
 				"its watcher (pid %d) is gone; it is reverted at the deadline by the "
 				"next nettune run ('nettune confirm' keeps it)\n", j->id, when, j->pid);
 		} else if (strcmp(cmd, "rollback")) {
-			nt_local_time(j->tr[j->ntr - 1].at_ns, when, sizeof(when));
+			nt_local_time(j->ntr ? j->tr[j->ntr - 1].at_ns : j->created_ns, when,
+				      sizeof(when));
 			fprintf(stderr, "nettune: warning: journal %s was left %s at %s by pid %d, which "
 				"is gone: the host may be half-applied; 'nettune rollback %s' restores it, "
 				"'nettune rollback --discard %s' accepts it\n", j->id,
@@ -206,6 +216,17 @@ void nt_txn_preflight(const char *cmd)
 		}
 	}
 	nt_journal_list_free(v, n);
+	{
+		char **bad;
+		size_t nb = nt_journal_unusable(jfd, true, &bad);
+
+		for (i = 0; i < nb; i++) {
+			fprintf(stderr, "nettune: warning: journal %s is open but unusable: the host may "
+				"be half-applied ('nettune show %s' says why)\n", bad[i], bad[i]);
+			free(bad[i]);
+		}
+		free(bad);
+	}
 	if (lock >= 0)
 		close(lock);
 	close(jfd);
@@ -333,8 +354,23 @@ int cmd_rollback(int argc, char **argv)
 		}
 	} else {
 		struct nt_journal *v;
-		size_t n = nt_journal_list(jfd, false, &v, NULL);
+		size_t n = nt_journal_list(jfd, false, &v, NULL), nb;
+		char **bad;
 
+		/* "newest" is by recorded time, which an unusable journal hides */
+		nb = nt_journal_unusable(jfd, false, &bad);
+		if (nb) {
+			for (size_t k = 0; k < nb; k++)
+				fprintf(stderr, "nettune rollback: error: journal %s is unusable (see "
+					"'nettune show %s')\n", bad[k], bad[k]);
+			fprintf(stderr, "nettune rollback: error: cannot tell which journal is the "
+				"newest; name the one to roll back\n");
+			for (size_t k = 0; k < nb; k++)
+				free(bad[k]);
+			free(bad);
+			nt_journal_list_free(v, n);
+			goto out;
+		}
 		if (!n) {
 			fprintf(stderr, "nettune rollback: error: no journal in %s/journal\n",
 				nt_state_dir());
@@ -359,6 +395,12 @@ int cmd_rollback(int argc, char **argv)
 			goto out;
 		}
 	} else if (j.state == NT_JS_PENDING_CONFIRM && nt_journal_owner_alive(&j)) {
+		if (discard) {
+			fprintf(stderr, "nettune rollback: error: journal %s awaits confirmation (watcher "
+				"pid %d): 'nettune confirm' keeps it, 'nettune rollback %s' reverts it; "
+				"--discard is for journals whose process is gone\n", j.id, j.pid, j.id);
+			goto out;
+		}
 		rc = revert_via_watcher(jfd, &j);
 		goto out;
 	} else if (j.state == NT_JS_APPLYING && nt_journal_owner_alive(&j)) {
@@ -457,10 +499,19 @@ int cmd_confirm(int argc, char **argv)
 		return NT_EXIT_FAIL;
 	}
 	tx = nt_txn_lock(state_fd);
-	n = nt_journal_list(jfd, false, &v, NULL);
+	/* the journal that awaits confirmation is the open one; only when none
+	 * is open, the newest with a deadline says whether it is too late */
+	n = nt_journal_list(jfd, true, &v, NULL);
 	for (i = 0; i < n; i++)
 		if (v[i].deadline_ns)
 			break;
+	if (i == n) {
+		nt_journal_list_free(v, n);
+		n = nt_journal_list(jfd, false, &v, NULL);
+		for (i = 0; i < n; i++)
+			if (v[i].deadline_ns)
+				break;
+	}
 	if (i == n || (v[i].state != NT_JS_PENDING_CONFIRM && v[i].state != NT_JS_APPLYING &&
 		       v[i].state != NT_JS_REVERTED_UNCONFIRMED)) {
 		fprintf(stderr, "nettune confirm: error: no change awaits confirmation\n");

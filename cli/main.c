@@ -219,6 +219,8 @@ int main(int argc, char **argv)
 	/* output to a closed pipe (nettune apply | head -1) must not kill an
 	 * apply half-way: writes fail with EPIPE instead */
 	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < nrest && !help; i++)
+		help = !strcmp(rest[i], "--help") || !strcmp(rest[i], "-h");
 	if (!help && strcmp(cmd, "schema") && strcmp(cmd, "caps"))
 		nt_txn_preflight(cmd);
 	if (nt_g.netns && !help && nt_enter_netns(nt_g.netns, !nt_g.root)) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The Linux apply engine, generic over the kinds table: a journaled
  * transaction that converges, or is undone exactly. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include "../../compiler/buf.h"
 #include "apply.h"
 #include "journal.h"
+#include "link.h"
 #include "statedir.h"
 #include "sysio.h"
 
@@ -24,7 +26,7 @@ extern char **environ;
 
 /* SIGTERM, SIGINT and SIGHUP during a transaction: finish the step under
  * way, then roll back (the watcher: revert at once). */
-static volatile sig_atomic_t interrupted;
+#define interrupted nt_interrupted
 
 static void on_signal(int sig)
 {
@@ -249,7 +251,7 @@ static void describe_owner(const struct nt_journal *j, char *out, size_t n)
 {
 	char when[64];
 
-	nt_local_time(j->tr[j->ntr - 1].at_ns, when, sizeof(when));
+	nt_local_time(j->ntr ? j->tr[j->ntr - 1].at_ns : j->created_ns, when, sizeof(when));
 	snprintf(out, n, "%s since %s", nt_jstate_name(j->state), when);
 }
 
@@ -278,6 +280,21 @@ bool nt_apply_blocked(int jfd, const char *cmd)
 		blocked = true;
 	}
 	nt_journal_list_free(v, n);
+	{
+		/* an open journal that does not load is still an open change */
+		char **bad;
+		size_t nb = nt_journal_unusable(jfd, true, &bad);
+
+		for (i = 0; i < nb; i++) {
+			fprintf(stderr, "nettune %s: error: journal %s is open but unusable ('nettune "
+				"show %s' says why): the host may be half-applied; once it is checked, "
+				"remove %s/journal/%s.open\n", cmd, bad[i], bad[i], nt_state_dir(),
+				bad[i]);
+			free(bad[i]);
+			blocked = true;
+		}
+		free(bad);
+	}
 	return blocked;
 }
 
@@ -333,6 +350,30 @@ void nt_apply_disarm_timer(const char *id)
 	disarm_systemd_timer(id);
 }
 
+static void close_others(const int *keep, int nkeep)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int *fds = NULL, n = 0;
+
+	while (d && (de = readdir(d))) {
+		int fd = atoi(de->d_name);
+		bool kept = fd <= 2 || fd == dirfd(d) || de->d_name[0] == '.';
+
+		for (int k = 0; k < nkeep && !kept; k++)
+			kept = fd == keep[k];
+		if (!kept) {
+			fds = nt_xrealloc(fds, (size_t)(n + 1) * sizeof(*fds));
+			fds[n++] = fd;
+		}
+	}
+	if (d)
+		closedir(d);
+	for (int k = 0; k < n; k++)
+		close(fds[k]);
+	free(fds);
+}
+
 /*
  * The confirm watcher: a child that owns the journal and the lock until
  * `nettune confirm` marks the journal confirmed, or the deadline passes or
@@ -365,8 +406,11 @@ static int start_watcher(int state_fd, int jfd, int lock, struct nt_journal *j)
 		close(p[0]);
 		return r == 1 && ok == '1' ? 0 : -ECHILD;
 	}
-	/* the watcher */
+	/* the watcher: keeps only what it needs (a caller's pipe held open
+	 * would block it until the deadline) */
 	close(p[0]);
+	nt_link_close();	/* the parent's socket: this process opens its own */
+	close_others((int[]){jfd, state_fd, lock, p[1]}, 4);
 	setsid();
 	if (!freopen("/dev/null", "r", stdin) || !freopen("/dev/null", "w", stdout) ||
 	    !freopen("/dev/null", "w", stderr))
@@ -436,9 +480,24 @@ static bool confirm_plan(const struct nt_plan *plan, size_t n, const struct nt_a
 	       n == 1 ? "" : "s", plan->host, o->netns ? " (network namespace " : "",
 	       o->netns ? o->netns : "", o->netns ? ")" : "");
 	fflush(stdout);
-	if (!fgets(line, sizeof(line), stdin) || strcmp(line, "yes\n")) {
-		printf("\nApply cancelled; nothing was changed.\n");
-		return false;
+	{
+		/* a signal at the question cancels it (read returns EINTR) */
+		struct sigaction sa = {0}, old[3];
+		static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+		bool yes;
+
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		for (int k = 0; k < 3; k++)
+			sigaction(sigs[k], &sa, &old[k]);
+		yes = fgets(line, sizeof(line), stdin) && !interrupted && !strcmp(line, "yes\n");
+		for (int k = 0; k < 3; k++)
+			sigaction(sigs[k], &old[k], NULL);
+		if (!yes) {
+			printf("\nApply cancelled%s; nothing was changed.\n",
+			       interrupted ? " by a signal" : "");
+			return false;
+		}
 	}
 	return true;
 }
@@ -500,16 +559,15 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		return 1;
 	}
 	if (!n) {
-		/* a no-op must not claim "nothing to do" while a change is open */
-		char who[256];
-		bool busy = jfd >= 0 && (nt_lock_held(state_fd, who, sizeof(who)) ||
-					 nt_apply_blocked(jfd, "apply"));
+		/* a no-op must not claim "nothing to do" while a change is
+		 * under way or open: it waits for the lock like any apply */
+		bool busy = false;
 
-		if (busy && *who)
-			fprintf(stderr, "nettune apply: error: another nettune holds %s/lock (%s); wait "
-				"for it, or run 'nettune confirm' if it awaits confirmation\n",
-				nt_state_dir(), who);
-		else if (!busy)
+		if (jfd >= 0) {
+			lock = nt_lock_take(state_fd, "apply", o->wait_ms);
+			busy = lock < 0 || nt_apply_blocked(jfd, "apply");
+		}
+		if (!busy)
 			say(o, "Nothing to do: the host already matches the profile.\n");
 		rc = busy ? 1 : 0;
 		goto out;
@@ -542,7 +600,13 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		}
 	}
 	j.netns = o->netns ? nt_xstrdup(o->netns) : NULL;
-	j.root = nt_xstrdup(nt_sys_root);
+	if (*nt_sys_root) {
+		char *abs = realpath(nt_sys_root, NULL);
+
+		j.root = abs ? abs : nt_xstrdup(nt_sys_root);
+	} else {
+		j.root = nt_xstrdup("");
+	}
 	j.profile = nt_xstrdup(o->profile ? o->profile : "");
 	j.command = nt_xstrdup(o->command ? o->command : "apply");
 	if (o->confirm_timeout)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,6 +121,7 @@ int nt_journal_create(int jfd, struct nt_journal *j, enum nt_jstate state, char 
 	j->machine_id = read_text("/etc/machine-id");
 	j->boot_id = read_text("/proc/sys/kernel/random/boot_id");
 	j->netns_ino = stat("/proc/self/ns/net", &st) ? 0 : (unsigned long long)st.st_ino;
+	j->netns_cookie = nt_netns_cookie();
 	if (!j->root)
 		j->root = nt_xstrdup("");
 	if (!j->profile)
@@ -198,7 +200,8 @@ void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
 	json_str_or_null(b, j->boot_id);
 	nt_buf_puts(b, "},\n \"target\": {\"netns\": ");
 	json_str_or_null(b, j->netns);
-	nt_buf_printf(b, ", \"netns_inode\": %llu, \"root\": ", j->netns_ino);
+	nt_buf_printf(b, ", \"netns_inode\": %llu, \"netns_cookie\": %llu, \"root\": ",
+		      j->netns_ino, j->netns_cookie);
 	nt_buf_json_str(b, j->root ? j->root : "");
 	nt_buf_puts(b, "},\n \"profile\": ");
 	nt_buf_json_str(b, j->profile ? j->profile : "");
@@ -328,8 +331,34 @@ long long nt_journal_when(const struct nt_journal *j, enum nt_jstate s)
 	return 0;
 }
 
+static const char *boot_id(void)
+{
+	static char *id;
+
+	if (!id)
+		id = read_text("/proc/sys/kernel/random/boot_id");
+	return id ? id : "";
+}
+
+unsigned long long nt_netns_cookie(void)
+{
+	unsigned long long cookie = 0;
+	socklen_t len = sizeof(cookie);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len))
+		cookie = 0;
+	close(fd);
+	return cookie;
+}
+
 bool nt_journal_owner_alive(const struct nt_journal *j)
 {
+	/* a PID means something only on the boot (and host) that wrote it */
+	if (!j->boot_id || strcmp(j->boot_id, boot_id()))
+		return false;
 	return nt_proc_alive(j->pid, j->pid_start);
 }
 
@@ -417,8 +446,8 @@ static bool load_entries(const struct nt_json *ents, struct nt_journal *j, struc
 {
 	bool ok = true;
 
-	if (ents->n > 1000000) {
-		JERR(d, ents, "more than 1000000 entries");
+	if (ents->n > NT_JOURNAL_MAX_ENTRIES) {
+		JERR(d, ents, "more than %d entries", NT_JOURNAL_MAX_ENTRIES);
 		return false;
 	}
 	j->e = nt_xcalloc(ents->n ? ents->n : 1, sizeof(*j->e));
@@ -523,6 +552,9 @@ static bool load_v2(const struct nt_json *r, struct nt_journal *j, struct nt_dia
 		v = 0;
 		ok &= want_i64(tgt, "netns_inode", 0, 1LL << 62, &v, false, d);
 		j->netns_ino = (unsigned long long)v;
+		v = 0;
+		ok &= want_i64(tgt, "netns_cookie", 0, 1LL << 62, &v, false, d);
+		j->netns_cookie = (unsigned long long)v;
 		j->root = dup_str(tgt, "root", 4096, true, d, &ok);
 		if (j->netns && (!*j->netns || strchr(j->netns, '/') || !strcmp(j->netns, ".") ||
 				 !strcmp(j->netns, ".."))) {
@@ -540,8 +572,9 @@ static bool load_v2(const struct nt_json *r, struct nt_journal *j, struct nt_dia
 	j->profile = dup_str(r, "profile", 4096, false, d, &ok);
 	trs = want(r, "transitions", NT_J_ARR, true, d);
 	if (trs) {
-		if (trs->n > 10000) {
-			JERR(d, trs, "more than 10000 transitions");
+		if (trs->n > 10000 || !trs->n) {
+			JERR(d, trs, "%s", trs->n ? "more than 10000 transitions" :
+			     "no transitions (a journal starts with one)");
 			ok = false;
 		} else {
 			j->tr = nt_xcalloc(trs->n ? trs->n : 1, sizeof(*j->tr));
@@ -696,8 +729,14 @@ size_t nt_journal_list(int jfd, bool open_only, struct nt_journal **out, struct 
 			continue;
 		id = strndup(de->d_name, l - 5);
 		v = nt_xrealloc(v, (n + 1) * sizeof(*v));
-		if (!nt_journal_load(jfd, id, &v[n], d ? d : &local))
-			n++;
+		if (!nt_journal_load(jfd, id, &v[n], d ? d : &local)) {
+			/* a marker beside a finished journal is stale (swept
+			 * under the lock); it does not make the journal open */
+			if (open_only && !nt_jstate_open(v[n].state))
+				nt_journal_free(&v[n]);
+			else
+				n++;
+		}
 		nt_diags_free(&local);
 		free(id);
 	}
@@ -705,6 +744,47 @@ size_t nt_journal_list(int jfd, bool open_only, struct nt_journal **out, struct 
 	if (n)
 		qsort(v, n, sizeof(*v), newest_first);
 	*out = v;
+	return n;
+}
+
+size_t nt_journal_unusable(int jfd, bool open_only, char ***ids)
+{
+	int fd = dup(jfd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	const char *suffix = open_only ? ".open" : ".json";
+	size_t n = 0;
+
+	*ids = NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	rewinddir(dir);
+	while ((de = readdir(dir))) {
+		size_t l = strlen(de->d_name);
+		struct nt_journal j;
+		struct nt_diags d = {0};
+		char *id;
+		int r;
+
+		if (de->d_name[0] == '.' || l <= 5 || strcmp(de->d_name + l - 5, suffix))
+			continue;
+		id = strndup(de->d_name, l - 5);
+		r = nt_journal_load(jfd, id, &j, &d);
+		nt_diags_free(&d);
+		if (!r) {
+			nt_journal_free(&j);
+			free(id);
+		} else if (r == -ENOENT && open_only) {
+			free(id);	/* a marker whose journal was never written */
+		} else {
+			*ids = nt_xrealloc(*ids, (n + 1) * sizeof(**ids));
+			(*ids)[n++] = id;
+		}
+	}
+	closedir(dir);
 	return n;
 }
 
@@ -734,8 +814,21 @@ void nt_journal_sweep_markers(int jfd)
 		if (de->d_name[0] == '.' || l <= 5 || strcmp(de->d_name + l - 5, ".open"))
 			continue;
 		json = nt_xasprintf("%.*s.json", (int)(l - 5), de->d_name);
-		if (faccessat(jfd, json, F_OK, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
+		if (faccessat(jfd, json, F_OK, AT_SYMLINK_NOFOLLOW) && errno == ENOENT) {
 			unlinkat(jfd, de->d_name, 0);
+		} else {
+			struct nt_journal j;
+			struct nt_diags d = {0};
+			char *id = strndup(de->d_name, l - 5);
+
+			if (!nt_journal_load(jfd, id, &j, &d)) {
+				if (!nt_jstate_open(j.state))
+					unlinkat(jfd, de->d_name, 0);
+				nt_journal_free(&j);
+			}
+			nt_diags_free(&d);
+			free(id);
+		}
 		free(json);
 	}
 	closedir(dir);

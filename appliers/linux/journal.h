@@ -28,7 +28,9 @@
 #include "../../compiler/settings.h"
 
 #define NT_JOURNAL_FORMAT "nettune-journal/2"
-#define NT_JOURNAL_MAX_BYTES (64u << 20)
+/* a journal of 64 NICs x 64 queues x every per-queue kind is ~2 MiB */
+#define NT_JOURNAL_MAX_BYTES (16u << 20)
+#define NT_JOURNAL_MAX_ENTRIES 262144
 
 enum nt_jstate {
 	NT_JS_APPLYING,
@@ -67,6 +69,7 @@ struct nt_journal {
 	char *hostname, *machine_id, *boot_id;
 	char *netns;			/* --netns name; NULL: the namespace nettune ran in */
 	unsigned long long netns_ino;	/* inode of that namespace (/proc/self/ns/net) */
+	unsigned long long netns_cookie; /* SO_NETNS_COOKIE: never reused, unlike inodes */
 	char *root;			/* --root ("" for the live /proc and /sys) */
 	char *profile;			/* absolute path, or "" */
 	struct nt_jtransition *tr;
@@ -112,9 +115,15 @@ bool nt_journal_owner_alive(const struct nt_journal *j);
  * first by their recorded creation time.  The caller frees each and the
  * array.  Journals that do not load are skipped (listed in d if given). */
 size_t nt_journal_list(int jfd, bool open_only, struct nt_journal **out, struct nt_diags *d);
+/* IDs of journals (open_only: with a marker) that do not load: malloc'd
+ * array of malloc'd strings, count returned. */
+size_t nt_journal_unusable(int jfd, bool open_only, char ***ids);
+/* The network namespace cookie of this process (0: unknown). */
+unsigned long long nt_netns_cookie(void);
 void nt_journal_list_free(struct nt_journal *v, size_t n);
 /* Removes an ID.open marker left without its journal (creation interrupted
- * before the first write); only under the apply lock. */
+ * before the first write) or beside a journal in a final state (a kill
+ * between the save and the unlink); only under the apply lock. */
 void nt_journal_sweep_markers(int jfd);
 
 /* "JOURNAL" argument: an ID, ID.json, or a path into STATE/journal. */

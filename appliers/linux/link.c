@@ -10,10 +10,17 @@
 #include "ethnl.h"
 #include "link.h"
 
+static struct nl_sock *sk;	/* one rtnetlink socket per process, opened lazily */
+
+void nt_link_close(void)
+{
+	if (sk)
+		nl_socket_free(sk);
+	sk = NULL;
+}
+
 static struct nl_sock *route_sock(void)
 {
-	static struct nl_sock *sk;
-
 	if (sk)
 		return sk;
 	sk = nl_socket_alloc();

@@ -7,5 +7,7 @@
 
 /* kind: "veth", "wireguard", ... or NULL for a plain device; malloc'd. */
 int nt_link_get(const char *dev, uint32_t *mtu, char **kind);
+/* Drops the process's rtnetlink socket (a forked child opens its own). */
+void nt_link_close(void);
 int nt_link_set_mtu(const char *dev, uint32_t mtu, char *err, size_t errlen);
 #endif

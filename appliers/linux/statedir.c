@@ -13,6 +13,8 @@
 #include "../../compiler/buf.h"
 #include "statedir.h"
 
+volatile sig_atomic_t nt_interrupted;
+
 const char *nt_state_dir(void)
 {
 	const char *s = getenv("NETTUNE_STATE_DIR");
@@ -203,6 +205,12 @@ int nt_lock_take(int state_fd, const char *cmd, unsigned wait_ms)
 			return -1;
 		}
 		read_holder(fd, who, sizeof(who));
+		if (nt_interrupted) {
+			fprintf(stderr, "nettune %s: interrupted (signal %d) while waiting for the lock; "
+				"nothing was changed\n", cmd, (int)nt_interrupted);
+			close(fd);
+			return -1;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		waited = (now.tv_sec - t0.tv_sec) * 1000LL + (now.tv_nsec - t0.tv_nsec) / 1000000;
 		if (waited >= wait_ms) {

@@ -9,8 +9,14 @@
 #ifndef NT_STATEDIR_H
 #define NT_STATEDIR_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/* The signal (SIGTERM, SIGINT, SIGHUP) that asked a transaction to stop;
+ * set by the handlers of nt_apply_catch_signals, read between steps and
+ * while waiting for the lock. */
+extern volatile sig_atomic_t nt_interrupted;
 
 /* $NETTUNE_STATE_DIR or /var/lib/nettune */
 const char *nt_state_dir(void);
@@ -25,7 +31,7 @@ int nt_statedir_open(bool create, int *state_fd, char *err, size_t errlen);
 
 /*
  * Takes the exclusive apply lock (STATE/lock), waiting up to wait_ms
- * (0: not at all) and saying once who holds it.  On success records this
+ * (0: not at all; a signal stops the wait) and saying once who holds it.  On success records this
  * process ("pid N (nettune CMD) since LOCAL TIME") in the file and returns
  * its fd; -1 after printing why to stderr.
  */

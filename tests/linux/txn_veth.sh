@@ -157,3 +157,84 @@ done
 expect_eq "$(jr count)" "$(ls "$NETTUNE_STATE_DIR"/journal/*.json | wc -l)" "journal count"
 for p in $ports; do grep -q "Applied 2 changes" "$WORK/h.$p" || { cat "$WORK/h.$p"; fail "--only $p"; }; done
 echo "ok: rollback targets, newest by time, unusable journals, state dir, SIGPIPE, hotplug burst"
+
+# 8. review findings, each a class
+# 8a. an open journal that does not load (no transitions): every command
+#     warns (no crash), apply and rollback without a JOURNAL refuse
+nt apply "$WORK/p.yaml" > /dev/null
+good=$(jr id)
+python3 - "$NETTUNE_STATE_DIR/journal" "$good" <<'PY'
+import json, os, sys
+d, good = sys.argv[1], sys.argv[2]
+j = json.load(open(os.path.join(d, good + ".json")))
+j["id"] = "20000101T000000.000000000Z-1-0"
+j["transitions"] = []
+open(os.path.join(d, j["id"] + ".json"), "w").write(json.dumps(j))
+open(os.path.join(d, j["id"] + ".open"), "w").close()
+PY
+nt validate "$WORK/p.yaml" 2> "$WORK/e" || fail "validate with an unusable open journal"
+grep -q "journal 20000101T000000.000000000Z-1-0 is open but unusable" "$WORK/e" || { cat "$WORK/e"; fail "no warning for an unusable open journal"; }
+rc=0; nt apply "$WORK/h.yaml" > /dev/null 2> "$WORK/e" || rc=$?
+expect_eq "$rc" 1 "apply with an unusable open journal"
+rc=0; nt rollback 2> "$WORK/e" || rc=$?
+expect_eq "$rc" 1 "rollback without JOURNAL beside an unusable one"
+grep -q "cannot tell which journal is the newest; name the one to roll back" "$WORK/e" || { cat "$WORK/e"; fail "unusable journal message"; }
+rm "$NETTUNE_STATE_DIR/journal/20000101T000000.000000000Z-1-0".*
+nt rollback "$good" > /dev/null
+# 8b. a stale marker beside a finished journal neither warns nor blocks
+: > "$NETTUNE_STATE_DIR/journal/$good.open"
+nt apply "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || { cat "$WORK/e"; fail "apply refused by a stale marker"; }
+[ ! -s "$WORK/e" ] || { cat "$WORK/e"; fail "warnings for a stale marker"; }
+[ ! -e "$NETTUNE_STATE_DIR/journal/$good.open" ] || fail "stale marker not swept"
+# 8c. a no-op apply waits for the lock like any apply (hotplug)
+flock "$NETTUNE_STATE_DIR/lock" sleep 1 &
+sleep 0.3
+nt apply --only nta0 "$WORK/p.yaml" > "$WORK/o" 2>&1 || { cat "$WORK/o"; fail "no-op --only did not wait for the lock"; }
+grep -q "Nothing to do" "$WORK/o" || fail "no-op --only output"
+wait
+# 8d. SIGTERM while waiting for the lock stops at once, nothing changed
+nt rollback > /dev/null
+flock "$NETTUNE_STATE_DIR/lock" sleep 5 &
+holder=$!
+sleep 0.3
+"$NETTUNE" --netns "$NS" apply --wait 30 "$WORK/p.yaml" > /dev/null 2> "$WORK/e" &
+waiter=$!
+sleep 0.5
+kill -TERM "$waiter"
+rc=0; wait "$waiter" || rc=$?
+expect_eq "$rc" 1 "SIGTERM while waiting for the lock"
+grep -q "interrupted (signal 15) while waiting for the lock; nothing was changed" "$WORK/e" || { cat "$WORK/e"; fail "lock wait signal message"; }
+alive "$holder" || fail "the lock wait took the holder's full 5 s"
+expect_eq "$(mtu nta0)" 1500 "nothing applied after the interrupted wait"
+wait
+# 8e. the confirm watcher does not hold the caller's other descriptors:
+#     a pipe on fd 3 closes when the apply returns, not at the deadline
+export NS WORK
+rc=0; timeout 3 sh -c '("$NETTUNE" --netns "$NS" apply --confirm-timeout 6 "$WORK/p.yaml" 3>&1 >/dev/null) | cat >/dev/null' || rc=$?
+expect_eq "$rc" 0 "the watcher kept a caller's pipe open"
+expect_eq "$(jr state)" pending-confirm "the piped confirm-timeout apply"
+# 8f. --discard of a journal whose watcher is alive is refused, no revert
+rc=0; nt rollback --discard "$(jr id)" 2> "$WORK/e" || rc=$?
+expect_eq "$rc" 1 "discard with a live watcher"
+grep -q "awaits confirmation (watcher pid" "$WORK/e" || { cat "$WORK/e"; fail "discard message"; }
+expect_eq "$(mtu nta0)" 1300 "discard reverted the change"
+nt confirm > /dev/null
+# 8g. a PID means nothing on another boot: a journal claiming a live
+#     process of this host as its watcher (other boot_id) is not signalled
+sleep 30 & victim=$!
+python3 - "$NETTUNE_STATE_DIR/journal" "$(jr id)" "$victim" <<'PY'
+import json, os, sys
+d, jid, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+p = os.path.join(d, jid + ".json")
+j = json.load(open(p))
+st = open("/proc/%d/stat" % pid).read()
+j["pid"], j["pid_start"] = pid, int(st[st.rindex(")") + 2:].split()[19])
+j["state"] = "pending-confirm"
+j["host"]["boot_id"] = "00000000-0000-0000-0000-000000000000"
+open(p, "w").write(json.dumps(j))
+PY
+nt rollback "$(jr id)" > /dev/null 2>&1 || true
+alive "$victim" || fail "rollback signalled a process named by a journal of another boot"
+kill "$victim"
+expect_eq "$(mtu nta0)" 1500 "rollback of the foreign-boot journal restores"
+echo "ok: unusable and stale journals, no-op lock wait, signal during the wait, watcher fds, discard, foreign boot"
