@@ -580,6 +580,13 @@ static void lower_irq(struct ictx *c)
 	/* per queue, not a fixed 4096-entry (2 MiB) array zeroed per interface */
 	c->irq_cpus = nt_xcalloc(c->nqueues ? c->nqueues : 1, sizeof(*c->irq_cpus));
 	if (pol == NT_IRQ_EXPLICIT) {
+		if (!q->cpus && q->per_queue_count < c->nqueues)
+			nt_warn(c->L->d, mk(c, "irq/per_queue", false), "irq",
+				"%s has %u queues but irq.per_queue lists %u CPU set%s: queue %u and "
+				"later reuse the list from the start (queue N gets entry N mod %u)",
+				c->f->name, c->nqueues, q->per_queue_count,
+				q->per_queue_count == 1 ? "" : "s", q->per_queue_count,
+				q->per_queue_count);
 		for (n = 0; n < c->nqueues; n++) {
 			const char *err;
 			const char *lst = q->cpus ? q->cpus : q->per_queue[n % q->per_queue_count];

@@ -170,8 +170,31 @@ def t_errors(bless):
             compare(f"{GOLDEN}/error-{name}.stderr", err, bless)
 
 
+X710_STATE = os.path.join(os.environ.get('SRCROOT', '.'), 'examples', 'states', 'x710-wireguard-gateway.json')
+
+
+def t_warnings(bless):
+    """A per_queue list shorter than the queues wraps, with a located warning."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        prof = os.path.join(d, "pq.yaml")
+        with open(prof, "w") as f:
+            f.write("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: sg-gw-01}\n"
+                    "target: linux\ninterfaces:\n  - name: enp1s0f0\n"
+                    "    irq: {policy: explicit, per_queue: [\"2\", \"3\"]}\n")
+        rc, out, err = plan(prof, "--state", X710_STATE)
+        want = (f"{prof}:7:40: warning: enp1s0f0 has 16 queues but irq.per_queue lists 2 CPU "
+                "sets: queue 2 and later reuse the list from the start (queue N gets entry N mod 2)")
+        if rc != 2 or want not in err:
+            fail(f"per_queue wrap: exit {rc}, stderr {err!r}")
+        # queue 5 wraps to entry 5 mod 2 = 1, CPU 3
+        if not any(l.split()[1:3] == ["irq-affinity", "5"] and "-> 3" in l
+                   for l in out.splitlines() if len(l.split()) > 3):
+            fail(f"per_queue wrap: queue 5 not placed on CPU 3:\n{out}")
+
+
 TESTS = {"golden": t_golden, "contract": t_contract, "converged": t_converged,
-         "errors": t_errors}
+         "errors": t_errors, "warnings": t_warnings}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in TESTS:
