@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "manifest.h"
 #include "sign.h"
+#include "strictmodes.h"
 
 static void ossl_err(char *err, size_t errlen, const char *what, const char *path)
 {
@@ -249,67 +250,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* sshd's StrictModes: owned by root or by the user running nettune, and
- * not writable by group or others.  what is "trust directory" etc. */
-static int strict_owner_mode(const char *what, const char *path, const struct stat *st,
-			     bool sticky_ok, char *err, size_t errlen)
-{
-	uid_t me = getuid();
-	mode_t w = st->st_mode & (S_IWGRP | S_IWOTH);
-
-	if (st->st_uid != 0 && st->st_uid != me) {
-		if (me)
-			snprintf(err, errlen, "%s %s is owned by uid %u, not by root or uid %u "
-				 "(the invoking user); refusing it", what, path,
-				 (unsigned)st->st_uid, (unsigned)me);
-		else
-			snprintf(err, errlen, "%s %s is owned by uid %u, not by root; refusing it",
-				 what, path, (unsigned)st->st_uid);
-		return -EPERM;
-	}
-	if (w && !(sticky_ok && (st->st_mode & S_ISVTX))) {
-		snprintf(err, errlen, "%s %s is %s (mode %04o); refusing it", what, path,
-			 w == (S_IWGRP | S_IWOTH) ? "group- and world-writable" :
-			 w == S_IWGRP ? "group-writable" : "world-writable",
-			 (unsigned)(st->st_mode & 07777));
-		return -EPERM;
-	}
-	return 0;
-}
-
-/* Every directory above the trust directory (as resolved) must be safe
- * too, or whoever may write there could swap the directory itself; a
- * sticky world-writable one such as /tmp is safe for entries it does not
- * own. */
-static int strict_parents(const char *dir, char *err, size_t errlen)
-{
-	char *real = realpath(dir, NULL), *slash;
-	struct stat st;
-	int r = 0;
-
-	if (!real) {
-		r = -errno;
-		snprintf(err, errlen, "trust directory %s: %s", dir, strerror(-r));
-		return r;
-	}
-	while (!r && (slash = strrchr(real, '/'))) {
-		slash[slash == real] = '\0';	/* "/a/b" -> "/a" -> "/" */
-		if (stat(real, &st)) {
-			r = -errno;
-			snprintf(err, errlen, "trust directory %s: %s: %s", dir, real, strerror(-r));
-		} else {
-			char *what = nt_xasprintf("trust directory %s: parent", dir);
-
-			r = strict_owner_mode(what, real, &st, true, err, errlen);
-			free(what);
-		}
-		if (!strcmp(real, "/"))
-			break;
-	}
-	free(real);
-	return r;
-}
-
 /* Opens the trust directory; 1 when the default one does not exist. */
 static int trust_dir_open(const char *dir, char *err, size_t errlen)
 {
@@ -336,8 +276,8 @@ static int trust_dir_open(const char *dir, char *err, size_t errlen)
 			snprintf(err, errlen, "trust directory %s: %s", dir, strerror(errno));
 		return -EINVAL;
 	}
-	if (fstat(fd, &st) || strict_owner_mode("trust directory", dir, &st, false, err, errlen) ||
-	    strict_parents(dir, err, errlen)) {
+	if (fstat(fd, &st) || nt_strict_owner_mode("trust directory", dir, &st, false, err, errlen) ||
+	    nt_strict_parents("trust directory", dir, err, errlen)) {
 		if (!*err)
 			snprintf(err, errlen, "trust directory %s: %s", dir, strerror(errno));
 		close(fd);
@@ -392,7 +332,7 @@ static int trust_dir_key(struct nt_trust *t, int dfd, const char *dir, const cha
 		snprintf(err, errlen, "trusted key %s: %s", path, why);
 		goto out;
 	}
-	if (strict_owner_mode("trusted key", path, &st, false, err, errlen))
+	if (nt_strict_owner_mode("trusted key", path, &st, false, err, errlen))
 		goto out;
 	if (nt_read_fd(fd, KEY_MAX_BYTES, &b, why, sizeof(why))) {
 		snprintf(err, errlen, "trusted key %s: %s", path, why);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../../compiler/buf.h"
+#include "../../compiler/strictmodes.h"
 #include "statedir.h"
 
 volatile sig_atomic_t nt_interrupted;
@@ -94,6 +95,15 @@ int nt_statedir_open(bool create, int *state_fd, char *err, size_t errlen)
 	sfd = open_dir(AT_FDCWD, dir, dir, create, err, errlen);
 	if (sfd < 0)
 		return sfd;
+	/* whoever may write a parent could swap the directory itself */
+	{
+		int r = nt_strict_parents("state directory", dir, err, errlen);
+
+		if (r) {
+			close(sfd);
+			return r;
+		}
+	}
 	if (!create && faccessat(sfd, "journal", F_OK, AT_SYMLINK_NOFOLLOW) && errno == ENOENT) {
 		close(sfd);
 		return -ENOENT;

@@ -129,6 +129,11 @@ expect_eq "$rc" 1 "apply with a symlinked journal dir"
 grep -q "journal is a symbolic link or not a directory: refusing" "$WORK/e" || { cat "$WORK/e"; fail "journal symlink message"; }
 rm "$NETTUNE_STATE_DIR/journal"; mv "$WORK/journal.saved" "$NETTUNE_STATE_DIR/journal"
 expect_eq "$(mtu nta0)" 1500 "nothing applied with an unsafe state dir"
+# a parent that others may write is refused too (sticky /tmp is fine)
+mkdir -m 0775 "$WORK/gw"
+rc=0; NETTUNE_STATE_DIR="$WORK/gw/state" nt apply "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || rc=$?
+expect_eq "$rc" 1 "apply with a group-writable parent of the state dir"
+grep -q "state directory $WORK/gw/state: parent $WORK/gw is group-writable (mode 0775)" "$WORK/e" || { cat "$WORK/e"; fail "parent message"; }
 # a fresh state dir is made 0700
 rm -rf "$NETTUNE_STATE_DIR"
 nt apply "$WORK/p.yaml" > /dev/null
