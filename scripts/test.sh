@@ -13,11 +13,15 @@ meson test -C build --print-errorlogs "$@" > "$log" 2>&1 || rc=$?
 cat "$log"
 grep -q '^Ok:' "$log" || rc=1
 # Fault injection needs the test hook compiled in: a second build dir
-# (tests/fault; the whole tree is not re-tested there).
+# (tests/fault; the whole tree is not re-tested there).  It is built with
+# ASan + UBSan, so every failed step, signal and rollback of that suite is
+# also checked for memory errors and undefined behaviour.
 if [ $# -eq 0 ]; then
-	[ -d build-fault ] || meson setup build-fault -Dfault_injection=true >/dev/null
+	[ -d build-fault ] || meson setup build-fault -Dfault_injection=true \
+		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 	ninja -C build-fault nettune >/dev/null
 	flog=$(mktemp)
+	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
 	meson test -C build-fault --no-rebuild --suite fault --print-errorlogs > "$flog" 2>&1 || rc=$?
 	cat "$flog"
 	grep -q '^Ok:' "$flog" || rc=1
