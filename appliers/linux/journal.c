@@ -704,32 +704,51 @@ static int newest_first(const void *a, const void *b)
 	return strcmp(y->id, x->id);
 }
 
-size_t nt_journal_list(int jfd, bool open_only, struct nt_journal **out, struct nt_diags *d)
+/* The IDs of the files NAME.suffix in the journal directory (dot files
+ * are temporaries); malloc'd array of malloc'd strings. */
+static char **journal_ids(int jfd, const char *suffix, size_t *n)
 {
 	int fd = dup(jfd);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
-	struct nt_journal *v = NULL;
-	size_t n = 0;
-	const char *suffix = open_only ? ".open" : ".json";
+	char **ids = NULL;
 
+	*n = 0;
 	if (!dir) {
 		if (fd >= 0)
 			close(fd);
-		*out = NULL;
-		return 0;
+		return NULL;
 	}
 	rewinddir(dir);
 	while ((de = readdir(dir))) {
 		size_t l = strlen(de->d_name);
-		struct nt_diags local = {0};
-		char *id;
 
 		if (de->d_name[0] == '.' || l <= 5 || strcmp(de->d_name + l - 5, suffix))
 			continue;
-		id = strndup(de->d_name, l - 5);
-		v = nt_xrealloc(v, (n + 1) * sizeof(*v));
-		if (!nt_journal_load(jfd, id, &v[n], d ? d : &local)) {
+		ids = nt_xrealloc(ids, (*n + 1) * sizeof(*ids));
+		ids[(*n)++] = strndup(de->d_name, l - 5);
+	}
+	closedir(dir);
+	return ids;
+}
+
+static void ids_free(char **ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+}
+
+size_t nt_journal_list(int jfd, bool open_only, struct nt_journal **out, struct nt_diags *d)
+{
+	size_t nids, n = 0;
+	char **ids = journal_ids(jfd, open_only ? ".open" : ".json", &nids);
+	struct nt_journal *v = nt_xcalloc(nids + 1, sizeof(*v));
+
+	for (size_t i = 0; i < nids; i++) {
+		struct nt_diags local = {0};
+
+		if (!nt_journal_load(jfd, ids[i], &v[n], d ? d : &local)) {
 			/* a marker beside a finished journal is stale (swept
 			 * under the lock); it does not make the journal open */
 			if (open_only && !nt_jstate_open(v[n].state))
@@ -738,53 +757,36 @@ size_t nt_journal_list(int jfd, bool open_only, struct nt_journal **out, struct 
 				n++;
 		}
 		nt_diags_free(&local);
-		free(id);
 	}
-	closedir(dir);
+	ids_free(ids, nids);
 	if (n)
 		qsort(v, n, sizeof(*v), newest_first);
 	*out = v;
 	return n;
 }
 
-size_t nt_journal_unusable(int jfd, bool open_only, char ***ids)
+size_t nt_journal_unusable(int jfd, bool open_only, char ***out)
 {
-	int fd = dup(jfd);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
-	const char *suffix = open_only ? ".open" : ".json";
-	size_t n = 0;
+	size_t nids, n = 0;
+	char **ids = journal_ids(jfd, open_only ? ".open" : ".json", &nids);
 
-	*ids = NULL;
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	rewinddir(dir);
-	while ((de = readdir(dir))) {
-		size_t l = strlen(de->d_name);
+	*out = NULL;
+	for (size_t i = 0; i < nids; i++) {
 		struct nt_journal j;
 		struct nt_diags d = {0};
-		char *id;
-		int r;
+		int r = nt_journal_load(jfd, ids[i], &j, &d);
 
-		if (de->d_name[0] == '.' || l <= 5 || strcmp(de->d_name + l - 5, suffix))
-			continue;
-		id = strndup(de->d_name, l - 5);
-		r = nt_journal_load(jfd, id, &j, &d);
 		nt_diags_free(&d);
 		if (!r) {
 			nt_journal_free(&j);
-			free(id);
-		} else if (r == -ENOENT && open_only) {
-			free(id);	/* a marker whose journal was never written */
-		} else {
-			*ids = nt_xrealloc(*ids, (n + 1) * sizeof(**ids));
-			(*ids)[n++] = id;
+		} else if (r != -ENOENT || !open_only) {
+			/* (a marker whose journal was never written is no change) */
+			*out = nt_xrealloc(*out, (n + 1) * sizeof(**out));
+			(*out)[n++] = ids[i];
+			ids[i] = NULL;
 		}
 	}
-	closedir(dir);
+	ids_free(ids, nids);
 	return n;
 }
 
@@ -797,41 +799,25 @@ void nt_journal_list_free(struct nt_journal *v, size_t n)
 
 void nt_journal_sweep_markers(int jfd)
 {
-	int fd = dup(jfd);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
+	size_t nids;
+	char **ids = journal_ids(jfd, ".open", &nids);
 
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
-		return;
+	for (size_t i = 0; i < nids; i++) {
+		struct nt_journal j;
+		struct nt_diags d = {0};
+		char *mark = nt_xasprintf("%s.open", ids[i]);
+		int r = nt_journal_load(jfd, ids[i], &j, &d);
+
+		/* never written (creation interrupted), or finished (a kill
+		 * between the save and the unlink) */
+		if (r == -ENOENT || (!r && !nt_jstate_open(j.state)))
+			unlinkat(jfd, mark, 0);
+		if (!r)
+			nt_journal_free(&j);
+		nt_diags_free(&d);
+		free(mark);
 	}
-	rewinddir(dir);
-	while ((de = readdir(dir))) {
-		size_t l = strlen(de->d_name);
-		char *json;
-
-		if (de->d_name[0] == '.' || l <= 5 || strcmp(de->d_name + l - 5, ".open"))
-			continue;
-		json = nt_xasprintf("%.*s.json", (int)(l - 5), de->d_name);
-		if (faccessat(jfd, json, F_OK, AT_SYMLINK_NOFOLLOW) && errno == ENOENT) {
-			unlinkat(jfd, de->d_name, 0);
-		} else {
-			struct nt_journal j;
-			struct nt_diags d = {0};
-			char *id = strndup(de->d_name, l - 5);
-
-			if (!nt_journal_load(jfd, id, &j, &d)) {
-				if (!nt_jstate_open(j.state))
-					unlinkat(jfd, de->d_name, 0);
-				nt_journal_free(&j);
-			}
-			nt_diags_free(&d);
-			free(id);
-		}
-		free(json);
-	}
-	closedir(dir);
+	ids_free(ids, nids);
 }
 
 char *nt_journal_id_of(const char *arg, char *err, size_t errlen)
