@@ -10,6 +10,7 @@
 #
 # Environment: NETTUNE_ROLLBACK=FILE (where to save previous values),
 # NETTUNE_STATE_DIR (default /var/lib/nettune).
+# Ordered against the snapshot examples/states/veth-lab.json; values are read at run time.
 
 NT_HOST='veth-lab'
 set -eu
@@ -418,17 +419,27 @@ nt_settings() {
 	nt_step mtu 'ntlab1' '' '1500' || return 1
 	nt_step feature 'ntlab0' 'rx-checksum' 'on' || return 1
 	nt_step feature 'ntlab0' 'tx-checksum-ip-generic' 'on' || return 1
+	nt_step feature 'ntlab0' 'tx-checksum-sctp' 'on' || return 1
 	nt_step feature 'ntlab0' 'tx-scatter-gather' 'on' || return 1
 	nt_step feature 'ntlab1' 'rx-checksum' 'on' || return 1
 	nt_step feature 'ntlab1' 'tx-checksum-ip-generic' 'on' || return 1
+	nt_step feature 'ntlab1' 'tx-checksum-sctp' 'on' || return 1
 	nt_step feature 'ntlab1' 'tx-scatter-gather' 'on' || return 1
 	nt_step feature 'ntlab0' 'tx-generic-segmentation' 'on' || return 1
 	nt_step feature 'ntlab0' 'rx-gro' 'on' || return 1
 	nt_step feature 'ntlab1' 'tx-generic-segmentation' 'on' || return 1
 	nt_step feature 'ntlab1' 'rx-gro' 'on' || return 1
 	nt_step feature 'ntlab0' 'tx-tcp-segmentation' 'off' || return 1
+	nt_step feature 'ntlab0' 'tx-tcp-ecn-segmentation' 'off' || return 1
+	nt_step feature 'ntlab0' 'tx-tcp-mangleid-segmentation' 'off' || return 1
+	nt_step feature 'ntlab0' 'tx-tcp6-segmentation' 'off' || return 1
+	nt_step feature 'ntlab0' 'tx-tcp-accecn-segmentation' 'off' || return 1
 	nt_step feature 'ntlab0' 'tx-udp-segmentation' 'off' || return 1
 	nt_step feature 'ntlab1' 'tx-tcp-segmentation' 'off' || return 1
+	nt_step feature 'ntlab1' 'tx-tcp-ecn-segmentation' 'off' || return 1
+	nt_step feature 'ntlab1' 'tx-tcp-mangleid-segmentation' 'off' || return 1
+	nt_step feature 'ntlab1' 'tx-tcp6-segmentation' 'off' || return 1
+	nt_step feature 'ntlab1' 'tx-tcp-accecn-segmentation' 'off' || return 1
 	nt_step feature 'ntlab1' 'tx-udp-segmentation' 'off' || return 1
 	nt_step channels 'ntlab0' 'rx' '1' || return 1
 	nt_step channels 'ntlab0' 'tx' '1' || return 1
