@@ -43,7 +43,8 @@ grep -q -- "--unit=nettune-revert-$id --on-active=3s .*--setenv=NETTUNE_STATE_DI
 	{ cat "$SHIM_LOG"; fail "systemd-run arguments"; }
 expect_eq "$(mtu nsy0)" 1400 "applied"
 kill -KILL "$(jr pid)"
-i=0; while [ ! -s "$SHIM_LOG.out" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+# the command's own output may come first: wait for its exit line
+i=0; while ! grep -q '^exit ' "$SHIM_LOG.out" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
 grep -q "^exit 0$" "$SHIM_LOG.out" || { cat "$SHIM_LOG.out"; fail "the timer's rollback failed"; }
 expect_eq "$(jr state)" reverted-unconfirmed "journal after the timer"
 [ "$(full_state nsy0 nsz0)" = "$before" ] || fail "the timer did not restore the host"
@@ -53,7 +54,8 @@ in_sd "$NETTUNE" --netns "$NS" apply --confirm-timeout 1 "$WORK/p.yaml" > /dev/n
 id=$(jr id)
 in_sd "$NETTUNE" confirm > /dev/null
 grep -q "^systemctl stop --quiet nettune-revert-$id.timer$" "$SHIM_LOG" || { cat "$SHIM_LOG"; fail "confirm did not stop the timer"; }
-i=0; while [ ! -s "$SHIM_LOG.out" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+# the command's own output may come first: wait for its exit line
+i=0; while ! grep -q '^exit ' "$SHIM_LOG.out" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
 grep -q "^exit 0$" "$SHIM_LOG.out" || { cat "$SHIM_LOG.out"; fail "the timer's run after confirm"; }
 expect_eq "$(jr state)" confirmed "journal after confirm and the timer"
 expect_eq "$(mtu nsy0)" 1400 "confirmed change kept"
