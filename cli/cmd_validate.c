@@ -31,6 +31,8 @@ static void drop_echoes(struct nt_diags *d, size_t from, struct nt_loaded *l)
 {
 	size_t i, k = from;
 
+	if (!l->npruned)
+		return;
 	qsort(l->pruned, l->npruned, sizeof(*l->pruned), nt_mark_cmp);
 	for (i = from; i < d->n; i++) {
 		bool echo = bsearch(&d->v[i].mark, l->pruned, l->npruned, sizeof(*l->pruned),

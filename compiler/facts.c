@@ -124,12 +124,26 @@ const struct nt_feature_fact *nt_facts_feature(const struct nt_iface_facts *i, c
 	return k == SIZE_MAX ? NULL : &i->features[k];
 }
 
+/* irqs are kept sorted by queue (the observer and the snapshot loader sort
+ * them): a binary search, so 65536 queues do not make lowering quadratic. */
 const struct nt_irq_fact *nt_facts_irq(const struct nt_iface_facts *i, uint32_t queue)
 {
-	size_t k;
+	size_t lo = 0, hi;
 
-	for (k = 0; i && k < i->nirqs; k++)
-		if (i->irqs[k].queue == queue)
-			return &i->irqs[k];
+	if (!i || !i->nirqs)
+		return NULL;
+	if (queue < i->nirqs && i->irqs[queue].queue == queue)
+		return &i->irqs[queue];		/* the usual dense table */
+	hi = i->nirqs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (i->irqs[mid].queue == queue)
+			return &i->irqs[mid];
+		if (i->irqs[mid].queue < queue)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }

@@ -286,9 +286,18 @@ static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diag
 	return bad;
 }
 
+static int cmp_irq_queue(const void *a, const void *b)
+{
+	const struct nt_irq_fact *x = a, *y = b;
+
+	return x->queue < y->queue ? -1 : x->queue > y->queue;
+}
+
 static int load_irqs(const struct nt_json *x, struct nt_iface_facts *i, struct nt_diags *d)
 {
 	static const char *const keys[] = {"queue", "irq", "managed", "name", NULL};
+	/* one bit per possible queue: repeats found in linear time */
+	uint8_t *seen = nt_xcalloc(NT_QUEUE_MAX / 8 + 1, 1);
 	size_t k;
 	int bad = 0;
 
@@ -315,12 +324,13 @@ static int load_irqs(const struct nt_json *x, struct nt_iface_facts *i, struct n
 			bad = -1;
 			continue;
 		}
-		if (nt_facts_irq(i, q.queue)) {
+		if (seen[q.queue / 8] & (1u << (q.queue % 8))) {
 			nt_error(d, nt_json_get(e, "queue")->mark, "snapshot",
 				 "queue %u of %s is listed twice", q.queue, i->name);
 			bad = -1;
 			continue;
 		}
+		seen[q.queue / 8] |= (uint8_t)(1u << (q.queue % 8));
 		nt_json_bool(e, "managed", &q.managed, false, d);
 		if (opt_name(e, "name", &q.name, d)) {
 			bad = -1;
@@ -329,6 +339,10 @@ static int load_irqs(const struct nt_json *x, struct nt_iface_facts *i, struct n
 		i->irqs = nt_xrealloc(i->irqs, (i->nirqs + 1) * sizeof(*i->irqs));
 		i->irqs[i->nirqs++] = q;
 	}
+	free(seen);
+	/* nt_facts_irq searches a table sorted by queue */
+	if (i->nirqs > 1)
+		qsort(i->irqs, i->nirqs, sizeof(*i->irqs), cmp_irq_queue);
 	return bad;
 }
 

@@ -829,6 +829,13 @@ static int process_write(struct nt_lctx *x, const char *obj, const char *arg, co
 	int c;
 
 	(void)arg;
+	/* a --root tree's /proc names PIDs, but sched_setaffinity acts on this
+	 * host's processes of those numbers: never under --root */
+	if (*nt_sys_root) {
+		seterr(x, "process CPU affinity is not applied under --root (the PIDs in %s/proc "
+		       "are not this host's processes)", nt_sys_root);
+		return -EPERM;
+	}
 	if (n < 1) {
 		seterr(x, "no process matches %s", obj);
 		return -ESRCH;

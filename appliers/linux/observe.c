@@ -197,6 +197,15 @@ static int cmp_irq(const void *a, const void *b)
 	return x->queue < y->queue ? -1 : x->queue > y->queue;
 }
 
+/* While the table is built (unsorted): one IRQ per queue, the first. */
+static bool has_queue(const struct nt_iface_facts *i, uint32_t q)
+{
+	for (size_t k = 0; k < i->nirqs; k++)
+		if (i->irqs[k].queue == q)
+			return true;
+	return false;
+}
+
 void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
 {
 	struct nt_iface_facts *i = nt_facts_iface(facts, iface);
@@ -239,7 +248,7 @@ void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
 		irq = (unsigned)strtoul(de->d_name, NULL, 10);
 		name = irq_name(lines, nlines, irq);
 		q = name ? queue_of(name) : -1;
-		if (q < 0 || nt_facts_irq(i, (uint32_t)q)) {
+		if (q < 0 || has_queue(i, (uint32_t)q)) {
 			free(name);
 			continue;
 		}

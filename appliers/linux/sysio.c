@@ -284,6 +284,41 @@ static int open_in_root(const char *rel, int flags, mode_t mode)
 	return fd;
 }
 
+/* What is read or written as a file must be one: a FIFO would hang (opened
+ * non-blocking, it is refused here), a device is never a setting, and under
+ * --root a file with more than one link may be the host's own (a hardlink
+ * into the tree) and is not written. */
+static int check_file(int fd, int flags)
+{
+	struct stat st;
+
+	if (fd < 0 || (flags & (O_PATH | O_DIRECTORY)))
+		return fd;
+	if (fstat(fd, &st)) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (*nt_sys_root && (flags & (O_WRONLY | O_RDWR)) && st.st_nlink > 1) {
+		close(fd);
+		return -EMLINK;
+	}
+	/* truncated only once it is known to be ours (open's O_TRUNC would
+	 * have emptied a refused file already) */
+	if ((flags & O_TRUNC) && ftruncate(fd, 0)) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
 int nt_sys_open(const char *path, int flags, mode_t mode)
 {
 	const char *rel;
@@ -291,38 +326,52 @@ int nt_sys_open(const char *path, int flags, mode_t mode)
 
 	if (!path)
 		return -EINVAL;
+	if (!(flags & (O_PATH | O_DIRECTORY)))
+		flags |= O_NONBLOCK;
 	rel = below_root(path);
 	if (rel)
-		return open_in_root(rel, flags, mode);
-	fd = open(path, flags | O_CLOEXEC, mode);
-	return fd < 0 ? -errno : fd;
+		return check_file(open_in_root(rel, flags & ~O_TRUNC, mode), flags);
+	fd = open(path, (flags & ~O_TRUNC) | O_CLOEXEC, mode);
+	return check_file(fd < 0 ? -errno : fd, flags);
 }
+
+/* The whole file (a /proc/interrupts of a 56-CPU host with 512 queue IRQs
+ * is ~94 KB: no fixed limit but a sanity cap far above any real one). */
+#define NT_SYS_READ_MAX (64u << 20)
 
 char *nt_sys_read(const char *path)
 {
-	char buf[65536];
+	struct nt_buf b = {0};
 	ssize_t n = 0;
-	size_t got = 0;
 	int fd = nt_sys_open(path, O_RDONLY, 0);
 
 	if (fd < 0) {
 		errno = -fd;
 		return NULL;
 	}
-	while (got < sizeof(buf) - 1 && (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
-		got += (size_t)n;
-	if (got == 0 && n < 0) {
+	for (;;) {
+		nt_buf_grow(&b, 65536);
+		n = read(fd, b.p + b.n, 65536);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || b.n + (size_t)n > NT_SYS_READ_MAX)
+			break;
+		b.n += (size_t)n;
+	}
+	if (b.n == 0 && n < 0) {
 		int e = errno;
 
 		close(fd);
+		nt_buf_free(&b);
 		errno = e;
 		return NULL;
 	}
 	close(fd);
-	buf[got] = '\0';
-	while (got && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
-		buf[--got] = '\0';
-	return nt_xstrdup(buf);
+	nt_buf_grow(&b, 1);
+	b.p[b.n] = '\0';
+	while (b.n && (b.p[b.n - 1] == '\n' || b.p[b.n - 1] == ' '))
+		b.p[--b.n] = '\0';
+	return nt_buf_take(&b);
 }
 
 static int write_fd(int fd, const char *s)

@@ -83,4 +83,49 @@ grep -q 'argument "../../x" of rps-cpus ../../x is not a queue number 0..65535' 
 "$NETTUNE" --root "$R" apply "$WORK/plan.json" > /dev/null 2>&1 || fail "good plan"
 [ "$(cat "$Q/rx-0/rps_cpus")" = "00000000,00000002" ] || fail "rps_cpus not applied: $(cat "$Q/rx-0/rps_cpus")"
 [ "$(cat "$WORK/outside")" = secret ] || fail "outside changed"
-echo "ok: symlink escapes under --root, traversal names in profiles and unsigned manifests"
+# a FIFO in the tree fails at once instead of hanging; a hardlink to a file
+# outside the tree is not written; process affinity is never applied under
+# --root (its PIDs are not this host's processes)
+mkfifo "$R/proc/sys/net/core/somaxconn.fifo"
+rm -f "$R/proc/sys/net/core/somaxconn"
+mv "$R/proc/sys/net/core/somaxconn.fifo" "$R/proc/sys/net/core/somaxconn"
+cat > "$WORK/f.yaml" <<YAML
+apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: fixture-escape}
+target: linux
+sysctl: {net.core.somaxconn: 4096}
+YAML
+rc=0; timeout 20 "$NETTUNE" --root "$R" plan "$WORK/f.yaml" > /dev/null 2>&1 || rc=$?
+[ "$rc" -ne 124 ] || fail "a FIFO in the --root tree hung plan"
+rm "$R/proc/sys/net/core/somaxconn"
+printf '212992\n' > "$WORK/hostfile"
+ln "$WORK/hostfile" "$R/proc/sys/net/core/rmem_max"
+cat > "$WORK/h.yaml" <<YAML
+apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: fixture-escape}
+target: linux
+sysctl: {net.core.rmem_max: 1000}
+YAML
+rc=0; "$NETTUNE" --root "$R" apply --yes "$WORK/h.yaml" > /dev/null 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "apply through a hardlink exit $rc"
+[ "$(cat "$WORK/hostfile")" = 212992 ] || fail "a hardlinked file outside the tree was written"
+sleep 300 & victim=$!
+before_aff=$(taskset -p "$victim" | sed 's/.*: //')
+mkdir -p "$R/proc/$victim/task/$victim"
+printf 'nt-victim\n' > "$R/proc/$victim/comm"
+printf 'Name:\tnt-victim\nCpus_allowed_list:\t0-1\n' > "$R/proc/$victim/status"
+cat > "$WORK/pp.yaml" <<YAML
+apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: fixture-escape}
+target: linux
+processes:
+  - {match: {comm: nt-victim}, cpus: "1"}
+YAML
+"$NETTUNE" --root "$R" apply --yes "$WORK/pp.yaml" > /dev/null 2>&1 || true
+after_aff=$(taskset -p "$victim" | sed 's/.*: //')
+kill "$victim"
+[ "$before_aff" = "$after_aff" ] || fail "apply under --root pinned a real host process ($before_aff -> $after_aff)"
+echo "ok: symlink escapes under --root, traversal names in profiles and unsigned manifests, FIFO, hardlink, host PIDs"
