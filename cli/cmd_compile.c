@@ -172,7 +172,7 @@ static char *snapshot_for(const struct batch *B, const char *profile, const char
 
 /* The snapshot of a profile found by walking a directory is not followed
  * through a link either: it sits in the same untrusted tree. */
-static int load_snapshot(const char *path, bool walked, struct nt_facts *facts,
+static int load_snapshot(const char *path, bool walked, bool own_dir, struct nt_facts *facts,
 			 struct nt_state *observed, struct nt_diags *d)
 {
 	struct nt_buf b;
@@ -181,6 +181,22 @@ static int load_snapshot(const char *path, bool walked, struct nt_facts *facts,
 
 	if (!walked)
 		return nt_snapshot_load(path, facts, observed, d);
+	if (own_dir) {
+		/* its states/ folder is part of the walked tree: not a link out */
+		char *dir = nt_xstrdup(path), *slash = strrchr(dir, '/');
+		struct stat st;
+
+		if (slash)
+			*slash = '\0';
+		r = slash && (lstat(dir, &st) || !S_ISDIR(st.st_mode));
+		if (r)
+			nt_error(d, ((struct nt_mark){nt_intern(path), 0, 0}), "io",
+				 "%s is a symbolic link or not a directory; links are not followed in a "
+				 "walked tree", dir);
+		free(dir);
+		if (r)
+			return -1;
+	}
 	if (nt_read_input(path, NT_JSON_MAX_BYTES, NT_IN_NOFOLLOW, &b, why, sizeof(why))) {
 		nt_error(d, ((struct nt_mark){nt_intern(path), 0, 0}), "io", "%s", why);
 		return -1;
@@ -202,6 +218,15 @@ static int compile_one(struct batch *B, const char *profile, bool walked, struct
 	struct nt_buf out = {0};
 	struct nt_lower L = {0};
 	char *name = stem(profile), *state = NULL, *outp = NULL;
+
+	/* the name becomes a file name and the manifest's "file": printable */
+	for (const char *c = name; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			nt_error(d, ((struct nt_mark){nt_intern(profile), 0, 0}), "name",
+				 "the file name has a control character; rename it");
+			free(name);
+			return -1;
+		}
 	const char *want;
 	char err[512];
 	int r = -1, lowered;
@@ -224,7 +249,7 @@ static int compile_one(struct batch *B, const char *profile, bool walked, struct
 		r = R_VALIDATED;
 		goto out;
 	}
-	if (load_snapshot(state, walked, &facts, &observed, d))
+	if (load_snapshot(state, walked, !B->state_dir, &facts, &observed, d))
 		goto out;
 	want = l.p->target && *l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
 	if (facts.target && strcmp(facts.target, want)) {

@@ -155,6 +155,24 @@ def t_compile():
         rc, out, err = E.run(["compile", "--out-dir", "out", "repo2"])
         if rc != 1 or err != "repo2/states/h.json: error: is a symbolic link (not followed)\n":
             fail("compile DIR, linked snapshot: exit %s %r" % (rc, err))
+        # nor through a linked states/ directory, whose secret is never printed
+        os.makedirs(E.p("repo3", "hosts"))
+        os.makedirs(E.p("secretdir"))
+        shutil.copy(os.path.join(SRCROOT, "examples", "veth-lab.yaml"), E.p("repo3", "hosts", "h.yaml"))
+        E.write(os.path.join("secretdir", "h.json"), '{"hunter2-do-not-print": 1}\n')
+        os.symlink(E.p("secretdir"), E.p("repo3", "hosts", "states"))
+        rc, out, err = E.run(["compile", "--out-dir", "out", "repo3"])
+        if rc != 1 or "repo3/hosts/states is a symbolic link or not a directory" not in err \
+                or "hunter2" in err + out:
+            fail("compile DIR, linked states/: exit %s %r" % (rc, err))
+        # a file name with a control character would become a manifest its
+        # own loader refuses: refused first
+        os.makedirs(E.p("repo4"))
+        shutil.copy(os.path.join(SRCROOT, "examples", "veth-lab.yaml"), E.p("repo4", "v\x1bx.yaml"))
+        rc, out, err = E.run(["compile", "--out-dir", "out4", "repo4"])
+        if rc != 1 or "the file name has a control character" not in err or \
+                os.path.exists(E.p("out4")) and os.listdir(E.p("out4")):
+            fail("compile DIR, control character in a name: exit %s %r" % (rc, err))
         # a link named on the command line is the user's choice and is followed
         rc, out, err = E.run(["compile", "--out-dir", "out", "repo/sub/link.yaml"])
         if rc != 0 or err:
