@@ -295,7 +295,8 @@ static const char *setting_problem(const struct nt_setting *s)
 {
 	const char *why = NULL;
 
-	if (strcmp(s->object, "global"))
+	/* the kind says what the object is: an adapter may be named "global" */
+	if (s->kind != NT_K_WIN_GLOBAL)
 		why = nt_ps_name_problem(s->object);
 	if (!why && s->arg)
 		why = arg_problem(s->arg);
@@ -322,7 +323,7 @@ static void add_setting(struct ps_parts *x, const struct nt_emit_input *in,
 	nt_buf_puts(&x->set, "; Source = ");
 	put_source(&x->set, in, s->src);
 	nt_buf_puts(&x->set, " }\n");
-	if (!strcmp(s->object, "global"))
+	if (s->kind == NT_K_WIN_GLOBAL)
 		return;
 	add_name(s->kind == NT_K_WIN_IP_MTU ? &x->ifaces : &x->adapters, s->object);
 	if (s->kind == NT_K_WIN_IP_MTU && !strcmp(s->arg, "ipv4") && s->note &&

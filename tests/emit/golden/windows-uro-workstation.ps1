@@ -331,7 +331,7 @@ function Format-NtWhat {
 
 function Test-NtExists {
     param([hashtable]$S)
-    if ($S.Object -eq 'global') { return $true }
+    if ($S.Kind -eq 'offload-global') { return $true }
     if ($S.Kind -eq 'ip-mtu') {
         return [bool](Get-NetIPInterface -InterfaceAlias $S.Object -ErrorAction SilentlyContinue)
     }
