@@ -253,7 +253,10 @@ static int load_cpus(const struct nt_json *c, struct nt_facts *f, struct nt_diag
 		long n = strtol(nodes->keys[i], &end, 10);
 		struct nt_cpuset cs;
 
+		/* canonical decimal only: "-0", "+1", "01" would alias a node */
 		if (end == nodes->keys[i] || *end || n < 0 || n >= 64 ||
+		    !isdigit((unsigned char)nodes->keys[i][0]) ||
+		    (nodes->keys[i][0] == '0' && nodes->keys[i][1]) ||
 		    nodes->v[i]->t != NT_J_STR || !nt_cpuset_parse(nodes->v[i]->s, &cs, &err)) {
 			serr(d, nodes->v[i], "cpus.nodes[\"%s\"] must be a CPU list of node 0..63",
 			     nodes->keys[i]);
@@ -413,6 +416,14 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 	if (x) {
 		bad |= known_keys(x, rss_keys, "rss", d);
 		bad |= opt_u32_max(x, "key_bytes", NT_RSS_KEY_MAX, &i->rss_key_bytes, d);
+		if (i->rss_key_bytes.known && !i->rss_key_bytes.v) {
+			/* a NIC without a key has no "key_bytes": 0 would skip every
+			 * length check of a profile's key */
+			nt_error(d, nt_json_get(x, "key_bytes")->mark, "snapshot",
+				 "\"key_bytes\" is 0; a NIC with an RSS key has 1..%u bytes",
+				 NT_RSS_KEY_MAX);
+			bad = -1;
+		}
 		bad |= opt_u32_max(x, "indir_size", NT_RSS_INDIR_MAX, &i->rss_indir_size, d);
 	}
 	if (!want_obj(o, "queues", &x, d))
