@@ -234,6 +234,20 @@ void nt_plan_free(struct nt_plan *p)
 
 #define C(color, s) (color ? s : "")
 
+/* settings of the host rather than of an interface */
+static bool pseudo(const struct nt_action *a)
+{
+	return a->kind == NT_K_SYSCTL || a->kind == NT_K_IRQBALANCE_BAN ||
+	       a->kind == NT_K_IRQBALANCE_SERVICE || a->kind == NT_K_PROCESS_CPUS ||
+	       a->kind == NT_K_WIN_GLOBAL;
+}
+
+static bool is_pseudo_name(const char *o)
+{
+	return !strcmp(o, "sysctl") || !strcmp(o, "irqbalance") || !strcmp(o, "global") ||
+	       !strncmp(o, "process ", 8);
+}
+
 void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color,
 			struct nt_buf *b)
 {
@@ -248,14 +262,18 @@ void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color
 	for (i = 0; i < p->n; i++) {
 		if (done[i])
 			continue;
-		nt_buf_printf(b, "\n%s%s%s\n", C(color, "\033[1m"), p->v[i].object,
+		/* an interface may be named like a pseudo-object ("sysctl"):
+		 * the kind keeps them apart */
+		nt_buf_printf(b, "\n%s%s%s%s\n", C(color, "\033[1m"), p->v[i].object,
+			      !pseudo(&p->v[i]) && is_pseudo_name(p->v[i].object) ? " (interface)" : "",
 			      C(color, "\033[0m"));
 		for (k = i; k < p->n; k++) {
 			const struct nt_action *a = &p->v[k];
 			struct nt_buf from = {0}, to = {0};
 			char *attr;
 
-			if (done[k] || strcmp(a->object, p->v[i].object))
+			if (done[k] || strcmp(a->object, p->v[i].object) ||
+			    pseudo(a) != pseudo(&p->v[i]))
 				continue;
 			done[k] = true;
 			attr = nt_action_attr(a);
