@@ -381,11 +381,11 @@ int cmd_rollback(int argc, char **argv)
 	}
 	if (nt_journal_load(jfd, id, &j, &d)) {
 		if (!d.n)
-			fprintf(stderr, "nettune rollback: error: no journal %s in %s/journal\n", id,
-				nt_state_dir());
-		nt_diags_print_text(&d, stderr);
-		fprintf(stderr, "nettune rollback: error: journal %s is unusable; nothing was "
-			"changed\n", id);
+			fprintf(stderr, "nettune rollback: error: no journal %s in %s/journal; nothing "
+				"was changed\n", id, nt_state_dir());
+		else
+			fprintf(stderr, "nettune rollback: error: journal %s is unusable; nothing was "
+				"changed\n", id);
 		goto out;
 	}
 	if (unconfirmed) {

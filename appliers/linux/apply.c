@@ -540,11 +540,10 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 	j.n = n;
 	if (o->dry_run) {
 		/* exits like plan: 0 nothing to do, 2 changes pending */
+		/* (the plan printed above already says when there is nothing) */
 		if (n)
 			say(o, "Dry run: %zu change%s would be made; nothing was changed.\n", n,
 			    n == 1 ? "" : "s");
-		else
-			say(o, "Nothing to do: the host already matches the profile.\n");
 		nt_journal_free(&j);
 		return n ? 2 : 0;
 	}
@@ -552,6 +551,7 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		nt_journal_free(&j);
 		return 1;
 	}
+	t0 = nt_now_ns();	/* elapsed times count from the approval */
 	jfd = nt_statedir_open(n > 0, &state_fd, err, sizeof(err));
 	if (jfd < 0 && (n || jfd != -ENOENT)) {
 		fprintf(stderr, "nettune apply: error: state directory: %s; nothing was changed\n", err);
