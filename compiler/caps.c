@@ -332,19 +332,58 @@ const struct nt_caps *nt_caps_find(const struct nt_capsdb *db, const char *id)
 	return NULL;
 }
 
+bool nt_caps_has_pci(const struct nt_caps *c, const char *pci)
+{
+	size_t j;
+
+	for (j = 0; c && pci && j < c->npci; j++)
+		if (!strcasecmp(c->pci_ids[j], pci))
+			return true;
+	return false;
+}
+
+const struct nt_caps *nt_caps_match(const struct nt_capsdb *db, const char *driver,
+				    const char *pci, enum nt_caps_how *how)
+{
+	enum nt_caps_how h = NT_CAPS_NONE;
+	const struct nt_caps *r = NULL;
+	size_t i;
+
+	for (i = 0; db && pci && i < db->n && !r; i++)
+		if (nt_caps_has_pci(&db->v[i], pci)) {
+			r = &db->v[i];
+			h = NT_CAPS_BY_PCI;
+		}
+	for (i = 0; db && driver && i < db->n && !r; i++) {
+		if (strcmp(db->v[i].driver, driver))
+			continue;
+		if (db->v[i].npci) {
+			h = NT_CAPS_FAMILY;
+			continue;
+		}
+		r = &db->v[i];
+		h = NT_CAPS_BY_DRIVER;
+	}
+	if (how)
+		*how = h;
+	return r;
+}
+
 const struct nt_caps *nt_caps_find_driver(const struct nt_capsdb *db, const char *driver,
 					  const char *pci)
 {
-	size_t i, j;
+	return nt_caps_match(db, driver, pci, NULL);
+}
 
-	for (i = 0; db && pci && i < db->n; i++)
-		for (j = 0; j < db->v[i].npci; j++)
-			if (!strcasecmp(db->v[i].pci_ids[j], pci))
-				return &db->v[i];
+char *nt_caps_driver_ids(const struct nt_capsdb *db, const char *driver)
+{
+	struct nt_buf b = {0};
+	size_t i;
+
 	for (i = 0; db && driver && i < db->n; i++)
 		if (!strcmp(db->v[i].driver, driver))
-			return &db->v[i];
-	return NULL;
+			nt_buf_printf(&b, "%s%s", b.n ? ", " : "", db->v[i].id);
+	return b.p ? b.p : nt_xstrdup("");
 }
 
 void nt_capsdb_free(struct nt_capsdb *db)

@@ -64,8 +64,27 @@ struct nt_capsdb {
  * located diagnostics.  Returns 0 or -1. */
 int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d);
 const struct nt_caps *nt_caps_find(const struct nt_capsdb *db, const char *id);
+/* How nt_caps_match found a table (or why it did not). */
+enum nt_caps_how {
+	NT_CAPS_NONE,		/* no table has this PCI id or driver */
+	NT_CAPS_BY_PCI,		/* the PCI vendor:device is listed in the table */
+	NT_CAPS_BY_DRIVER,	/* a driver without PCI ids (virtual device) */
+	NT_CAPS_FAMILY,		/* the driver has tables, but not for this device */
+};
+
+/* The table for a device: by PCI vendor:device first, then by driver only
+ * when the driver's table lists no PCI ids (veth, virtio and the like).  A
+ * driver-only match on a physical family never borrows a sibling's limits:
+ * it returns NULL with NT_CAPS_FAMILY, and the caller warns that the limits
+ * are unknown.  how may be NULL. */
+const struct nt_caps *nt_caps_match(const struct nt_capsdb *db, const char *driver,
+				    const char *pci, enum nt_caps_how *how);
 const struct nt_caps *nt_caps_find_driver(const struct nt_capsdb *db, const char *driver,
 					  const char *pci);
+/* Comma-separated ids of the tables for driver (caller frees; "" if none). */
+char *nt_caps_driver_ids(const struct nt_capsdb *db, const char *driver);
+/* Whether the table lists this PCI vendor:device. */
+bool nt_caps_has_pci(const struct nt_caps *c, const char *pci);
 void nt_capsdb_free(struct nt_capsdb *db);
 /* The shared database, loaded once on first use (NULL if it cannot be). */
 const struct nt_capsdb *nt_capsdb_default(struct nt_diags *d);

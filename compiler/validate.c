@@ -668,7 +668,9 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 			  "interface '%s' is listed twice (also at interfaces[%zu])", f->name, k);
 			break;
 		}
-	if (f->nic) {
+	if (f->nic && !strcmp(f->nic, "auto")) {
+		/* the table is chosen from the observed device at plan time */
+	} else if (f->nic) {
 		caps = v->db ? nt_caps_find(v->db, f->nic) : NULL;
 		if (v->db && !caps) {
 			const char *c[256];
@@ -682,8 +684,22 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 			  "unknown NIC model '%s'%s%s%s (see nettune caps)", f->nic,
 			  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
 		}
-	} else if (f->match && v->db) {
-		caps = nt_caps_find_driver(v->db, f->match->driver, f->match->pci);
+	} else if (f->match && v->db && (f->match->driver || f->match->pci)) {
+		enum nt_caps_how how;
+
+		caps = nt_caps_match(v->db, f->match->driver, f->match->pci, &how);
+		if (how == NT_CAPS_FAMILY) {
+			char *ids = nt_caps_driver_ids(v->db, f->match->driver);
+
+			W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
+			  "%s%s%s: driver %s has tables for other devices only (%s); their "
+			  "limits are not borrowed, so channels, rings and RSS sizes are unknown "
+			  "offline (set match.pci or nic:)",
+			  f->match->pci ? "PCI id " : "match.driver",
+			  f->match->pci ? f->match->pci : "", f->match->pci ? " has no table" : "",
+			  f->match->driver, ids);
+			free(ids);
+		}
 	}
 	if (f->match && f->match->pci) {
 		const char *p = f->match->pci;
