@@ -138,13 +138,8 @@ int cmd_caps(int argc, char **argv)
 		if (c) {
 			show(c);
 		} else {
-			const char *names[256];
-			size_t n;
-			const char *s;
+			const char *s = nt_caps_suggest(db, model);
 
-			for (n = 0; n < db->n && n < 256; n++)
-				names[n] = db->v[n].id;
-			s = nt_suggest(model, names, n);
 			fprintf(stderr, "nettune caps: no capability table '%s'%s%s%s\n", model,
 				s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
 			r = NT_EXIT_FAIL;

@@ -386,6 +386,28 @@ char *nt_caps_driver_ids(const struct nt_capsdb *db, const char *driver)
 	return b.p ? b.p : nt_xstrdup("");
 }
 
+const char *nt_caps_suggest(const struct nt_capsdb *db, const char *name)
+{
+	const char *hit = NULL, *c[256];
+	size_t i, n, len = strlen(name), nhit = 0;
+
+	for (i = 0; db && len >= 3 && i < db->n; i++) {
+		const char *id = db->v[i].id;
+		size_t il = strlen(id);
+
+		if ((il > len && id[il - len - 1] == '-' && !strcasecmp(id + il - len, name)) ||
+		    strcasestr(id, name)) {
+			hit = id;
+			nhit++;
+		}
+	}
+	if (nhit == 1)
+		return hit;
+	for (n = 0; db && n < db->n && n < 256; n++)
+		c[n] = db->v[n].id;
+	return nt_suggest(name, c, n);
+}
+
 void nt_capsdb_free(struct nt_capsdb *db)
 {
 	size_t i;

@@ -83,6 +83,9 @@ const struct nt_caps *nt_caps_find_driver(const struct nt_capsdb *db, const char
 					  const char *pci);
 /* Comma-separated ids of the tables for driver (caller frees; "" if none). */
 char *nt_caps_driver_ids(const struct nt_capsdb *db, const char *driver);
+/* The table id closest to a misspelt one (an id ending in "-NAME" or
+ * containing it, else the nearest by edit distance), or NULL. */
+const char *nt_caps_suggest(const struct nt_capsdb *db, const char *name);
 /* Whether the table lists this PCI vendor:device. */
 bool nt_caps_has_pci(const struct nt_caps *c, const char *pci);
 void nt_capsdb_free(struct nt_capsdb *db);

@@ -284,6 +284,18 @@ static uint32_t observed_u32(struct ictx *c, enum nt_kind_id k, const char *obj,
 	return s ? s->val.u : 0;
 }
 
+/* The table was picked from the device (match or nic: auto), so validate has
+ * not checked its limits yet. */
+static bool table_chosen(const struct ictx *c)
+{
+	const struct nt_match *m = c->f->match;
+
+	if (!c->caps || (c->f->nic && strcmp(c->f->nic, "auto")))
+		return false;
+	return c->f->nic || !m || (!m->driver && !m->pci) ||
+	       nt_caps_match(c->L->db, m->driver, m->pci, NULL) != c->caps;
+}
+
 static void lower_channels(struct ictx *c)
 {
 	const struct nt_channels *ch = c->f->channels;
@@ -303,6 +315,14 @@ static void lower_channels(struct ictx *c)
 			LERR(c->L, mk(c, path, false),
 			     "channels.%s = %u exceeds this host's maximum of %u for %s (observed)",
 			     nt_chan_names[k], *v[k], c->F->max_chan[k].v, c->f->name);
+			continue;
+		}
+		if (!(c->F && c->F->max_chan[k].known) && table_chosen(c) &&
+		    c->caps->chan_kind[k] && c->caps->chan_max[k].known &&
+		    *v[k] > c->caps->chan_max[k].v) {
+			LERR(c->L, mk(c, path, false),
+			     "channels.%s = %u exceeds the %s maximum of %u (%s)", nt_chan_names[k],
+			     *v[k], c->caps->id, c->caps->chan_max[k].v, c->caps->src_channels);
 			continue;
 		}
 		if (c->F && c->F->max_chan[k].known && c->caps && c->caps->chan_max[k].known &&
@@ -361,6 +381,25 @@ static void lower_rings(struct ictx *c)
 			     "rings.%s = %u exceeds this host's maximum of %u for %s (observed)",
 			     yaml[k], want, m[k].max->v, c->f->name);
 			continue;
+		}
+		if (k < 2 && !(m[k].max && m[k].max->known) && table_chosen(c)) {
+			struct nt_num tmax = k ? c->caps->ring_tx_max : c->caps->ring_rx_max;
+
+			if (tmax.known && want > tmax.v) {
+				LERR(c->L, mk(c, path, false),
+				     "rings.%s = %u exceeds the %s maximum of %u (%s)", yaml[k], want,
+				     c->caps->id, tmax.v, c->caps->src_rings);
+				continue;
+			}
+		}
+		if (k < 2 && m[k].max && m[k].max->known && c->caps) {
+			struct nt_num tmax = k ? c->caps->ring_tx_max : c->caps->ring_rx_max;
+
+			if (tmax.known && tmax.v != m[k].max->v)
+				nt_warn(c->L->d, mk(c, path, false), "capability",
+					"%s: observed maximum %s ring %u differs from the %s table's %u; "
+					"the observed value is used", c->f->name, yaml[k], m[k].max->v,
+					c->caps->id, tmax.v);
 		}
 		if (c->caps && c->caps->ring_step.known && c->caps->ring_step.v > 1 &&
 		    want % c->caps->ring_step.v)

@@ -673,13 +673,8 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 	} else if (f->nic) {
 		caps = v->db ? nt_caps_find(v->db, f->nic) : NULL;
 		if (v->db && !caps) {
-			const char *c[256];
-			const char *s;
-			size_t n;
+			const char *s = nt_caps_suggest(v->db, f->nic);
 
-			for (n = 0; n < v->db->n && n < 256; n++)
-				c[n] = v->db->v[n].id;
-			s = nt_suggest(f->nic, c, n);
 			E(v, at(v, false, "/interfaces/%zu/nic", i), "nic",
 			  "unknown NIC model '%s'%s%s%s (see nettune caps)", f->nic,
 			  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Capability tables: matching, declared vs observed, limits at the edge.
+
+Each case writes a one-interface profile and (for plan cases) a snapshot
+with that interface's driver and PCI id, runs nettune, and checks the exit
+code and the exact located diagnostics it must (and must not) print.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SRCROOT = os.environ.get("SRCROOT") or os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", ".."))
+NETTUNE = os.environ.get("NETTUNE") or os.path.join(SRCROOT, "build", "nettune")
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg)
+
+
+def profile(body):
+    return ("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: h1}\n"
+            "target: linux\ninterfaces:\n  - name: eth0\n" +
+            "".join("    " + line + "\n" for line in body))
+
+
+def snapshot(iface):
+    i = {"name": "eth0"}
+    i.update(iface)
+    return {"format": "nettune-snapshot/1",
+            "host": {"name": "h1", "target": "linux", "kernel": "6.8.0"},
+            "interfaces": [i]}
+
+
+def run(args, prof, snap=None):
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "p.yaml")
+        with open(p, "w") as f:
+            f.write(prof)
+        cmd = [NETTUNE, *args, p]
+        if snap is not None:
+            s = os.path.join(d, "s.json")
+            with open(s, "w") as f:
+                json.dump(snap, f)
+            cmd += ["--state", s]
+        env = dict(os.environ, NO_COLOR="1")
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        return r.returncode, r.stderr.replace(p, "p.yaml")
+
+
+def check(name, rc, err, want_rc, want=(), absent=()):
+    ok_rc = rc in want_rc if isinstance(want_rc, tuple) else rc == want_rc
+    if not ok_rc:
+        fail(f"{name}: exit {rc}, want {want_rc}\n{err}")
+    for w in want:
+        if w not in err:
+            fail(f"{name}: stderr lacks {w!r}\n{err}")
+    for a in absent:
+        if a in err:
+            fail(f"{name}: stderr has {a!r}\n{err}")
+
+
+# (case, device, table, setting with %u, line:col of the value when the
+#  profile declares nic:, the largest valid value, words of the cited source)
+INTEL = {"kind": "physical"}
+EDGES = [
+    ("x722", {"driver": "i40e", "pci": "8086:37d0"}, "intel-x722",
+     "rings: {rx: %u}", "8:17", 4096, "I40E_MAX_NUM_DESCRIPTORS = 4096"),
+    ("x710", {"driver": "i40e", "pci": "8086:1572"}, "intel-x710",
+     "rings: {rx: %u}", "8:17", 8160, "I40E_MAX_NUM_DESCRIPTORS_XL710 = 8160"),
+    ("x710-0dd2", {"driver": "i40e", "pci": "8086:0dd2"}, "intel-x710",
+     "rings: {tx: %u}", "8:17", 8160, "I40E_MAX_NUM_DESCRIPTORS_XL710 = 8160"),
+    ("e810", {"driver": "ice", "pci": "8086:1593"}, "intel-e810",
+     "rings: {rx: %u}", "8:17", 8160, "ICE_MAX_NUM_DESC_E810 = 8160"),
+    ("e830", {"driver": "ice", "pci": "8086:12d2"}, "intel-e830",
+     "rings: {rx: %u}", "8:17", 8096, "ICE_MAX_NUM_DESC_E830 = 8096"),
+    ("e830-other", {"driver": "ice", "pci": "8086:12d3"}, "intel-e830",
+     "channels: {other: %u}", "8:23", 1, "ICE_FLAG_FD_ENA"),
+    ("82598", {"driver": "ixgbe", "pci": "8086:10b6"}, "intel-82598",
+     "rings: {rx: %u}", "8:17", 4096, "IXGBE_MAX_RXD_82598 = 4096"),
+    ("82599", {"driver": "ixgbe", "pci": "8086:10fb"}, "intel-82599",
+     "rings: {rx: %u}", "8:17", 8192, "IXGBE_MAX_RXD_82599 = 8192"),
+    ("x550", {"driver": "ixgbe", "pci": "8086:1563"}, "intel-x550",
+     "rings: {tx: %u}", "8:17", 32768, "IXGBE_MAX_TXD_X550 = 32768"),
+    ("i210", {"driver": "igb", "pci": "8086:1533"}, "intel-i210",
+     "channels: {combined: %u}", "8:26", 4, "igb_get_max_rss_queues() = 4 for e1000_i210"),
+    ("i350", {"driver": "igb", "pci": "8086:1521"}, "intel-i350",
+     "channels: {combined: %u}", "8:26", 8, "IGB_MAX_RX_QUEUES 8 for I350"),
+]
+
+
+def t_edges():
+    for name, dev, table, line, pos, edge, cite in EDGES:
+        what = line.split(":")[0] + "." + line.split("{")[1].split(":")[0]
+        d = dict(INTEL, **dev)
+        for nic in ([], ["nic: auto"], ["nic: " + table]):
+            tag = f"{name} {nic[0] if nic else 'no nic'}"
+            rc, err = run(["plan"], profile(nic + [line % edge]), snapshot(d))
+            check(f"{tag} at {edge}", rc, err, (0, 2), absent=("error",))
+            rc, err = run(["plan"], profile(nic + [line % (edge + 1)]), snapshot(d))
+            c = pos.split(":")[1]
+            check(f"{tag} at {edge + 1}", rc, err, 1,
+                  want=(f"error: {what} = {edge + 1} exceeds the {table} maximum of {edge} (",
+                        cite))
+            # the error is located at the value in the profile
+            row = 7 + len(nic)
+            if f"p.yaml:{row}:{c}: error: {what}" not in err:
+                fail(f"{tag}: error not located at p.yaml:{row}:{c}\n{err}")
+        # offline: the declared table alone gives the same verdict
+        rc, err = run(["validate"], profile(["nic: " + table, line % (edge + 1)]))
+        check(f"{name} validate", rc, err, 1, want=(f"{table} maximum of {edge}", cite))
+        rc, err = run(["validate"], profile(["nic: " + table, line % edge]))
+        check(f"{name} validate edge", rc, err, 0, absent=("error",))
+
+
+def t_siblings_without_table():
+    # ixgbe X540 and igb I211 have no table: the 82599 / I210 limits are not borrowed
+    for name, dev, line, other in [
+            ("x540", {"driver": "ixgbe", "pci": "8086:1528"}, "rings: {rx: 30000}", "intel-82599"),
+            ("i211", {"driver": "igb", "pci": "8086:1539"}, "channels: {combined: 8}", "intel-i210")]:
+        rc, err = run(["plan"], profile([line]), snapshot(dict(INTEL, **dev)))
+        check(name, rc, err, (0, 2),
+              want=(f"warning: eth0: no capability table for PCI id {dev['pci']} (driver "
+                    f"{dev['driver']}; tables ", other, "their limits are not borrowed"),
+              absent=("error",))
+    # observed maxima override the table, with a note
+    rc, err = run(["plan"], profile(["rings: {rx: 6000}"]),
+                  snapshot(dict(INTEL, driver="i40e", pci="8086:37d0",
+                                max={"ring_rx": 8192, "ring_tx": 8192})))
+    check("observed override", rc, err, (0, 2),
+          want=("observed maximum rx ring 8192 differs from the intel-x722 table's 4096",),
+          absent=("error",))
+    rc, err = run(["plan"], profile(["rings: {rx: 8193}"]),
+                  snapshot(dict(INTEL, driver="i40e", pci="8086:37d0",
+                                max={"ring_rx": 8192, "ring_tx": 8192})))
+    check("observed max", rc, err, 1,
+          want=("p.yaml:7:17: error: rings.rx = 8193 exceeds this host's maximum of 8192",))
+    # offline, a driver-only match names the tables it will not borrow from
+    rc, err = run(["validate"], profile(["match: {driver: i40e}", "rings: {rx: 8000}"]))
+    check("driver-only match", rc, err, 0,
+          want=("warning: match.driver: driver i40e has tables for other devices only "
+                "(intel-x710, intel-x722)",), absent=("error",))
+    rc, err = run(["validate"], profile(["match: {pci: \"8086:37d2\"}", "rings: {rx: 8000}"]))
+    check("match.pci x722", rc, err, 1,
+          want=("error: rings.rx = 8000 exceeds the intel-x722 maximum of 4096",))
+
+
+def t_declared():
+    cases = [
+        ("cx5 on x710", "mellanox-cx5", dict(INTEL, driver="i40e", pci="8086:1572"),
+         "p.yaml:7:10: error: nic: mellanox-cx5 (driver mlx5_core, PCI 15b3:1017) contradicts "
+         "eth0 as observed: driver i40e, PCI 8086:1572; the table that matches is 'intel-x710'"),
+        ("x710 on x722", "intel-x710", dict(INTEL, driver="i40e", pci="8086:37d0"),
+         "contradicts eth0 as observed: driver i40e, PCI 8086:37d0; the table that matches "
+         "is 'intel-x722'"),
+        ("e810 on veth", "intel-e810", {"kind": "veth"},
+         "error: nic: intel-e810 (driver ice, PCI 8086:1591) contradicts eth0 as observed: "
+         "driver veth; the table that matches is 'veth'"),
+        ("x710 on x540", "intel-x710", dict(INTEL, driver="ixgbe", pci="8086:1528"),
+         "driver ixgbe, PCI 8086:1528; no table matches this device"),
+    ]
+    for name, nic, dev, want in cases:
+        rc, err = run(["plan"], profile(["nic: " + nic, "mtu: 1500"]), snapshot(dev))
+        check(name, rc, err, 1, want=(want,))
+    rc, err = run(["plan"], profile(["nic: intel-x722", "mtu: 1500"]),
+                  snapshot(dict(INTEL, driver="i40e", pci="8086:37d0")))
+    check("x722 on x722", rc, err, (0, 2), absent=("error",))
+
+
+def t_fixed_entries():
+    rc, err = run(["validate"], profile(["nic: broadcom-57414", "offloads: {uso: on}"]))
+    check("57414 uso", rc, err, 1,
+          want=("p.yaml:8:21: error: broadcom-57414 (bnxt_en) has no uso",))
+    rc, err = run(["validate"], profile(["nic: intel-e810", "channels: {other: 1}"]))
+    check("e810 other 1", rc, err, 0, absent=("error",))
+    rc, err = run(["validate"], profile(["nic: intel-e810", "channels: {other: 2}"]))
+    check("e810 other 2", rc, err, 1,
+          want=("error: channels.other = 2 exceeds the intel-e810 maximum of 1",
+                "ICE_FLAG_FD_ENA"))
+    r = subprocess.run([NETTUNE, "caps", "mellanox-cx5"], capture_output=True, text=True)
+    if "later\n    removed" in r.stdout or "still enforced in v6.18" not in r.stdout:
+        fail("mellanox-cx5 notes must say the XOR 128-channel limit is still enforced")
+    r = subprocess.run([NETTUNE, "caps", "e830"], capture_output=True, text=True)
+    if r.returncode != 1 or "did you mean 'intel-e830'" not in r.stderr:
+        fail(f"caps e830: {r.returncode} {r.stderr}")
+    rc, err = run(["validate"], profile(["nic: e810"]))
+    check("nic suggestion", rc, err, 1, want=("did you mean 'intel-e810'",))
+
+
+for t in (t_edges, t_siblings_without_table, t_declared, t_fixed_entries):
+    t()
+print(f"{len(failures)} failures")
+sys.exit(1 if failures else 0)
