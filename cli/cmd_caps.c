@@ -39,6 +39,7 @@ static void show(const struct nt_caps *c)
 	bool any = false;
 
 	printf("%s: %s\n  %-22s %s\n", c->id, c->name, "table", c->file);
+	printf("  %-22s %s\n", "from", c->origin ? c->origin : "built-in");
 	printf("  %-22s %s\n", "linux driver", c->driver);
 	printf("  %-22s", "pci ids");
 	for (i = 0; i < c->npci; i++)
@@ -113,7 +114,9 @@ int cmd_caps(int argc, char **argv)
 			printf("Usage: nettune caps [MODEL]\n\n"
 			       "Without MODEL, lists the NIC capability tables (id, driver, name).\n"
 			       "With MODEL, shows every value of that table and where it was read.\n"
-			       "Tables live in schema/nics/ (source tree) or share/nettune/nics.\n");
+			       "The tables of schema/nics/ are compiled into nettune; a local directory\n"
+			       "(--caps-dir DIR, or $NETTUNE_CAPS_DIR) adds tables or replaces a built-in\n"
+			       "table with the same id.  Each table says where it came from.\n");
 			return NT_EXIT_OK;
 		}
 		if (argv[i][0] == '-')
@@ -131,7 +134,10 @@ int cmd_caps(int argc, char **argv)
 	}
 	if (!model) {
 		for (size_t k = 0; k < db->n; k++)
-			printf("%-18s %-12s %s\n", db->v[k].id, db->v[k].driver, db->v[k].name);
+			printf("%-18s %-12s %s%s%s%s\n", db->v[k].id, db->v[k].driver,
+			       db->v[k].name, strcmp(db->v[k].origin, "built-in") ? " [" : "",
+			       strcmp(db->v[k].origin, "built-in") ? db->v[k].origin : "",
+			       strcmp(db->v[k].origin, "built-in") ? "]" : "");
 	} else {
 		const struct nt_caps *c = nt_caps_find(db, model);
 

@@ -8,7 +8,6 @@
 
 #include "buf.h"
 #include "caps.h"
-#include "paths.h"
 #include "profile.h"
 #include "ytree.h"
 
@@ -120,7 +119,10 @@ static char *get_source(struct rd *r, const char *group, bool any_known)
 	return s;
 }
 
-static int load_one(struct nt_caps *c, const char *path, struct nt_diags *d)
+/* Reads one table from path, or from text when it is not NULL (a built-in
+ * table, located as path). */
+static int load_one(struct nt_caps *c, const char *path, const char *text, size_t len,
+		    const char *origin, struct nt_diags *d)
 {
 	struct rd r = {d, NULL, 0};
 	const struct nt_ynode *n;
@@ -129,10 +131,11 @@ static int load_one(struct nt_caps *c, const char *path, struct nt_diags *d)
 	bool known;
 
 	memset(c, 0, sizeof(*c));
-	r.root = nt_yparse_file(path, d);
+	r.root = text ? nt_yparse_data(path, text, len, d) : nt_yparse_file(path, d);
 	if (!r.root)
 		return -1;
 	c->file = nt_xstrdup(path);
+	c->origin = nt_xstrdup(origin);
 	c->id = get_str(&r, "/id", true);
 	c->name = get_str(&r, "/name", true);
 	c->driver = get_str(&r, "/linux/driver", true);
@@ -265,6 +268,7 @@ static void caps_free(struct nt_caps *c)
 	free(c->src_offloads);
 	free(c->src_windows);
 	free(c->notes);
+	free(c->origin);
 }
 
 static int cmp_caps(const void *a, const void *b)
@@ -272,23 +276,52 @@ static int cmp_caps(const void *a, const void *b)
 	return strcmp(((const struct nt_caps *)a)->id, ((const struct nt_caps *)b)->id);
 }
 
-int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d)
+static const char *caps_dir;
+
+void nt_caps_set_dir(const char *dir)
+{
+	caps_dir = dir;
+}
+
+/* Adds c to db; a table whose id is already there replaces it when
+ * override is set (a local table over a built-in one), else is an error. */
+static int add_table(struct nt_capsdb *db, struct nt_caps *c, bool override,
+		     struct nt_diags *d)
+{
+	struct nt_caps *old = (struct nt_caps *)nt_caps_find(db, c->id);
+
+	if (old && override) {
+		char *o = nt_xasprintf("%s (replaces the built-in table)", c->origin);
+
+		free(c->origin);
+		c->origin = o;
+		caps_free(old);
+		*old = *c;
+		return 0;
+	}
+	if (old) {
+		struct nt_mark m = {nt_intern(c->file), 1, 1};
+
+		nt_error(d, m, "caps", "duplicate capability table id '%s'", c->id);
+		caps_free(c);
+		return -1;
+	}
+	db->v = nt_xrealloc(db->v, (db->n + 1) * sizeof(*db->v));
+	db->v[db->n++] = *c;
+	return 0;
+}
+
+static int load_dir(struct nt_capsdb *db, const char *dir, bool override, struct nt_diags *d)
 {
 	DIR *dh;
 	struct dirent *de;
+	struct nt_caps *fresh = NULL;
+	size_t nfresh = 0, i;
 	int bad = 0;
 
-	memset(db, 0, sizeof(*db));
-	db->dir = dir ? nt_xstrdup(dir) : nt_data_dir("nics");
-	if (!db->dir) {
-		struct nt_mark m = {nt_intern("nettune"), 0, 0};
-
-		nt_error(d, m, "caps", "no capability tables found (set NETTUNE_DATADIR)");
-		return -1;
-	}
-	dh = opendir(db->dir);
+	dh = opendir(dir);
 	if (!dh) {
-		struct nt_mark m = {nt_intern(db->dir), 0, 0};
+		struct nt_mark m = {nt_intern(dir), 0, 0};
 
 		nt_error(d, m, "caps", "cannot open: %s", strerror(errno));
 		return -1;
@@ -300,23 +333,68 @@ int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d)
 
 		if (len < 6 || strcmp(de->d_name + len - 5, ".yaml"))
 			continue;
-		p = nt_xasprintf("%s/%s", db->dir, de->d_name);
-		if (load_one(&c, p, d)) {
-			caps_free(&c);
-			bad = -1;
-		} else if (nt_caps_find(db, c.id)) {
-			struct nt_mark m = {nt_intern(p), 1, 1};
-
-			nt_error(d, m, "caps", "duplicate capability table id '%s'", c.id);
+		p = nt_xasprintf("%s/%s", dir, de->d_name);
+		if (load_one(&c, p, NULL, 0, dir, d)) {
 			caps_free(&c);
 			bad = -1;
 		} else {
-			db->v = nt_xrealloc(db->v, (db->n + 1) * sizeof(*db->v));
-			db->v[db->n++] = c;
+			fresh = nt_xrealloc(fresh, (nfresh + 1) * sizeof(*fresh));
+			fresh[nfresh++] = c;
 		}
 		free(p);
 	}
 	closedir(dh);
+	/* two local tables with one id are an error even when overriding */
+	for (i = 0; i < nfresh; i++) {
+		size_t j;
+		bool dup = false;
+
+		for (j = 0; j < i && !dup; j++)
+			dup = fresh[j].id && !strcmp(fresh[j].id, fresh[i].id);
+		if (dup) {
+			struct nt_mark m = {nt_intern(fresh[i].file), 1, 1};
+
+			nt_error(d, m, "caps", "duplicate capability table id '%s'", fresh[i].id);
+			caps_free(&fresh[i]);
+			bad = -1;
+		} else if (add_table(db, &fresh[i], override, d)) {
+			bad = -1;
+		}
+	}
+	free(fresh);
+	return bad;
+}
+
+int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d)
+{
+	const char *local = caps_dir ? caps_dir : getenv("NETTUNE_CAPS_DIR");
+	int bad = 0;
+	size_t i;
+
+	memset(db, 0, sizeof(*db));
+	if (dir) {
+		db->dir = nt_xstrdup(dir);
+		bad = load_dir(db, dir, false, d);
+	} else {
+		for (i = 0; i < nt_caps_nbuiltin; i++) {
+			struct nt_caps c;
+			char *p = nt_xasprintf("schema/nics/%s", nt_caps_builtin[i].name);
+
+			if (load_one(&c, p, nt_caps_builtin[i].text, nt_caps_builtin[i].len,
+				     "built-in", d)) {
+				caps_free(&c);
+				bad = -1;
+			} else if (add_table(db, &c, false, d)) {
+				bad = -1;
+			}
+			free(p);
+		}
+		if (local && *local) {
+			db->dir = nt_xstrdup(local);
+			if (load_dir(db, local, true, d))
+				bad = -1;
+		}
+	}
 	if (db->n > 1)
 		qsort(db->v, db->n, sizeof(*db->v), cmp_caps);
 	return bad;

@@ -52,7 +52,17 @@ struct nt_caps {
 	size_t nrss_profiles;
 	char *src_pci, *src_channels, *src_rings, *src_rss, *src_offloads, *src_windows;
 	char *notes;
+	char *origin;			/* "built-in" or the --caps-dir it was read from */
 };
+
+/* A table compiled into the binary (scripts/embed_caps.py). */
+struct nt_caps_text {
+	const char *name;		/* file name, e.g. intel-x710.yaml */
+	size_t len;
+	const char *text;
+};
+extern const struct nt_caps_text nt_caps_builtin[];
+extern const size_t nt_caps_nbuiltin;
 
 struct nt_capsdb {
 	struct nt_caps *v;
@@ -60,9 +70,13 @@ struct nt_capsdb {
 	char *dir;
 };
 
-/* Loads every *.yaml of dir (NULL: the data dir); format errors are
+/* Loads every *.yaml of dir; with dir NULL, the built-in tables, then those
+ * of the local directory (nt_caps_set_dir, else $NETTUNE_CAPS_DIR), which add
+ * tables or replace a built-in one of the same id.  Format errors are
  * located diagnostics.  Returns 0 or -1. */
 int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d);
+/* The local directory of --caps-dir (NULL: none). */
+void nt_caps_set_dir(const char *dir);
 const struct nt_caps *nt_caps_find(const struct nt_capsdb *db, const char *id);
 /* How nt_caps_match found a table (or why it did not). */
 enum nt_caps_how {

@@ -191,7 +191,36 @@ def t_fixed_entries():
     check("nic suggestion", rc, err, 1, want=("did you mean 'intel-e810'",))
 
 
-for t in (t_edges, t_siblings_without_table, t_declared, t_fixed_entries):
+def t_caps_dir():
+    # a local directory replaces a built-in table and adds new ones; caps says where each came from
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(SRCROOT, "schema", "nics", "intel-x722.yaml")) as f:
+            text = f.read()
+        with open(os.path.join(d, "intel-x722.yaml"), "w") as f:
+            f.write(text.replace("rx_max: 4096", "rx_max: 2048"))
+        with open(os.path.join(d, "lab-nic.yaml"), "w") as f:
+            f.write(text.replace("id: intel-x722", "id: lab-nic").replace(
+                "\"8086:37ce\", ", ""))
+        r = subprocess.run([NETTUNE, "--caps-dir", d, "caps"], capture_output=True, text=True)
+        if (f"Intel Ethernet Connection X722 [{d} (replaces the built-in table)]" not in r.stdout
+                or f"lab-nic " not in r.stdout or
+                "Intel Ethernet Controller X710/XL710/XXV710\n" not in r.stdout):
+            fail(f"caps --caps-dir listing:\n{r.stdout}{r.stderr}")
+        r = subprocess.run([NETTUNE, "caps", "intel-x710"], capture_output=True, text=True)
+        if "  from                   built-in\n" not in r.stdout:
+            fail(f"caps intel-x710 does not say built-in:\n{r.stdout}")
+        rc, err = run(["--caps-dir", d, "validate"],
+                      profile(["nic: intel-x722", "rings: {rx: 2049}"]))
+        check("caps-dir override", rc, err, 1,
+              want=("error: rings.rx = 2049 exceeds the intel-x722 maximum of 2048",))
+        with open(os.path.join(d, "broken.yaml"), "w") as f:
+            f.write("id: broken\n")
+        rc, err = run(["--caps-dir", d, "validate"], profile(["nic: intel-x710"]))
+        check("caps-dir broken table", rc, err, (1,),
+              want=(f"{d}/broken.yaml:",))
+
+
+for t in (t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries):
     t()
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
