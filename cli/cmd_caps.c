@@ -61,12 +61,15 @@ static void show(const struct nt_caps *c)
 			snprintf(label, sizeof(label), "max %s", nt_chan_names[i]);
 			num(label, c->chan_max[i]);
 		}
+	printf("  %-22s %s\n", "settable", tri(c->chan_settable));
 	if (c->src_channels)
 		printf("    source: %s\n", c->src_channels);
 	printf("rings\n");
 	printf("  %-22s %s\n", "settable", tri(c->rings_settable));
 	num("rx max", c->ring_rx_max);
 	num("tx max", c->ring_tx_max);
+	num("rx min", c->ring_rx_min);
+	num("tx min", c->ring_tx_min);
 	num("step", c->ring_step);
 	if (c->src_rings)
 		printf("    source: %s\n", c->src_rings);
@@ -81,8 +84,13 @@ static void show(const struct nt_caps *c)
 		if (c->hash_mask & (1u << i))
 			printf(" %s", i == NT_HASH_TOEPLITZ ? "toeplitz" : i == NT_HASH_XOR ? "xor" : "crc32");
 	printf("\n");
+	num("xor max channels", c->xor_max_channels);
 	if (c->src_rss)
 		printf("    source: %s\n", c->src_rss);
+	printf("coalesce\n");
+	num("usecs max", c->coal_usecs_max);
+	if (c->src_coalesce)
+		printf("    source: %s\n", c->src_coalesce);
 	printf("offloads (linux)\n");
 	for (i = 0; i < NT_OFF__COUNT; i++)
 		printf("  %-22s %s\n", nt_off_names[i], state(c->off[i]));

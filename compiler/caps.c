@@ -169,13 +169,18 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 		c->chan_max[i] = get_num(&r, buf);
 		known |= c->chan_max[i].known;
 	}
+	c->chan_settable = get_tri(&r, "/linux/channels/settable");
+	known |= c->chan_settable != NT_TRI_UNKNOWN;
 	c->src_channels = get_source(&r, "/linux/channels", known);
 
 	c->ring_rx_max = get_num(&r, "/linux/rings/rx_max");
 	c->ring_tx_max = get_num(&r, "/linux/rings/tx_max");
 	c->ring_step = get_num(&r, "/linux/rings/step");
+	c->ring_rx_min = get_num(&r, "/linux/rings/rx_min");
+	c->ring_tx_min = get_num(&r, "/linux/rings/tx_min");
 	c->rings_settable = get_tri(&r, "/linux/rings/settable");
 	c->src_rings = get_source(&r, "/linux/rings", c->ring_rx_max.known ||
+				  c->ring_rx_min.known || c->ring_tx_min.known ||
 				  c->ring_tx_max.known || c->ring_step.known ||
 				  c->rings_settable != NT_TRI_UNKNOWN);
 
@@ -200,7 +205,9 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 			}
 		}
 	}
-	c->src_rss = get_source(&r, "/linux/rss", c->rss_key_bytes.known ||
+	c->xor_max_channels = get_num(&r, "/linux/rss/xor_max_channels");
+	c->src_rss = get_source(&r, "/linux/rss", c->xor_max_channels.known ||
+				c->rss_key_bytes.known ||
 				c->rss_indir_size.known || c->hash_known);
 
 	known = false;
@@ -229,6 +236,9 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 	}
 	c->src_offloads = get_source(&r, "/linux/offloads", known);
 
+	c->coal_usecs_max = get_num(&r, "/linux/coalesce/usecs_max");
+	if (nt_yget(r.root, "/linux/coalesce", false))
+		c->src_coalesce = get_source(&r, "/linux/coalesce", c->coal_usecs_max.known);
 	c->win_uso = get_win(&r, "/windows/uso");
 	c->win_rsc = get_win(&r, "/windows/rsc");
 	c->win_hw_uro = get_win(&r, "/windows/hw_uro");
@@ -267,6 +277,7 @@ static void caps_free(struct nt_caps *c)
 	free(c->src_rss);
 	free(c->src_offloads);
 	free(c->src_windows);
+	free(c->src_coalesce);
 	free(c->notes);
 	free(c->origin);
 }

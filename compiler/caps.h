@@ -40,7 +40,11 @@ struct nt_caps {
 	char *driver;
 	bool chan_kind[NT_CH__COUNT];
 	struct nt_num chan_max[NT_CH__COUNT];
+	enum nt_tri chan_settable;	/* false: get_channels only (vmxnet3) */
 	struct nt_num ring_rx_max, ring_tx_max, ring_step;
+	struct nt_num ring_rx_min, ring_tx_min;	/* set_ringparam refuses less */
+	struct nt_num xor_max_channels;	/* the xor hash refuses more channels */
+	struct nt_num coal_usecs_max;	/* rx/tx-usecs above it are refused */
 	enum nt_tri rings_settable;
 	struct nt_num rss_key_bytes, rss_indir_size;
 	bool hash_known;
@@ -51,6 +55,7 @@ struct nt_caps {
 	char **rss_profiles;		/* NULL when unknown */
 	size_t nrss_profiles;
 	char *src_pci, *src_channels, *src_rings, *src_rss, *src_offloads, *src_windows;
+	char *src_coalesce;
 	char *notes;
 	char *origin;			/* "built-in" or the --caps-dir it was read from */
 };

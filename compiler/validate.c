@@ -363,6 +363,10 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 				  "capability", "%s (%s) has no %s channels; it has %s", c->id,
 				  c->driver, nt_chan_names[k], kinds.n ? kinds.p : "no channel settings");
 				nt_buf_free(&kinds);
+			} else if (c->chan_settable == NT_TRI_NO) {
+				E(v, at(v, false, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
+				  "capability", "channels.%s: %s (%s) channel counts cannot be changed (%s)",
+				  nt_chan_names[k], c->id, c->driver, c->src_channels);
 			} else if (c->chan_max[k].known && *vals[k] > c->chan_max[k].v) {
 				E(v, at(v, false, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
 				  "capability", "channels.%s = %u exceeds the %s maximum of %u (%s)",
@@ -371,10 +375,11 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 		}
 	}
 	if (f->rings) {
-		struct { const char *n; uint32_t *val; struct nt_num max; } r[] = {
-			{"rx", f->rings->rx, c->ring_rx_max}, {"tx", f->rings->tx, c->ring_tx_max},
-			{"rx_mini", f->rings->rx_mini, {false, 0}},
-			{"rx_jumbo", f->rings->rx_jumbo, {false, 0}},
+		struct { const char *n; uint32_t *val; struct nt_num max, min; } r[] = {
+			{"rx", f->rings->rx, c->ring_rx_max, c->ring_rx_min},
+			{"tx", f->rings->tx, c->ring_tx_max, c->ring_tx_min},
+			{"rx_mini", f->rings->rx_mini, {false, 0}, {false, 0}},
+			{"rx_jumbo", f->rings->rx_jumbo, {false, 0}, {false, 0}},
 		};
 
 		for (k = 0; k < 4; k++) {
@@ -390,6 +395,10 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
 				  "rings.%s = %u exceeds the %s maximum of %u (%s)", r[k].n, *r[k].val,
 				  c->id, r[k].max.v, c->src_rings);
+			else if (r[k].min.known && *r[k].val < r[k].min.v)
+				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
+				  "rings.%s = %u is below the %s minimum of %u (%s)", r[k].n, *r[k].val,
+				  c->id, r[k].min.v, c->src_rings);
 			else if (c->ring_step.known && c->ring_step.v > 1 && *r[k].val % c->ring_step.v)
 				W(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "rounding",
 				  "rings.%s = %u is not a multiple of %u; %s rounds it, so the plan uses %u",
@@ -397,6 +406,23 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 				  (*r[k].val + c->ring_step.v - 1) / c->ring_step.v * c->ring_step.v);
 		}
 	}
+	if (f->coalesce && c->coal_usecs_max.known) {
+		struct { const char *n; uint32_t *val; } u[] = {
+			{"rx_usecs", f->coalesce->rx_usecs}, {"tx_usecs", f->coalesce->tx_usecs},
+		};
+
+		for (k = 0; k < 2; k++)
+			if (u[k].val && *u[k].val > c->coal_usecs_max.v)
+				E(v, at(v, false, "/interfaces/%zu/coalesce/%s", i, u[k].n), "capability",
+				  "coalesce.%s = %u exceeds the %s maximum of %u microseconds (%s)",
+				  u[k].n, *u[k].val, c->id, c->coal_usecs_max.v, c->src_coalesce);
+	}
+	if (f->rss && f->rss->hash && *f->rss->hash == NT_HASH_XOR && c->xor_max_channels.known &&
+	    f->channels && f->channels->combined &&
+	    *f->channels->combined > c->xor_max_channels.v)
+		E(v, at(v, false, "/interfaces/%zu/rss/hash", i), "capability",
+		  "rss.hash xor allows at most %u channels on %s; channels.combined is %u (%s)",
+		  c->xor_max_channels.v, c->id, *f->channels->combined, c->src_rss);
 	if (f->rss && !v->windows) {
 		unsigned char key[256];
 		bool per_host;

@@ -220,7 +220,46 @@ def t_caps_dir():
               want=(f"{d}/broken.yaml:",))
 
 
-for t in (t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries):
+def t_richer():
+    # (table, lines at the edge, lines beyond, error, cited source)
+    cases = [
+        ("intel-x710", ["rings: {rx: 64}"], ["rings: {rx: 63}"],
+         "p.yaml:8:17: error: rings.rx = 63 is below the intel-x710 minimum of 64",
+         "I40E_MIN_NUM_DESCRIPTORS = 64"),
+        ("intel-e810", ["rings: {tx: 64}"], ["rings: {tx: 63}"],
+         "p.yaml:8:17: error: rings.tx = 63 is below the intel-e810 minimum of 64",
+         "ICE_MIN_NUM_DESC = 64"),
+        ("intel-x550", ["rings: {rx: 64}"], ["rings: {rx: 63}"],
+         "error: rings.rx = 63 is below the intel-x550 minimum of 64", "IXGBE_MIN_RXD"),
+        ("intel-x710", ["coalesce: {rx_usecs: 8160}"], ["coalesce: {rx_usecs: 8161}"],
+         "p.yaml:8:26: error: coalesce.rx_usecs = 8161 exceeds the intel-x710 maximum of 8160 "
+         "microseconds", "I40E_MAX_ITR = 8160"),
+        ("intel-x722", ["coalesce: {tx_usecs: 8160}"], ["coalesce: {tx_usecs: 8161}"],
+         "error: coalesce.tx_usecs = 8161 exceeds the intel-x722 maximum of 8160",
+         "I40E_MAX_ITR = 8160"),
+        ("mellanox-cx5", ["channels: {combined: 128}", "rss: {hash: xor}"],
+         ["channels: {combined: 129}", "rss: {hash: xor}"],
+         "p.yaml:9:17: error: rss.hash xor allows at most 128 channels on mellanox-cx5; "
+         "channels.combined is 129", "MLX5E_MAX_RQT_SIZE_ALLOWED_WITH_XOR8_HASH 256"),
+        ("mellanox-cx6", ["channels: {combined: 129}", "rss: {hash: toeplitz}"],
+         ["channels: {combined: 129}", "rss: {hash: xor}"],
+         "error: rss.hash xor allows at most 128 channels on mellanox-cx6", "en/rqt.c"),
+        ("intel-x710", ["channels: {other: 1}"], ["channels: {other: 2}"],
+         "error: channels.other = 2 exceeds the intel-x710 maximum of 1", "I40E_FLAG_FD_SB_ENA"),
+    ]
+    for table, edge, beyond, want, cite in cases:
+        rc, err = run(["validate"], profile(["nic: " + table] + edge))
+        check(f"{table} {edge}", rc, err, 0, absent=("error",))
+        rc, err = run(["validate"], profile(["nic: " + table] + beyond))
+        check(f"{table} {beyond}", rc, err, 1, want=(want, cite))
+    # vmxnet3 reports channels but has no set_channels: any count is refused
+    rc, err = run(["validate"], profile(["nic: vmxnet3", "channels: {combined: 4}"]))
+    check("vmxnet3 channels", rc, err, 1,
+          want=("p.yaml:8:26: error: channels.combined: vmxnet3 (vmxnet3) channel counts cannot "
+                "be changed (", "no set_channels"))
+
+
+for t in (t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries):
     t()
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
