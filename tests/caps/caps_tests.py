@@ -88,6 +88,10 @@ EDGES = [
      "rings: {tx: %u}", "8:17", 32768, "IXGBE_MAX_TXD_X550 = 32768"),
     ("i210", {"driver": "igb", "pci": "8086:1533"}, "intel-i210",
      "channels: {combined: %u}", "8:26", 4, "igb_get_max_rss_queues() = 4 for e1000_i210"),
+    ("i226", {"driver": "igc", "pci": "8086:125c"}, "intel-i225",
+     "channels: {combined: %u}", "8:26", 4, "IGC_MAX_RX_QUEUES 4"),
+    ("i225", {"driver": "igc", "pci": "8086:15f3"}, "intel-i225",
+     "rings: {rx: %u}", "8:17", 4096, "IGC_MAX_RXD = IGC_MAX_TXD = 4096"),
     ("i350", {"driver": "igb", "pci": "8086:1521"}, "intel-i350",
      "channels: {combined: %u}", "8:26", 8, "IGB_MAX_RX_QUEUES 8 for I350"),
 ]
@@ -171,6 +175,20 @@ def t_declared():
     check("x722 on x722", rc, err, (0, 2), absent=("error",))
 
 
+def t_readme_models():
+    # schema/nics/README.md names every table `nettune caps` lists
+    r = subprocess.run([NETTUNE, "caps"], capture_output=True, text=True)
+    ids = [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
+    with open(os.path.join(SRCROOT, "schema", "nics", "README.md")) as f:
+        readme = f.read()
+    models = readme[readme.index("Models:"):readme.index("## Matching")]
+    for i in ids:
+        if f"`{i}`" not in models:
+            fail(f"schema/nics/README.md Models does not name {i}")
+    if len(ids) != len(os.listdir(os.path.join(SRCROOT, "schema", "nics"))) - 1:
+        fail(f"caps lists {len(ids)} tables; schema/nics has another count")
+
+
 def t_fixed_entries():
     rc, err = run(["validate"], profile(["nic: broadcom-57414", "offloads: {uso: on}"]))
     check("57414 uso", rc, err, 1,
@@ -244,6 +262,17 @@ def t_richer():
         ("mellanox-cx6", ["channels: {combined: 129}", "rss: {hash: toeplitz}"],
          ["channels: {combined: 129}", "rss: {hash: xor}"],
          "error: rss.hash xor allows at most 128 channels on mellanox-cx6", "en/rqt.c"),
+        ("intel-i225", ["coalesce: {rx_usecs: 10000}"], ["coalesce: {rx_usecs: 10001}"],
+         "error: coalesce.rx_usecs = 10001 exceeds the intel-i225 maximum of 10000",
+         "IGC_MAX_ITR_USECS 10000"),
+        ("intel-i225", ["rings: {tx: 64}"], ["rings: {tx: 63}"],
+         "error: rings.tx = 63 is below the intel-i225 minimum of 64", "IGC_MIN_RXD"),
+        ("broadcom-57414", ["rings: {tx: 19}"], ["rings: {tx: 18}"],
+         "error: rings.tx = 18 is below the broadcom-57414 minimum of 19",
+         "BNXT_MIN_TX_DESC_CNT = MAX_SKB_FRAGS + 2"),
+        ("mellanox-cx5", ["rings: {tx: 64}"], ["rings: {tx: 63}"],
+         "error: rings.tx = 63 is below the mellanox-cx5 minimum of 64",
+         "MLX5E_PARAMS_MINIMUM_LOG_SQ_SIZE 0x6"),
         ("intel-x710", ["channels: {other: 1}"], ["channels: {other: 2}"],
          "error: channels.other = 2 exceeds the intel-x710 maximum of 1", "I40E_FLAG_FD_SB_ENA"),
     ]
@@ -259,7 +288,7 @@ def t_richer():
                 "be changed (", "no set_channels"))
 
 
-for t in (t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries):
+for t in (t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries):
     t()
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
