@@ -178,6 +178,13 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 	c->ring_step = get_num(&r, "/linux/rings/step");
 	c->ring_rx_min = get_num(&r, "/linux/rings/rx_min");
 	c->ring_tx_min = get_num(&r, "/linux/rings/tx_min");
+	c->ring_max_since = get_str(&r, "/linux/rings/max_since", false);
+	c->ring_max_before = get_num(&r, "/linux/rings/max_before");
+	if (!c->ring_max_since != !c->ring_max_before.known) {
+		nt_error(d, nt_ymark(r.root, "/linux/rings", true), "caps",
+			 "rings.max_since and rings.max_before go together");
+		r.bad = 1;
+	}
 	c->rings_settable = get_tri(&r, "/linux/rings/settable");
 	c->src_rings = get_source(&r, "/linux/rings", c->ring_rx_max.known ||
 				  c->ring_rx_min.known || c->ring_tx_min.known ||
@@ -278,6 +285,7 @@ static void caps_free(struct nt_caps *c)
 	free(c->src_offloads);
 	free(c->src_windows);
 	free(c->src_coalesce);
+	free(c->ring_max_since);
 	free(c->notes);
 	free(c->origin);
 }
@@ -419,6 +427,16 @@ const struct nt_caps *nt_caps_find(const struct nt_capsdb *db, const char *id)
 		if (!strcmp(db->v[i].id, id))
 			return &db->v[i];
 	return NULL;
+}
+
+bool nt_kernel_older(const char *kernel, const char *version)
+{
+	unsigned a, b, x, y;
+
+	if (!kernel || !version || sscanf(kernel, "%u.%u", &a, &b) != 2 ||
+	    sscanf(version, "%u.%u", &x, &y) != 2)
+		return false;
+	return a < x || (a == x && b < y);
 }
 
 bool nt_caps_has_pci(const struct nt_caps *c, const char *pci)

@@ -43,6 +43,8 @@ struct nt_caps {
 	enum nt_tri chan_settable;	/* false: get_channels only (vmxnet3) */
 	struct nt_num ring_rx_max, ring_tx_max, ring_step;
 	struct nt_num ring_rx_min, ring_tx_min;	/* set_ringparam refuses less */
+	char *ring_max_since;		/* kernel version the ring maxima hold from */
+	struct nt_num ring_max_before;	/* the ring maximum of older kernels */
 	struct nt_num xor_max_channels;	/* the xor hash refuses more channels */
 	struct nt_num coal_usecs_max;	/* rx/tx-usecs above it are refused */
 	enum nt_tri rings_settable;
@@ -105,6 +107,9 @@ char *nt_caps_driver_ids(const struct nt_capsdb *db, const char *driver);
 /* The table id closest to a misspelt one (an id ending in "-NAME" or
  * containing it, else the nearest by edit distance), or NULL. */
 const char *nt_caps_suggest(const struct nt_capsdb *db, const char *name);
+/* Whether kernel release (as in uname -r) is older than version ("6.2");
+ * false when either cannot be parsed. */
+bool nt_kernel_older(const char *kernel, const char *version);
 /* Whether the table lists this PCI vendor:device. */
 bool nt_caps_has_pci(const struct nt_caps *c, const char *pci);
 void nt_capsdb_free(struct nt_capsdb *db);

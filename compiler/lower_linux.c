@@ -392,6 +392,17 @@ static void lower_rings(struct ictx *c)
 				continue;
 			}
 		}
+		if (k < 2 && !(m[k].max && m[k].max->known) && c->caps &&
+		    c->caps->ring_max_before.known &&
+		    nt_kernel_older(c->L->facts->kernel, c->caps->ring_max_since) &&
+		    want > c->caps->ring_max_before.v) {
+			LERR(c->L, mk(c, path, false),
+			     "rings.%s = %u exceeds the %s maximum of %u on kernel %s (%u from %s; %s)",
+			     yaml[k], want, c->caps->id, c->caps->ring_max_before.v, c->L->facts->kernel,
+			     k ? c->caps->ring_tx_max.v : c->caps->ring_rx_max.v,
+			     c->caps->ring_max_since, c->caps->src_rings);
+			continue;
+		}
 		if (k < 2 && m[k].max && m[k].max->known && c->caps) {
 			struct nt_num tmax = k ? c->caps->ring_tx_max : c->caps->ring_rx_max;
 

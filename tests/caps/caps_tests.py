@@ -175,6 +175,25 @@ def t_declared():
     check("x722 on x722", rc, err, (0, 2), absent=("error",))
 
 
+def t_kernel_versions():
+    # ixgbe ring maxima are per MAC from 6.2; older kernels accept 4096
+    dev = dict(INTEL, driver="ixgbe", pci="8086:10fb")
+    for kernel, value, ok in [("5.15.0-86-generic", 4096, True), ("5.15.0-86-generic", 4097, False),
+                              ("6.2.0", 8192, True), ("6.8.0", 8193, False)]:
+        snap = snapshot(dev)
+        snap["host"]["kernel"] = kernel
+        rc, err = run(["plan"], profile(["nic: intel-82599", f"rings: {{rx: {value}}}"]), snap)
+        if ok:
+            check(f"82599 {kernel} {value}", rc, err, (0, 2), absent=("error",))
+        elif kernel.startswith("5."):
+            check(f"82599 {kernel} {value}", rc, err, 1,
+                  want=("p.yaml:8:17: error: rings.rx = 4097 exceeds the intel-82599 maximum of "
+                        "4096 on kernel 5.15.0-86-generic (8192 from 6.2; ",))
+        else:
+            rc, err = run(["validate"], profile(["nic: intel-82599", f"rings: {{rx: {value}}}"]))
+            check(f"82599 {value}", rc, err, 1, want=("maximum of 8192",))
+
+
 def t_readme_models():
     # schema/nics/README.md names every table `nettune caps` lists
     r = subprocess.run([NETTUNE, "caps"], capture_output=True, text=True)
@@ -288,7 +307,7 @@ def t_richer():
                 "be changed (", "no set_channels"))
 
 
-for t in (t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries):
+for t in (t_kernel_versions, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries):
     t()
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
