@@ -46,7 +46,8 @@ function Get-NtOptional {
     try { return (& $Block) } catch { return $null }
 }
 
-$rssProfiles = @{ 1 = 'Closest'; 2 = 'ClosestStatic'; 3 = 'NUMA'; 4 = 'NUMAStatic'; 5 = 'Conservative' }
+# NDIS_RSS_PROFILE (ntddndis.h): 1-5 as Set-NetAdapterRss -Profile names, 6 NdisRssProfileBalanced
+$rssProfiles = @{ 1 = 'Closest'; 2 = 'ClosestStatic'; 3 = 'NUMA'; 4 = 'NUMAStatic'; 5 = 'Conservative'; 6 = 'Balanced' }
 
 foreach ($a in @(Get-NetAdapter)) {
     $name = [string]$a.Name

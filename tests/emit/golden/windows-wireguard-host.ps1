@@ -84,7 +84,8 @@ $NtSettings = @(
 $NtAdapters = @('Ethernet 2')
 $NtInterfaces = @('wg0')
 
-$NtRssProfiles = @{ 1 = 'Closest'; 2 = 'ClosestStatic'; 3 = 'NUMA'; 4 = 'NUMAStatic'; 5 = 'Conservative' }
+# NDIS_RSS_PROFILE (ntddndis.h): 1-5 as Set-NetAdapterRss -Profile names, 6 NdisRssProfileBalanced
+$NtRssProfiles = @{ 1 = 'Closest'; 2 = 'ClosestStatic'; 3 = 'NUMA'; 4 = 'NUMAStatic'; 5 = 'Conservative'; 6 = 'Balanced' }
 $NtRssProps = @{
     'enabled' = 'Enabled'
     'profile' = 'Profile'
