@@ -292,6 +292,9 @@ def t_richer():
         ("mellanox-cx5", ["rings: {tx: 64}"], ["rings: {tx: 63}"],
          "error: rings.tx = 63 is below the mellanox-cx5 minimum of 64",
          "MLX5E_PARAMS_MINIMUM_LOG_SQ_SIZE 0x6"),
+        ("realtek-rtl8168", ["rings: {rx: 256}"], ["rings: {rx: 128}"],
+         "p.yaml:8:13: error: rings.rx: realtek-rtl8168 (r8169) ring sizes cannot be changed",
+         "NUM_RX_DESC"),
         ("intel-x710", ["channels: {other: 1}"], ["channels: {other: 2}"],
          "error: channels.other = 2 exceeds the intel-x710 maximum of 1", "I40E_FLAG_FD_SB_ENA"),
     ]
