@@ -164,6 +164,9 @@ def t_declared():
         ("e810 on veth", "intel-e810", {"kind": "veth"},
          "error: nic: intel-e810 (driver ice, PCI 8086:1591) contradicts eth0 as observed: "
          "driver veth; the table that matches is 'veth'"),
+        ("cx5 on cx7", "mellanox-cx5", dict(INTEL, driver="mlx5_core", pci="15b3:1021"),
+         "contradicts eth0 as observed: driver mlx5_core, PCI 15b3:1021; the table that "
+         "matches is 'mellanox-cx7'"),
         ("x710 on x540", "intel-x710", dict(INTEL, driver="ixgbe", pci="8086:1528"),
          "driver ixgbe, PCI 8086:1528; no table matches this device"),
     ]
@@ -204,6 +207,15 @@ def t_readme_models():
     for i in ids:
         if f"`{i}`" not in models:
             fail(f"schema/nics/README.md Models does not name {i}")
+    # one table per PCI id: matching by device is unambiguous
+    seen = {}
+    for i in ids:
+        r = subprocess.run([NETTUNE, "caps", i], capture_output=True, text=True)
+        line = [x for x in r.stdout.splitlines() if x.startswith("  pci ids")][0]
+        for pci in line.split()[2:]:
+            if pci != "none" and pci in seen:
+                fail(f"PCI id {pci} is in {seen[pci]} and {i}")
+            seen[pci] = i
     if len(ids) != len(os.listdir(os.path.join(SRCROOT, "schema", "nics"))) - 1:
         fail(f"caps lists {len(ids)} tables; schema/nics has another count")
 
