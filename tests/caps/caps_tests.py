@@ -167,6 +167,9 @@ def t_declared():
         ("cx5 on cx7", "mellanox-cx5", dict(INTEL, driver="mlx5_core", pci="15b3:1021"),
          "contradicts eth0 as observed: driver mlx5_core, PCI 15b3:1021; the table that "
          "matches is 'mellanox-cx7'"),
+        ("x710 on tun", "intel-x710", {"kind": "tun"},
+         "error: nic: intel-x710 (driver i40e, PCI 8086:1572) contradicts eth0 as observed: "
+         "driver tun; the table that matches is 'tun'"),
         ("x710 on x540", "intel-x710", dict(INTEL, driver="ixgbe", pci="8086:1528"),
          "driver ixgbe, PCI 8086:1528; no table matches this device"),
     ]
@@ -315,6 +318,9 @@ def t_richer():
         check(f"{table} {edge}", rc, err, 0, absent=("error",))
         rc, err = run(["validate"], profile(["nic: " + table] + beyond))
         check(f"{table} {beyond}", rc, err, 1, want=(want, cite))
+    rc, err = run(["validate"], profile(["nic: tun", "channels: {combined: 2}"]))
+    check("tun channels", rc, err, 1,
+          want=("error: tun (tun) has no combined channels; it has no channel settings",))
     # vmxnet3 reports channels but has no set_channels: any count is refused
     rc, err = run(["validate"], profile(["nic: vmxnet3", "channels: {combined: 4}"]))
     check("vmxnet3 channels", rc, err, 1,
