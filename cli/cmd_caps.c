@@ -39,6 +39,7 @@ static void show(const struct nt_caps *c)
 	bool any = false;
 
 	printf("%s: %s\n  %-22s %s\n", c->id, c->name, "table", c->file);
+	printf("  %-22s %s\n", "from", c->origin ? c->origin : "built-in");
 	printf("  %-22s %s\n", "linux driver", c->driver);
 	printf("  %-22s", "pci ids");
 	for (i = 0; i < c->npci; i++)
@@ -60,13 +61,19 @@ static void show(const struct nt_caps *c)
 			snprintf(label, sizeof(label), "max %s", nt_chan_names[i]);
 			num(label, c->chan_max[i]);
 		}
+	printf("  %-22s %s\n", "settable", tri(c->chan_settable));
 	if (c->src_channels)
 		printf("    source: %s\n", c->src_channels);
 	printf("rings\n");
 	printf("  %-22s %s\n", "settable", tri(c->rings_settable));
 	num("rx max", c->ring_rx_max);
 	num("tx max", c->ring_tx_max);
+	num("rx min", c->ring_rx_min);
+	num("tx min", c->ring_tx_min);
 	num("step", c->ring_step);
+	if (c->ring_max_since)
+		printf("  %-22s %u (before kernel %s)\n", "older max", c->ring_max_before.v,
+		       c->ring_max_since);
 	if (c->src_rings)
 		printf("    source: %s\n", c->src_rings);
 	printf("rss\n");
@@ -80,8 +87,13 @@ static void show(const struct nt_caps *c)
 		if (c->hash_mask & (1u << i))
 			printf(" %s", i == NT_HASH_TOEPLITZ ? "toeplitz" : i == NT_HASH_XOR ? "xor" : "crc32");
 	printf("\n");
+	num("xor max channels", c->xor_max_channels);
 	if (c->src_rss)
 		printf("    source: %s\n", c->src_rss);
+	printf("coalesce\n");
+	num("usecs max", c->coal_usecs_max);
+	if (c->src_coalesce)
+		printf("    source: %s\n", c->src_coalesce);
 	printf("offloads (linux)\n");
 	for (i = 0; i < NT_OFF__COUNT; i++)
 		printf("  %-22s %s\n", nt_off_names[i], state(c->off[i]));
@@ -113,7 +125,9 @@ int cmd_caps(int argc, char **argv)
 			printf("Usage: nettune caps [MODEL]\n\n"
 			       "Without MODEL, lists the NIC capability tables (id, driver, name).\n"
 			       "With MODEL, shows every value of that table and where it was read.\n"
-			       "Tables live in schema/nics/ (source tree) or share/nettune/nics.\n");
+			       "The tables of schema/nics/ are compiled into nettune; a local directory\n"
+			       "(--caps-dir DIR, or $NETTUNE_CAPS_DIR) adds tables or replaces a built-in\n"
+			       "table with the same id.  Each table says where it came from.\n");
 			return NT_EXIT_OK;
 		}
 		if (argv[i][0] == '-')
@@ -131,20 +145,18 @@ int cmd_caps(int argc, char **argv)
 	}
 	if (!model) {
 		for (size_t k = 0; k < db->n; k++)
-			printf("%-18s %-12s %s\n", db->v[k].id, db->v[k].driver, db->v[k].name);
+			printf("%-18s %-12s %s%s%s%s\n", db->v[k].id, db->v[k].driver,
+			       db->v[k].name, strcmp(db->v[k].origin, "built-in") ? " [" : "",
+			       strcmp(db->v[k].origin, "built-in") ? db->v[k].origin : "",
+			       strcmp(db->v[k].origin, "built-in") ? "]" : "");
 	} else {
 		const struct nt_caps *c = nt_caps_find(db, model);
 
 		if (c) {
 			show(c);
 		} else {
-			const char *names[256];
-			size_t n;
-			const char *s;
+			const char *s = nt_caps_suggest(db, model);
 
-			for (n = 0; n < db->n && n < 256; n++)
-				names[n] = db->v[n].id;
-			s = nt_suggest(model, names, n);
 			fprintf(stderr, "nettune caps: no capability table '%s'%s%s%s\n", model,
 				s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
 			r = NT_EXIT_FAIL;

@@ -56,6 +56,7 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].help);
 	fprintf(f, "\nGlobal options (before or after the command):\n"
 		   "  --root DIR          read /proc and /sys below DIR (fixtures, offline hosts)\n"
+		   "  --caps-dir DIR      NIC capability tables in DIR add to or replace the built-in ones\n"
 		   "  --netns NAME        act inside the named network namespace only: host-wide\n"
 		   "                      settings (vm.*, kernel.*, IRQ affinity, ...) are refused\n"
 		   "  --profile-path DIR  also look for extended policy profiles in DIR (repeatable)\n"
@@ -91,10 +92,10 @@ static int take_global(int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
 	const char *val = NULL;
-	static const char *const withval[] = {"--root", "--netns", "--profile-path"};
+	static const char *const withval[] = {"--root", "--netns", "--profile-path", "--caps-dir"};
 	size_t k;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		size_t n = strlen(withval[k]);
 
 		if (!strncmp(a, withval[k], n) && (a[n] == '\0' || a[n] == '=')) {
@@ -108,6 +109,8 @@ static int take_global(int argc, char **argv, int *i)
 				nt_g.root = val;
 			else if (k == 1)
 				nt_g.netns = val;
+			else if (k == 3)
+				nt_caps_set_dir(val);
 			else {
 				nt_g.profile_path = nt_xrealloc(nt_g.profile_path,
 								(nt_g.nprofile_path + 1) * sizeof(char *));

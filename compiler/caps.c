@@ -8,7 +8,6 @@
 
 #include "buf.h"
 #include "caps.h"
-#include "paths.h"
 #include "profile.h"
 #include "ytree.h"
 
@@ -120,7 +119,10 @@ static char *get_source(struct rd *r, const char *group, bool any_known)
 	return s;
 }
 
-static int load_one(struct nt_caps *c, const char *path, struct nt_diags *d)
+/* Reads one table from path, or from text when it is not NULL (a built-in
+ * table, located as path). */
+static int load_one(struct nt_caps *c, const char *path, const char *text, size_t len,
+		    const char *origin, struct nt_diags *d)
 {
 	struct rd r = {d, NULL, 0};
 	const struct nt_ynode *n;
@@ -129,10 +131,11 @@ static int load_one(struct nt_caps *c, const char *path, struct nt_diags *d)
 	bool known;
 
 	memset(c, 0, sizeof(*c));
-	r.root = nt_yparse_file(path, d);
+	r.root = text ? nt_yparse_data(path, text, len, d) : nt_yparse_file(path, d);
 	if (!r.root)
 		return -1;
 	c->file = nt_xstrdup(path);
+	c->origin = nt_xstrdup(origin);
 	c->id = get_str(&r, "/id", true);
 	c->name = get_str(&r, "/name", true);
 	c->driver = get_str(&r, "/linux/driver", true);
@@ -166,13 +169,25 @@ static int load_one(struct nt_caps *c, const char *path, struct nt_diags *d)
 		c->chan_max[i] = get_num(&r, buf);
 		known |= c->chan_max[i].known;
 	}
+	c->chan_settable = get_tri(&r, "/linux/channels/settable");
+	known |= c->chan_settable != NT_TRI_UNKNOWN;
 	c->src_channels = get_source(&r, "/linux/channels", known);
 
 	c->ring_rx_max = get_num(&r, "/linux/rings/rx_max");
 	c->ring_tx_max = get_num(&r, "/linux/rings/tx_max");
 	c->ring_step = get_num(&r, "/linux/rings/step");
+	c->ring_rx_min = get_num(&r, "/linux/rings/rx_min");
+	c->ring_tx_min = get_num(&r, "/linux/rings/tx_min");
+	c->ring_max_since = get_str(&r, "/linux/rings/max_since", false);
+	c->ring_max_before = get_num(&r, "/linux/rings/max_before");
+	if (!c->ring_max_since != !c->ring_max_before.known) {
+		nt_error(d, nt_ymark(r.root, "/linux/rings", true), "caps",
+			 "rings.max_since and rings.max_before go together");
+		r.bad = 1;
+	}
 	c->rings_settable = get_tri(&r, "/linux/rings/settable");
 	c->src_rings = get_source(&r, "/linux/rings", c->ring_rx_max.known ||
+				  c->ring_rx_min.known || c->ring_tx_min.known ||
 				  c->ring_tx_max.known || c->ring_step.known ||
 				  c->rings_settable != NT_TRI_UNKNOWN);
 
@@ -197,7 +212,9 @@ static int load_one(struct nt_caps *c, const char *path, struct nt_diags *d)
 			}
 		}
 	}
-	c->src_rss = get_source(&r, "/linux/rss", c->rss_key_bytes.known ||
+	c->xor_max_channels = get_num(&r, "/linux/rss/xor_max_channels");
+	c->src_rss = get_source(&r, "/linux/rss", c->xor_max_channels.known ||
+				c->rss_key_bytes.known ||
 				c->rss_indir_size.known || c->hash_known);
 
 	known = false;
@@ -226,6 +243,9 @@ static int load_one(struct nt_caps *c, const char *path, struct nt_diags *d)
 	}
 	c->src_offloads = get_source(&r, "/linux/offloads", known);
 
+	c->coal_usecs_max = get_num(&r, "/linux/coalesce/usecs_max");
+	if (nt_yget(r.root, "/linux/coalesce", false))
+		c->src_coalesce = get_source(&r, "/linux/coalesce", c->coal_usecs_max.known);
 	c->win_uso = get_win(&r, "/windows/uso");
 	c->win_rsc = get_win(&r, "/windows/rsc");
 	c->win_hw_uro = get_win(&r, "/windows/hw_uro");
@@ -264,7 +284,10 @@ static void caps_free(struct nt_caps *c)
 	free(c->src_rss);
 	free(c->src_offloads);
 	free(c->src_windows);
+	free(c->src_coalesce);
+	free(c->ring_max_since);
 	free(c->notes);
+	free(c->origin);
 }
 
 static int cmp_caps(const void *a, const void *b)
@@ -272,23 +295,52 @@ static int cmp_caps(const void *a, const void *b)
 	return strcmp(((const struct nt_caps *)a)->id, ((const struct nt_caps *)b)->id);
 }
 
-int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d)
+static const char *caps_dir;
+
+void nt_caps_set_dir(const char *dir)
+{
+	caps_dir = dir;
+}
+
+/* Adds c to db; a table whose id is already there replaces it when
+ * override is set (a local table over a built-in one), else is an error. */
+static int add_table(struct nt_capsdb *db, struct nt_caps *c, bool override,
+		     struct nt_diags *d)
+{
+	struct nt_caps *old = (struct nt_caps *)nt_caps_find(db, c->id);
+
+	if (old && override) {
+		char *o = nt_xasprintf("%s (replaces the built-in table)", c->origin);
+
+		free(c->origin);
+		c->origin = o;
+		caps_free(old);
+		*old = *c;
+		return 0;
+	}
+	if (old) {
+		struct nt_mark m = {nt_intern(c->file), 1, 1};
+
+		nt_error(d, m, "caps", "duplicate capability table id '%s'", c->id);
+		caps_free(c);
+		return -1;
+	}
+	db->v = nt_xrealloc(db->v, (db->n + 1) * sizeof(*db->v));
+	db->v[db->n++] = *c;
+	return 0;
+}
+
+static int load_dir(struct nt_capsdb *db, const char *dir, bool override, struct nt_diags *d)
 {
 	DIR *dh;
 	struct dirent *de;
+	struct nt_caps *fresh = NULL;
+	size_t nfresh = 0, i;
 	int bad = 0;
 
-	memset(db, 0, sizeof(*db));
-	db->dir = dir ? nt_xstrdup(dir) : nt_data_dir("nics");
-	if (!db->dir) {
-		struct nt_mark m = {nt_intern("nettune"), 0, 0};
-
-		nt_error(d, m, "caps", "no capability tables found (set NETTUNE_DATADIR)");
-		return -1;
-	}
-	dh = opendir(db->dir);
+	dh = opendir(dir);
 	if (!dh) {
-		struct nt_mark m = {nt_intern(db->dir), 0, 0};
+		struct nt_mark m = {nt_intern(dir), 0, 0};
 
 		nt_error(d, m, "caps", "cannot open: %s", strerror(errno));
 		return -1;
@@ -300,23 +352,68 @@ int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d)
 
 		if (len < 6 || strcmp(de->d_name + len - 5, ".yaml"))
 			continue;
-		p = nt_xasprintf("%s/%s", db->dir, de->d_name);
-		if (load_one(&c, p, d)) {
-			caps_free(&c);
-			bad = -1;
-		} else if (nt_caps_find(db, c.id)) {
-			struct nt_mark m = {nt_intern(p), 1, 1};
-
-			nt_error(d, m, "caps", "duplicate capability table id '%s'", c.id);
+		p = nt_xasprintf("%s/%s", dir, de->d_name);
+		if (load_one(&c, p, NULL, 0, dir, d)) {
 			caps_free(&c);
 			bad = -1;
 		} else {
-			db->v = nt_xrealloc(db->v, (db->n + 1) * sizeof(*db->v));
-			db->v[db->n++] = c;
+			fresh = nt_xrealloc(fresh, (nfresh + 1) * sizeof(*fresh));
+			fresh[nfresh++] = c;
 		}
 		free(p);
 	}
 	closedir(dh);
+	/* two local tables with one id are an error even when overriding */
+	for (i = 0; i < nfresh; i++) {
+		size_t j;
+		bool dup = false;
+
+		for (j = 0; j < i && !dup; j++)
+			dup = fresh[j].id && !strcmp(fresh[j].id, fresh[i].id);
+		if (dup) {
+			struct nt_mark m = {nt_intern(fresh[i].file), 1, 1};
+
+			nt_error(d, m, "caps", "duplicate capability table id '%s'", fresh[i].id);
+			caps_free(&fresh[i]);
+			bad = -1;
+		} else if (add_table(db, &fresh[i], override, d)) {
+			bad = -1;
+		}
+	}
+	free(fresh);
+	return bad;
+}
+
+int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d)
+{
+	const char *local = caps_dir ? caps_dir : getenv("NETTUNE_CAPS_DIR");
+	int bad = 0;
+	size_t i;
+
+	memset(db, 0, sizeof(*db));
+	if (dir) {
+		db->dir = nt_xstrdup(dir);
+		bad = load_dir(db, dir, false, d);
+	} else {
+		for (i = 0; i < nt_caps_nbuiltin; i++) {
+			struct nt_caps c;
+			char *p = nt_xasprintf("schema/nics/%s", nt_caps_builtin[i].name);
+
+			if (load_one(&c, p, nt_caps_builtin[i].text, nt_caps_builtin[i].len,
+				     "built-in", d)) {
+				caps_free(&c);
+				bad = -1;
+			} else if (add_table(db, &c, false, d)) {
+				bad = -1;
+			}
+			free(p);
+		}
+		if (local && *local) {
+			db->dir = nt_xstrdup(local);
+			if (load_dir(db, local, true, d))
+				bad = -1;
+		}
+	}
 	if (db->n > 1)
 		qsort(db->v, db->n, sizeof(*db->v), cmp_caps);
 	return bad;
@@ -332,19 +429,90 @@ const struct nt_caps *nt_caps_find(const struct nt_capsdb *db, const char *id)
 	return NULL;
 }
 
+bool nt_kernel_older(const char *kernel, const char *version)
+{
+	unsigned a, b, x, y;
+
+	if (!kernel || !version || sscanf(kernel, "%u.%u", &a, &b) != 2 ||
+	    sscanf(version, "%u.%u", &x, &y) != 2)
+		return false;
+	return a < x || (a == x && b < y);
+}
+
+bool nt_caps_has_pci(const struct nt_caps *c, const char *pci)
+{
+	size_t j;
+
+	for (j = 0; c && pci && j < c->npci; j++)
+		if (!strcasecmp(c->pci_ids[j], pci))
+			return true;
+	return false;
+}
+
+const struct nt_caps *nt_caps_match(const struct nt_capsdb *db, const char *driver,
+				    const char *pci, enum nt_caps_how *how)
+{
+	enum nt_caps_how h = NT_CAPS_NONE;
+	const struct nt_caps *r = NULL;
+	size_t i;
+
+	for (i = 0; db && pci && i < db->n && !r; i++)
+		if (nt_caps_has_pci(&db->v[i], pci)) {
+			r = &db->v[i];
+			h = NT_CAPS_BY_PCI;
+		}
+	for (i = 0; db && driver && i < db->n && !r; i++) {
+		if (strcmp(db->v[i].driver, driver))
+			continue;
+		if (db->v[i].npci) {
+			h = NT_CAPS_FAMILY;
+			continue;
+		}
+		r = &db->v[i];
+		h = NT_CAPS_BY_DRIVER;
+	}
+	if (how)
+		*how = h;
+	return r;
+}
+
 const struct nt_caps *nt_caps_find_driver(const struct nt_capsdb *db, const char *driver,
 					  const char *pci)
 {
-	size_t i, j;
+	return nt_caps_match(db, driver, pci, NULL);
+}
 
-	for (i = 0; db && pci && i < db->n; i++)
-		for (j = 0; j < db->v[i].npci; j++)
-			if (!strcasecmp(db->v[i].pci_ids[j], pci))
-				return &db->v[i];
+char *nt_caps_driver_ids(const struct nt_capsdb *db, const char *driver)
+{
+	struct nt_buf b = {0};
+	size_t i;
+
 	for (i = 0; db && driver && i < db->n; i++)
 		if (!strcmp(db->v[i].driver, driver))
-			return &db->v[i];
-	return NULL;
+			nt_buf_printf(&b, "%s%s", b.n ? ", " : "", db->v[i].id);
+	return b.p ? b.p : nt_xstrdup("");
+}
+
+const char *nt_caps_suggest(const struct nt_capsdb *db, const char *name)
+{
+	const char *hit = NULL, *c[256];
+	size_t i, n, len = strlen(name), nhit = 0;
+
+	for (i = 0; db && len >= 3 && i < db->n; i++) {
+		const char *id = db->v[i].id;
+		size_t il = strlen(id);
+
+		if ((il > len && id[il - len - 1] == '-' && !strcasecmp(id + il - len, name)) ||
+		    strcasestr(id, name)) {
+			hit = id;
+			nhit++;
+		}
+	}
+	if (nhit == 1)
+		return hit;
+	for (n = 0; db && n < db->n && n < 256; n++)
+		c[n] = db->v[n].id;
+	return nt_suggest(name, c, n);
 }
 
 void nt_capsdb_free(struct nt_capsdb *db)

@@ -40,7 +40,13 @@ struct nt_caps {
 	char *driver;
 	bool chan_kind[NT_CH__COUNT];
 	struct nt_num chan_max[NT_CH__COUNT];
+	enum nt_tri chan_settable;	/* false: get_channels only (vmxnet3) */
 	struct nt_num ring_rx_max, ring_tx_max, ring_step;
+	struct nt_num ring_rx_min, ring_tx_min;	/* set_ringparam refuses less */
+	char *ring_max_since;		/* kernel version the ring maxima hold from */
+	struct nt_num ring_max_before;	/* the ring maximum of older kernels */
+	struct nt_num xor_max_channels;	/* the xor hash refuses more channels */
+	struct nt_num coal_usecs_max;	/* rx/tx-usecs above it are refused */
 	enum nt_tri rings_settable;
 	struct nt_num rss_key_bytes, rss_indir_size;
 	bool hash_known;
@@ -51,8 +57,19 @@ struct nt_caps {
 	char **rss_profiles;		/* NULL when unknown */
 	size_t nrss_profiles;
 	char *src_pci, *src_channels, *src_rings, *src_rss, *src_offloads, *src_windows;
+	char *src_coalesce;
 	char *notes;
+	char *origin;			/* "built-in" or the --caps-dir it was read from */
 };
+
+/* A table compiled into the binary (scripts/embed_caps.py). */
+struct nt_caps_text {
+	const char *name;		/* file name, e.g. intel-x710.yaml */
+	size_t len;
+	const char *text;
+};
+extern const struct nt_caps_text nt_caps_builtin[];
+extern const size_t nt_caps_nbuiltin;
 
 struct nt_capsdb {
 	struct nt_caps *v;
@@ -60,12 +77,41 @@ struct nt_capsdb {
 	char *dir;
 };
 
-/* Loads every *.yaml of dir (NULL: the data dir); format errors are
+/* Loads every *.yaml of dir; with dir NULL, the built-in tables, then those
+ * of the local directory (nt_caps_set_dir, else $NETTUNE_CAPS_DIR), which add
+ * tables or replace a built-in one of the same id.  Format errors are
  * located diagnostics.  Returns 0 or -1. */
 int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d);
+/* The local directory of --caps-dir (NULL: none). */
+void nt_caps_set_dir(const char *dir);
 const struct nt_caps *nt_caps_find(const struct nt_capsdb *db, const char *id);
+/* How nt_caps_match found a table (or why it did not). */
+enum nt_caps_how {
+	NT_CAPS_NONE,		/* no table has this PCI id or driver */
+	NT_CAPS_BY_PCI,		/* the PCI vendor:device is listed in the table */
+	NT_CAPS_BY_DRIVER,	/* a driver without PCI ids (virtual device) */
+	NT_CAPS_FAMILY,		/* the driver has tables, but not for this device */
+};
+
+/* The table for a device: by PCI vendor:device first, then by driver only
+ * when the driver's table lists no PCI ids (veth, virtio and the like).  A
+ * driver-only match on a physical family never borrows a sibling's limits:
+ * it returns NULL with NT_CAPS_FAMILY, and the caller warns that the limits
+ * are unknown.  how may be NULL. */
+const struct nt_caps *nt_caps_match(const struct nt_capsdb *db, const char *driver,
+				    const char *pci, enum nt_caps_how *how);
 const struct nt_caps *nt_caps_find_driver(const struct nt_capsdb *db, const char *driver,
 					  const char *pci);
+/* Comma-separated ids of the tables for driver (caller frees; "" if none). */
+char *nt_caps_driver_ids(const struct nt_capsdb *db, const char *driver);
+/* The table id closest to a misspelt one (an id ending in "-NAME" or
+ * containing it, else the nearest by edit distance), or NULL. */
+const char *nt_caps_suggest(const struct nt_capsdb *db, const char *name);
+/* Whether kernel release (as in uname -r) is older than version ("6.2");
+ * false when either cannot be parsed. */
+bool nt_kernel_older(const char *kernel, const char *version);
+/* Whether the table lists this PCI vendor:device. */
+bool nt_caps_has_pci(const struct nt_caps *c, const char *pci);
 void nt_capsdb_free(struct nt_capsdb *db);
 /* The shared database, loaded once on first use (NULL if it cannot be). */
 const struct nt_capsdb *nt_capsdb_default(struct nt_diags *d);

@@ -284,6 +284,18 @@ static uint32_t observed_u32(struct ictx *c, enum nt_kind_id k, const char *obj,
 	return s ? s->val.u : 0;
 }
 
+/* The table was picked from the device (match or nic: auto), so validate has
+ * not checked its limits yet. */
+static bool table_chosen(const struct ictx *c)
+{
+	const struct nt_match *m = c->f->match;
+
+	if (!c->caps || (c->f->nic && strcmp(c->f->nic, "auto")))
+		return false;
+	return c->f->nic || !m || (!m->driver && !m->pci) ||
+	       nt_caps_match(c->L->db, m->driver, m->pci, NULL) != c->caps;
+}
+
 static void lower_channels(struct ictx *c)
 {
 	const struct nt_channels *ch = c->f->channels;
@@ -303,6 +315,14 @@ static void lower_channels(struct ictx *c)
 			LERR(c->L, mk(c, path, false),
 			     "channels.%s = %u exceeds this host's maximum of %u for %s (observed)",
 			     nt_chan_names[k], *v[k], c->F->max_chan[k].v, c->f->name);
+			continue;
+		}
+		if (!(c->F && c->F->max_chan[k].known) && table_chosen(c) &&
+		    c->caps->chan_kind[k] && c->caps->chan_max[k].known &&
+		    *v[k] > c->caps->chan_max[k].v) {
+			LERR(c->L, mk(c, path, false),
+			     "channels.%s = %u exceeds the %s maximum of %u (%s)", nt_chan_names[k],
+			     *v[k], c->caps->id, c->caps->chan_max[k].v, c->caps->src_channels);
 			continue;
 		}
 		if (c->F && c->F->max_chan[k].known && c->caps && c->caps->chan_max[k].known &&
@@ -361,6 +381,36 @@ static void lower_rings(struct ictx *c)
 			     "rings.%s = %u exceeds this host's maximum of %u for %s (observed)",
 			     yaml[k], want, m[k].max->v, c->f->name);
 			continue;
+		}
+		if (k < 2 && !(m[k].max && m[k].max->known) && table_chosen(c)) {
+			struct nt_num tmax = k ? c->caps->ring_tx_max : c->caps->ring_rx_max;
+
+			if (tmax.known && want > tmax.v) {
+				LERR(c->L, mk(c, path, false),
+				     "rings.%s = %u exceeds the %s maximum of %u (%s)", yaml[k], want,
+				     c->caps->id, tmax.v, c->caps->src_rings);
+				continue;
+			}
+		}
+		if (k < 2 && !(m[k].max && m[k].max->known) && c->caps &&
+		    c->caps->ring_max_before.known &&
+		    nt_kernel_older(c->L->facts->kernel, c->caps->ring_max_since) &&
+		    want > c->caps->ring_max_before.v) {
+			LERR(c->L, mk(c, path, false),
+			     "rings.%s = %u exceeds the %s maximum of %u on kernel %s (%u from %s; %s)",
+			     yaml[k], want, c->caps->id, c->caps->ring_max_before.v, c->L->facts->kernel,
+			     k ? c->caps->ring_tx_max.v : c->caps->ring_rx_max.v,
+			     c->caps->ring_max_since, c->caps->src_rings);
+			continue;
+		}
+		if (k < 2 && m[k].max && m[k].max->known && c->caps) {
+			struct nt_num tmax = k ? c->caps->ring_tx_max : c->caps->ring_rx_max;
+
+			if (tmax.known && tmax.v != m[k].max->v)
+				nt_warn(c->L->d, mk(c, path, false), "capability",
+					"%s: observed maximum %s ring %u differs from the %s table's %u; "
+					"the observed value is used", c->f->name, yaml[k], m[k].max->v,
+					c->caps->id, tmax.v);
 		}
 		if (c->caps && c->caps->ring_step.known && c->caps->ring_step.v > 1 &&
 		    want % c->caps->ring_step.v)
@@ -779,16 +829,74 @@ static void check_tunnel_fit(struct ictx *c)
 		     f->tunnel->underlay, u->val.u, u->val.u > oh ? u->val.u - oh : 0);
 }
 
-static const struct nt_caps *caps_for(struct nt_lower *L, const struct nt_iface *f,
-				      const struct nt_iface_facts *F)
+/* The observed driver of an interface: the bound driver, else the link kind
+ * of a virtual device (veth, wireguard, tun). */
+static const char *observed_driver(const struct nt_iface_facts *F)
 {
-	if (f->nic)
-		return nt_caps_find(L->db, f->nic);
-	if (f->match)
-		return nt_caps_find_driver(L->db, f->match->driver, f->match->pci);
-	if (F)
-		return nt_caps_find_driver(L->db, F->driver, F->pci);
+	if (!F)
+		return NULL;
+	if (F->driver)
+		return F->driver;
+	if (F->kind && strcmp(F->kind, "physical") && strcmp(F->kind, "virtual"))
+		return F->kind;
 	return NULL;
+}
+
+/* A declared nic: must be the device the host has: same driver and, when
+ * the table lists PCI ids and the device has one, one of them. */
+static void check_declared_nic(struct ictx *c, const struct nt_caps *t)
+{
+	const struct nt_iface_facts *F = c->F;
+	const char *drv = observed_driver(F);
+	enum nt_caps_how how;
+	const struct nt_caps *real;
+
+	if (!t || !F || !drv)
+		return;
+	if (!strcmp(t->driver, drv) && (!t->npci || !F->pci || nt_caps_has_pci(t, F->pci)))
+		return;
+	real = nt_caps_match(c->L->db, drv, F->pci, &how);
+	LERR(c->L, mk(c, "nic", false),
+	     "nic: %s (driver %s%s%s) contradicts %s as observed: driver %s%s%s; %s%s%s",
+	     t->id, t->driver, t->npci ? ", PCI " : "", t->npci ? t->pci_ids[0] : "",
+	     c->f->name, drv, F->pci ? ", PCI " : "", F->pci ? F->pci : "",
+	     real ? "the table that matches is '" : "no table matches this device",
+	     real ? real->id : "", real ? "'" : "");
+}
+
+static const struct nt_caps *caps_for(struct ictx *c)
+{
+	struct nt_lower *L = c->L;
+	const struct nt_iface *f = c->f;
+	const struct nt_iface_facts *F = c->F;
+	const struct nt_caps *t = NULL;
+	enum nt_caps_how how = NT_CAPS_NONE;
+	const char *drv = observed_driver(F);
+
+	if (f->nic && strcmp(f->nic, "auto")) {
+		t = nt_caps_find(L->db, f->nic);
+		check_declared_nic(c, t);
+		return t;
+	}
+	if (F && (drv || F->pci))
+		t = nt_caps_match(L->db, drv, F->pci, &how);
+	else if (f->match)
+		t = nt_caps_match(L->db, f->match->driver, f->match->pci, &how);
+	if (how == NT_CAPS_FAMILY && F) {
+		char *ids = nt_caps_driver_ids(L->db, drv);
+
+		nt_warn(L->d, mk(c, f->nic ? "nic" : "name", false), "capability",
+			"%s: no capability table for PCI id %s (driver %s; tables %s cover other "
+			"devices); their limits are not borrowed, only observed maxima are checked",
+			f->name, F->pci ? F->pci : "unknown", drv, ids);
+		free(ids);
+	} else if (f->nic && !t && F) {
+		nt_warn(L->d, mk(c, "nic", false), "capability",
+			"nic: auto: no capability table matches %s (driver %s, PCI %s); only "
+			"observed maxima are checked", f->name, drv ? drv : "unknown",
+			F->pci ? F->pci : "unknown");
+	}
+	return t;
 }
 
 /* host.numa as declared vs. as observed: a mismatch is an error naming both. */
@@ -874,7 +982,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 					 f->tunnel ? " (bring the tunnel up first)" : "");
 				continue;
 			}
-			c.caps = caps_for(L, f, c.F);
+			c.caps = caps_for(&c);
 			lower_mtu(&c);
 			check_tunnel_fit(&c);
 			lower_offloads(&c);

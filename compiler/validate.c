@@ -492,6 +492,10 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 				  "capability", "%s (%s) has no %s channels; it has %s", c->id,
 				  c->driver, nt_chan_names[k], kinds.n ? kinds.p : "no channel settings");
 				nt_buf_free(&kinds);
+			} else if (c->chan_settable == NT_TRI_NO) {
+				E(v, at(v, false, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
+				  "capability", "channels.%s: %s (%s) channel counts cannot be changed (%s)",
+				  nt_chan_names[k], c->id, c->driver, c->src_channels);
 			} else if (c->chan_max[k].known && *vals[k] > c->chan_max[k].v) {
 				E(v, at(v, false, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
 				  "capability", "channels.%s = %u exceeds the %s maximum of %u (%s)",
@@ -500,10 +504,11 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 		}
 	}
 	if (f->rings) {
-		struct { const char *n; uint32_t *val; struct nt_num max; } r[] = {
-			{"rx", f->rings->rx, c->ring_rx_max}, {"tx", f->rings->tx, c->ring_tx_max},
-			{"rx_mini", f->rings->rx_mini, {false, 0}},
-			{"rx_jumbo", f->rings->rx_jumbo, {false, 0}},
+		struct { const char *n; uint32_t *val; struct nt_num max, min; } r[] = {
+			{"rx", f->rings->rx, c->ring_rx_max, c->ring_rx_min},
+			{"tx", f->rings->tx, c->ring_tx_max, c->ring_tx_min},
+			{"rx_mini", f->rings->rx_mini, {false, 0}, {false, 0}},
+			{"rx_jumbo", f->rings->rx_jumbo, {false, 0}, {false, 0}},
 		};
 
 		for (k = 0; k < 4; k++) {
@@ -519,6 +524,10 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
 				  "rings.%s = %u exceeds the %s maximum of %u (%s)", r[k].n, *r[k].val,
 				  c->id, r[k].max.v, c->src_rings);
+			else if (r[k].min.known && *r[k].val < r[k].min.v)
+				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
+				  "rings.%s = %u is below the %s minimum of %u (%s)", r[k].n, *r[k].val,
+				  c->id, r[k].min.v, c->src_rings);
 			else if (c->ring_step.known && c->ring_step.v > 1 && *r[k].val % c->ring_step.v)
 				W(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "rounding",
 				  "rings.%s = %u is not a multiple of %u; %s rounds it, so the plan uses %u",
@@ -526,6 +535,23 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 				  (*r[k].val + c->ring_step.v - 1) / c->ring_step.v * c->ring_step.v);
 		}
 	}
+	if (f->coalesce && c->coal_usecs_max.known) {
+		struct { const char *n; uint32_t *val; } u[] = {
+			{"rx_usecs", f->coalesce->rx_usecs}, {"tx_usecs", f->coalesce->tx_usecs},
+		};
+
+		for (k = 0; k < 2; k++)
+			if (u[k].val && *u[k].val > c->coal_usecs_max.v)
+				E(v, at(v, false, "/interfaces/%zu/coalesce/%s", i, u[k].n), "capability",
+				  "coalesce.%s = %u exceeds the %s maximum of %u microseconds (%s)",
+				  u[k].n, *u[k].val, c->id, c->coal_usecs_max.v, c->src_coalesce);
+	}
+	if (f->rss && f->rss->hash && *f->rss->hash == NT_HASH_XOR && c->xor_max_channels.known &&
+	    f->channels && f->channels->combined &&
+	    *f->channels->combined > c->xor_max_channels.v)
+		E(v, at(v, false, "/interfaces/%zu/rss/hash", i), "capability",
+		  "rss.hash xor allows at most %u channels on %s; channels.combined is %u (%s)",
+		  c->xor_max_channels.v, c->id, *f->channels->combined, c->src_rss);
 	if (f->rss && !v->windows) {
 		unsigned char key[NT_RSS_KEY_MAX];
 		bool per_host;
@@ -797,22 +823,33 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 			  "interface '%s' is listed twice (also at interfaces[%zu])", f->name, k);
 			break;
 		}
-	if (f->nic) {
+	if (f->nic && !strcmp(f->nic, "auto")) {
+		/* the table is chosen from the observed device at plan time */
+	} else if (f->nic) {
 		caps = v->db ? nt_caps_find(v->db, f->nic) : NULL;
 		if (v->db && !caps) {
-			const char *c[256];
-			const char *s;
-			size_t n;
+			const char *s = nt_caps_suggest(v->db, f->nic);
 
-			for (n = 0; n < v->db->n && n < 256; n++)
-				c[n] = v->db->v[n].id;
-			s = nt_suggest(f->nic, c, n);
 			E(v, at(v, false, "/interfaces/%zu/nic", i), "nic",
 			  "unknown NIC model '%s'%s%s%s (see nettune caps)", f->nic,
 			  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
 		}
-	} else if (f->match && v->db) {
-		caps = nt_caps_find_driver(v->db, f->match->driver, f->match->pci);
+	} else if (f->match && v->db && (f->match->driver || f->match->pci)) {
+		enum nt_caps_how how;
+
+		caps = nt_caps_match(v->db, f->match->driver, f->match->pci, &how);
+		if (how == NT_CAPS_FAMILY) {
+			char *ids = nt_caps_driver_ids(v->db, f->match->driver);
+
+			W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
+			  "%s%s%s: driver %s has tables for other devices only (%s); their "
+			  "limits are not borrowed, so channels, rings and RSS sizes are unknown "
+			  "offline (set match.pci or nic:)",
+			  f->match->pci ? "PCI id " : "match.driver",
+			  f->match->pci ? f->match->pci : "", f->match->pci ? " has no table" : "",
+			  f->match->driver, ids);
+			free(ids);
+		}
 	}
 	if (f->match && f->match->pci) {
 		const char *p = f->match->pci;

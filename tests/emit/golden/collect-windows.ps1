@@ -67,6 +67,7 @@ function Get-NtOptional {
 #   Checksum:      desktop-src/FWP/wmi/netadaptercimprov/msft-netadapterchecksumoffloadsettingdata.md
 #   RscFailure:    desktop-src/FWP/wmi/netadaptercimprov/msft-netadapterrscsettingdata.md
 #   RssProfile:    desktop-src/FWP/wmi/netadaptercimprov/msft-netadapterrsssettingdata.md
+#                  (6 NdisRssProfileBalanced: NDIS_RSS_PROFILE in ntddndis.h)
 #   OffloadGlobal: desktop-src/FWP/wmi/nettcpipprov/msft-netoffloadglobalsetting.md
 #   AddressFamily: desktop-src/FWP/wmi/nettcpipprov/msft-netipinterface.md (AddressFamily)
 #   OperStatus:    desktop-src/FWP/wmi/netadaptercimprov/msft-netadapter.md (InterfaceOperationalStatus)
@@ -74,7 +75,7 @@ function Get-NtOptional {
 $NtEnums = @{
     Checksum = @{ 0 = 'Disabled'; 1 = 'TxEnabled'; 2 = 'RxEnabled'; 3 = 'RxTxEnabled' }
     RscFailure = @{ 0 = 'NoFailure'; 1 = 'NicPropertyDisabled'; 2 = 'WFPCompatibility'; 3 = 'NDISCompatibility'; 4 = 'ForwardingEnabled'; 5 = 'NetOffloadGlobalDisabled' }
-    RssProfile = @{ 1 = 'Closest'; 2 = 'ClosestStatic'; 3 = 'NUMA'; 4 = 'NUMAStatic'; 5 = 'Conservative' }
+    RssProfile = @{ 1 = 'Closest'; 2 = 'ClosestStatic'; 3 = 'NUMA'; 4 = 'NUMAStatic'; 5 = 'Conservative'; 6 = 'Balanced' }
     OffloadGlobal = @{ 0 = 'Disabled'; 1 = 'Enabled' }
     AddressFamily = @{ 2 = 'IPv4'; 23 = 'IPv6' }
     OperStatus = @{ 1 = 'Up'; 2 = 'Down'; 3 = 'Testing'; 4 = 'Unknown'; 5 = 'Dormant'; 6 = 'NotPresent'; 7 = 'LowerLayerDown' }

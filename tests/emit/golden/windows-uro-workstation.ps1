@@ -109,7 +109,7 @@ $NtRestartKinds = @('advanced-property', 'checksum', 'lso', 'uso', 'rsc', 'uro',
 $NtEnums = @{
     Checksum = @{ 0 = 'Disabled'; 1 = 'TxEnabled'; 2 = 'RxEnabled'; 3 = 'RxTxEnabled' }
     RscFailure = @{ 0 = 'NoFailure'; 1 = 'NicPropertyDisabled'; 2 = 'WFPCompatibility'; 3 = 'NDISCompatibility'; 4 = 'ForwardingEnabled'; 5 = 'NetOffloadGlobalDisabled' }
-    RssProfile = @{ 1 = 'Closest'; 2 = 'ClosestStatic'; 3 = 'NUMA'; 4 = 'NUMAStatic'; 5 = 'Conservative' }
+    RssProfile = @{ 1 = 'Closest'; 2 = 'ClosestStatic'; 3 = 'NUMA'; 4 = 'NUMAStatic'; 5 = 'Conservative'; 6 = 'Balanced' }
     OffloadGlobal = @{ 0 = 'Disabled'; 1 = 'Enabled' }
     AddressFamily = @{ 2 = 'IPv4'; 23 = 'IPv6' }
     OperStatus = @{ 1 = 'Up'; 2 = 'Down'; 3 = 'Testing'; 4 = 'Unknown'; 5 = 'Dormant'; 6 = 'NotPresent'; 7 = 'LowerLayerDown' }

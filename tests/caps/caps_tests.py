@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+"""Capability tables: matching, declared vs observed, limits at the edge.
+
+Each case writes a one-interface profile and (for plan cases) a snapshot
+with that interface's driver and PCI id, runs nettune, and checks the exit
+code and the exact located diagnostics it must (and must not) print.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SRCROOT = os.environ.get("SRCROOT") or os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", ".."))
+NETTUNE = os.environ.get("NETTUNE") or os.path.join(SRCROOT, "build", "nettune")
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg)
+
+
+def profile(body):
+    return ("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: h1}\n"
+            "target: linux\ninterfaces:\n  - name: eth0\n" +
+            "".join("    " + line + "\n" for line in body))
+
+
+def snapshot(iface):
+    i = {"name": "eth0"}
+    i.update(iface)
+    return {"format": "nettune-snapshot/1",
+            "host": {"name": "h1", "target": "linux", "kernel": "6.8.0"},
+            "interfaces": [i]}
+
+
+def run(args, prof, snap=None):
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "p.yaml")
+        with open(p, "w") as f:
+            f.write(prof)
+        cmd = [NETTUNE, *args, p]
+        if snap is not None:
+            s = os.path.join(d, "s.json")
+            with open(s, "w") as f:
+                json.dump(snap, f)
+            cmd += ["--state", s]
+        env = dict(os.environ, NO_COLOR="1")
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        return r.returncode, r.stderr.replace(p, "p.yaml")
+
+
+def check(name, rc, err, want_rc, want=(), absent=()):
+    ok_rc = rc in want_rc if isinstance(want_rc, tuple) else rc == want_rc
+    if not ok_rc:
+        fail(f"{name}: exit {rc}, want {want_rc}\n{err}")
+    for w in want:
+        if w not in err:
+            fail(f"{name}: stderr lacks {w!r}\n{err}")
+    for a in absent:
+        if a in err:
+            fail(f"{name}: stderr has {a!r}\n{err}")
+
+
+# (case, device, table, setting with %u, line:col of the value when the
+#  profile declares nic:, the largest valid value, words of the cited source)
+INTEL = {"kind": "physical"}
+EDGES = [
+    ("x722", {"driver": "i40e", "pci": "8086:37d0"}, "intel-x722",
+     "rings: {rx: %u}", "8:17", 4096, "I40E_MAX_NUM_DESCRIPTORS = 4096"),
+    ("x710", {"driver": "i40e", "pci": "8086:1572"}, "intel-x710",
+     "rings: {rx: %u}", "8:17", 8160, "I40E_MAX_NUM_DESCRIPTORS_XL710 = 8160"),
+    ("x710-0dd2", {"driver": "i40e", "pci": "8086:0dd2"}, "intel-x710",
+     "rings: {tx: %u}", "8:17", 8160, "I40E_MAX_NUM_DESCRIPTORS_XL710 = 8160"),
+    ("e810", {"driver": "ice", "pci": "8086:1593"}, "intel-e810",
+     "rings: {rx: %u}", "8:17", 8160, "ICE_MAX_NUM_DESC_E810 = 8160"),
+    ("e830", {"driver": "ice", "pci": "8086:12d2"}, "intel-e830",
+     "rings: {rx: %u}", "8:17", 8096, "ICE_MAX_NUM_DESC_E830 = 8096"),
+    ("e830-other", {"driver": "ice", "pci": "8086:12d3"}, "intel-e830",
+     "channels: {other: %u}", "8:23", 1, "ICE_FLAG_FD_ENA"),
+    ("82598", {"driver": "ixgbe", "pci": "8086:10b6"}, "intel-82598",
+     "rings: {rx: %u}", "8:17", 4096, "IXGBE_MAX_RXD_82598 = 4096"),
+    ("82599", {"driver": "ixgbe", "pci": "8086:10fb"}, "intel-82599",
+     "rings: {rx: %u}", "8:17", 8192, "IXGBE_MAX_RXD_82599 = 8192"),
+    ("x550", {"driver": "ixgbe", "pci": "8086:1563"}, "intel-x550",
+     "rings: {tx: %u}", "8:17", 32768, "IXGBE_MAX_TXD_X550 = 32768"),
+    ("i210", {"driver": "igb", "pci": "8086:1533"}, "intel-i210",
+     "channels: {combined: %u}", "8:26", 4, "igb_get_max_rss_queues() = 4 for e1000_i210"),
+    ("i226", {"driver": "igc", "pci": "8086:125c"}, "intel-i225",
+     "channels: {combined: %u}", "8:26", 4, "IGC_MAX_RX_QUEUES 4"),
+    ("i225", {"driver": "igc", "pci": "8086:15f3"}, "intel-i225",
+     "rings: {rx: %u}", "8:17", 4096, "IGC_MAX_RXD = IGC_MAX_TXD = 4096"),
+    ("i350", {"driver": "igb", "pci": "8086:1521"}, "intel-i350",
+     "channels: {combined: %u}", "8:26", 8, "IGB_MAX_RX_QUEUES 8 for I350"),
+]
+
+
+def t_edges():
+    for name, dev, table, line, pos, edge, cite in EDGES:
+        what = line.split(":")[0] + "." + line.split("{")[1].split(":")[0]
+        d = dict(INTEL, **dev)
+        for nic in ([], ["nic: auto"], ["nic: " + table]):
+            tag = f"{name} {nic[0] if nic else 'no nic'}"
+            rc, err = run(["plan"], profile(nic + [line % edge]), snapshot(d))
+            check(f"{tag} at {edge}", rc, err, (0, 2), absent=("error",))
+            rc, err = run(["plan"], profile(nic + [line % (edge + 1)]), snapshot(d))
+            c = pos.split(":")[1]
+            check(f"{tag} at {edge + 1}", rc, err, 1,
+                  want=(f"error: {what} = {edge + 1} exceeds the {table} maximum of {edge} (",
+                        cite))
+            # the error is located at the value in the profile
+            row = 7 + len(nic)
+            if f"p.yaml:{row}:{c}: error: {what}" not in err:
+                fail(f"{tag}: error not located at p.yaml:{row}:{c}\n{err}")
+        # offline: the declared table alone gives the same verdict
+        rc, err = run(["validate"], profile(["nic: " + table, line % (edge + 1)]))
+        check(f"{name} validate", rc, err, 1, want=(f"{table} maximum of {edge}", cite))
+        rc, err = run(["validate"], profile(["nic: " + table, line % edge]))
+        check(f"{name} validate edge", rc, err, 0, absent=("error",))
+
+
+def t_siblings_without_table():
+    # ixgbe X540 and igb I211 have no table: the 82599 / I210 limits are not borrowed
+    for name, dev, line, other in [
+            ("x540", {"driver": "ixgbe", "pci": "8086:1528"}, "rings: {rx: 30000}", "intel-82599"),
+            ("i211", {"driver": "igb", "pci": "8086:1539"}, "channels: {combined: 8}", "intel-i210")]:
+        rc, err = run(["plan"], profile([line]), snapshot(dict(INTEL, **dev)))
+        check(name, rc, err, (0, 2),
+              want=(f"warning: eth0: no capability table for PCI id {dev['pci']} (driver "
+                    f"{dev['driver']}; tables ", other, "their limits are not borrowed"),
+              absent=("error",))
+    # observed maxima override the table, with a note
+    rc, err = run(["plan"], profile(["rings: {rx: 6000}"]),
+                  snapshot(dict(INTEL, driver="i40e", pci="8086:37d0",
+                                max={"ring_rx": 8192, "ring_tx": 8192})))
+    check("observed override", rc, err, (0, 2),
+          want=("observed maximum rx ring 8192 differs from the intel-x722 table's 4096",),
+          absent=("error",))
+    rc, err = run(["plan"], profile(["rings: {rx: 8193}"]),
+                  snapshot(dict(INTEL, driver="i40e", pci="8086:37d0",
+                                max={"ring_rx": 8192, "ring_tx": 8192})))
+    check("observed max", rc, err, 1,
+          want=("p.yaml:7:17: error: rings.rx = 8193 exceeds this host's maximum of 8192",))
+    # offline, a driver-only match names the tables it will not borrow from
+    rc, err = run(["validate"], profile(["match: {driver: i40e}", "rings: {rx: 8000}"]))
+    check("driver-only match", rc, err, 0,
+          want=("warning: match.driver: driver i40e has tables for other devices only "
+                "(intel-x710, intel-x722)",), absent=("error",))
+    rc, err = run(["validate"], profile(["match: {pci: \"8086:37d2\"}", "rings: {rx: 8000}"]))
+    check("match.pci x722", rc, err, 1,
+          want=("error: rings.rx = 8000 exceeds the intel-x722 maximum of 4096",))
+
+
+def t_declared():
+    cases = [
+        ("cx5 on x710", "mellanox-cx5", dict(INTEL, driver="i40e", pci="8086:1572"),
+         "p.yaml:7:10: error: nic: mellanox-cx5 (driver mlx5_core, PCI 15b3:1017) contradicts "
+         "eth0 as observed: driver i40e, PCI 8086:1572; the table that matches is 'intel-x710'"),
+        ("x710 on x722", "intel-x710", dict(INTEL, driver="i40e", pci="8086:37d0"),
+         "contradicts eth0 as observed: driver i40e, PCI 8086:37d0; the table that matches "
+         "is 'intel-x722'"),
+        ("e810 on veth", "intel-e810", {"kind": "veth"},
+         "error: nic: intel-e810 (driver ice, PCI 8086:1591) contradicts eth0 as observed: "
+         "driver veth; the table that matches is 'veth'"),
+        ("cx5 on cx7", "mellanox-cx5", dict(INTEL, driver="mlx5_core", pci="15b3:1021"),
+         "contradicts eth0 as observed: driver mlx5_core, PCI 15b3:1021; the table that "
+         "matches is 'mellanox-cx7'"),
+        ("x710 on tun", "intel-x710", {"kind": "tun"},
+         "error: nic: intel-x710 (driver i40e, PCI 8086:1572) contradicts eth0 as observed: "
+         "driver tun; the table that matches is 'tun'"),
+        ("x710 on x540", "intel-x710", dict(INTEL, driver="ixgbe", pci="8086:1528"),
+         "driver ixgbe, PCI 8086:1528; no table matches this device"),
+    ]
+    for name, nic, dev, want in cases:
+        rc, err = run(["plan"], profile(["nic: " + nic, "mtu: 1500"]), snapshot(dev))
+        check(name, rc, err, 1, want=(want,))
+    rc, err = run(["plan"], profile(["nic: intel-x722", "mtu: 1500"]),
+                  snapshot(dict(INTEL, driver="i40e", pci="8086:37d0")))
+    check("x722 on x722", rc, err, (0, 2), absent=("error",))
+
+
+def t_kernel_versions():
+    # ixgbe ring maxima are per MAC from 6.2; older kernels accept 4096
+    dev = dict(INTEL, driver="ixgbe", pci="8086:10fb")
+    for kernel, value, ok in [("5.15.0-86-generic", 4096, True), ("5.15.0-86-generic", 4097, False),
+                              ("6.2.0", 8192, True), ("6.8.0", 8193, False)]:
+        snap = snapshot(dev)
+        snap["host"]["kernel"] = kernel
+        rc, err = run(["plan"], profile(["nic: intel-82599", f"rings: {{rx: {value}}}"]), snap)
+        if ok:
+            check(f"82599 {kernel} {value}", rc, err, (0, 2), absent=("error",))
+        elif kernel.startswith("5."):
+            check(f"82599 {kernel} {value}", rc, err, 1,
+                  want=("p.yaml:8:17: error: rings.rx = 4097 exceeds the intel-82599 maximum of "
+                        "4096 on kernel 5.15.0-86-generic (8192 from 6.2; ",))
+        else:
+            rc, err = run(["validate"], profile(["nic: intel-82599", f"rings: {{rx: {value}}}"]))
+            check(f"82599 {value}", rc, err, 1, want=("maximum of 8192",))
+
+
+def t_readme_models():
+    # schema/nics/README.md names every table `nettune caps` lists
+    r = subprocess.run([NETTUNE, "caps"], capture_output=True, text=True)
+    ids = [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
+    with open(os.path.join(SRCROOT, "schema", "nics", "README.md")) as f:
+        readme = f.read()
+    models = readme[readme.index("Models:"):readme.index("## Matching")]
+    for i in ids:
+        if f"`{i}`" not in models:
+            fail(f"schema/nics/README.md Models does not name {i}")
+    # one table per PCI id: matching by device is unambiguous
+    seen = {}
+    for i in ids:
+        r = subprocess.run([NETTUNE, "caps", i], capture_output=True, text=True)
+        line = [x for x in r.stdout.splitlines() if x.startswith("  pci ids")][0]
+        for pci in line.split()[2:]:
+            if pci != "none" and pci in seen:
+                fail(f"PCI id {pci} is in {seen[pci]} and {i}")
+            seen[pci] = i
+    if len(ids) != len(os.listdir(os.path.join(SRCROOT, "schema", "nics"))) - 1:
+        fail(f"caps lists {len(ids)} tables; schema/nics has another count")
+
+
+def t_fixed_entries():
+    rc, err = run(["validate"], profile(["nic: broadcom-57414", "offloads: {uso: on}"]))
+    check("57414 uso", rc, err, 1,
+          want=("p.yaml:8:21: error: broadcom-57414 (bnxt_en) has no uso",))
+    rc, err = run(["validate"], profile(["nic: intel-e810", "channels: {other: 1}"]))
+    check("e810 other 1", rc, err, 0, absent=("error",))
+    rc, err = run(["validate"], profile(["nic: intel-e810", "channels: {other: 2}"]))
+    check("e810 other 2", rc, err, 1,
+          want=("error: channels.other = 2 exceeds the intel-e810 maximum of 1",
+                "ICE_FLAG_FD_ENA"))
+    r = subprocess.run([NETTUNE, "caps", "mellanox-cx5"], capture_output=True, text=True)
+    if "later\n    removed" in r.stdout or "still enforced in v6.18" not in r.stdout:
+        fail("mellanox-cx5 notes must say the XOR 128-channel limit is still enforced")
+    r = subprocess.run([NETTUNE, "caps", "e830"], capture_output=True, text=True)
+    if r.returncode != 1 or "did you mean 'intel-e830'" not in r.stderr:
+        fail(f"caps e830: {r.returncode} {r.stderr}")
+    rc, err = run(["validate"], profile(["nic: e810"]))
+    check("nic suggestion", rc, err, 1, want=("did you mean 'intel-e810'",))
+
+
+def t_caps_dir():
+    # a local directory replaces a built-in table and adds new ones; caps says where each came from
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(SRCROOT, "schema", "nics", "intel-x722.yaml")) as f:
+            text = f.read()
+        with open(os.path.join(d, "intel-x722.yaml"), "w") as f:
+            f.write(text.replace("rx_max: 4096", "rx_max: 2048"))
+        with open(os.path.join(d, "lab-nic.yaml"), "w") as f:
+            f.write(text.replace("id: intel-x722", "id: lab-nic").replace(
+                "\"8086:37ce\", ", ""))
+        r = subprocess.run([NETTUNE, "--caps-dir", d, "caps"], capture_output=True, text=True)
+        if (f"Intel Ethernet Connection X722 [{d} (replaces the built-in table)]" not in r.stdout
+                or f"lab-nic " not in r.stdout or
+                "Intel Ethernet Controller X710/XL710/XXV710\n" not in r.stdout):
+            fail(f"caps --caps-dir listing:\n{r.stdout}{r.stderr}")
+        r = subprocess.run([NETTUNE, "caps", "intel-x710"], capture_output=True, text=True)
+        if "  from                   built-in\n" not in r.stdout:
+            fail(f"caps intel-x710 does not say built-in:\n{r.stdout}")
+        rc, err = run(["--caps-dir", d, "validate"],
+                      profile(["nic: intel-x722", "rings: {rx: 2049}"]))
+        check("caps-dir override", rc, err, 1,
+              want=("error: rings.rx = 2049 exceeds the intel-x722 maximum of 2048",))
+        with open(os.path.join(d, "broken.yaml"), "w") as f:
+            f.write("id: broken\n")
+        rc, err = run(["--caps-dir", d, "validate"], profile(["nic: intel-x710"]))
+        check("caps-dir broken table", rc, err, (1,),
+              want=(f"{d}/broken.yaml:",))
+
+
+def t_richer():
+    # (table, lines at the edge, lines beyond, error, cited source)
+    cases = [
+        ("intel-x710", ["rings: {rx: 64}"], ["rings: {rx: 63}"],
+         "p.yaml:8:17: error: rings.rx = 63 is below the intel-x710 minimum of 64",
+         "I40E_MIN_NUM_DESCRIPTORS = 64"),
+        ("intel-e810", ["rings: {tx: 64}"], ["rings: {tx: 63}"],
+         "p.yaml:8:17: error: rings.tx = 63 is below the intel-e810 minimum of 64",
+         "ICE_MIN_NUM_DESC = 64"),
+        ("intel-x550", ["rings: {rx: 64}"], ["rings: {rx: 63}"],
+         "error: rings.rx = 63 is below the intel-x550 minimum of 64", "IXGBE_MIN_RXD"),
+        ("intel-x710", ["coalesce: {rx_usecs: 8160}"], ["coalesce: {rx_usecs: 8161}"],
+         "p.yaml:8:26: error: coalesce.rx_usecs = 8161 exceeds the intel-x710 maximum of 8160 "
+         "microseconds", "I40E_MAX_ITR = 8160"),
+        ("intel-x722", ["coalesce: {tx_usecs: 8160}"], ["coalesce: {tx_usecs: 8161}"],
+         "error: coalesce.tx_usecs = 8161 exceeds the intel-x722 maximum of 8160",
+         "I40E_MAX_ITR = 8160"),
+        ("mellanox-cx5", ["channels: {combined: 128}", "rss: {hash: xor}"],
+         ["channels: {combined: 129}", "rss: {hash: xor}"],
+         "p.yaml:9:17: error: rss.hash xor allows at most 128 channels on mellanox-cx5; "
+         "channels.combined is 129", "MLX5E_MAX_RQT_SIZE_ALLOWED_WITH_XOR8_HASH 256"),
+        ("mellanox-cx6", ["channels: {combined: 129}", "rss: {hash: toeplitz}"],
+         ["channels: {combined: 129}", "rss: {hash: xor}"],
+         "error: rss.hash xor allows at most 128 channels on mellanox-cx6", "en/rqt.c"),
+        ("intel-i225", ["coalesce: {rx_usecs: 10000}"], ["coalesce: {rx_usecs: 10001}"],
+         "error: coalesce.rx_usecs = 10001 exceeds the intel-i225 maximum of 10000",
+         "IGC_MAX_ITR_USECS 10000"),
+        ("intel-i225", ["rings: {tx: 64}"], ["rings: {tx: 63}"],
+         "error: rings.tx = 63 is below the intel-i225 minimum of 64", "IGC_MIN_RXD"),
+        ("broadcom-57414", ["rings: {tx: 19}"], ["rings: {tx: 18}"],
+         "error: rings.tx = 18 is below the broadcom-57414 minimum of 19",
+         "BNXT_MIN_TX_DESC_CNT = MAX_SKB_FRAGS + 2"),
+        ("mellanox-cx5", ["rings: {tx: 64}"], ["rings: {tx: 63}"],
+         "error: rings.tx = 63 is below the mellanox-cx5 minimum of 64",
+         "MLX5E_PARAMS_MINIMUM_LOG_SQ_SIZE 0x6"),
+        ("realtek-rtl8168", ["rings: {rx: 256}"], ["rings: {rx: 128}"],
+         "p.yaml:8:13: error: rings.rx: realtek-rtl8168 (r8169) ring sizes cannot be changed",
+         "NUM_RX_DESC"),
+        ("intel-x710", ["channels: {other: 1}"], ["channels: {other: 2}"],
+         "error: channels.other = 2 exceeds the intel-x710 maximum of 1", "I40E_FLAG_FD_SB_ENA"),
+    ]
+    for table, edge, beyond, want, cite in cases:
+        rc, err = run(["validate"], profile(["nic: " + table] + edge))
+        check(f"{table} {edge}", rc, err, 0, absent=("error",))
+        rc, err = run(["validate"], profile(["nic: " + table] + beyond))
+        check(f"{table} {beyond}", rc, err, 1, want=(want, cite))
+    rc, err = run(["validate"], profile(["nic: tun", "channels: {combined: 2}"]))
+    check("tun channels", rc, err, 1,
+          want=("error: tun (tun) has no combined channels; it has no channel settings",))
+    # vmxnet3 reports channels but has no set_channels: any count is refused
+    rc, err = run(["validate"], profile(["nic: vmxnet3", "channels: {combined: 4}"]))
+    check("vmxnet3 channels", rc, err, 1,
+          want=("p.yaml:8:26: error: channels.combined: vmxnet3 (vmxnet3) channel counts cannot "
+                "be changed (", "no set_channels"))
+
+
+for t in (t_kernel_versions, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries):
+    t()
+print(f"{len(failures)} failures")
+sys.exit(1 if failures else 0)
