@@ -4,15 +4,19 @@
 # written only when it differs, and read back.  Run it twice: the second run
 # prints only "ok".  Previous values are saved before the first write.
 #
-#   sh veth-lab.sh [apply]          converge (as root)
-#   sh veth-lab.sh check            report differences only (exit 2 if any)
-#   sh veth-lab.sh rollback FILE    restore the values saved by a run
+#   sh veth-lab.sh [apply]            converge (as root)
+#   sh veth-lab.sh check              report differences only (exit 2 if any)
+#   sh veth-lab.sh rollback [FILE]    restore the values saved by a run (default:
+#                                   the newest of this host's rollback files)
 #
-# Environment: NETTUNE_ROLLBACK=FILE (where to save previous values),
-# NETTUNE_STATE_DIR (default /var/lib/nettune).
+# Environment: NETTUNE_STATE_DIR (default /var/lib/nettune), where each run
+# saves the previous values in a new file, or NETTUNE_ROLLBACK=FILE (a file
+# that must not exist yet).
 
 NT_HOST='veth-lab'
 set -eu
+# no pathname expansion anywhere: no name or value is ever a pattern
+set -f
 umask 077
 
 NT_STATE_DIR=${NETTUNE_STATE_DIR:-/var/lib/nettune}
@@ -272,7 +276,9 @@ nt_get_cpus() {
 nt_put_cpus() {
 	nt_p=$(nt_pids "$1")
 	[ -n "$nt_p" ] || return 1
-	for nt_q in $nt_p; do taskset -apc "$3" "$nt_q" >/dev/null || return 1; done
+	printf '%s\n' "$nt_p" | while read -r nt_q; do
+		taskset -apc "$3" "$nt_q" >/dev/null || exit 1
+	done
 }
 
 nt_get() {
@@ -379,37 +385,90 @@ nt_preflight() {
 	done
 	nt_missing=
 	for nt_d in "$@"; do
-		[ -e "/sys/class/net/$nt_d" ] || nt_missing="$nt_missing '$nt_d'"
+		[ ! -e "/sys/class/net/$nt_d" ] || continue
+		case $nt_missing in
+		*" '$nt_d'"*) ;;
+		*) nt_missing="$nt_missing '$nt_d'" ;;
+		esac
 	done
 	[ -z "$nt_missing" ] || nt_die "interface(s) not found:$nt_missing; nothing was changed"
 }
 
+# The newest rollback file of this host in $NT_STATE_DIR: by the time its
+# first line records, not by name or modification time.
+nt_newest() {
+	[ -d "$NT_STATE_DIR" ] || return 1
+	NT_H=$NT_HOST find "$NT_STATE_DIR/." ! -name . -prune -name 'rollback-*.tsv' -type f \
+		-exec awk -F'\t' 'FNR == 1 && $1 == "#nettune-rollback" && $3 == ENVIRON["NT_H"] &&
+			FILENAME !~ /\n/ { split($2, t, "."); print t[1] "\t" t[2] "\t" FILENAME }' {} + |
+		awk -F'\t' '!f || $1 + 0 > s || ($1 + 0 == s && $2 + 0 > n) {
+			s = $1 + 0; n = $2 + 0; b = $0; sub(/^[^\t]*\t[^\t]*\t/, "", b); f = 1 }
+			END { if (!f) exit 1; print b }'
+}
+
 # Restores a record file written by a previous run, last setting first.
 nt_rollback() {
-	[ -r "$1" ] || nt_die "cannot read rollback file $1"
+	nt_file=$1
+	[ -r "$nt_file" ] || nt_die "cannot read rollback file $nt_file"
 	nt_tab=$(printf '\t')
 	# interfaces first, so a missing one stops us before any write
-	nt_ifs=$(awk -F'\t' '$1 != "sysctl" && $1 != "banned_irqs" && $1 != "service" &&
-		$1 != "cpus" && !s[$2]++ { print $2 }' "$1")
-	nt_old_ifs=$IFS
-	IFS='
-'
-	# shellcheck disable=SC2086
-	nt_preflight $nt_ifs
-	IFS=$nt_old_ifs
+	set --
+	while IFS=$nt_tab read -r nt_rk nt_ro _; do
+		case $nt_rk in
+		'#'* | sysctl | banned_irqs | service | cpus) ;;
+		*) set -- "$@" "$nt_ro" ;;
+		esac
+	done <"$nt_file"
+	nt_preflight "$@"
 	NT_MODE=apply
-	awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' "$1" >"$1.rev"
+	nt_rev=$(mktemp "${TMPDIR:-/tmp}/nettune-rollback.XXXXXX") || nt_die "cannot create a temporary file"
+	awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' "$nt_file" >"$nt_rev"
+	nt_bad=
 	while IFS=$nt_tab read -r nt_rk nt_ro nt_ra nt_rv; do
 		case $nt_rk in
+		'#'*) continue ;;
 		sysctl | mtu | feature | channels | ring | coalesce | coalesce_adaptive | rss_hfunc | rss_key | rss_indir | irq_affinity | rps_cpus | rps_flow_cnt | xps_cpus | banned_irqs | service | cpus) ;;
-		*) nt_die "$1: unknown kind '$nt_rk'" ;;
+		*) nt_bad=$nt_rk; break ;;
 		esac
 		[ "$nt_ra" != - ] || nt_ra=
 		nt_step "$nt_rk" "$nt_ro" "$nt_ra" "$nt_rv" || true
-	done <"$1.rev"
-	rm -f "$1.rev"
+	done <"$nt_rev"
+	rm -f "$nt_rev"
+	[ -z "$nt_bad" ] || nt_die "$nt_file: unknown kind '$nt_bad'"
 	[ "$NT_FAILED" -eq 0 ] || nt_die "rollback incomplete: see FAILED above"
-	echo "nettune: rolled back from $1 ($NT_CHANGED changed)"
+	printf 'nettune: rolled back from %s (%s changed)\n' "$nt_file" "$NT_CHANGED"
+}
+
+# A new rollback file: its own name per run (time, PID, counter), created
+# with noclobber, so that no run ever overwrites another's.  The name is
+# for people; nt_newest goes by the time in the first line.
+nt_new_rollback() {
+	NT_NOW=$(date +%s.%N)
+	case $NT_NOW in
+	[0-9]*.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]) ;;
+	*) NT_NOW=$(date +%s).000000000 ;;
+	esac
+	if [ -n "${NETTUNE_ROLLBACK:-}" ]; then
+		NT_ROLLBACK=$NETTUNE_ROLLBACK
+		case $NT_ROLLBACK in */*) mkdir -p "${NT_ROLLBACK%/*}" ;; esac
+		(set -C && : >"$NT_ROLLBACK") 2>/dev/null ||
+			nt_die "NETTUNE_ROLLBACK=$NT_ROLLBACK exists or cannot be created; it is never overwritten"
+	else
+		mkdir -p "$NT_STATE_DIR"
+		nt_n=0
+		while :; do
+			NT_ROLLBACK=$NT_STATE_DIR/rollback-$NT_HOST-$(date +%Y%m%dT%H%M%S)-$$-$nt_n.tsv
+			! (set -C && : >"$NT_ROLLBACK") 2>/dev/null || break
+			nt_n=$((nt_n + 1))
+			[ "$nt_n" -lt 100 ] || nt_die "cannot create a rollback file in $NT_STATE_DIR"
+		done
+	fi
+	# recorded beside it, and renamed over the empty file once complete
+	NT_RECORD=$NT_ROLLBACK.tmp
+	(set -C && printf '#nettune-rollback\t%s\t%s\t%s\n' "$NT_NOW" "$NT_HOST" "$$" >"$NT_RECORD") 2>/dev/null || {
+		rm -f "$NT_ROLLBACK"
+		nt_die "cannot create $NT_RECORD"
+	}
 }
 
 # The desired state, in apply order.
@@ -440,15 +499,21 @@ nt_main() {
 	case ${1:-apply} in
 	apply | check) NT_ACTION=${1:-apply} ;;
 	rollback)
-		[ $# -eq 2 ] || nt_die "usage: $0 rollback FILE"
-		nt_rollback "$2"
+		[ "$#" -le 2 ] || nt_die "usage: $0 rollback [FILE]"
+		if [ "$#" -eq 2 ]; then
+			nt_rollback "$2"
+		else
+			nt_f=$(nt_newest) || nt_die "no rollback file of host $NT_HOST in $NT_STATE_DIR"
+			nt_rollback "$nt_f"
+		fi
 		return ;;
 	-h | --help | help)
-		echo "usage: $0 [apply | check | rollback FILE]"
-		echo "  apply     converge (default); previous values go to \$NETTUNE_ROLLBACK"
-		echo "            or $NT_STATE_DIR/rollback-$NT_HOST-DATE.tsv first"
+		printf 'usage: %s [apply | check | rollback [FILE]]\n' "$0"
+		echo "  apply     converge (default); previous values go first to a new file,"
+		echo "            \$NETTUNE_ROLLBACK or $NT_STATE_DIR/rollback-$NT_HOST-DATE-PID-N.tsv"
 		echo "  check     report differences, change nothing (exit 2 if any)"
-		echo "  rollback  restore the values recorded in FILE"
+		echo "  rollback  restore the values recorded in FILE (default: the newest"
+		echo "            rollback file of this host in $NT_STATE_DIR)"
 		return ;;
 	*) nt_die "unknown action '$1'; try $0 --help" ;;
 	esac
@@ -461,30 +526,28 @@ nt_main() {
 		return
 	fi
 	# 1. record every current value before the first write
-	NT_ROLLBACK=${NETTUNE_ROLLBACK:-$NT_STATE_DIR/rollback-$NT_HOST-$(date +%Y%m%dT%H%M%S).tsv}
-	mkdir -p "${NT_ROLLBACK%/*}"
-	NT_RECORD=$NT_ROLLBACK.tmp
-	: >"$NT_RECORD"
+	nt_new_rollback
 	NT_MODE=record
 	if ! nt_settings; then
-		rm -f "$NT_RECORD"
+		rm -f "$NT_RECORD" "$NT_ROLLBACK"
 		nt_die "could not read every current value; nothing was changed"
 	fi
 	if [ "$NT_CHANGED" -eq 0 ]; then
-		rm -f "$NT_RECORD"
+		rm -f "$NT_RECORD" "$NT_ROLLBACK"
 	else
-		mv "$NT_RECORD" "$NT_ROLLBACK"
-		echo "nettune: previous values saved; undo with: sh $0 rollback '$NT_ROLLBACK'"
+		mv -f "$NT_RECORD" "$NT_ROLLBACK"
+		printf 'nettune: previous values saved in %s\n' "$NT_ROLLBACK"
+		printf 'nettune: undo with: sh %s rollback %s\n' "$0" "$NT_ROLLBACK"
 	fi
 	# 2. converge
 	NT_CHANGED=0
 	NT_MODE=apply
 	if ! nt_settings; then
 		echo "nettune: stopped at the first failure; $NT_CHANGED setting(s) were changed" >&2
-		[ ! -f "$NT_ROLLBACK" ] || echo "nettune: undo with: sh $0 rollback '$NT_ROLLBACK'" >&2
+		[ ! -s "$NT_ROLLBACK" ] || printf 'nettune: undo with: sh %s rollback %s\n' "$0" "$NT_ROLLBACK" >&2
 		exit 1
 	fi
-	echo "nettune: $NT_CHANGED changed"
+	printf 'nettune: %s changed\n' "$NT_CHANGED"
 }
 
 nt_main "$@"
