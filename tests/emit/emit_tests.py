@@ -169,6 +169,14 @@ def state_of(ns):
     return {d: (mtu(ns, d), feats(ns, d), chans(ns, d)) for d in ("ntlab0", "ntlab1")}
 
 
+def saved_in(out):
+    """The rollback file a run of an emitted sh script reports."""
+    m = re.findall(r"^nettune: previous values saved in (.*)$", out, re.M)
+    assert len(m) == 1, f"the run names no rollback file:\n{out}"
+    assert os.path.isfile(m[0]), m[0]
+    return m[0]
+
+
 def t_netns():
     if os.geteuid() != 0:
         print("needs root")
@@ -192,6 +200,7 @@ def t_netns():
             assert "FAILED" not in first.stdout
             changed = [l for l in first.stdout.splitlines() if l.startswith("changed")]
             assert len(changed) == 8, f"expected 8 changes, got {changed}"
+            first_file = saved_in(first.stdout)
             # independent oracles
             assert mtu(ns, "ntlab0") == 9000 and mtu(ns, "ntlab1") == 1500
             for d in ("ntlab0", "ntlab1"):
@@ -219,10 +228,12 @@ def t_netns():
             assert [l.split()[1:3] for l in third.stdout.splitlines() if l.startswith("changed")] == \
                 [["ntlab1", "mtu:"], ["ntlab0", "feature"]], third.stdout
             assert state_of(ns) == after
+            # the third run saved its own file: the first run's is intact
+            third_file = saved_in(third.stdout)
+            assert third_file != first_file and os.path.getsize(first_file) > 0, (first_file, third_file)
+            assert sorted(glob.glob(f"{tmp}/state/rollback-veth-lab-*")) == sorted([first_file, third_file])
             # rollback of the first run restores the state before it
-            files = sorted(glob.glob(f"{tmp}/state/rollback-veth-lab-*.tsv"))
-            assert len(files) >= 1, "no rollback file"
-            rb = ns.sh(f"sh '{script}' rollback '{files[0]}'")
+            rb = ns.sh(f"sh '{script}' rollback '{first_file}'")
             print(rb.stdout, rb.stderr)
             assert rb.returncode == 0 and "FAILED" not in rb.stdout
             assert state_of(ns) == before, "rollback did not restore the previous state"
