@@ -333,9 +333,12 @@ nt_put() {
 }
 
 # nt_step KIND OBJECT ARG WANT: one setting, in the mode of $NT_MODE.
-#   record: append the current value to $NT_RECORD (before any write)
-#   check:  report, change nothing
-#   apply:  write only if it differs, read back, fail loudly
+#   record:  append the current value to $NT_RECORD (before any write)
+#   check:   report, change nothing
+#   apply:   write only if it differs, read back, fail loudly
+#   restore: as apply, but a refused write goes to $NT_RETRY for a second
+#            pass (a feature another one must enable first, such as
+#            tx-tcp-mangleid-segmentation after tx-tcp-segmentation)
 nt_step() {
 	nt_what="$2 $1${3:+ $3}"
 	case $1 in irq_affinity) nt_what=${nt_what%@*} ;; esac
@@ -364,12 +367,14 @@ nt_step() {
 		return 0
 	fi
 	if ! nt_err=$(nt_put "$1" "$2" "$3" "$4" 2>&1); then
+		! nt_defer "$@" || return 0
 		printf 'FAILED   %s: %s -> %s refused: %s\n' "$nt_what" "$nt_cur" "$4" "$nt_err"
 		NT_FAILED=1
 		return 1
 	fi
 	nt_now=$(nt_get "$1" "$2" "$3" 2>&1) || true
 	if [ "$nt_now" != "$4" ]; then
+		! nt_defer "$@" || return 0
 		printf 'FAILED   %s: wrote %s, reads back %s (accepted but not effective)\n' \
 			"$nt_what" "$4" "$nt_now"
 		NT_FAILED=1
@@ -377,6 +382,11 @@ nt_step() {
 	fi
 	printf 'changed  %s: %s -> %s\n' "$nt_what" "$nt_cur" "$4"
 	NT_CHANGED=$((NT_CHANGED + 1))
+}
+
+nt_defer() {
+	[ "$NT_MODE" = restore ] || return 1
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3:--}" "$4" >>"$NT_RETRY"
 }
 
 nt_preflight() {
@@ -395,16 +405,30 @@ nt_preflight() {
 	[ -z "$nt_missing" ] || nt_die "interface(s) not found:$nt_missing; nothing was changed"
 }
 
-# The newest rollback file of this host in $NT_STATE_DIR: by the time its
-# first line records, not by name or modification time.
+# The name of the newest rollback file of this host in $NT_STATE_DIR: by the
+# time its first line records, not by name or modification time.
 nt_newest() {
 	[ -d "$NT_STATE_DIR" ] || return 1
 	NT_H=$NT_HOST find "$NT_STATE_DIR/." ! -name . -prune -name 'rollback-*.tsv' -type f \
 		-exec awk -F'\t' 'FNR == 1 && $1 == "#nettune-rollback" && $3 == ENVIRON["NT_H"] &&
-			FILENAME !~ /\n/ { split($2, t, "."); print t[1] "\t" t[2] "\t" FILENAME }' {} + |
+			FILENAME !~ /\n/ { split($2, t, "."); sub(/.*\//, "", FILENAME)
+			print t[1] "\t" t[2] "\t" FILENAME }' {} + |
 		awk -F'\t' '!f || $1 + 0 > s || ($1 + 0 == s && $2 + 0 > n) {
 			s = $1 + 0; n = $2 + 0; b = $0; sub(/^[^\t]*\t[^\t]*\t/, "", b); f = 1 }
 			END { if (!f) exit 1; print b }'
+}
+
+# The steps of a record file on stdin; nt_bad is set to an unknown kind.
+nt_restore() {
+	while IFS=$nt_tab read -r nt_rk nt_ro nt_ra nt_rv; do
+		case $nt_rk in
+		'#'*) continue ;;
+		sysctl | mtu | feature | channels | ring | coalesce | coalesce_adaptive | rss_hfunc | rss_key | rss_indir | irq_affinity | rps_cpus | rps_flow_cnt | xps_cpus | banned_irqs | service | cpus) ;;
+		*) nt_bad=$nt_rk; return 0 ;;
+		esac
+		[ "$nt_ra" != - ] || nt_ra=
+		nt_step "$nt_rk" "$nt_ro" "$nt_ra" "$nt_rv" || true
+	done
 }
 
 # Restores a record file written by a previous run, last setting first.
@@ -421,20 +445,15 @@ nt_rollback() {
 		esac
 	done <"$nt_file"
 	nt_preflight "$@"
-	NT_MODE=apply
 	nt_rev=$(mktemp "${TMPDIR:-/tmp}/nettune-rollback.XXXXXX") || nt_die "cannot create a temporary file"
+	NT_RETRY=$(mktemp "${TMPDIR:-/tmp}/nettune-retry.XXXXXX") || nt_die "cannot create a temporary file"
 	awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' "$nt_file" >"$nt_rev"
 	nt_bad=
-	while IFS=$nt_tab read -r nt_rk nt_ro nt_ra nt_rv; do
-		case $nt_rk in
-		'#'*) continue ;;
-		sysctl | mtu | feature | channels | ring | coalesce | coalesce_adaptive | rss_hfunc | rss_key | rss_indir | irq_affinity | rps_cpus | rps_flow_cnt | xps_cpus | banned_irqs | service | cpus) ;;
-		*) nt_bad=$nt_rk; break ;;
-		esac
-		[ "$nt_ra" != - ] || nt_ra=
-		nt_step "$nt_rk" "$nt_ro" "$nt_ra" "$nt_rv" || true
-	done <"$nt_rev"
-	rm -f "$nt_rev"
+	NT_MODE=restore
+	nt_restore <"$nt_rev"
+	NT_MODE=apply
+	[ -n "$nt_bad" ] || nt_restore <"$NT_RETRY"
+	rm -f "$nt_rev" "$NT_RETRY"
 	[ -z "$nt_bad" ] || nt_die "$nt_file: unknown kind '$nt_bad'"
 	[ "$NT_FAILED" -eq 0 ] || nt_die "rollback incomplete: see FAILED above"
 	printf 'nettune: rolled back from %s (%s changed)\n' "$nt_file" "$NT_CHANGED"
@@ -541,7 +560,7 @@ nt_main() {
 			nt_rollback "$2"
 		else
 			nt_f=$(nt_newest) || nt_die "no rollback file of host $NT_HOST in $NT_STATE_DIR"
-			nt_rollback "$nt_f"
+			nt_rollback "$NT_STATE_DIR/$nt_f"
 		fi
 		return ;;
 	-h | --help | help)
