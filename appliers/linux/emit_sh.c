@@ -426,7 +426,7 @@ static const char main_part[] =
 	"\t\treturn ;;\n"
 	"\t*) nt_die \"unknown action '$1'; try $0 --help\" ;;\n"
 	"\tesac\n"
-	"\tnt_preflight @IFACES@\n"
+	"\tnt_preflight@IFACES@\n"
 	"\tif [ \"$NT_ACTION\" = check ]; then\n"
 	"\t\tNT_MODE=check\n"
 	"\t\tnt_settings\n"
@@ -697,7 +697,7 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 		nt_buf_puts(o, "\t:\n");
 	nt_buf_puts(o, "}\n\n");
 	{
-		const char *kv[] = {"IFACES", iflist.p ? iflist.p + 1 : "", NULL};
+		const char *kv[] = {"IFACES", iflist.p, NULL};
 
 		nt_emit_tmpl(o, main_part, kv);
 	}
