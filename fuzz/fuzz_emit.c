@@ -360,6 +360,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+static int hex(uint8_t c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+		return (c | 0x20) - 'a' + 10;
+	return -1;
+}
+
 /* "#!PATH\n" at the start: PATH with \n \r \t \\ \xHH decoded, else NULL. */
 static char *hostile_path(const uint8_t *data, size_t size)
 {
@@ -373,7 +382,6 @@ static char *hostile_path(const uint8_t *data, size_t size)
 
 		if (c == '\\' && i + 1 < size) {
 			char e = (char)data[++i];
-			unsigned v;
 
 			if (e == 'n')
 				c = '\n';
@@ -381,8 +389,8 @@ static char *hostile_path(const uint8_t *data, size_t size)
 				c = '\r';
 			else if (e == 't')
 				c = '\t';
-			else if (e == 'x' && i + 2 < size && sscanf((const char *)data + i + 1, "%2x", &v) == 1) {
-				c = (char)v;
+			else if (e == 'x' && i + 2 < size && hex(data[i + 1]) >= 0 && hex(data[i + 2]) >= 0) {
+				c = (char)(hex(data[i + 1]) * 16 + hex(data[i + 2]));
 				i += 2;
 			} else
 				c = e;
