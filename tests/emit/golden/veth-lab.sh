@@ -19,8 +19,8 @@ set -eu
 set -f
 umask 077
 
-NT_STATE_DIR=${NETTUNE_STATE_DIR:-/var/lib/nettune}
-NT_BANIRQ_DROPIN=${NETTUNE_BANIRQ_DROPIN:-/etc/systemd/system/irqbalance.service.d/50-nettune.conf}
+NT_STATE_DIR="${NETTUNE_STATE_DIR:-/var/lib/nettune}"
+NT_BANIRQ_DROPIN="${NETTUNE_BANIRQ_DROPIN:-/etc/systemd/system/irqbalance.service.d/50-nettune.conf}"
 NT_FAILED=0
 NT_CHANGED=0
 
@@ -31,7 +31,7 @@ nt_die() {
 
 # "net.core.rmem_max" -> net/core/rmem_max, as sysctl(8) does
 nt_sysctl_path() {
-	case $1 in
+	case "$1" in
 	*/*) printf '%s\n' "$1" ;;
 	*) printf '%s\n' "$1" | tr . / ;;
 	esac
@@ -60,7 +60,7 @@ nt_hexwrite() {
 # Q-th line of /proc/interrupts whose name contains "DEV-" (i40e DEV-TxRx-Q,
 # ice/ixgbe/igb DEV-TxRx-Q, bnxt DEV-TxRx-Q, virtio via its own names).
 nt_irq() {
-	case $2 in
+	case "$2" in
 	*@*) printf '%s\n' "${2#*@}"; return 0 ;;
 	esac
 	awk -v d="$1-" -v q="$2" 'NR > 1 && index($NF, d) { if (n++ == q) { sub(/:$/, "", $1)
@@ -70,8 +70,8 @@ nt_irq() {
 
 # PIDs of "process WHO": a pidfile (has a /), a systemd unit, or a comm name
 nt_pids() {
-	nt_w=${1#process }
-	case $nt_w in
+	nt_w="${1#process }"
+	case "$nt_w" in
 	*/*) cat "$nt_w" ;;
 	*.service | *.scope) systemctl show -p MainPID --value "$nt_w" | grep -v '^0$' || true ;;
 	*) pgrep -x "$nt_w" || true ;;
@@ -81,12 +81,12 @@ nt_pids() {
 # One row per kind of setting: how to read it, how to write it.
 
 nt_get_sysctl() {
-	nt_f=/proc/sys/$(nt_sysctl_path "$2")
+	nt_f="/proc/sys/$(nt_sysctl_path "$2")"
 	tr -s '\t ' '  ' <"$nt_f" | sed 's/^ //; s/ $//'
 }
 
 nt_put_sysctl() {
-	nt_f=/proc/sys/$(nt_sysctl_path "$2")
+	nt_f="/proc/sys/$(nt_sysctl_path "$2")"
 	printf '%s\n' "$3" >"$nt_f"
 }
 
@@ -100,7 +100,7 @@ nt_put_mtu() {
 
 nt_get_feature() {
 	# ethtool -k prints some features under their legacy names
-	case $2 in
+	case "$2" in
 	rx-checksum) nt_l=rx-checksumming ;;
 	tx-generic-segmentation) nt_l=generic-segmentation-offload ;;
 	rx-gro) nt_l=generic-receive-offload ;;
@@ -109,7 +109,7 @@ nt_get_feature() {
 	rx-ntuple-filter) nt_l=ntuple-filters ;;
 	rx-vlan-hw-parse) nt_l=rx-vlan-offload ;;
 	tx-vlan-hw-insert) nt_l=tx-vlan-offload ;;
-	*) nt_l=$2 ;;
+	*) nt_l="$2" ;;
 	esac
 	ethtool -k "$1" | awk -v a="$2:" -v b="$nt_l:" '
 		($1 == a || $1 == b) { print $2; f = 1; exit }
@@ -121,7 +121,7 @@ nt_put_feature() {
 }
 
 nt_get_channels() {
-	case $2 in
+	case "$2" in
 	combined) nt_l=Combined ;; rx) nt_l=RX ;; tx) nt_l=TX ;; other) nt_l=Other ;;
 	*) return 1 ;;
 	esac
@@ -133,7 +133,7 @@ nt_put_channels() {
 }
 
 nt_get_ring() {
-	case $2 in
+	case "$2" in
 	rx) nt_l=RX ;; tx) nt_l=TX ;; rx-mini) nt_l='RX Mini' ;; rx-jumbo) nt_l='RX Jumbo' ;;
 	*) return 1 ;;
 	esac
@@ -194,19 +194,19 @@ nt_get_rss_indir() {
 
 nt_put_rss_indir() {
 	# only a round robin over queues 0..N-1 can be written: ethtool -X equal N
-	nt_n=$(printf '%s\n' "$3" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0
-		for (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }') || {
+	nt_n="$(printf '%s\n' "$3" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0
+		for (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }')" || {
 		echo "not a round robin table; ethtool can only write 'equal N'" >&2; return 1; }
 	ethtool -X "$1" equal "$nt_n"
 }
 
 nt_get_irq_affinity() {
-	nt_i=$(nt_irq "$1" "$2") || return 1
+	nt_i="$(nt_irq "$1" "$2")" || return 1
 	cat "/proc/irq/$nt_i/smp_affinity_list"
 }
 
 nt_put_irq_affinity() {
-	nt_i=$(nt_irq "$1" "$2") || return 1
+	nt_i="$(nt_irq "$1" "$2")" || return 1
 	printf '%s\n' "$3" >"/proc/irq/$nt_i/smp_affinity_list"
 }
 
@@ -260,7 +260,7 @@ nt_get_service() {
 }
 
 nt_put_service() {
-	case $3 in
+	case "$3" in
 	running) systemctl start irqbalance.service ;;
 	stopped) systemctl stop irqbalance.service ;;
 	*) return 1 ;;
@@ -268,13 +268,13 @@ nt_put_service() {
 }
 
 nt_get_cpus() {
-	nt_p=$(nt_pids "$1" | head -n 1)
+	nt_p="$(nt_pids "$1" | head -n 1)"
 	[ -n "$nt_p" ] || { echo "no running process for $1" >&2; return 1; }
 	taskset -pc "$nt_p" | sed 's/.*: //'
 }
 
 nt_put_cpus() {
-	nt_p=$(nt_pids "$1")
+	nt_p="$(nt_pids "$1")"
 	[ -n "$nt_p" ] || return 1
 	printf '%s\n' "$nt_p" | while read -r nt_q; do
 		taskset -apc "$3" "$nt_q" >/dev/null || exit 1
@@ -282,9 +282,9 @@ nt_put_cpus() {
 }
 
 nt_get() {
-	nt_k=$1
+	nt_k="$1"
 	shift
-	case $nt_k in
+	case "$nt_k" in
 	sysctl) nt_get_sysctl "$@" ;;
 	mtu) nt_get_mtu "$@" ;;
 	feature) nt_get_feature "$@" ;;
@@ -307,9 +307,9 @@ nt_get() {
 }
 
 nt_put() {
-	nt_k=$1
+	nt_k="$1"
 	shift
-	case $nt_k in
+	case "$nt_k" in
 	sysctl) nt_put_sysctl "$@" ;;
 	mtu) nt_put_mtu "$@" ;;
 	feature) nt_put_feature "$@" ;;
@@ -340,15 +340,15 @@ nt_put() {
 #            tx-tcp-mangleid-segmentation after tx-tcp-segmentation)
 nt_step() {
 	nt_what="$2 $1${3:+ $3}"
-	case $1 in irq_affinity) nt_what=${nt_what%@*} ;; esac
-	if ! nt_cur=$(nt_get "$1" "$2" "$3" 2>&1); then
+	case "$1" in irq_affinity) nt_what="${nt_what%@*}" ;; esac
+	if ! nt_cur="$(nt_get "$1" "$2" "$3" 2>&1)"; then
 		printf 'FAILED   %s: cannot read the current value: %s\n' "$nt_what" "$nt_cur"
 		NT_FAILED=1
 		return 1
 	fi
-	case $NT_MODE in
+	case "$NT_MODE" in
 	record)
-		[ "$nt_cur" = "$4" ] || NT_CHANGED=$((NT_CHANGED + 1))
+		[ "$nt_cur" = "$4" ] || NT_CHANGED="$((NT_CHANGED + 1))"
 		# tab separated; an empty argument is "-" (read folds adjacent tabs)
 		printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3:--}" "$nt_cur" >>"$NT_RECORD"
 		return 0 ;;
@@ -357,7 +357,7 @@ nt_step() {
 			printf 'ok       %s = %s\n' "$nt_what" "$4"
 		else
 			printf 'differs  %s: %s, want %s\n' "$nt_what" "$nt_cur" "$4"
-			NT_CHANGED=$((NT_CHANGED + 1))
+			NT_CHANGED="$((NT_CHANGED + 1))"
 		fi
 		return 0 ;;
 	esac
@@ -365,13 +365,13 @@ nt_step() {
 		printf 'ok       %s = %s\n' "$nt_what" "$4"
 		return 0
 	fi
-	if ! nt_err=$(nt_put "$1" "$2" "$3" "$4" 2>&1); then
+	if ! nt_err="$(nt_put "$1" "$2" "$3" "$4" 2>&1)"; then
 		! nt_defer "$@" || return 0
 		printf 'FAILED   %s: %s -> %s refused: %s\n' "$nt_what" "$nt_cur" "$4" "$nt_err"
 		NT_FAILED=1
 		return 1
 	fi
-	nt_now=$(nt_get "$1" "$2" "$3" 2>&1) || true
+	nt_now="$(nt_get "$1" "$2" "$3" 2>&1)" || true
 	if [ "$nt_now" != "$4" ]; then
 		! nt_defer "$@" || return 0
 		printf 'FAILED   %s: wrote %s, reads back %s (accepted but not effective)\n' \
@@ -380,7 +380,7 @@ nt_step() {
 		return 1
 	fi
 	printf 'changed  %s: %s -> %s\n' "$nt_what" "$nt_cur" "$4"
-	NT_CHANGED=$((NT_CHANGED + 1))
+	NT_CHANGED="$((NT_CHANGED + 1))"
 }
 
 nt_defer() {
@@ -396,7 +396,7 @@ nt_preflight() {
 	nt_missing=
 	for nt_d in "$@"; do
 		[ ! -e "/sys/class/net/$nt_d" ] || continue
-		case $nt_missing in
+		case "$nt_missing" in
 		*" '$nt_d'"*) ;;
 		*) nt_missing="$nt_missing '$nt_d'" ;;
 		esac
@@ -408,7 +408,7 @@ nt_preflight() {
 # time its first line records, not by name or modification time.
 nt_newest() {
 	[ -d "$NT_STATE_DIR" ] || return 1
-	NT_H=$NT_HOST find "$NT_STATE_DIR/." ! -name . -prune -name 'rollback-*.tsv' -type f \
+	NT_H="$NT_HOST" find "$NT_STATE_DIR/." ! -name . -prune -name 'rollback-*.tsv' -type f \
 		-exec awk -F'\t' 'FNR == 1 && $1 == "#nettune-rollback" && $3 == ENVIRON["NT_H"] &&
 			FILENAME !~ /\n/ { split($2, t, "."); sub(/.*\//, "", FILENAME)
 			print t[1] "\t" t[2] "\t" FILENAME }' {} + |
@@ -419,11 +419,11 @@ nt_newest() {
 
 # The steps of a record file on stdin; nt_bad is set to an unknown kind.
 nt_restore() {
-	while IFS=$nt_tab read -r nt_rk nt_ro nt_ra nt_rv; do
-		case $nt_rk in
+	while IFS="$nt_tab" read -r nt_rk nt_ro nt_ra nt_rv; do
+		case "$nt_rk" in
 		'#'*) continue ;;
 		sysctl | mtu | feature | channels | ring | coalesce | coalesce_adaptive | rss_hfunc | rss_key | rss_indir | irq_affinity | rps_cpus | rps_flow_cnt | xps_cpus | banned_irqs | service | cpus) ;;
-		*) nt_bad=$nt_rk; return 0 ;;
+		*) nt_bad="$nt_rk"; return 0 ;;
 		esac
 		[ "$nt_ra" != - ] || nt_ra=
 		nt_step "$nt_rk" "$nt_ro" "$nt_ra" "$nt_rv" || true
@@ -432,20 +432,20 @@ nt_restore() {
 
 # Restores a record file written by a previous run, last setting first.
 nt_rollback() {
-	nt_file=$1
+	nt_file="$1"
 	[ -r "$nt_file" ] || nt_die "cannot read rollback file $nt_file"
-	nt_tab=$(printf '\t')
+	nt_tab="$(printf '\t')"
 	# interfaces first, so a missing one stops us before any write
 	set --
-	while IFS=$nt_tab read -r nt_rk nt_ro _; do
-		case $nt_rk in
+	while IFS="$nt_tab" read -r nt_rk nt_ro _; do
+		case "$nt_rk" in
 		'#'* | sysctl | banned_irqs | service | cpus) ;;
 		*) set -- "$@" "$nt_ro" ;;
 		esac
 	done <"$nt_file"
 	nt_preflight "$@"
-	nt_rev=$(mktemp "${TMPDIR:-/tmp}/nettune-rollback.XXXXXX") || nt_die "cannot create a temporary file"
-	NT_RETRY=$(mktemp "${TMPDIR:-/tmp}/nettune-retry.XXXXXX") || nt_die "cannot create a temporary file"
+	nt_rev="$(mktemp "${TMPDIR:-/tmp}/nettune-rollback.XXXXXX")" || nt_die "cannot create a temporary file"
+	NT_RETRY="$(mktemp "${TMPDIR:-/tmp}/nettune-retry.XXXXXX")" || nt_die "cannot create a temporary file"
 	awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' "$nt_file" >"$nt_rev"
 	nt_bad=
 	NT_MODE=restore
@@ -462,28 +462,28 @@ nt_rollback() {
 # with noclobber, so that no run ever overwrites another's.  The name is
 # for people; nt_newest goes by the time in the first line.
 nt_new_rollback() {
-	NT_NOW=$(date +%s.%N)
-	case $NT_NOW in
+	NT_NOW="$(date +%s.%N)"
+	case "$NT_NOW" in
 	[0-9]*.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]) ;;
-	*) NT_NOW=$(date +%s).000000000 ;;
+	*) NT_NOW="$(date +%s).000000000" ;;
 	esac
 	if [ -n "${NETTUNE_ROLLBACK:-}" ]; then
-		NT_ROLLBACK=$NETTUNE_ROLLBACK
-		case $NT_ROLLBACK in */*) mkdir -p "${NT_ROLLBACK%/*}" ;; esac
+		NT_ROLLBACK="$NETTUNE_ROLLBACK"
+		case "$NT_ROLLBACK" in */*) mkdir -p "${NT_ROLLBACK%/*}" ;; esac
 		(set -C && : >"$NT_ROLLBACK") 2>/dev/null ||
 			nt_die "NETTUNE_ROLLBACK=$NT_ROLLBACK exists or cannot be created; it is never overwritten"
 	else
 		mkdir -p "$NT_STATE_DIR"
 		nt_n=0
 		while :; do
-			NT_ROLLBACK=$NT_STATE_DIR/rollback-$NT_HOST-$(date +%Y%m%dT%H%M%S)-$$-$nt_n.tsv
+			NT_ROLLBACK="$NT_STATE_DIR/rollback-$NT_HOST-$(date +%Y%m%dT%H%M%S)-$$-$nt_n.tsv"
 			! (set -C && : >"$NT_ROLLBACK") 2>/dev/null || break
-			nt_n=$((nt_n + 1))
+			nt_n="$((nt_n + 1))"
 			[ "$nt_n" -lt 100 ] || nt_die "cannot create a rollback file in $NT_STATE_DIR"
 		done
 	fi
 	# recorded beside it, and renamed over the empty file once complete
-	NT_RECORD=$NT_ROLLBACK.tmp
+	NT_RECORD="$NT_ROLLBACK.tmp"
 	(set -C && printf '#nettune-rollback\t%s\t%s\t%s\n' "$NT_NOW" "$NT_HOST" "$$" >"$NT_RECORD") 2>/dev/null || {
 		rm -f "$NT_ROLLBACK"
 		nt_die "cannot create $NT_RECORD"
@@ -515,14 +515,14 @@ nt_settings() {
 }
 
 nt_main() {
-	case ${1:-apply} in
-	apply | check) NT_ACTION=${1:-apply} ;;
+	case "${1:-apply}" in
+	apply | check) NT_ACTION="${1:-apply}" ;;
 	rollback)
 		[ "$#" -le 2 ] || nt_die "usage: $0 rollback [FILE]"
 		if [ "$#" -eq 2 ]; then
 			nt_rollback "$2"
 		else
-			nt_f=$(nt_newest) || nt_die "no rollback file of host $NT_HOST in $NT_STATE_DIR"
+			nt_f="$(nt_newest)" || nt_die "no rollback file of host $NT_HOST in $NT_STATE_DIR"
 			nt_rollback "$NT_STATE_DIR/$nt_f"
 		fi
 		return ;;
