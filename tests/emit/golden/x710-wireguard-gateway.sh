@@ -73,9 +73,9 @@ nt_irq() {
 nt_pids() {
 	nt_w="${1#process }"
 	case "$nt_w" in
-	*/*) cat "$nt_w" ;;
-	*.service | *.scope) systemctl show -p MainPID --value "$nt_w" | grep -v '^0$' || true ;;
-	*) pgrep -x "$nt_w" || true ;;
+	*/*) cat -- "$nt_w" ;;
+	*.service | *.scope) systemctl show -p MainPID --value -- "$nt_w" | grep -v '^0$' || true ;;
+	*) pgrep -x -- "$nt_w" || true ;;
 	esac
 }
 
@@ -243,9 +243,9 @@ nt_get_banned_irqs() {
 
 nt_put_banned_irqs() {
 	if [ -z "$3" ]; then
-		rm -f "$NT_BANIRQ_DROPIN"
+		rm -f -- "$NT_BANIRQ_DROPIN"
 	else
-		mkdir -p "${NT_BANIRQ_DROPIN%/*}"
+		mkdir -p -- "${NT_BANIRQ_DROPIN%/*}"
 		{
 			echo '# Written by nettune: keep irqbalance away from IRQs nettune pins.'
 			printf '[Service]\nExecStart=\nExecStart=/usr/sbin/irqbalance --foreground %s' "\$IRQBALANCE_ARGS"
@@ -453,7 +453,7 @@ nt_rollback() {
 	nt_restore <"$nt_rev"
 	NT_MODE=apply
 	[ -n "$nt_bad" ] || nt_restore <"$NT_RETRY"
-	rm -f "$nt_rev" "$NT_RETRY"
+	rm -f -- "$nt_rev" "$NT_RETRY"
 	[ -z "$nt_bad" ] || nt_die "$nt_file: unknown kind '$nt_bad'"
 	[ "$NT_FAILED" -eq 0 ] || nt_die "rollback incomplete: see FAILED above"
 	printf 'nettune: rolled back from %s (%s changed)\n' "$nt_file" "$NT_CHANGED"
@@ -470,11 +470,11 @@ nt_new_rollback() {
 	esac
 	if [ -n "${NETTUNE_ROLLBACK:-}" ]; then
 		NT_ROLLBACK="$NETTUNE_ROLLBACK"
-		case "$NT_ROLLBACK" in */*) mkdir -p "${NT_ROLLBACK%/*}" ;; esac
+		case "$NT_ROLLBACK" in */*) mkdir -p -- "${NT_ROLLBACK%/*}" ;; esac
 		(set -C && : >"$NT_ROLLBACK") 2>/dev/null ||
 			nt_die "NETTUNE_ROLLBACK=$NT_ROLLBACK exists or cannot be created; it is never overwritten"
 	else
-		mkdir -p "$NT_STATE_DIR"
+		mkdir -p -- "$NT_STATE_DIR"
 		nt_n=0
 		while :; do
 			NT_ROLLBACK="$NT_STATE_DIR/rollback-$NT_HOST-$(date +%Y%m%dT%H%M%S)-$$-$nt_n.tsv"
@@ -486,7 +486,7 @@ nt_new_rollback() {
 	# recorded beside it, and renamed over the empty file once complete
 	NT_RECORD="$NT_ROLLBACK.tmp"
 	(set -C && printf '#nettune-rollback\t%s\t%s\t%s\n' "$NT_NOW" "$NT_HOST" "$$" >"$NT_RECORD") 2>/dev/null || {
-		rm -f "$NT_ROLLBACK"
+		rm -f -- "$NT_ROLLBACK"
 		nt_die "cannot create $NT_RECORD"
 	}
 }
@@ -585,13 +585,13 @@ nt_main() {
 	nt_new_rollback
 	NT_MODE=record
 	if ! nt_settings; then
-		rm -f "$NT_RECORD" "$NT_ROLLBACK"
+		rm -f -- "$NT_RECORD" "$NT_ROLLBACK"
 		nt_die "could not read every current value; nothing was changed"
 	fi
 	if [ "$NT_CHANGED" -eq 0 ]; then
-		rm -f "$NT_RECORD" "$NT_ROLLBACK"
+		rm -f -- "$NT_RECORD" "$NT_ROLLBACK"
 	else
-		mv -f "$NT_RECORD" "$NT_ROLLBACK"
+		mv -f -- "$NT_RECORD" "$NT_ROLLBACK"
 		printf 'nettune: previous values saved in %s\n' "$NT_ROLLBACK"
 		printf 'nettune: undo with: sh %s rollback %s\n' "$0" "$NT_ROLLBACK"
 	fi
