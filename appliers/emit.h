@@ -43,10 +43,13 @@ int nt_emit_ps1(const struct nt_emit_input *in, struct nt_buf *out, struct nt_di
 const char *nt_emit_sh_row(enum nt_kind_id k);
 const char *nt_emit_ps1_row(enum nt_kind_id k);
 
-/* 'it''s': single-quoted for POSIX sh ('\'' for a quote). */
 /* Expands @KEY@ in tmpl from kv (KEY, value, ..., NULL). */
 void nt_emit_tmpl(struct nt_buf *o, const char *tmpl, const char *const *kv);
+/* 'it'\''s': single-quoted for POSIX sh ('\'' for a quote; $ ` \ the same way).
+ * The only way a name or value reaches a sh script outside a comment. */
 void nt_sh_quote(struct nt_buf *b, const char *s);
+/* s as the text of a sh '#' comment: printable ASCII only, the rest as \xHH. */
+void nt_sh_comment(struct nt_buf *b, const char *s);
 /* 'it''s': single-quoted for PowerShell, doubling ' and U+2018..U+201B. */
 void nt_ps_quote(struct nt_buf *b, const char *s);
 /* NULL, or why the name cannot be used in a PowerShell playbook. */

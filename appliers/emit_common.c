@@ -85,6 +85,26 @@ void nt_sh_quote(struct nt_buf *b, const char *s)
 	nt_buf_putc(b, '\'');
 }
 
+/*
+ * Text for a '#' comment of a sh script: printable ASCII as is, a backslash
+ * doubled, any other byte (newline, carriage return, escape sequences,
+ * non-ASCII) as \xHH, so the comment ends where its line ends and shows
+ * the same on every terminal.
+ */
+void nt_sh_comment(struct nt_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p == '\\')
+			nt_buf_puts(b, "\\\\");
+		else if (*p < 0x20 || *p >= 0x7f)
+			nt_buf_printf(b, "\\x%02x", *p);
+		else
+			nt_buf_putc(b, (char)*p);
+	}
+}
+
 /* U+2018..U+201B are E2 80 98..9B in UTF-8; PowerShell treats them as
  * single quotes, so each is doubled like ' itself. */
 void nt_ps_quote(struct nt_buf *b, const char *s)

@@ -137,9 +137,7 @@ def bench_apply(a, work, res):
     inns = ["ip", "netns", "exec", ns.name]
     methods = [("nettune apply", inns + [NETTUNE, "apply", prof])]
     methods.append(("per-change script (ethtool/ip)", inns + ["sh", script]))
-    emit_env = env
     if have_emit:
-        emit_env = dict(env, NETTUNE_ROLLBACK=os.path.join(work, "rollback.tsv"))
         methods.append(("nettune emit --format sh script", inns + ["sh", emitted, "apply"]))
     times = {m: [] for m, _ in methods}
     nchanges = None
@@ -151,7 +149,7 @@ def bench_apply(a, work, res):
                     _, p = timed([NETTUNE, "--netns", ns.name, "plan", prof], env=env, ok=(2,))
                     mm = re.search(r"Plan: (\d+) changes", p.stdout)
                     nchanges = int(mm.group(1)) if mm else None
-                dt, _ = timed(cmd, env=emit_env if m.startswith("nettune emit") else env)
+                dt, _ = timed(cmd, env=env)
                 times[m].append(dt)
                 # every method must leave the namespace converged
                 timed([NETTUNE, "--netns", ns.name, "plan", prof], env=env, ok=(0,))

@@ -972,6 +972,64 @@ static void check_host(struct v *v)
 	}
 }
 
+/*
+ * metadata.name names the host in scripts, rollback file names and
+ * snapshots: a host name (RFC 1123, '_' allowed), 1-253 characters of
+ * ASCII letters, digits, '.', '-' and '_', starting with a letter or digit,
+ * each dot-separated label 1-63 characters.  NULL if fine, else why not;
+ * "contains" with the character in *bad.
+ */
+static const char *host_name_problem(const char *s, char *bad)
+{
+	size_t label = 0;
+	const char *p;
+
+	if (!*s)
+		return "is empty";
+	if (strlen(s) > 253)
+		return "is longer than 253 characters";
+	if (!isalnum((unsigned char)*s))
+		return "does not start with a letter or digit";
+	for (p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c < 0x20 || c == 0x7f)
+			return "contains a control character";
+		if (c >= 0x80)
+			return "contains a non-ASCII character";
+		if (c == '.') {
+			if (!label)
+				return "has an empty label (\"..\")";
+			label = 0;
+			continue;
+		}
+		if (!isalnum(c) && c != '-' && c != '_') {
+			*bad = (char)c;
+			return "contains";
+		}
+		if (++label > 63)
+			return "has a label longer than 63 characters";
+	}
+	if (!label)
+		return "ends with '.'";
+	return NULL;
+}
+
+static void check_metadata_name(struct v *v)
+{
+	const char *why;
+	char bad[5] = " 'x'";
+
+	if (!v->p->metadata || !v->p->metadata->name)
+		return;
+	why = host_name_problem(v->p->metadata->name, &bad[2]);
+	if (why)
+		E(v, at(v, false, "/metadata/name"), "name",
+		  "metadata.name %s%s; it must be a host name: letters, digits, '.', '-' and '_', "
+		  "starting with a letter or digit, at most 63 between dots and 253 in all",
+		  why, !strcmp(why, "contains") ? bad : "");
+}
+
 /* The tunnel interface called name (len bytes), if the profile has one. */
 static const char *tunnel_named(const struct nt_profile *p, const char *name, size_t len)
 {
@@ -1119,6 +1177,7 @@ size_t nt_validate(const struct nt_loaded *l, const struct nt_capsdb *db, struct
 	v.db = db;
 	v.d = d;
 	v.windows = p->target && *p->target == NT_TARGET_WINDOWS;
+	check_metadata_name(&v);
 	if (strcmp(p->api_version, "nettune/v1"))
 		E(&v, at(&v, false, "/apiVersion"), "api-version",
 		  "apiVersion '%s' is not supported; this nettune reads nettune/v1", p->api_version);

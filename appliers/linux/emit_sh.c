@@ -23,16 +23,16 @@ struct sh_row {
 
 static const struct sh_row sh_rows[] = {
 	{NT_K_SYSCTL, "sysctl", false,
-	 "nt_f=/proc/sys/$(nt_sysctl_path \"$2\")\n"
+	 "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
 	 "\ttr -s '\\t ' '  ' <\"$nt_f\" | sed 's/^ //; s/ $//'",
-	 "nt_f=/proc/sys/$(nt_sysctl_path \"$2\")\n"
+	 "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
 	 "\tprintf '%s\\n' \"$3\" >\"$nt_f\""},
 	{NT_K_MTU, "mtu", true,
 	 "cat \"/sys/class/net/$1/mtu\"",
 	 "ip link set dev \"$1\" mtu \"$3\""},
 	{NT_K_FEATURE, "feature", true,
 	 "# ethtool -k prints some features under their legacy names\n"
-	 "\tcase $2 in\n"
+	 "\tcase \"$2\" in\n"
 	 "\trx-checksum) nt_l=rx-checksumming ;;\n"
 	 "\ttx-generic-segmentation) nt_l=generic-segmentation-offload ;;\n"
 	 "\trx-gro) nt_l=generic-receive-offload ;;\n"
@@ -41,21 +41,21 @@ static const struct sh_row sh_rows[] = {
 	 "\trx-ntuple-filter) nt_l=ntuple-filters ;;\n"
 	 "\trx-vlan-hw-parse) nt_l=rx-vlan-offload ;;\n"
 	 "\ttx-vlan-hw-insert) nt_l=tx-vlan-offload ;;\n"
-	 "\t*) nt_l=$2 ;;\n"
+	 "\t*) nt_l=\"$2\" ;;\n"
 	 "\tesac\n"
 	 "\tethtool -k \"$1\" | awk -v a=\"$2:\" -v b=\"$nt_l:\" '\n"
 	 "\t\t($1 == a || $1 == b) { print $2; f = 1; exit }\n"
 	 "\t\tEND { if (!f) exit 1 }'",
 	 "ethtool -K \"$1\" \"$2\" \"$3\""},
 	{NT_K_CHANNELS, "channels", true,
-	 "case $2 in\n"
+	 "case \"$2\" in\n"
 	 "\tcombined) nt_l=Combined ;; rx) nt_l=RX ;; tx) nt_l=TX ;; other) nt_l=Other ;;\n"
 	 "\t*) return 1 ;;\n"
 	 "\tesac\n"
 	 "\tethtool -l \"$1\" | nt_current \"$nt_l\"",
 	 "ethtool -L \"$1\" \"$2\" \"$3\""},
 	{NT_K_RING, "ring", true,
-	 "case $2 in\n"
+	 "case \"$2\" in\n"
 	 "\trx) nt_l=RX ;; tx) nt_l=TX ;; rx-mini) nt_l='RX Mini' ;; rx-jumbo) nt_l='RX Jumbo' ;;\n"
 	 "\t*) return 1 ;;\n"
 	 "\tesac\n"
@@ -88,14 +88,14 @@ static const struct sh_row sh_rows[] = {
 	 "\t\tt && NF { exit }\n"
 	 "\t\tEND { if (s == \"\") exit 1; print s }'",
 	 "# only a round robin over queues 0..N-1 can be written: ethtool -X equal N\n"
-	 "\tnt_n=$(printf '%s\\n' \"$3\" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0\n"
-	 "\t\tfor (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }') || {\n"
+	 "\tnt_n=\"$(printf '%s\\n' \"$3\" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0\n"
+	 "\t\tfor (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }')\" || {\n"
 	 "\t\techo \"not a round robin table; ethtool can only write 'equal N'\" >&2; return 1; }\n"
 	 "\tethtool -X \"$1\" equal \"$nt_n\""},
 	{NT_K_IRQ_AFFINITY, "irq_affinity", true,
-	 "nt_i=$(nt_irq \"$1\" \"$2\") || return 1\n"
+	 "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
 	 "\tcat \"/proc/irq/$nt_i/smp_affinity_list\"",
-	 "nt_i=$(nt_irq \"$1\" \"$2\") || return 1\n"
+	 "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
 	 "\tprintf '%s\\n' \"$3\" >\"/proc/irq/$nt_i/smp_affinity_list\""},
 	{NT_K_RPS_CPUS, "rps_cpus", true,
 	 "nt_hexmask <\"/sys/class/net/$1/queues/rx-$2/rps_cpus\"",
@@ -111,9 +111,9 @@ static const struct sh_row sh_rows[] = {
 	 "\t[ -f \"$NT_BANIRQ_DROPIN\" ] || { echo; return 0; }\n"
 	 "\ttr ' ' '\\n' <\"$NT_BANIRQ_DROPIN\" | sed -n 's/^--banirq=//p' | paste -sd, -",
 	 "if [ -z \"$3\" ]; then\n"
-	 "\t\trm -f \"$NT_BANIRQ_DROPIN\"\n"
+	 "\t\trm -f -- \"$NT_BANIRQ_DROPIN\"\n"
 	 "\telse\n"
-	 "\t\tmkdir -p \"${NT_BANIRQ_DROPIN%/*}\"\n"
+	 "\t\tmkdir -p -- \"${NT_BANIRQ_DROPIN%/*}\"\n"
 	 "\t\t{\n"
 	 "\t\t\techo '# Written by nettune: keep irqbalance away from IRQs nettune pins.'\n"
 	 "\t\t\tprintf '[Service]\\nExecStart=\\nExecStart=/usr/sbin/irqbalance --foreground %s' \"\\$IRQBALANCE_ARGS\"\n"
@@ -124,18 +124,20 @@ static const struct sh_row sh_rows[] = {
 	 "\tsystemctl daemon-reload && systemctl try-restart irqbalance.service"},
 	{NT_K_IRQBALANCE_SERVICE, "service", false,
 	 "if systemctl is-active --quiet irqbalance.service; then echo running; else echo stopped; fi",
-	 "case $3 in\n"
+	 "case \"$3\" in\n"
 	 "\trunning) systemctl start irqbalance.service ;;\n"
 	 "\tstopped) systemctl stop irqbalance.service ;;\n"
 	 "\t*) return 1 ;;\n"
 	 "\tesac"},
 	{NT_K_PROCESS_CPUS, "cpus", false,
-	 "nt_p=$(nt_pids \"$1\" | head -n 1)\n"
+	 "nt_p=\"$(nt_pids \"$1\" | head -n 1)\"\n"
 	 "\t[ -n \"$nt_p\" ] || { echo \"no running process for $1\" >&2; return 1; }\n"
 	 "\ttaskset -pc \"$nt_p\" | sed 's/.*: //'",
-	 "nt_p=$(nt_pids \"$1\")\n"
+	 "nt_p=\"$(nt_pids \"$1\")\"\n"
 	 "\t[ -n \"$nt_p\" ] || return 1\n"
-	 "\tfor nt_q in $nt_p; do taskset -apc \"$3\" \"$nt_q\" >/dev/null || return 1; done"},
+	 "\tprintf '%s\\n' \"$nt_p\" | while read -r nt_q; do\n"
+	 "\t\ttaskset -apc \"$3\" \"$nt_q\" >/dev/null || exit 1\n"
+	 "\tdone"},
 	{0, NULL, false, NULL, NULL},
 };
 
@@ -158,10 +160,12 @@ const char *nt_emit_sh_row(enum nt_kind_id k)
 
 static const char prelude[] =
 	"set -eu\n"
+	"# no pathname expansion anywhere: no name or value is ever a pattern\n"
+	"set -f\n"
 	"umask 077\n"
 	"\n"
-	"NT_STATE_DIR=${NETTUNE_STATE_DIR:-/var/lib/nettune}\n"
-	"NT_BANIRQ_DROPIN=${NETTUNE_BANIRQ_DROPIN:-/etc/systemd/system/irqbalance.service.d/50-nettune.conf}\n"
+	"NT_STATE_DIR=\"${NETTUNE_STATE_DIR:-/var/lib/nettune}\"\n"
+	"NT_BANIRQ_DROPIN=\"${NETTUNE_BANIRQ_DROPIN:-/etc/systemd/system/irqbalance.service.d/50-nettune.conf}\"\n"
 	"NT_FAILED=0\n"
 	"NT_CHANGED=0\n"
 	"\n"
@@ -172,7 +176,7 @@ static const char prelude[] =
 	"\n"
 	"# \"net.core.rmem_max\" -> net/core/rmem_max, as sysctl(8) does\n"
 	"nt_sysctl_path() {\n"
-	"\tcase $1 in\n"
+	"\tcase \"$1\" in\n"
 	"\t*/*) printf '%s\\n' \"$1\" ;;\n"
 	"\t*) printf '%s\\n' \"$1\" | tr . / ;;\n"
 	"\tesac\n"
@@ -201,7 +205,7 @@ static const char prelude[] =
 	"# Q-th line of /proc/interrupts whose name contains \"DEV-\" (i40e DEV-TxRx-Q,\n"
 	"# ice/ixgbe/igb DEV-TxRx-Q, bnxt DEV-TxRx-Q, virtio via its own names).\n"
 	"nt_irq() {\n"
-	"\tcase $2 in\n"
+	"\tcase \"$2\" in\n"
 	"\t*@*) printf '%s\\n' \"${2#*@}\"; return 0 ;;\n"
 	"\tesac\n"
 	"\tawk -v d=\"$1-\" -v q=\"$2\" 'NR > 1 && index($NF, d) { if (n++ == q) { sub(/:$/, \"\", $1)\n"
@@ -211,49 +215,52 @@ static const char prelude[] =
 	"\n"
 	"# PIDs of \"process WHO\": a pidfile (has a /), a systemd unit, or a comm name\n"
 	"nt_pids() {\n"
-	"\tnt_w=${1#process }\n"
-	"\tcase $nt_w in\n"
-	"\t*/*) cat \"$nt_w\" ;;\n"
-	"\t*.service | *.scope) systemctl show -p MainPID --value \"$nt_w\" | grep -v '^0$' || true ;;\n"
-	"\t*) pgrep -x \"$nt_w\" || true ;;\n"
+	"\tnt_w=\"${1#process }\"\n"
+	"\tcase \"$nt_w\" in\n"
+	"\t*/*) cat -- \"$nt_w\" ;;\n"
+	"\t*.service | *.scope) systemctl show -p MainPID --value -- \"$nt_w\" | grep -v '^0$' || true ;;\n"
+	"\t*) pgrep -x -- \"$nt_w\" || true ;;\n"
 	"\tesac\n"
 	"}\n"
 	"\n";
 
 static const char engine[] =
 	"nt_get() {\n"
-	"\tnt_k=$1\n"
+	"\tnt_k=\"$1\"\n"
 	"\tshift\n"
-	"\tcase $nt_k in\n"
+	"\tcase \"$nt_k\" in\n"
 	"@GETCASES@"
 	"\t*) echo \"unknown kind $nt_k\" >&2; return 1 ;;\n"
 	"\tesac\n"
 	"}\n"
 	"\n"
 	"nt_put() {\n"
-	"\tnt_k=$1\n"
+	"\tnt_k=\"$1\"\n"
 	"\tshift\n"
-	"\tcase $nt_k in\n"
+	"\tcase \"$nt_k\" in\n"
 	"@PUTCASES@"
 	"\t*) echo \"unknown kind $nt_k\" >&2; return 1 ;;\n"
 	"\tesac\n"
 	"}\n"
 	"\n"
 	"# nt_step KIND OBJECT ARG WANT: one setting, in the mode of $NT_MODE.\n"
-	"#   record: append the current value to $NT_RECORD (before any write)\n"
-	"#   check:  report, change nothing\n"
-	"#   apply:  write only if it differs, read back, fail loudly\n"
+	"#   record:  append the current value to $NT_RECORD (before any write)\n"
+	"#   check:   report, change nothing\n"
+	"#   apply:   write only if it differs, read back, fail loudly\n"
+	"#   restore: as apply, but a refused write goes to $NT_RETRY for a second\n"
+	"#            pass (a feature another one must enable first, such as\n"
+	"#            tx-tcp-mangleid-segmentation after tx-tcp-segmentation)\n"
 	"nt_step() {\n"
 	"\tnt_what=\"$2 $1${3:+ $3}\"\n"
-	"\tcase $1 in irq_affinity) nt_what=${nt_what%@*} ;; esac\n"
-	"\tif ! nt_cur=$(nt_get \"$1\" \"$2\" \"$3\" 2>&1); then\n"
+	"\tcase \"$1\" in irq_affinity) nt_what=\"${nt_what%@*}\" ;; esac\n"
+	"\tif ! nt_cur=\"$(nt_get \"$1\" \"$2\" \"$3\" 2>&1)\"; then\n"
 	"\t\tprintf 'FAILED   %s: cannot read the current value: %s\\n' \"$nt_what\" \"$nt_cur\"\n"
 	"\t\tNT_FAILED=1\n"
 	"\t\treturn 1\n"
 	"\tfi\n"
-	"\tcase $NT_MODE in\n"
+	"\tcase \"$NT_MODE\" in\n"
 	"\trecord)\n"
-	"\t\t[ \"$nt_cur\" = \"$4\" ] || NT_CHANGED=$((NT_CHANGED + 1))\n"
+	"\t\t[ \"$nt_cur\" = \"$4\" ] || NT_CHANGED=\"$((NT_CHANGED + 1))\"\n"
 	"\t\t# tab separated; an empty argument is \"-\" (read folds adjacent tabs)\n"
 	"\t\tprintf '%s\\t%s\\t%s\\t%s\\n' \"$1\" \"$2\" \"${3:--}\" \"$nt_cur\" >>\"$NT_RECORD\"\n"
 	"\t\treturn 0 ;;\n"
@@ -262,7 +269,7 @@ static const char engine[] =
 	"\t\t\tprintf 'ok       %s = %s\\n' \"$nt_what\" \"$4\"\n"
 	"\t\telse\n"
 	"\t\t\tprintf 'differs  %s: %s, want %s\\n' \"$nt_what\" \"$nt_cur\" \"$4\"\n"
-	"\t\t\tNT_CHANGED=$((NT_CHANGED + 1))\n"
+	"\t\t\tNT_CHANGED=\"$((NT_CHANGED + 1))\"\n"
 	"\t\tfi\n"
 	"\t\treturn 0 ;;\n"
 	"\tesac\n"
@@ -270,20 +277,27 @@ static const char engine[] =
 	"\t\tprintf 'ok       %s = %s\\n' \"$nt_what\" \"$4\"\n"
 	"\t\treturn 0\n"
 	"\tfi\n"
-	"\tif ! nt_err=$(nt_put \"$1\" \"$2\" \"$3\" \"$4\" 2>&1); then\n"
+	"\tif ! nt_err=\"$(nt_put \"$1\" \"$2\" \"$3\" \"$4\" 2>&1)\"; then\n"
+	"\t\t! nt_defer \"$@\" || return 0\n"
 	"\t\tprintf 'FAILED   %s: %s -> %s refused: %s\\n' \"$nt_what\" \"$nt_cur\" \"$4\" \"$nt_err\"\n"
 	"\t\tNT_FAILED=1\n"
 	"\t\treturn 1\n"
 	"\tfi\n"
-	"\tnt_now=$(nt_get \"$1\" \"$2\" \"$3\" 2>&1) || true\n"
+	"\tnt_now=\"$(nt_get \"$1\" \"$2\" \"$3\" 2>&1)\" || true\n"
 	"\tif [ \"$nt_now\" != \"$4\" ]; then\n"
+	"\t\t! nt_defer \"$@\" || return 0\n"
 	"\t\tprintf 'FAILED   %s: wrote %s, reads back %s (accepted but not effective)\\n' \\\n"
 	"\t\t\t\"$nt_what\" \"$4\" \"$nt_now\"\n"
 	"\t\tNT_FAILED=1\n"
 	"\t\treturn 1\n"
 	"\tfi\n"
 	"\tprintf 'changed  %s: %s -> %s\\n' \"$nt_what\" \"$nt_cur\" \"$4\"\n"
-	"\tNT_CHANGED=$((NT_CHANGED + 1))\n"
+	"\tNT_CHANGED=\"$((NT_CHANGED + 1))\"\n"
+	"}\n"
+	"\n"
+	"nt_defer() {\n"
+	"\t[ \"$NT_MODE\" = restore ] || return 1\n"
+	"\tprintf '%s\\t%s\\t%s\\t%s\\n' \"$1\" \"$2\" \"${3:--}\" \"$4\" >>\"$NT_RETRY\"\n"
 	"}\n"
 	"\n"
 	"nt_preflight() {\n"
@@ -293,58 +307,126 @@ static const char engine[] =
 	"\tdone\n"
 	"\tnt_missing=\n"
 	"\tfor nt_d in \"$@\"; do\n"
-	"\t\t[ -e \"/sys/class/net/$nt_d\" ] || nt_missing=\"$nt_missing '$nt_d'\"\n"
+	"\t\t[ ! -e \"/sys/class/net/$nt_d\" ] || continue\n"
+	"\t\tcase \"$nt_missing\" in\n"
+	"\t\t*\" '$nt_d'\"*) ;;\n"
+	"\t\t*) nt_missing=\"$nt_missing '$nt_d'\" ;;\n"
+	"\t\tesac\n"
 	"\tdone\n"
 	"\t[ -z \"$nt_missing\" ] || nt_die \"interface(s) not found:$nt_missing; nothing was changed\"\n"
 	"}\n"
 	"\n"
-	"# Restores a record file written by a previous run, last setting first.\n"
-	"nt_rollback() {\n"
-	"\t[ -r \"$1\" ] || nt_die \"cannot read rollback file $1\"\n"
-	"\tnt_tab=$(printf '\\t')\n"
-	"\t# interfaces first, so a missing one stops us before any write\n"
-	"\tnt_ifs=$(awk -F'\\t' '$1 != \"sysctl\" && $1 != \"banned_irqs\" && $1 != \"service\" &&\n"
-	"\t\t$1 != \"cpus\" && !s[$2]++ { print $2 }' \"$1\")\n"
-	"\tnt_old_ifs=$IFS\n"
-	"\tIFS='\n"
-	"'\n"
-	"\t# shellcheck disable=SC2086\n"
-	"\tnt_preflight $nt_ifs\n"
-	"\tIFS=$nt_old_ifs\n"
-	"\tNT_MODE=apply\n"
-	"\tawk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' \"$1\" >\"$1.rev\"\n"
-	"\twhile IFS=$nt_tab read -r nt_rk nt_ro nt_ra nt_rv; do\n"
-	"\t\tcase $nt_rk in\n"
+	"# The name of the newest rollback file of this host in $NT_STATE_DIR: by the\n"
+	"# time its first line records, not by name or modification time.\n"
+	"nt_newest() {\n"
+	"\t[ -d \"$NT_STATE_DIR\" ] || return 1\n"
+	"\tNT_H=\"$NT_HOST\" find \"$NT_STATE_DIR/.\" ! -name . -prune -name 'rollback-*.tsv' -type f \\\n"
+	"\t\t-exec awk -F'\\t' 'FNR == 1 && $1 == \"#nettune-rollback\" && $3 == ENVIRON[\"NT_H\"] &&\n"
+	"\t\t\tFILENAME !~ /\\n/ { split($2, t, \".\"); sub(/.*\\//, \"\", FILENAME)\n"
+	"\t\t\tprint t[1] \"\\t\" t[2] \"\\t\" FILENAME }' {} + |\n"
+	"\t\tawk -F'\\t' '!f || $1 + 0 > s || ($1 + 0 == s && $2 + 0 > n) {\n"
+	"\t\t\ts = $1 + 0; n = $2 + 0; b = $0; sub(/^[^\\t]*\\t[^\\t]*\\t/, \"\", b); f = 1 }\n"
+	"\t\t\tEND { if (!f) exit 1; print b }'\n"
+	"}\n"
+	"\n"
+	"# The steps of a record file on stdin; nt_bad is set to an unknown kind.\n"
+	"nt_restore() {\n"
+	"\twhile IFS=\"$nt_tab\" read -r nt_rk nt_ro nt_ra nt_rv; do\n"
+	"\t\tcase \"$nt_rk\" in\n"
+	"\t\t'#'*) continue ;;\n"
 	"@KINDLIST@) ;;\n"
-	"\t\t*) nt_die \"$1: unknown kind '$nt_rk'\" ;;\n"
+	"\t\t*) nt_bad=\"$nt_rk\"; return 0 ;;\n"
 	"\t\tesac\n"
 	"\t\t[ \"$nt_ra\" != - ] || nt_ra=\n"
 	"\t\tnt_step \"$nt_rk\" \"$nt_ro\" \"$nt_ra\" \"$nt_rv\" || true\n"
-	"\tdone <\"$1.rev\"\n"
-	"\trm -f \"$1.rev\"\n"
+	"\tdone\n"
+	"}\n"
+	"\n"
+	"# Restores a record file written by a previous run, last setting first.\n"
+	"nt_rollback() {\n"
+	"\tnt_file=\"$1\"\n"
+	"\t[ -r \"$nt_file\" ] || nt_die \"cannot read rollback file $nt_file\"\n"
+	"\tnt_tab=\"$(printf '\\t')\"\n"
+	"\t# interfaces first, so a missing one stops us before any write\n"
+	"\tset --\n"
+	"\twhile IFS=\"$nt_tab\" read -r nt_rk nt_ro _; do\n"
+	"\t\tcase \"$nt_rk\" in\n"
+	"\t\t'#'* | sysctl | banned_irqs | service | cpus) ;;\n"
+	"\t\t*) set -- \"$@\" \"$nt_ro\" ;;\n"
+	"\t\tesac\n"
+	"\tdone <\"$nt_file\"\n"
+	"\tnt_preflight \"$@\"\n"
+	"\tnt_rev=\"$(mktemp \"${TMPDIR:-/tmp}/nettune-rollback.XXXXXX\")\" || nt_die \"cannot create a temporary file\"\n"
+	"\tNT_RETRY=\"$(mktemp \"${TMPDIR:-/tmp}/nettune-retry.XXXXXX\")\" || nt_die \"cannot create a temporary file\"\n"
+	"\tawk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' \"$nt_file\" >\"$nt_rev\"\n"
+	"\tnt_bad=\n"
+	"\tNT_MODE=restore\n"
+	"\tnt_restore <\"$nt_rev\"\n"
+	"\tNT_MODE=apply\n"
+	"\t[ -n \"$nt_bad\" ] || nt_restore <\"$NT_RETRY\"\n"
+	"\trm -f -- \"$nt_rev\" \"$NT_RETRY\"\n"
+	"\t[ -z \"$nt_bad\" ] || nt_die \"$nt_file: unknown kind '$nt_bad'\"\n"
 	"\t[ \"$NT_FAILED\" -eq 0 ] || nt_die \"rollback incomplete: see FAILED above\"\n"
-	"\techo \"nettune: rolled back from $1 ($NT_CHANGED changed)\"\n"
+	"\tprintf 'nettune: rolled back from %s (%s changed)\\n' \"$nt_file\" \"$NT_CHANGED\"\n"
+	"}\n"
+	"\n"
+	"# A new rollback file: its own name per run (time, PID, counter), created\n"
+	"# with noclobber, so that no run ever overwrites another's.  The name is\n"
+	"# for people; nt_newest goes by the time in the first line.\n"
+	"nt_new_rollback() {\n"
+	"\tNT_NOW=\"$(date +%s.%N)\"\n"
+	"\tcase \"$NT_NOW\" in\n"
+	"\t[0-9]*.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]) ;;\n"
+	"\t*) NT_NOW=\"$(date +%s).000000000\" ;;\n"
+	"\tesac\n"
+	"\tif [ -n \"${NETTUNE_ROLLBACK:-}\" ]; then\n"
+	"\t\tNT_ROLLBACK=\"$NETTUNE_ROLLBACK\"\n"
+	"\t\tcase \"$NT_ROLLBACK\" in */*) mkdir -p -- \"${NT_ROLLBACK%/*}\" ;; esac\n"
+	"\t\t(set -C && : >\"$NT_ROLLBACK\") 2>/dev/null ||\n"
+	"\t\t\tnt_die \"NETTUNE_ROLLBACK=$NT_ROLLBACK exists or cannot be created; it is never overwritten\"\n"
+	"\telse\n"
+	"\t\tmkdir -p -- \"$NT_STATE_DIR\"\n"
+	"\t\tnt_n=0\n"
+	"\t\twhile :; do\n"
+	"\t\t\tNT_ROLLBACK=\"$NT_STATE_DIR/rollback-$NT_HOST-$(date +%Y%m%dT%H%M%S)-$$-$nt_n.tsv\"\n"
+	"\t\t\t! (set -C && : >\"$NT_ROLLBACK\") 2>/dev/null || break\n"
+	"\t\t\tnt_n=\"$((nt_n + 1))\"\n"
+	"\t\t\t[ \"$nt_n\" -lt 100 ] || nt_die \"cannot create a rollback file in $NT_STATE_DIR\"\n"
+	"\t\tdone\n"
+	"\tfi\n"
+	"\t# recorded beside it, and renamed over the empty file once complete\n"
+	"\tNT_RECORD=\"$NT_ROLLBACK.tmp\"\n"
+	"\t(set -C && printf '#nettune-rollback\\t%s\\t%s\\t%s\\n' \"$NT_NOW\" \"$NT_HOST\" \"$$\" >\"$NT_RECORD\") 2>/dev/null || {\n"
+	"\t\trm -f -- \"$NT_ROLLBACK\"\n"
+	"\t\tnt_die \"cannot create $NT_RECORD\"\n"
+	"\t}\n"
 	"}\n"
 	"\n";
 
 static const char main_part[] =
 	"nt_main() {\n"
-	"\tcase ${1:-apply} in\n"
-	"\tapply | check) NT_ACTION=${1:-apply} ;;\n"
+	"\tcase \"${1:-apply}\" in\n"
+	"\tapply | check) NT_ACTION=\"${1:-apply}\" ;;\n"
 	"\trollback)\n"
-	"\t\t[ $# -eq 2 ] || nt_die \"usage: $0 rollback FILE\"\n"
-	"\t\tnt_rollback \"$2\"\n"
+	"\t\t[ \"$#\" -le 2 ] || nt_die \"usage: $0 rollback [FILE]\"\n"
+	"\t\tif [ \"$#\" -eq 2 ]; then\n"
+	"\t\t\tnt_rollback \"$2\"\n"
+	"\t\telse\n"
+	"\t\t\tnt_f=\"$(nt_newest)\" || nt_die \"no rollback file of host $NT_HOST in $NT_STATE_DIR\"\n"
+	"\t\t\tnt_rollback \"$NT_STATE_DIR/$nt_f\"\n"
+	"\t\tfi\n"
 	"\t\treturn ;;\n"
 	"\t-h | --help | help)\n"
-	"\t\techo \"usage: $0 [apply | check | rollback FILE]\"\n"
-	"\t\techo \"  apply     converge (default); previous values go to \\$NETTUNE_ROLLBACK\"\n"
-	"\t\techo \"            or $NT_STATE_DIR/rollback-$NT_HOST-DATE.tsv first\"\n"
+	"\t\tprintf 'usage: %s [apply | check | rollback [FILE]]\\n' \"$0\"\n"
+	"\t\techo \"  apply     converge (default); previous values go first to a new file,\"\n"
+	"\t\techo \"            \\$NETTUNE_ROLLBACK or $NT_STATE_DIR/rollback-$NT_HOST-DATE-PID-N.tsv\"\n"
 	"\t\techo \"  check     report differences, change nothing (exit 2 if any)\"\n"
-	"\t\techo \"  rollback  restore the values recorded in FILE\"\n"
+	"\t\techo \"  rollback  restore the values recorded in FILE (default: the newest\"\n"
+	"\t\techo \"            rollback file of this host in $NT_STATE_DIR)\"\n"
 	"\t\treturn ;;\n"
 	"\t*) nt_die \"unknown action '$1'; try $0 --help\" ;;\n"
 	"\tesac\n"
-	"\tnt_preflight @IFACES@\n"
+	"\tnt_preflight@IFACES@\n"
 	"\tif [ \"$NT_ACTION\" = check ]; then\n"
 	"\t\tNT_MODE=check\n"
 	"\t\tnt_settings\n"
@@ -353,30 +435,28 @@ static const char main_part[] =
 	"\t\treturn\n"
 	"\tfi\n"
 	"\t# 1. record every current value before the first write\n"
-	"\tNT_ROLLBACK=${NETTUNE_ROLLBACK:-$NT_STATE_DIR/rollback-$NT_HOST-$(date +%Y%m%dT%H%M%S).tsv}\n"
-	"\tmkdir -p \"${NT_ROLLBACK%/*}\"\n"
-	"\tNT_RECORD=$NT_ROLLBACK.tmp\n"
-	"\t: >\"$NT_RECORD\"\n"
+	"\tnt_new_rollback\n"
 	"\tNT_MODE=record\n"
 	"\tif ! nt_settings; then\n"
-	"\t\trm -f \"$NT_RECORD\"\n"
+	"\t\trm -f -- \"$NT_RECORD\" \"$NT_ROLLBACK\"\n"
 	"\t\tnt_die \"could not read every current value; nothing was changed\"\n"
 	"\tfi\n"
 	"\tif [ \"$NT_CHANGED\" -eq 0 ]; then\n"
-	"\t\trm -f \"$NT_RECORD\"\n"
+	"\t\trm -f -- \"$NT_RECORD\" \"$NT_ROLLBACK\"\n"
 	"\telse\n"
-	"\t\tmv \"$NT_RECORD\" \"$NT_ROLLBACK\"\n"
-	"\t\techo \"nettune: previous values saved; undo with: sh $0 rollback '$NT_ROLLBACK'\"\n"
+	"\t\tmv -f -- \"$NT_RECORD\" \"$NT_ROLLBACK\"\n"
+	"\t\tprintf 'nettune: previous values saved in %s\\n' \"$NT_ROLLBACK\"\n"
+	"\t\tprintf 'nettune: undo with: sh %s rollback %s\\n' \"$0\" \"$NT_ROLLBACK\"\n"
 	"\tfi\n"
 	"\t# 2. converge\n"
 	"\tNT_CHANGED=0\n"
 	"\tNT_MODE=apply\n"
 	"\tif ! nt_settings; then\n"
 	"\t\techo \"nettune: stopped at the first failure; $NT_CHANGED setting(s) were changed\" >&2\n"
-	"\t\t[ ! -f \"$NT_ROLLBACK\" ] || echo \"nettune: undo with: sh $0 rollback '$NT_ROLLBACK'\" >&2\n"
+	"\t\t[ ! -s \"$NT_ROLLBACK\" ] || printf 'nettune: undo with: sh %s rollback %s\\n' \"$0\" \"$NT_ROLLBACK\" >&2\n"
 	"\t\texit 1\n"
 	"\tfi\n"
-	"\techo \"nettune: $NT_CHANGED changed\"\n"
+	"\tprintf 'nettune: %s changed\\n' \"$NT_CHANGED\"\n"
 	"}\n"
 	"\n"
 	"nt_main \"$@\"\n";
@@ -462,6 +542,48 @@ static void emit_fn(struct nt_buf *o, const char *verb, const struct sh_row *r, 
 	nt_buf_printf(o, "nt_%s_%s() {\n\t%s\n}\n\n", verb, r->fn, body);
 }
 
+/* @KEY@ of the header are comment text (nt_sh_comment), never raw. */
+static const char header[] =
+	"#!/bin/sh\n"
+	"# Generated by nettune @VERSION@ from @PROFILE@ for host @HOST@ (target linux).\n"
+	"# Converges this host to the profile's desired state: every setting is read,\n"
+	"# written only when it differs, and read back.  Run it twice: the second run\n"
+	"# prints only \"ok\".  Previous values are saved before the first write.\n"
+	"#\n"
+	"#   sh @HOST@.sh [apply]            converge (as root)\n"
+	"#   sh @HOST@.sh check              report differences only (exit 2 if any)\n"
+	"#   sh @HOST@.sh rollback [FILE]    restore the values saved by a run (default:\n"
+	"#                                   the newest of this host's rollback files)\n"
+	"#\n"
+	"# Environment: NETTUNE_STATE_DIR (default /var/lib/nettune), where each run\n"
+	"# saves the previous values in a new file, or NETTUNE_ROLLBACK=FILE (a file\n"
+	"# that must not exist yet).\n";
+
+static char *comment_text(const char *s)
+{
+	struct nt_buf b = {0};
+
+	nt_sh_comment(&b, s);
+	return b.p ? nt_buf_take(&b) : nt_xstrdup("");
+}
+
+static void emit_header(struct nt_buf *o, const struct nt_emit_input *in)
+{
+	char *profile = comment_text(in->profile_path);
+	char *host = comment_text(in->host);
+	const char *kv[] = {"VERSION", NT_VERSION, "PROFILE", profile, "HOST", host, NULL};
+
+	nt_emit_tmpl(o, header, kv);
+	if (in->against) {
+		nt_buf_puts(o, "# Ordered against the snapshot ");
+		nt_sh_comment(o, in->against);
+		nt_buf_puts(o, "; values are read at run time.\n");
+	}
+	nt_buf_puts(o, "\n");
+	free(profile);
+	free(host);
+}
+
 static bool have_iface(char **v, size_t n, const char *s)
 {
 	size_t i;
@@ -523,14 +645,9 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 			nt_sh_quote(&iflist, s->object);
 		}
 		if (s->note) {
-			char *note = nt_xstrdup(s->note);
-			char *c;
-
-			for (c = note; *c; c++)
-				if ((unsigned char)*c < 0x20)
-					*c = ' ';
-			nt_buf_printf(&steps, "\t# %s\n", note);
-			free(note);
+			nt_buf_puts(&steps, "\t# ");
+			nt_sh_comment(&steps, s->note);
+			nt_buf_putc(&steps, '\n');
 		}
 		nt_buf_printf(&steps, "\tnt_step %s ", r->fn);
 		nt_sh_quote(&steps, s->object);
@@ -558,23 +675,7 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 	}
 	if (bad)
 		goto out;
-	nt_buf_printf(o, "#!/bin/sh\n"
-		      "# Generated by nettune %s from %s for host %s (target linux).\n"
-		      "# Converges this host to the profile's desired state: every setting is read,\n"
-		      "# written only when it differs, and read back.  Run it twice: the second run\n"
-		      "# prints only \"ok\".  Previous values are saved before the first write.\n"
-		      "#\n"
-		      "#   sh %s.sh [apply]          converge (as root)\n"
-		      "#   sh %s.sh check            report differences only (exit 2 if any)\n"
-		      "#   sh %s.sh rollback FILE    restore the values saved by a run\n"
-		      "#\n"
-		      "# Environment: NETTUNE_ROLLBACK=FILE (where to save previous values),\n"
-		      "# NETTUNE_STATE_DIR (default /var/lib/nettune).\n",
-		      NT_VERSION, in->profile_path, in->host, in->host, in->host, in->host);
-	if (in->against)
-		nt_buf_printf(o, "# Ordered against the snapshot %s; values are read at run time.\n",
-			      in->against);
-	nt_buf_puts(o, "\n");
+	emit_header(o, in);
 	nt_buf_puts(o, "NT_HOST=");
 	nt_sh_quote(o, in->host);
 	nt_buf_puts(o, "\n");
@@ -596,7 +697,7 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 		nt_buf_puts(o, "\t:\n");
 	nt_buf_puts(o, "}\n\n");
 	{
-		const char *kv[] = {"IFACES", iflist.p ? iflist.p + 1 : "", NULL};
+		const char *kv[] = {"IFACES", iflist.p, NULL};
 
 		nt_emit_tmpl(o, main_part, kv);
 	}

@@ -12,6 +12,12 @@
              repaired, rollback restores the previous state     (root)
   hostile    hostile names: rejected with a precise error or provably
              inert (executed in a namespace)                     (root)
+  inject     hostile metadata.name refused; profile and --state paths with
+             newlines, quotes, $(...), backticks and globs stay comments;
+             interfaces named like globs never glob; apply, check and
+             rollback run with a canary that must not appear; two runs in
+             one second keep two rollback files and both roll back to
+             the ethtool -k/-l and ip -d link dumps before each  (root)
   collect    the collector covers every attribute the Windows lowering
              produces; a collector-shaped sample round-trips through
              plan --state and emit --state
@@ -184,6 +190,14 @@ def state_of(ns):
     return {d: (mtu(ns, d), feats(ns, d), chans(ns, d)) for d in ("ntlab0", "ntlab1")}
 
 
+def saved_in(out):
+    """The rollback file a run of an emitted sh script reports."""
+    m = re.findall(r"^nettune: previous values saved in (.*)$", out, re.M)
+    assert len(m) == 1, f"the run names no rollback file:\n{out}"
+    assert os.path.isfile(m[0]), m[0]
+    return m[0]
+
+
 def t_netns():
     if os.geteuid() != 0:
         print("needs root")
@@ -207,6 +221,7 @@ def t_netns():
             assert "FAILED" not in first.stdout
             changed = [l for l in first.stdout.splitlines() if l.startswith("changed")]
             assert len(changed) == 8, f"expected 8 changes, got {changed}"
+            first_file = saved_in(first.stdout)
             # independent oracles
             assert mtu(ns, "ntlab0") == 9000 and mtu(ns, "ntlab1") == 1500
             for d in ("ntlab0", "ntlab1"):
@@ -234,10 +249,12 @@ def t_netns():
             assert [l.split()[1:3] for l in third.stdout.splitlines() if l.startswith("changed")] == \
                 [["ntlab1", "mtu:"], ["ntlab0", "feature"]], third.stdout
             assert state_of(ns) == after
+            # the third run saved its own file: the first run's is intact
+            third_file = saved_in(third.stdout)
+            assert third_file != first_file and os.path.getsize(first_file) > 0, (first_file, third_file)
+            assert sorted(glob.glob(f"{tmp}/state/rollback-veth-lab-*")) == sorted([first_file, third_file])
             # rollback of the first run restores the state before it
-            files = sorted(glob.glob(f"{tmp}/state/rollback-veth-lab-*.tsv"))
-            assert len(files) >= 1, "no rollback file"
-            rb = ns.sh(f"sh '{script}' rollback '{files[0]}'")
+            rb = ns.sh(f"sh '{script}' rollback '{first_file}'")
             print(rb.stdout, rb.stderr)
             assert rb.returncode == 0 and "FAILED" not in rb.stdout
             assert state_of(ns) == before, "rollback did not restore the previous state"
@@ -288,7 +305,9 @@ interfaces:
     tunnel: {kind: wireguard, underlay: "ADAPTER", outer: ipv4}
 """
 # YAML-escaped hostile text, and a benign twin of the same structure
-HOSTILE_WIN = {"NAME": "h'ost\\n$(Invoke-Evil)`n#>\\nInvoke-Evil <#\\u2028Invoke-Evil",
+# metadata.name is a validated host name now (tests/bad/metadata-name-*):
+# the hostile text comes through the file name, adapter and value instead
+HOSTILE_WIN = {"NAME": "host",
                "ADAPTER": "Eth'1$(Invoke-Evil)\u2019x",
                "VALUE": "9014'; Invoke-Evil; '$(Invoke-Evil)"}
 BENIGN_WIN = {"NAME": "host", "ADAPTER": "Ethernet 1", "VALUE": "9014"}
@@ -324,10 +343,11 @@ def windows_hostile(tmp):
         print("FAIL the hostile text is not in the playbook at all")
         bad += 1
     # control: the same text in double quotes (a quoting bug) must show up
-    m = re.search(r"^\$NtHost = '(.*?)'$\n\$NtHostFile", text, re.M | re.S)
+    # (the first setting's Source, which holds the hostile file name)
+    m = re.search(r"Source = '(.*?)' \}", text, re.S)
     broken = os.path.join(tmp, "broken.ps1")
     open(broken, "w", encoding="utf-8").write(
-        text[:m.start()] + '$NtHost = "' + m.group(1).replace("''", "'") + '"\n$NtHostFile' + text[m.end():])
+        text[:m.start()] + 'Source = "' + m.group(1).replace("''", "'") + '" }' + text[m.end():])
     r = ps1tree("shape", *outs, broken)
     h, b, c = (json.loads(l) for l in r.stdout.split("\n") if l)
     if "Invoke-Evil" not in c["commands"]:
@@ -454,6 +474,191 @@ def t_hostile():
                 bad += 1
     print("ok hostile" if not bad else "")
     return 1 if bad else 0
+
+
+# Directory, profile and snapshot names: every line after the first would run
+# as a command if it escaped its comment; CR and ESC would hide it on a tty.
+INJECT_DIR = "d\n$(touch CANARY)\n`touch CANARY`'\"*?[a]\\ ;touch CANARY;\r\x1b[2K"
+INJECT_PROFILE = "p\ntouch CANARY\n#'$(touch CANARY)`touch CANARY`*.yaml"
+INJECT_STATE = "s\n$(touch CANARY)\n`touch CANARY`'\"*?.json"
+# how they must read in the script's header
+INJECT_DIR_COMMENT = "d\\x0a$(touch CANARY)\\x0a`touch CANARY`'\"*?[a]\\\\ ;touch CANARY;\\x0d\\x1b[2K"
+INJECT_STATE_COMMENT = "s\\x0a$(touch CANARY)\\x0a`touch CANARY`'\"*?.json"
+# names the kernel and nt_linux_ifname_problem accept, and files they match
+GLOB_IFACES = ["g*", "g?", "g[0]"]
+GLOB_FILES = ["g0", "gA", "gxy"]
+INJECT_HOST = "inject.example-host_1"
+FAKE_DATE = r"""#!/bin/sh
+# date(1) pinned to one second; %N counts the calls, so runs stay ordered
+case "$1" in
++%s.%N)
+	n=$(cat "$0.n" 2>/dev/null || echo 0)
+	n=$((n + 1))
+	echo "$n" >"$0.n"
+	printf '1800000000.%09d\n' "$n" ;;
+*) exec DATE -d @1800000000 "$@" ;;
+esac
+"""
+
+
+def inject_profile(name):
+    y = ["apiVersion: nettune/v1", "kind: HostProfile", f"metadata: {{name: {json.dumps(name)}}}",
+         "target: linux", "interfaces:"]
+    for n in GLOB_IFACES:
+        y.append(f"  - {{name: {json.dumps(n)}, nic: veth, mtu: 1400, offloads: {{gro: on, tso: off}}, "
+                 "channels: {rx: 2, tx: 2}}")
+    return "\n".join(y) + "\n"
+
+
+def dump(ns):
+    """What ethtool -k, ethtool -l and ip -d link report for the interfaces."""
+    out = []
+    for n in GLOB_IFACES:
+        for args in (["ethtool", "-k", n], ["ethtool", "-l", n], ["ip", "-d", "link", "show", "dev", n]):
+            r = run(["ip", "netns", "exec", ns.name] + args, check=True)
+            out.append(r.stdout)
+    return "".join(out)
+
+
+def canaries(*dirs):
+    return [os.path.join(d, "CANARY") for d in dirs if os.path.exists(os.path.join(d, "CANARY"))]
+
+
+def t_inject():
+    bad = []
+    with tempfile.TemporaryDirectory() as tmp:
+        # 1. metadata.name is a host name: the validator refuses the rest
+        for name, why in [("gw$(touch CANARY)", "contains '$'"),
+                          ("gw\ntouch CANARY", "contains a control character"),
+                          ("`touch CANARY`", "does not start with a letter or digit"),
+                          ("gw'x", "contains '''"), ("g*", "contains '*'")]:
+            p = os.path.join(tmp, "name.yaml")
+            open(p, "w").write(inject_profile(name))
+            r = run([NETTUNE, "emit", "--format", "sh", "name.yaml"], cwd=tmp)
+            want = f"name.yaml:3:18: error: metadata.name {why}; it must be a host name"
+            if r.returncode != 1 or r.stdout or not r.stderr.startswith(want):
+                bad.append(f"metadata.name {name!r}: want exit 1 and {want!r}, got {r.returncode}: {r.stderr}")
+        if os.geteuid() != 0:
+            print("\n".join(bad) or "not root: the rest needs a network namespace")
+            return 1 if bad else SKIP
+        for tool in ("ip", "ethtool", "shellcheck"):
+            if not shutil.which(tool):
+                print(f"{tool} not installed")
+                return SKIP
+        # 2. hostile profile and snapshot paths, interfaces named like globs
+        os.mkdir(os.path.join(tmp, INJECT_DIR))
+        prof = os.path.join(INJECT_DIR, INJECT_PROFILE)
+        state = os.path.join(INJECT_DIR, INJECT_STATE)
+        open(os.path.join(tmp, prof), "w").write(inject_profile(INJECT_HOST))
+        work = os.path.join(tmp, "cwd")
+        os.mkdir(work)
+        for f in GLOB_FILES:
+            open(os.path.join(work, f), "w").close()
+        bindir = os.path.join(tmp, "bin")
+        os.mkdir(bindir)
+        fake = os.path.join(bindir, "date")
+        open(fake, "w").write(FAKE_DATE.replace("DATE", shutil.which("date")))
+        os.chmod(fake, 0o755)
+        statedir = os.path.join(tmp, "st a*te $(touch CANARY) `touch CANARY`")
+        with Netns("i") as ns:
+            for i, n in enumerate(GLOB_IFACES):
+                run(["ip", "-n", ns.name, "link", "add", n, "numrxqueues", "4", "numtxqueues", "4", "type", "veth",
+                     "peer", "name", f"peer{i}", "numrxqueues", "4", "numtxqueues", "4"], check=True)
+            ob = run([NETTUNE, "--netns", ns.name, "observe", "--json"], check=True)
+            open(os.path.join(tmp, state), "w").write(ob.stdout)
+            scripts = []
+            for extra in ([], ["--state", state]):
+                r = run([NETTUNE, "emit", "--format", "sh", prof] + extra, cwd=tmp)
+                assert r.returncode == 0, f"emit {extra}: {r.returncode}\n{r.stderr}"
+                path = os.path.join(tmp, f"inject{len(scripts)}.sh")
+                open(path, "w").write(r.stdout)
+                scripts.append(path)
+                head = r.stdout.split("\nNT_HOST=")[0]
+                if not all(l.startswith("#") for l in head.splitlines() if l):
+                    bad.append(f"emit {extra}: a header line is not a comment:\n{head}")
+                if INJECT_DIR_COMMENT not in head or (extra and INJECT_STATE_COMMENT not in head):
+                    bad.append(f"emit {extra}: a path is not escaped in the header:\n{head}")
+                n = run(["sh", "-n", path])
+                c = run(["shellcheck", "-s", "sh", "-S", "style", path])
+                if n.returncode or c.returncode:
+                    bad.append(f"emit {extra}: sh -n {n.returncode} {n.stderr}, shellcheck {c.returncode}\n{c.stdout}")
+            env = ["env", f"NETTUNE_STATE_DIR={statedir}"]
+            for script in scripts:
+                for fake_clock in (True, False):
+                    bad += inject_pass(ns, script, env, work, fake_clock, bindir)
+                    shutil.rmtree(statedir, ignore_errors=True)
+        found = canaries(tmp, work, os.path.join(tmp, INJECT_DIR))
+        if found:
+            bad.append(f"a path or name was executed: {found}")
+        if sorted(os.listdir(work)) != sorted(GLOB_FILES):
+            bad.append(f"the scripts left files in their working directory: {os.listdir(work)}")
+    print("\n".join(f"FAIL {b}" for b in bad) or "ok inject")
+    return 1 if bad else 0
+
+
+def inject_pass(ns, script, env, work, fake_clock, bindir):
+    """Apply, drift, apply again (in one second when fake_clock), then roll
+    back the newest run and the first one, comparing the dumps."""
+    bad = []
+    tag = f"{os.path.basename(script)} {'fake' if fake_clock else 'real'} clock"
+    path = ["env", f"PATH={bindir}:{os.environ['PATH']}"] if fake_clock else []
+
+    def sh(*args):
+        return run(["ip", "netns", "exec", ns.name] + env + path + ["sh", script] + list(args), cwd=work)
+
+    # a known start, not the profile's: veth defaults with a few changes
+    for n in GLOB_IFACES:
+        ns.sh(f"ip link set '{n}' mtu 1500 && ethtool -K '{n}' gro off tso on && ethtool -L '{n}' rx 1 tx 1",
+              check=True)
+    ns.sh("ethtool -K 'g[0]' tso off && ip link set 'g?' mtu 1450", check=True)
+    before = dump(ns)
+    first = sh()
+    if first.returncode != 0 or "FAILED" in first.stdout:
+        return [f"{tag}: first run {first.returncode}\n{first.stdout}{first.stderr}"]
+    f1 = saved_in(first.stdout)
+    converged = dump(ns)
+    if converged == before:
+        bad.append(f"{tag}: the first run changed nothing")
+    ns.sh("ip link set 'g*' mtu 1300 && ethtool -K 'g?' gro off && ethtool -L 'g[0]' rx 3", check=True)
+    drifted = dump(ns)
+    second = sh()
+    if second.returncode != 0 or "FAILED" in second.stdout:
+        return [f"{tag}: second run {second.returncode}\n{second.stdout}{second.stderr}"]
+    f2 = saved_in(second.stdout)
+    if f1 == f2 or not os.path.getsize(f1) or not os.path.getsize(f2):
+        bad.append(f"{tag}: the second run's rollback file {f2!r} replaced the first's {f1!r}")
+    stamp = re.compile(r"rollback-" + re.escape(INJECT_HOST) + r"-(\d{8}T\d{6})-\d+-\d+\.tsv$")
+    m1, m2 = stamp.search(f1), stamp.search(f2)
+    if not m1 or not m2 or (fake_clock and m1.group(1) != m2.group(1)):
+        bad.append(f"{tag}: rollback file names {f1!r} {f2!r}")
+    if dump(ns) != converged:
+        bad.append(f"{tag}: the second run did not converge")
+    # a decoy that sorts last by name but records an older time
+    decoy = os.path.join(os.path.dirname(f1), f"rollback-{INJECT_HOST}-99999999T999999-9-9.tsv")
+    open(decoy, "w").write(f"#nettune-rollback\t1000000000.000000000\t{INJECT_HOST}\t1\nmtu\tg*\t-\t1280\n")
+    rb = sh("rollback")
+    if rb.returncode != 0 or f"rolled back from {f2} (" not in rb.stdout:
+        bad.append(f"{tag}: rollback picked the wrong file or failed ({rb.returncode}):\n{rb.stdout}{rb.stderr}")
+    if dump(ns) != drifted:
+        bad.append(f"{tag}: rollback of the second run did not restore its previous state")
+    rb = sh("rollback", f1)
+    if rb.returncode != 0 or "FAILED" in rb.stdout:
+        bad.append(f"{tag}: rollback of the first run {rb.returncode}\n{rb.stdout}{rb.stderr}")
+    if dump(ns) != before:
+        bad.append(f"{tag}: rollback of the first run did not restore the state before it")
+    # NETTUNE_ROLLBACK names a file of its own too: an existing one is refused
+    kept = open(f1).read()
+    env1 = env + [f"NETTUNE_ROLLBACK={f1}"]
+    again = run(["ip", "netns", "exec", ns.name] + env1 + path + ["sh", script], cwd=work)
+    if again.returncode != 1 or "it is never overwritten" not in again.stderr or open(f1).read() != kept \
+            or dump(ns) != before:
+        bad.append(f"{tag}: NETTUNE_ROLLBACK=existing file: {again.returncode}\n{again.stdout}{again.stderr}")
+    chk = sh("check")
+    if chk.returncode != 2:
+        bad.append(f"{tag}: check after the rollbacks: exit {chk.returncode}, want 2 (differences)")
+    if not bad:
+        print(f"ok {tag}: {os.path.basename(f1)}, {os.path.basename(f2)}")
+    return bad
 
 
 COLLECTED_ATTRS = ["uso ipv4", "uso ipv6", "rsc ipv4", "rsc ipv6", "lso ipv4", "lso ipv6",
@@ -768,7 +973,7 @@ def t_playbook():
 
 
 TESTS = {"golden": t_golden, "shellcheck": t_shellcheck, "ps1parse": t_ps1parse,
-         "netns": t_netns, "hostile": t_hostile, "collect": t_collect,
+         "netns": t_netns, "hostile": t_hostile, "inject": t_inject, "collect": t_collect,
          "sign": t_sign, "params": t_params, "playbook": t_playbook}
 
 if __name__ == "__main__":

@@ -4,20 +4,24 @@
 # written only when it differs, and read back.  Run it twice: the second run
 # prints only "ok".  Previous values are saved before the first write.
 #
-#   sh sg-gw-01.sh [apply]          converge (as root)
-#   sh sg-gw-01.sh check            report differences only (exit 2 if any)
-#   sh sg-gw-01.sh rollback FILE    restore the values saved by a run
+#   sh sg-gw-01.sh [apply]            converge (as root)
+#   sh sg-gw-01.sh check              report differences only (exit 2 if any)
+#   sh sg-gw-01.sh rollback [FILE]    restore the values saved by a run (default:
+#                                   the newest of this host's rollback files)
 #
-# Environment: NETTUNE_ROLLBACK=FILE (where to save previous values),
-# NETTUNE_STATE_DIR (default /var/lib/nettune).
+# Environment: NETTUNE_STATE_DIR (default /var/lib/nettune), where each run
+# saves the previous values in a new file, or NETTUNE_ROLLBACK=FILE (a file
+# that must not exist yet).
 # Ordered against the snapshot examples/states/x710-wireguard-gateway.json; values are read at run time.
 
 NT_HOST='sg-gw-01'
 set -eu
+# no pathname expansion anywhere: no name or value is ever a pattern
+set -f
 umask 077
 
-NT_STATE_DIR=${NETTUNE_STATE_DIR:-/var/lib/nettune}
-NT_BANIRQ_DROPIN=${NETTUNE_BANIRQ_DROPIN:-/etc/systemd/system/irqbalance.service.d/50-nettune.conf}
+NT_STATE_DIR="${NETTUNE_STATE_DIR:-/var/lib/nettune}"
+NT_BANIRQ_DROPIN="${NETTUNE_BANIRQ_DROPIN:-/etc/systemd/system/irqbalance.service.d/50-nettune.conf}"
 NT_FAILED=0
 NT_CHANGED=0
 
@@ -28,7 +32,7 @@ nt_die() {
 
 # "net.core.rmem_max" -> net/core/rmem_max, as sysctl(8) does
 nt_sysctl_path() {
-	case $1 in
+	case "$1" in
 	*/*) printf '%s\n' "$1" ;;
 	*) printf '%s\n' "$1" | tr . / ;;
 	esac
@@ -57,7 +61,7 @@ nt_hexwrite() {
 # Q-th line of /proc/interrupts whose name contains "DEV-" (i40e DEV-TxRx-Q,
 # ice/ixgbe/igb DEV-TxRx-Q, bnxt DEV-TxRx-Q, virtio via its own names).
 nt_irq() {
-	case $2 in
+	case "$2" in
 	*@*) printf '%s\n' "${2#*@}"; return 0 ;;
 	esac
 	awk -v d="$1-" -v q="$2" 'NR > 1 && index($NF, d) { if (n++ == q) { sub(/:$/, "", $1)
@@ -67,23 +71,23 @@ nt_irq() {
 
 # PIDs of "process WHO": a pidfile (has a /), a systemd unit, or a comm name
 nt_pids() {
-	nt_w=${1#process }
-	case $nt_w in
-	*/*) cat "$nt_w" ;;
-	*.service | *.scope) systemctl show -p MainPID --value "$nt_w" | grep -v '^0$' || true ;;
-	*) pgrep -x "$nt_w" || true ;;
+	nt_w="${1#process }"
+	case "$nt_w" in
+	*/*) cat -- "$nt_w" ;;
+	*.service | *.scope) systemctl show -p MainPID --value -- "$nt_w" | grep -v '^0$' || true ;;
+	*) pgrep -x -- "$nt_w" || true ;;
 	esac
 }
 
 # One row per kind of setting: how to read it, how to write it.
 
 nt_get_sysctl() {
-	nt_f=/proc/sys/$(nt_sysctl_path "$2")
+	nt_f="/proc/sys/$(nt_sysctl_path "$2")"
 	tr -s '\t ' '  ' <"$nt_f" | sed 's/^ //; s/ $//'
 }
 
 nt_put_sysctl() {
-	nt_f=/proc/sys/$(nt_sysctl_path "$2")
+	nt_f="/proc/sys/$(nt_sysctl_path "$2")"
 	printf '%s\n' "$3" >"$nt_f"
 }
 
@@ -97,7 +101,7 @@ nt_put_mtu() {
 
 nt_get_feature() {
 	# ethtool -k prints some features under their legacy names
-	case $2 in
+	case "$2" in
 	rx-checksum) nt_l=rx-checksumming ;;
 	tx-generic-segmentation) nt_l=generic-segmentation-offload ;;
 	rx-gro) nt_l=generic-receive-offload ;;
@@ -106,7 +110,7 @@ nt_get_feature() {
 	rx-ntuple-filter) nt_l=ntuple-filters ;;
 	rx-vlan-hw-parse) nt_l=rx-vlan-offload ;;
 	tx-vlan-hw-insert) nt_l=tx-vlan-offload ;;
-	*) nt_l=$2 ;;
+	*) nt_l="$2" ;;
 	esac
 	ethtool -k "$1" | awk -v a="$2:" -v b="$nt_l:" '
 		($1 == a || $1 == b) { print $2; f = 1; exit }
@@ -118,7 +122,7 @@ nt_put_feature() {
 }
 
 nt_get_channels() {
-	case $2 in
+	case "$2" in
 	combined) nt_l=Combined ;; rx) nt_l=RX ;; tx) nt_l=TX ;; other) nt_l=Other ;;
 	*) return 1 ;;
 	esac
@@ -130,7 +134,7 @@ nt_put_channels() {
 }
 
 nt_get_ring() {
-	case $2 in
+	case "$2" in
 	rx) nt_l=RX ;; tx) nt_l=TX ;; rx-mini) nt_l='RX Mini' ;; rx-jumbo) nt_l='RX Jumbo' ;;
 	*) return 1 ;;
 	esac
@@ -191,19 +195,19 @@ nt_get_rss_indir() {
 
 nt_put_rss_indir() {
 	# only a round robin over queues 0..N-1 can be written: ethtool -X equal N
-	nt_n=$(printf '%s\n' "$3" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0
-		for (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }') || {
+	nt_n="$(printf '%s\n' "$3" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0
+		for (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }')" || {
 		echo "not a round robin table; ethtool can only write 'equal N'" >&2; return 1; }
 	ethtool -X "$1" equal "$nt_n"
 }
 
 nt_get_irq_affinity() {
-	nt_i=$(nt_irq "$1" "$2") || return 1
+	nt_i="$(nt_irq "$1" "$2")" || return 1
 	cat "/proc/irq/$nt_i/smp_affinity_list"
 }
 
 nt_put_irq_affinity() {
-	nt_i=$(nt_irq "$1" "$2") || return 1
+	nt_i="$(nt_irq "$1" "$2")" || return 1
 	printf '%s\n' "$3" >"/proc/irq/$nt_i/smp_affinity_list"
 }
 
@@ -239,9 +243,9 @@ nt_get_banned_irqs() {
 
 nt_put_banned_irqs() {
 	if [ -z "$3" ]; then
-		rm -f "$NT_BANIRQ_DROPIN"
+		rm -f -- "$NT_BANIRQ_DROPIN"
 	else
-		mkdir -p "${NT_BANIRQ_DROPIN%/*}"
+		mkdir -p -- "${NT_BANIRQ_DROPIN%/*}"
 		{
 			echo '# Written by nettune: keep irqbalance away from IRQs nettune pins.'
 			printf '[Service]\nExecStart=\nExecStart=/usr/sbin/irqbalance --foreground %s' "\$IRQBALANCE_ARGS"
@@ -257,7 +261,7 @@ nt_get_service() {
 }
 
 nt_put_service() {
-	case $3 in
+	case "$3" in
 	running) systemctl start irqbalance.service ;;
 	stopped) systemctl stop irqbalance.service ;;
 	*) return 1 ;;
@@ -265,21 +269,23 @@ nt_put_service() {
 }
 
 nt_get_cpus() {
-	nt_p=$(nt_pids "$1" | head -n 1)
+	nt_p="$(nt_pids "$1" | head -n 1)"
 	[ -n "$nt_p" ] || { echo "no running process for $1" >&2; return 1; }
 	taskset -pc "$nt_p" | sed 's/.*: //'
 }
 
 nt_put_cpus() {
-	nt_p=$(nt_pids "$1")
+	nt_p="$(nt_pids "$1")"
 	[ -n "$nt_p" ] || return 1
-	for nt_q in $nt_p; do taskset -apc "$3" "$nt_q" >/dev/null || return 1; done
+	printf '%s\n' "$nt_p" | while read -r nt_q; do
+		taskset -apc "$3" "$nt_q" >/dev/null || exit 1
+	done
 }
 
 nt_get() {
-	nt_k=$1
+	nt_k="$1"
 	shift
-	case $nt_k in
+	case "$nt_k" in
 	sysctl) nt_get_sysctl "$@" ;;
 	mtu) nt_get_mtu "$@" ;;
 	feature) nt_get_feature "$@" ;;
@@ -302,9 +308,9 @@ nt_get() {
 }
 
 nt_put() {
-	nt_k=$1
+	nt_k="$1"
 	shift
-	case $nt_k in
+	case "$nt_k" in
 	sysctl) nt_put_sysctl "$@" ;;
 	mtu) nt_put_mtu "$@" ;;
 	feature) nt_put_feature "$@" ;;
@@ -327,20 +333,23 @@ nt_put() {
 }
 
 # nt_step KIND OBJECT ARG WANT: one setting, in the mode of $NT_MODE.
-#   record: append the current value to $NT_RECORD (before any write)
-#   check:  report, change nothing
-#   apply:  write only if it differs, read back, fail loudly
+#   record:  append the current value to $NT_RECORD (before any write)
+#   check:   report, change nothing
+#   apply:   write only if it differs, read back, fail loudly
+#   restore: as apply, but a refused write goes to $NT_RETRY for a second
+#            pass (a feature another one must enable first, such as
+#            tx-tcp-mangleid-segmentation after tx-tcp-segmentation)
 nt_step() {
 	nt_what="$2 $1${3:+ $3}"
-	case $1 in irq_affinity) nt_what=${nt_what%@*} ;; esac
-	if ! nt_cur=$(nt_get "$1" "$2" "$3" 2>&1); then
+	case "$1" in irq_affinity) nt_what="${nt_what%@*}" ;; esac
+	if ! nt_cur="$(nt_get "$1" "$2" "$3" 2>&1)"; then
 		printf 'FAILED   %s: cannot read the current value: %s\n' "$nt_what" "$nt_cur"
 		NT_FAILED=1
 		return 1
 	fi
-	case $NT_MODE in
+	case "$NT_MODE" in
 	record)
-		[ "$nt_cur" = "$4" ] || NT_CHANGED=$((NT_CHANGED + 1))
+		[ "$nt_cur" = "$4" ] || NT_CHANGED="$((NT_CHANGED + 1))"
 		# tab separated; an empty argument is "-" (read folds adjacent tabs)
 		printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3:--}" "$nt_cur" >>"$NT_RECORD"
 		return 0 ;;
@@ -349,7 +358,7 @@ nt_step() {
 			printf 'ok       %s = %s\n' "$nt_what" "$4"
 		else
 			printf 'differs  %s: %s, want %s\n' "$nt_what" "$nt_cur" "$4"
-			NT_CHANGED=$((NT_CHANGED + 1))
+			NT_CHANGED="$((NT_CHANGED + 1))"
 		fi
 		return 0 ;;
 	esac
@@ -357,20 +366,27 @@ nt_step() {
 		printf 'ok       %s = %s\n' "$nt_what" "$4"
 		return 0
 	fi
-	if ! nt_err=$(nt_put "$1" "$2" "$3" "$4" 2>&1); then
+	if ! nt_err="$(nt_put "$1" "$2" "$3" "$4" 2>&1)"; then
+		! nt_defer "$@" || return 0
 		printf 'FAILED   %s: %s -> %s refused: %s\n' "$nt_what" "$nt_cur" "$4" "$nt_err"
 		NT_FAILED=1
 		return 1
 	fi
-	nt_now=$(nt_get "$1" "$2" "$3" 2>&1) || true
+	nt_now="$(nt_get "$1" "$2" "$3" 2>&1)" || true
 	if [ "$nt_now" != "$4" ]; then
+		! nt_defer "$@" || return 0
 		printf 'FAILED   %s: wrote %s, reads back %s (accepted but not effective)\n' \
 			"$nt_what" "$4" "$nt_now"
 		NT_FAILED=1
 		return 1
 	fi
 	printf 'changed  %s: %s -> %s\n' "$nt_what" "$nt_cur" "$4"
-	NT_CHANGED=$((NT_CHANGED + 1))
+	NT_CHANGED="$((NT_CHANGED + 1))"
+}
+
+nt_defer() {
+	[ "$NT_MODE" = restore ] || return 1
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3:--}" "$4" >>"$NT_RETRY"
 }
 
 nt_preflight() {
@@ -380,37 +396,99 @@ nt_preflight() {
 	done
 	nt_missing=
 	for nt_d in "$@"; do
-		[ -e "/sys/class/net/$nt_d" ] || nt_missing="$nt_missing '$nt_d'"
+		[ ! -e "/sys/class/net/$nt_d" ] || continue
+		case "$nt_missing" in
+		*" '$nt_d'"*) ;;
+		*) nt_missing="$nt_missing '$nt_d'" ;;
+		esac
 	done
 	[ -z "$nt_missing" ] || nt_die "interface(s) not found:$nt_missing; nothing was changed"
 }
 
-# Restores a record file written by a previous run, last setting first.
-nt_rollback() {
-	[ -r "$1" ] || nt_die "cannot read rollback file $1"
-	nt_tab=$(printf '\t')
-	# interfaces first, so a missing one stops us before any write
-	nt_ifs=$(awk -F'\t' '$1 != "sysctl" && $1 != "banned_irqs" && $1 != "service" &&
-		$1 != "cpus" && !s[$2]++ { print $2 }' "$1")
-	nt_old_ifs=$IFS
-	IFS='
-'
-	# shellcheck disable=SC2086
-	nt_preflight $nt_ifs
-	IFS=$nt_old_ifs
-	NT_MODE=apply
-	awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' "$1" >"$1.rev"
-	while IFS=$nt_tab read -r nt_rk nt_ro nt_ra nt_rv; do
-		case $nt_rk in
+# The name of the newest rollback file of this host in $NT_STATE_DIR: by the
+# time its first line records, not by name or modification time.
+nt_newest() {
+	[ -d "$NT_STATE_DIR" ] || return 1
+	NT_H="$NT_HOST" find "$NT_STATE_DIR/." ! -name . -prune -name 'rollback-*.tsv' -type f \
+		-exec awk -F'\t' 'FNR == 1 && $1 == "#nettune-rollback" && $3 == ENVIRON["NT_H"] &&
+			FILENAME !~ /\n/ { split($2, t, "."); sub(/.*\//, "", FILENAME)
+			print t[1] "\t" t[2] "\t" FILENAME }' {} + |
+		awk -F'\t' '!f || $1 + 0 > s || ($1 + 0 == s && $2 + 0 > n) {
+			s = $1 + 0; n = $2 + 0; b = $0; sub(/^[^\t]*\t[^\t]*\t/, "", b); f = 1 }
+			END { if (!f) exit 1; print b }'
+}
+
+# The steps of a record file on stdin; nt_bad is set to an unknown kind.
+nt_restore() {
+	while IFS="$nt_tab" read -r nt_rk nt_ro nt_ra nt_rv; do
+		case "$nt_rk" in
+		'#'*) continue ;;
 		sysctl | mtu | feature | channels | ring | coalesce | coalesce_adaptive | rss_hfunc | rss_key | rss_indir | irq_affinity | rps_cpus | rps_flow_cnt | xps_cpus | banned_irqs | service | cpus) ;;
-		*) nt_die "$1: unknown kind '$nt_rk'" ;;
+		*) nt_bad="$nt_rk"; return 0 ;;
 		esac
 		[ "$nt_ra" != - ] || nt_ra=
 		nt_step "$nt_rk" "$nt_ro" "$nt_ra" "$nt_rv" || true
-	done <"$1.rev"
-	rm -f "$1.rev"
+	done
+}
+
+# Restores a record file written by a previous run, last setting first.
+nt_rollback() {
+	nt_file="$1"
+	[ -r "$nt_file" ] || nt_die "cannot read rollback file $nt_file"
+	nt_tab="$(printf '\t')"
+	# interfaces first, so a missing one stops us before any write
+	set --
+	while IFS="$nt_tab" read -r nt_rk nt_ro _; do
+		case "$nt_rk" in
+		'#'* | sysctl | banned_irqs | service | cpus) ;;
+		*) set -- "$@" "$nt_ro" ;;
+		esac
+	done <"$nt_file"
+	nt_preflight "$@"
+	nt_rev="$(mktemp "${TMPDIR:-/tmp}/nettune-rollback.XXXXXX")" || nt_die "cannot create a temporary file"
+	NT_RETRY="$(mktemp "${TMPDIR:-/tmp}/nettune-retry.XXXXXX")" || nt_die "cannot create a temporary file"
+	awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' "$nt_file" >"$nt_rev"
+	nt_bad=
+	NT_MODE=restore
+	nt_restore <"$nt_rev"
+	NT_MODE=apply
+	[ -n "$nt_bad" ] || nt_restore <"$NT_RETRY"
+	rm -f -- "$nt_rev" "$NT_RETRY"
+	[ -z "$nt_bad" ] || nt_die "$nt_file: unknown kind '$nt_bad'"
 	[ "$NT_FAILED" -eq 0 ] || nt_die "rollback incomplete: see FAILED above"
-	echo "nettune: rolled back from $1 ($NT_CHANGED changed)"
+	printf 'nettune: rolled back from %s (%s changed)\n' "$nt_file" "$NT_CHANGED"
+}
+
+# A new rollback file: its own name per run (time, PID, counter), created
+# with noclobber, so that no run ever overwrites another's.  The name is
+# for people; nt_newest goes by the time in the first line.
+nt_new_rollback() {
+	NT_NOW="$(date +%s.%N)"
+	case "$NT_NOW" in
+	[0-9]*.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]) ;;
+	*) NT_NOW="$(date +%s).000000000" ;;
+	esac
+	if [ -n "${NETTUNE_ROLLBACK:-}" ]; then
+		NT_ROLLBACK="$NETTUNE_ROLLBACK"
+		case "$NT_ROLLBACK" in */*) mkdir -p -- "${NT_ROLLBACK%/*}" ;; esac
+		(set -C && : >"$NT_ROLLBACK") 2>/dev/null ||
+			nt_die "NETTUNE_ROLLBACK=$NT_ROLLBACK exists or cannot be created; it is never overwritten"
+	else
+		mkdir -p -- "$NT_STATE_DIR"
+		nt_n=0
+		while :; do
+			NT_ROLLBACK="$NT_STATE_DIR/rollback-$NT_HOST-$(date +%Y%m%dT%H%M%S)-$$-$nt_n.tsv"
+			! (set -C && : >"$NT_ROLLBACK") 2>/dev/null || break
+			nt_n="$((nt_n + 1))"
+			[ "$nt_n" -lt 100 ] || nt_die "cannot create a rollback file in $NT_STATE_DIR"
+		done
+	fi
+	# recorded beside it, and renamed over the empty file once complete
+	NT_RECORD="$NT_ROLLBACK.tmp"
+	(set -C && printf '#nettune-rollback\t%s\t%s\t%s\n' "$NT_NOW" "$NT_HOST" "$$" >"$NT_RECORD") 2>/dev/null || {
+		rm -f -- "$NT_ROLLBACK"
+		nt_die "cannot create $NT_RECORD"
+	}
 }
 
 # The desired state, in apply order.
@@ -474,18 +552,24 @@ nt_settings() {
 }
 
 nt_main() {
-	case ${1:-apply} in
-	apply | check) NT_ACTION=${1:-apply} ;;
+	case "${1:-apply}" in
+	apply | check) NT_ACTION="${1:-apply}" ;;
 	rollback)
-		[ $# -eq 2 ] || nt_die "usage: $0 rollback FILE"
-		nt_rollback "$2"
+		[ "$#" -le 2 ] || nt_die "usage: $0 rollback [FILE]"
+		if [ "$#" -eq 2 ]; then
+			nt_rollback "$2"
+		else
+			nt_f="$(nt_newest)" || nt_die "no rollback file of host $NT_HOST in $NT_STATE_DIR"
+			nt_rollback "$NT_STATE_DIR/$nt_f"
+		fi
 		return ;;
 	-h | --help | help)
-		echo "usage: $0 [apply | check | rollback FILE]"
-		echo "  apply     converge (default); previous values go to \$NETTUNE_ROLLBACK"
-		echo "            or $NT_STATE_DIR/rollback-$NT_HOST-DATE.tsv first"
+		printf 'usage: %s [apply | check | rollback [FILE]]\n' "$0"
+		echo "  apply     converge (default); previous values go first to a new file,"
+		echo "            \$NETTUNE_ROLLBACK or $NT_STATE_DIR/rollback-$NT_HOST-DATE-PID-N.tsv"
 		echo "  check     report differences, change nothing (exit 2 if any)"
-		echo "  rollback  restore the values recorded in FILE"
+		echo "  rollback  restore the values recorded in FILE (default: the newest"
+		echo "            rollback file of this host in $NT_STATE_DIR)"
 		return ;;
 	*) nt_die "unknown action '$1'; try $0 --help" ;;
 	esac
@@ -498,30 +582,28 @@ nt_main() {
 		return
 	fi
 	# 1. record every current value before the first write
-	NT_ROLLBACK=${NETTUNE_ROLLBACK:-$NT_STATE_DIR/rollback-$NT_HOST-$(date +%Y%m%dT%H%M%S).tsv}
-	mkdir -p "${NT_ROLLBACK%/*}"
-	NT_RECORD=$NT_ROLLBACK.tmp
-	: >"$NT_RECORD"
+	nt_new_rollback
 	NT_MODE=record
 	if ! nt_settings; then
-		rm -f "$NT_RECORD"
+		rm -f -- "$NT_RECORD" "$NT_ROLLBACK"
 		nt_die "could not read every current value; nothing was changed"
 	fi
 	if [ "$NT_CHANGED" -eq 0 ]; then
-		rm -f "$NT_RECORD"
+		rm -f -- "$NT_RECORD" "$NT_ROLLBACK"
 	else
-		mv "$NT_RECORD" "$NT_ROLLBACK"
-		echo "nettune: previous values saved; undo with: sh $0 rollback '$NT_ROLLBACK'"
+		mv -f -- "$NT_RECORD" "$NT_ROLLBACK"
+		printf 'nettune: previous values saved in %s\n' "$NT_ROLLBACK"
+		printf 'nettune: undo with: sh %s rollback %s\n' "$0" "$NT_ROLLBACK"
 	fi
 	# 2. converge
 	NT_CHANGED=0
 	NT_MODE=apply
 	if ! nt_settings; then
 		echo "nettune: stopped at the first failure; $NT_CHANGED setting(s) were changed" >&2
-		[ ! -f "$NT_ROLLBACK" ] || echo "nettune: undo with: sh $0 rollback '$NT_ROLLBACK'" >&2
+		[ ! -s "$NT_ROLLBACK" ] || printf 'nettune: undo with: sh %s rollback %s\n' "$0" "$NT_ROLLBACK" >&2
 		exit 1
 	fi
-	echo "nettune: $NT_CHANGED changed"
+	printf 'nettune: %s changed\n' "$NT_CHANGED"
 }
 
 nt_main "$@"
