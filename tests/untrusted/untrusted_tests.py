@@ -33,6 +33,9 @@ HOST = ("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: h}\n"
 failures = 0
 
 
+LIMIT = 60 if "ASAN_OPTIONS" in os.environ else 10
+
+
 def fail(msg):
     global failures
     failures += 1
@@ -55,14 +58,15 @@ class Env:
             f.write(text)
         return self.p(name)
 
+    # a hang, not a speed limit: generous under the sanitizers (3-10x slower)
     def run(self, args, env=None):
         e = dict(self.env)
         e.update(env or {})
         try:
             r = subprocess.run([NETTUNE] + args, cwd=self.dir, env=e, capture_output=True,
-                               timeout=10)
+                               timeout=LIMIT)
         except subprocess.TimeoutExpired:
-            return None, "", "TIMEOUT after 10 s"
+            return None, "", "TIMEOUT after %d s" % LIMIT
         return (r.returncode, r.stdout.decode("utf-8", "replace"),
                 r.stderr.decode("utf-8", "replace"))
 
