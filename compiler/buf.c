@@ -316,3 +316,12 @@ int nt_read_input(const char *path, size_t max, unsigned flags, struct nt_buf *o
 	close(fd);
 	return r;
 }
+
+void *nt_xgrow(void *p, size_t n, size_t size)
+{
+	/* room for element n: capacity doubles at every power of two, so
+	 * appending one by one costs O(n) copies, not O(n^2) */
+	if (n >= 8 && (n & (n - 1)))
+		return p;
+	return nt_xrealloc(p, (n < 8 ? 8 : 2 * n) * size);
+}

@@ -53,6 +53,9 @@ const char *nt_file_type(unsigned mode);
 void *nt_xmalloc(size_t n);
 void *nt_xcalloc(size_t n, size_t m);
 void *nt_xrealloc(void *p, size_t n);
+/* Makes room for element n of an array of n elements that only grows one at
+ * a time through this function (the capacity is implied by n). */
+void *nt_xgrow(void *p, size_t n, size_t size);
 char *nt_xstrdup(const char *s);
 char *nt_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

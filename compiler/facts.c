@@ -105,7 +105,7 @@ struct nt_iface_facts *nt_facts_add_iface(struct nt_facts *f, const char *name)
 {
 	struct nt_iface_facts *i;
 
-	f->ifs = nt_xrealloc(f->ifs, (f->nifs + 1) * sizeof(*f->ifs));
+	f->ifs = nt_xgrow(f->ifs, f->nifs, sizeof(*f->ifs));
 	i = &f->ifs[f->nifs++];
 	memset(i, 0, sizeof(*i));
 	i->name = nt_xstrdup(name);

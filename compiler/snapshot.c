@@ -339,7 +339,7 @@ static int load_irqs(const struct nt_json *x, struct nt_iface_facts *i, struct n
 			bad = -1;
 			continue;
 		}
-		i->irqs = nt_xrealloc(i->irqs, (i->nirqs + 1) * sizeof(*i->irqs));
+		i->irqs = nt_xgrow(i->irqs, i->nirqs, sizeof(*i->irqs));
 		i->irqs[i->nirqs++] = q;
 	}
 	free(seen);
@@ -453,7 +453,7 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 		}
 		if (nt_facts_feature(i, x->v[k]->s))
 			continue;
-		i->features = nt_xrealloc(i->features, (i->nfeatures + 1) * sizeof(*i->features));
+		i->features = nt_xgrow(i->features, i->nfeatures, sizeof(*i->features));
 		i->features[i->nfeatures].name = nt_xstrdup(x->v[k]->s);
 		i->features[i->nfeatures++].fixed = true;
 	}
@@ -542,8 +542,8 @@ static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct n
 				i = nt_facts_add_iface(f, obj);
 			i->features_known = true;
 			if (!nt_facts_feature(i, arg)) {
-				i->features = nt_xrealloc(i->features,
-							  (i->nfeatures + 1) * sizeof(*i->features));
+				i->features = nt_xgrow(i->features, i->nfeatures,
+						       sizeof(*i->features));
 				i->features[i->nfeatures].name = nt_xstrdup(arg);
 				i->features[i->nfeatures++].fixed = false;
 			}
@@ -580,7 +580,7 @@ static int load_windows(const struct nt_json *x, struct nt_facts *f, struct nt_d
 			bad = -1;
 			continue;
 		}
-		f->diagnosis = nt_xrealloc(f->diagnosis, (f->ndiagnosis + 1) * sizeof(char *));
+		f->diagnosis = nt_xgrow(f->diagnosis, f->ndiagnosis, sizeof(char *));
 		f->diagnosis[f->ndiagnosis++] = nt_xstrdup(dg->v[k]->s);
 	}
 	/* what the collector could not read: checked, reported by the collector */

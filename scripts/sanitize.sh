@@ -12,5 +12,5 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:dete
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 # valgrind cannot run sanitized binaries; it has its own run in the normal build
 rc=0
-meson test -C "$dir" --print-errorlogs --no-suite valgrind "$@" || rc=$?
+meson test -C "$dir" --print-errorlogs --timeout-multiplier 5 --no-suite valgrind "$@" || rc=$?
 exit "$rc"
