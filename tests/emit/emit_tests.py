@@ -44,10 +44,16 @@ import re
 import shutil
 import subprocess
 import sys
+import atexit
 import tempfile
 
 NETTUNE = os.environ["NETTUNE"]
 SRC = os.environ["SRCROOT"]
+# journals and rollback files of these runs stay in a private state
+# directory, never the host's /var/lib/nettune (inherited by every child)
+_STATE = tempfile.mkdtemp(prefix="nt-emit-state-")
+os.environ.setdefault("NETTUNE_STATE_DIR", os.path.join(_STATE, "state"))
+atexit.register(shutil.rmtree, _STATE, True)
 GOLDEN = os.path.join(SRC, "tests", "emit", "golden")
 NODE_MODULES = os.path.join(SRC, "tests", ".node", "node_modules")
 SKIP = 77
