@@ -24,8 +24,10 @@ for b in "$NETTUNE_ANSIBLE" "$NETTUNE_STATIC"; do
 	grep -q 'libc\.so\.6' "$W/ldd" || fail "$(basename "$b"): ldd shows no libc (not a dynamic glibc binary?)"
 done
 
-[ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null ||
-	{ echo "SKIP: ldd checked; the hidden-files run needs root and unshare"; exit 77; }
+if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null; then
+	echo "SKIP: ldd checked; the hidden-files run needs root and unshare"
+	exit 77
+fi
 mkdir -p "$W/bin"
 cp "$NETTUNE_ANSIBLE" "$W/bin/module"
 cp "$NETTUNE_STATIC" "$W/bin/nettune"
@@ -73,6 +75,6 @@ r = json.load(open(sys.argv[1]))
 assert r["failed"] is True and r["changed"] is False, r
 assert "<built-in>/profiles/low-latency.yaml:56:23: error: sysctl net.core.busy_poll is host-wide" in r["msg"], r["msg"]
 PY
-[ "$(cat "$W/ncaps")" -eq "$(ls "$SRCROOT"/schema/nics/*.yaml | wc -l)" ] ||
+[ "$(cat "$W/ncaps")" -eq "$(find "$SRCROOT/schema/nics" -name '*.yaml' | wc -l)" ] ||
 	fail "static CLI lists $(cat "$W/ncaps") built-in tables"
 echo "ok: ldd shows only glibc; module and static CLI run with no nettune files (built-in policies and tables)"
