@@ -93,6 +93,14 @@ grep -qx -- '+nva0 feature rx-gro = on' "$WORK/out" || fail "diff: no after line
 grep -q 'changed: \[localhost\]' "$WORK/out" || fail "diff: task not reported changed"
 expect_eq "$(mtu nvb0)" 1500 "check+diff mode changed nvb0"
 
+# 2b. state=planned: the plan, never a change (not even reported as one)
+play nettune_json "$WORK/host.yaml" -e nettune_state=planned
+[ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "planned run exited $rc"; }
+expect_eq "$(task changed)" false "state=planned: changed"
+expect_eq "$(task changes)" 3 "state=planned: number of actions"
+expect_eq "$(task msg)" '"3 changes pending"' "state=planned: msg"
+expect_eq "$(mtu nva0)" 1500 "state=planned changed the MTU"
+
 # 3. apply: changed, and the kernel shows it
 play nettune_json "$WORK/host.yaml"
 [ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "apply run exited $rc"; }

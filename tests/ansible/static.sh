@@ -17,9 +17,15 @@ cleanup() { ip netns del "$NS" 2>/dev/null || true; rm -rf "$W"; }
 trap cleanup EXIT INT TERM
 
 # only glibc: libc, libm, libpthread, libdl, the dynamic loader, the vDSO
+# (and, in a -Db_sanitize build, the sanitizer runtimes and what they need)
+allowed='linux-vdso\.so\.1|linux-gate\.so\.1|libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|/lib(64)?/ld-linux[-a-z0-9_.]*\.so\.[0-9]+'
+case ${B_SANITIZE:-none} in
+none | '') ;;
+*) allowed="$allowed|lib(a|ub|l|t)san\.so\.[0-9]+|libstdc\+\+\.so\.6|libgcc_s\.so\.1" ;;
+esac
 for b in "$NETTUNE_ANSIBLE" "$NETTUNE_STATIC"; do
 	ldd "$b" > "$W/ldd" || fail "ldd $b"
-	other=$(awk '{print $1}' "$W/ldd" | grep -Ev '^(linux-vdso\.so\.1|linux-gate\.so\.1|libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|/lib(64)?/ld-linux[-a-z0-9_.]*\.so\.[0-9]+)$' || true)
+	other=$(awk '{print $1}' "$W/ldd" | grep -Ev "^($allowed)\$" || true)
 	[ -z "$other" ] || { cat "$W/ldd" >&2; fail "$(basename "$b") needs non-glibc libraries: $other"; }
 	grep -q 'libc\.so\.6' "$W/ldd" || fail "$(basename "$b"): ldd shows no libc (not a dynamic glibc binary?)"
 done
