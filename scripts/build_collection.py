@@ -5,7 +5,8 @@ usage: build_collection.py SRCROOT VERSION MODULE CLI OUTDIR
 
 Assembles ansible/collection (galaxy.yml, README, role), the binary module
 MODULE and its sidecar documentation as plugins/modules/nettune{,.yml}, the
-statically linked CLI as the persist role's files/nettune, the systemd units
+statically linked CLI as the persist role's files/nettune (both without
+debugging sections when strip is there), the systemd units
 (as templates, ExecStart under {{ nettune_bindir }}) and the udev rule, and
 writes OUTDIR/nettune-host-VERSION.tar.gz with MANIFEST.json and FILES.json
 in the format 'ansible-galaxy collection build' writes (without needing
@@ -16,8 +17,11 @@ import hashlib
 import io
 import json
 import os
+import shutil
+import subprocess
 import sys
 import tarfile
+import tempfile
 
 NAMESPACE, NAME = "nettune", "host"
 
@@ -73,6 +77,16 @@ def main():
         with open(p, "rb") as f:
             return f.read()
 
+    def read_stripped(p):
+        """The binary without its debugging sections (as is without strip)."""
+        strip = shutil.which("strip")
+        if not strip:
+            return read(p)
+        with tempfile.TemporaryDirectory() as d:
+            q = os.path.join(d, "bin")
+            subprocess.run([strip, "--strip-debug", "-o", q, p], check=True)
+            return read(q)
+
     galaxy = read(os.path.join(coll, "galaxy.yml.in")).decode().replace("@VERSION@", version)
     add("galaxy.yml", galaxy)
     add("README.md", read(os.path.join(coll, "README.md")))
@@ -80,9 +94,9 @@ def main():
         for n in names:
             p = os.path.join(root, n)
             add(os.path.relpath(p, coll), read(p))
-    add("plugins/modules/nettune", read(module), True)
+    add("plugins/modules/nettune", read_stripped(module), True)
     add("plugins/modules/nettune.yml", read(os.path.join(src, "ansible", "nettune.yml")))
-    add("roles/persist/files/nettune", read(cli), True)
+    add("roles/persist/files/nettune", read_stripped(cli), True)
     add("roles/persist/files/80-nettune.rules", read(os.path.join(src, "dist", "udev", "80-nettune.rules")))
     for u in ("nettune.service", "nettune@.service", "nettune-drift.service", "nettune-drift.timer"):
         text = read(os.path.join(src, "dist", "systemd", u)).decode()

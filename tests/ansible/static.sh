@@ -50,6 +50,7 @@ printf '{"profile": "%s", "state": "planned", "state_dir": "%s", "_ansible_check
 	"$W/host.yaml" "$W/state" > "$W/args"
 printf '{"profile": "%s", "state": "planned", "netns": "%s", "state_dir": "%s", "_ansible_check_mode": false, "_ansible_diff": false}\n' \
 	"$W/host.yaml" "$NS" "$W/state" > "$W/args-ns"
+sed 's/low-latency/low-latncy/' "$W/host.yaml" > "$W/typo.yaml"
 ip netns add "$NS"
 cat > "$W/run.sh" <<SH
 set -eu
@@ -63,6 +64,9 @@ cd /
 "$W/bin/module" "$W/args-ns" > "$W/mod-ns.json" && { echo "netns run did not refuse host-wide settings"; exit 1; }
 "$W/bin/nettune" validate "$W/host.yaml" > "$W/validate" 2>&1 || { cat "$W/validate"; exit 1; }
 "$W/bin/nettune" caps | wc -l > "$W/ncaps"
+cd "$W"
+"$W/bin/nettune" validate typo.yaml > "$W/typo" 2>&1 && { echo "a misspelt policy validated"; exit 1; }
+cd /
 SH
 unshare -m sh "$W/run.sh" || fail "run with every nettune file hidden"
 python3 - "$W/mod.json" "$W/host.yaml" <<'PY' || fail "module result: $(cat "$W/mod.json")"
@@ -83,4 +87,6 @@ assert "<built-in>/profiles/low-latency.yaml:56:23: error: sysctl net.core.busy_
 PY
 [ "$(cat "$W/ncaps")" -eq "$(find "$SRCROOT/schema/nics" -name '*.yaml' | wc -l)" ] ||
 	fail "static CLI lists $(cat "$W/ncaps") built-in tables"
+grep -qxF "typo.yaml:5:11: error: policy profile 'low-latncy' not found; did you mean 'low-latency'? (searched ., <built-in>/profiles)" "$W/typo" ||
+	fail "misspelt policy: $(cat "$W/typo")"
 echo "ok: ldd shows only glibc; module and static CLI run with no nettune files (built-in policies and tables)"
