@@ -137,7 +137,7 @@ struct nt_num nt_caps_rx_max(const struct nt_caps *c, const struct nt_iface *f, 
 /* A coalesce setting of f the table's driver refuses. */
 struct nt_caps_issue {
 	const char *key;		/* profile key under coalesce/ */
-	char msg[640];
+	char msg[2048];
 };
 /* The coalesce keys of f that table c refuses (an unsupported parameter, a
  * value out of range, usecs with adaptive on); at most max, returns how many. */

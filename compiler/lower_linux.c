@@ -465,8 +465,8 @@ static void lower_coalesce(struct ictx *c)
 	if (!co)
 		return;
 	if (table_chosen(c)) {
-		struct nt_caps_issue is[2 * NT_CO__COUNT];
-		size_t n = nt_caps_coalesce_issues(c->caps, c->f, is, 2 * NT_CO__COUNT);
+		struct nt_caps_issue is[NT_CO__COUNT];
+		size_t n = nt_caps_coalesce_issues(c->caps, c->f, is, NT_CO__COUNT);
 
 		for (k = 0; k < n; k++) {
 			char path[64];

@@ -540,7 +540,7 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 					  "aggregation rings: the profile sets no mtu, so the host's MTU "
 					  "must be at most %u (%s)", *r[k].val, c->ring_rx_max.v,
 					  c->driver, c->no_agg_mtu_max.v, c->src_rings);
-				r[k].max = m;
+				r[k].max = *r[k].val > c->ring_rx_max_no_agg.v ? c->ring_rx_max_no_agg : m;
 			}
 			if (r[k].max.known && *r[k].val > r[k].max.v)
 				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
@@ -559,8 +559,8 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 		}
 	}
 	if (f->coalesce) {
-		struct nt_caps_issue is[2 * NT_CO__COUNT];
-		size_t n = nt_caps_coalesce_issues(c, f, is, 2 * NT_CO__COUNT);
+		struct nt_caps_issue is[NT_CO__COUNT];
+		size_t n = nt_caps_coalesce_issues(c, f, is, NT_CO__COUNT);
 
 		for (k = 0; k < n; k++)
 			E(v, at(v, false, "/interfaces/%zu/coalesce/%s", i, is[k].key), "capability",
