@@ -388,9 +388,9 @@ static void lower_rings(struct ictx *c)
 			    want > c->caps->ring_rx_max.v && want <= nm.v) {
 				s = put(c, NT_K_RING, m[k].n, nt_v_u32(want), path);
 				set_note(s, "%s allows %u rx descriptors only without aggregation "
-					 "rings: offloads.gro_hw and offloads.lro are off%s",
-					 c->caps->driver, nm.v, mtu_unset ? " (and the host's MTU must "
-					 "be standard)" : " and the mtu is standard");
+					 "rings: offloads.gro_hw and offloads.lro are off and %s at most %u",
+					 c->caps->driver, nm.v, mtu_unset ? "the host's MTU must be" :
+					 "the mtu is", c->caps->no_agg_mtu_max.v);
 				continue;
 			}
 			if ((!observed || m[k].max->v == c->caps->ring_rx_max.v) && table_chosen(c) &&
