@@ -376,6 +376,34 @@ static void lower_rings(struct ictx *c)
 			continue;
 		snprintf(path, sizeof(path), "rings/%s", yaml[k]);
 		want = *m[k].v;
+		if (k == 0 && c->caps && c->caps->ring_rx_max_no_agg.known) {
+			char why[256];
+			bool mtu_unset;
+			struct nt_num nm = nt_caps_rx_max(c->caps, c->f, why, sizeof(why), &mtu_unset);
+			bool observed = m[k].max && m[k].max->known;
+
+			/* the observed maximum is the one of the current offloads
+			 * and MTU; the profile may turn aggregation rings off first */
+			if ((!observed || m[k].max->v == c->caps->ring_rx_max.v) &&
+			    want > c->caps->ring_rx_max.v && want <= nm.v) {
+				s = put(c, NT_K_RING, m[k].n, nt_v_u32(want), path);
+				set_note(s, "%s allows %u rx descriptors only without aggregation "
+					 "rings: offloads.gro_hw and offloads.lro are off and %s at most %u",
+					 c->caps->driver, nm.v, mtu_unset ? "the host's MTU must be" :
+					 "the mtu is", c->caps->no_agg_mtu_max.v);
+				continue;
+			}
+			if ((!observed || m[k].max->v == c->caps->ring_rx_max.v) && table_chosen(c) &&
+			    want > nm.v && want <= c->caps->ring_rx_max_no_agg.v) {
+				LERR(c->L, mk(c, path, false),
+				     "rings.rx = %u exceeds the %s maximum of %u while %s uses "
+				     "aggregation rings: %s. With offloads.gro_hw and offloads.lro off "
+				     "and an mtu of at most %u the maximum is %u (%s)", want,
+				     c->caps->id, nm.v, c->caps->driver, why, c->caps->no_agg_mtu_max.v,
+				     c->caps->ring_rx_max_no_agg.v, c->caps->src_rings);
+				continue;
+			}
+		}
 		if (m[k].max && m[k].max->known && want > m[k].max->v) {
 			LERR(c->L, mk(c, path, false),
 			     "rings.%s = %u exceeds this host's maximum of %u for %s (observed)",
@@ -436,6 +464,19 @@ static void lower_coalesce(struct ictx *c)
 
 	if (!co)
 		return;
+	if (table_chosen(c)) {
+		struct nt_caps_issue is[NT_CO__COUNT];
+		size_t n = nt_caps_coalesce_issues(c->caps, c->f, is, NT_CO__COUNT);
+
+		for (k = 0; k < n; k++) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "coalesce/%s", is[k].key);
+			LERR(c->L, mk(c, path, false), "%s", is[k].msg);
+		}
+		if (n)
+			return;
+	}
 	if (co->adaptive_rx)
 		put(c, NT_K_COALESCE_ADAPTIVE, "rx", nt_v_bool(*co->adaptive_rx), "coalesce/adaptive_rx");
 	if (co->adaptive_tx)

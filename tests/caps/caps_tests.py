@@ -328,7 +328,221 @@ def t_richer():
                 "be changed (", "no set_channels"))
 
 
-for t in (t_kernel_versions, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries):
+# (table, edge lines that pass, lines beyond that fail, the located error, cited source)
+COALESCE = [
+    # ranges
+    ("intel-e810", ["coalesce: {tx_usecs: 8160}"], ["coalesce: {tx_usecs: 8161}"],
+     "p.yaml:8:26: error: coalesce.tx_usecs = 8161 exceeds the intel-e810 maximum of 8160 "
+     "microseconds", "ICE_ITR_MAX 8160"),
+    ("intel-e830", ["coalesce: {rx_usecs: 8160}"], ["coalesce: {rx_usecs: 8161}"],
+     "error: coalesce.rx_usecs = 8161 exceeds the intel-e830 maximum of 8160", "ICE_ITR_MAX 8160"),
+    ("intel-82599", ["coalesce: {rx_usecs: 1022}"], ["coalesce: {rx_usecs: 1023}"],
+     "p.yaml:8:26: error: coalesce.rx_usecs = 1023 exceeds the intel-82599 maximum of 1022 "
+     "microseconds", "IXGBE_MAX_EITR >> 2"),
+    ("intel-82598", ["coalesce: {rx_usecs: 1022}"], ["coalesce: {rx_usecs: 1023}"],
+     "error: coalesce.rx_usecs = 1023 exceeds the intel-82598 maximum of 1022", "0x00000FF8"),
+    ("intel-x550", ["coalesce: {rx_usecs: 1022}"], ["coalesce: {rx_usecs: 1023}"],
+     "error: coalesce.rx_usecs = 1023 exceeds the intel-x550 maximum of 1022", "IXGBE_MAX_EITR"),
+    ("intel-i350", ["coalesce: {rx_usecs: 10000}"], ["coalesce: {rx_usecs: 10001}"],
+     "error: coalesce.rx_usecs = 10001 exceeds the intel-i350 maximum of 10000",
+     "IGB_MAX_ITR_USECS 10000"),
+    ("intel-i210", ["coalesce: {tx_usecs: 10000}"], ["coalesce: {tx_usecs: 10001}"],
+     "error: coalesce.tx_usecs = 10001 exceeds the intel-i210 maximum of 10000",
+     "IGB_MAX_ITR_USECS 10000"),
+    ("mellanox-cx5", ["coalesce: {rx_usecs: 4095}"], ["coalesce: {rx_usecs: 4096}"],
+     "error: coalesce.rx_usecs = 4096 exceeds the mellanox-cx5 maximum of 4095 microseconds",
+     "MLX5E_MAX_COAL_TIME = MLX5_MAX_CQ_PERIOD"),
+    ("mellanox-cx7", ["coalesce: {tx_usecs: 4095}"], ["coalesce: {tx_usecs: 4096}"],
+     "error: coalesce.tx_usecs = 4096 exceeds the mellanox-cx7 maximum of 4095",
+     "cq_period[0xc]"),
+    ("mellanox-vf", ["coalesce: {rx_frames: 65535}"], ["coalesce: {rx_usecs: 5000}"],
+     "error: coalesce.rx_usecs = 5000 exceeds the mellanox-vf maximum of 4095", "MLX5_MAX_CQ_COUNT"),
+    ("vmxnet3", ["coalesce: {rx_usecs: 10000}"], ["coalesce: {rx_usecs: 10001}"],
+     "error: coalesce.rx_usecs = 10001 exceeds the vmxnet3 maximum of 10000",
+     "VMXNET3_COAL_RBC_MIN_RATE 100"),
+    ("vmxnet3", ["coalesce: {tx_frames: 128}"], ["coalesce: {tx_frames: 129}"],
+     "p.yaml:8:27: error: coalesce.tx_frames = 129 exceeds the vmxnet3 maximum of 128 frames",
+     "VMXNET3_COAL_STATIC_MAX_DEPTH 128"),
+    ("realtek-rtl8168", ["coalesce: {rx_frames: 60, rx_usecs: 100}"],
+     ["coalesce: {rx_frames: 61, rx_usecs: 100}"],
+     "p.yaml:8:27: error: coalesce.rx_frames = 61 exceeds the realtek-rtl8168 maximum of 60 frames",
+     "RTL_COALESCE_FRAME_MAX"),
+    # minimums and the mode values below them
+    ("intel-i350", ["coalesce: {rx_usecs: 10}"], ["coalesce: {rx_usecs: 9}"],
+     "p.yaml:8:26: error: coalesce.rx_usecs = 9 is below the intel-i350 minimum of 10 "
+     "microseconds; below it only 0, 1, 3 (modes) are accepted", "IGB_MIN_ITR_USECS 10"),
+    ("intel-i210", ["coalesce: {rx_usecs: 3}"], ["coalesce: {rx_usecs: 2}"],
+     "error: coalesce.rx_usecs = 2 is below the intel-i210 minimum of 10", "1 and 3 = dynamic"),
+    ("intel-i225", ["coalesce: {tx_usecs: 0}"], ["coalesce: {tx_usecs: 4}"],
+     "error: coalesce.tx_usecs = 4 is below the intel-i225 minimum of 10", "IGC_MIN_ITR_USECS 10"),
+    ("vmxnet3", ["coalesce: {rx_usecs: 0}"], ["coalesce: {rx_usecs: 9}"],
+     "error: coalesce.rx_usecs = 9 is below the vmxnet3 minimum of 10 microseconds; below it "
+     "only 0 (modes) are accepted", "VMXNET3_COAL_RBC_MAX_RATE 100000"),
+    # parameters the driver does not take (the ethtool core refuses them)
+    ("intel-x710", ["coalesce: {adaptive_tx: on}"], ["coalesce: {rx_frames: 32}"],
+     "p.yaml:8:27: error: coalesce.rx_frames: intel-x710 (i40e) does not support this parameter; "
+     "it takes rx_usecs, tx_usecs, adaptive_rx, adaptive_tx", "ETHTOOL_COALESCE_MAX_FRAMES_IRQ"),
+    ("intel-e810", ["coalesce: {adaptive_rx: off}"], ["coalesce: {tx_frames: 32}"],
+     "error: coalesce.tx_frames: intel-e810 (ice) does not support this parameter",
+     "ETHTOOL_COALESCE_RX_USECS_HIGH"),
+    ("intel-82599", ["coalesce: {tx_usecs: 0}"], ["coalesce: {adaptive_rx: on}"],
+     "p.yaml:8:29: error: coalesce.adaptive_rx: intel-82599 (ixgbe) does not support this "
+     "parameter; it takes rx_usecs, tx_usecs", "supported_coalesce_params = ETHTOOL_COALESCE_USECS"),
+    ("intel-i350", ["coalesce: {tx_usecs: 50}"], ["coalesce: {rx_frames: 8}"],
+     "error: coalesce.rx_frames: intel-i350 (igb) does not support this parameter",
+     "let core reject the unsupported coalescing parameters"),
+    ("broadcom-57414", ["coalesce: {adaptive_rx: on, rx_frames: 64, tx_frames: 64}"],
+     ["coalesce: {adaptive_tx: on}"],
+     "p.yaml:8:29: error: coalesce.adaptive_tx: broadcom-57414 (bnxt_en) does not support this "
+     "parameter; it takes rx_usecs, tx_usecs, rx_frames, tx_frames, adaptive_rx",
+     "ETHTOOL_COALESCE_USE_ADAPTIVE_RX"),
+    ("broadcom-57414", ["coalesce: {rx_usecs: 100000}"], ["coalesce: {adaptive_tx: off}"],
+     "error: coalesce.adaptive_tx: broadcom-57414 (bnxt_en) does not support this parameter",
+     "no adaptive-tx"),
+    ("aws-ena", ["coalesce: {tx_usecs: 64, adaptive_rx: on}"], ["coalesce: {rx_frames: 8}"],
+     "error: coalesce.rx_frames: aws-ena (ena) does not support this parameter",
+     "ETHTOOL_COALESCE_USE_ADAPTIVE_RX"),
+    ("virtio-net", ["coalesce: {rx_frames: 16, tx_usecs: 8, adaptive_rx: on}"],
+     ["coalesce: {adaptive_tx: on}"],
+     "error: coalesce.adaptive_tx: virtio-net (virtio_net) does not support this parameter",
+     "ETHTOOL_COALESCE_USE_ADAPTIVE_RX"),
+    ("vmxnet3", ["coalesce: {rx_usecs: 100}"], ["coalesce: {tx_usecs: 100}"],
+     "p.yaml:8:26: error: coalesce.tx_usecs: vmxnet3 (vmxnet3) does not support this parameter",
+     "ETHTOOL_COALESCE_RX_USECS"),
+    ("realtek-rtl8125", ["coalesce: {tx_usecs: 100}"], ["coalesce: {adaptive_rx: on}"],
+     "error: coalesce.adaptive_rx: realtek-rtl8125 (r8169) does not support this parameter",
+     "ETHTOOL_COALESCE_USECS | ETHTOOL_COALESCE_MAX_FRAMES"),
+    ("tun", ["coalesce: {rx_frames: 64}"], ["coalesce: {rx_usecs: 10}"],
+     "p.yaml:8:26: error: coalesce.rx_usecs: tun (tun) does not support this parameter; it takes "
+     "rx_frames", "ETHTOOL_COALESCE_RX_MAX_FRAMES"),
+    ("veth", ["mtu: 1500"], ["coalesce: {adaptive_rx: off}"],
+     "p.yaml:8:29: error: coalesce.adaptive_rx: veth (veth) has no interrupt coalescing settings",
+     "no get_coalesce/set_coalesce"),
+    # usecs together with adaptive on
+    ("intel-x710", ["coalesce: {adaptive_rx: off, rx_usecs: 50}"],
+     ["coalesce: {adaptive_rx: on, rx_usecs: 50}"],
+     "p.yaml:8:43: error: coalesce.rx_usecs cannot be set with adaptive_rx on: intel-x710 (i40e) "
+     "refuses to change rx-usecs while adaptive-rx is enabled",
+     "RX interrupt moderation cannot be changed if adaptive-rx is enabled"),
+    ("intel-e810", ["coalesce: {adaptive_tx: on, rx_usecs: 50}"],
+     ["coalesce: {adaptive_tx: on, tx_usecs: 50}"],
+     "error: coalesce.tx_usecs cannot be set with adaptive_tx on: intel-e810 (ice)",
+     "cannot be changed if adaptive-rx is enabled"),
+    ("vmxnet3", ["coalesce: {adaptive_rx: on}"], ["coalesce: {adaptive_rx: on, rx_usecs: 20}"],
+     "error: coalesce.rx_usecs cannot be set with adaptive_rx on: vmxnet3 (vmxnet3)",
+     "adaptive-rx together with a non-zero rx-usecs"),
+    # mlx5 takes every parameter, adaptive together with usecs too
+    ("mellanox-cx6", ["coalesce: {adaptive_rx: on, adaptive_tx: on, rx_usecs: 8, tx_usecs: 8, "
+                      "rx_frames: 32, tx_frames: 32}"], ["coalesce: {tx_usecs: 4096}"],
+     "error: coalesce.tx_usecs = 4096 exceeds the mellanox-cx6 maximum of 4095",
+     "ETHTOOL_COALESCE_USE_CQE"),
+]
+
+
+def t_coalesce():
+    for table, edge, beyond, want, cite in COALESCE:
+        rc, err = run(["validate"], profile(["nic: " + table] + edge))
+        check(f"{table} {edge}", rc, err, 0, absent=("error",))
+        rc, err = run(["validate"], profile(["nic: " + table] + beyond))
+        check(f"{table} {beyond}", rc, err, 1, want=(want, cite))
+    # a table with no coalesce group (a local one, as before this format) checks nothing
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(SRCROOT, "schema", "nics", "intel-x722.yaml")) as f:
+            text = f.read()
+        start = text.index("  coalesce:\n")
+        end = text.index("  rss:\n")
+        with open(os.path.join(d, "intel-x722.yaml"), "w") as f:
+            f.write(text[:start] + text[end:])
+        rc, err = run(["--caps-dir", d, "validate"],
+                      profile(["nic: intel-x722", "coalesce: {rx_frames: 99, rx_usecs: 99999}"]))
+        check("table without coalesce group", rc, err, 0, absent=("error",))
+    # plan time: the table chosen from the observed device gives the same verdict
+    dev = dict(INTEL, driver="i40e", pci="8086:1572")
+    rc, err = run(["plan"], profile(["coalesce: {rx_frames: 32}"]), snapshot(dev))
+    check("plan x710 rx_frames", rc, err, 1,
+          want=("p.yaml:7:27: error: coalesce.rx_frames: intel-x710 (i40e) does not support "
+                "this parameter",))
+    rc, err = run(["plan"], profile(["coalesce: {rx_usecs: 8160, adaptive_rx: off}"]), snapshot(dev))
+    check("plan x710 rx_usecs edge", rc, err, (0, 2), absent=("error",))
+    rc, err = run(["plan"], profile(["coalesce: {tx_usecs: 1023}"]),
+                  snapshot(dict(INTEL, driver="ixgbe", pci="8086:10fb")))
+    check("plan 82599 tx_usecs", rc, err, 1,
+          want=("p.yaml:7:26: error: coalesce.tx_usecs = 1023 exceeds the intel-82599 maximum "
+                "of 1022 microseconds",))
+    rc, err = run(["plan"], profile(["coalesce: {rx_usecs: 10}"]), snapshot({"kind": "veth"}))
+    check("plan veth coalesce", rc, err, 1,
+          want=("p.yaml:7:26: error: coalesce.rx_usecs: veth (veth) has no interrupt coalescing "
+                "settings",))
+    r = subprocess.run([NETTUNE, "caps", "intel-i350"], capture_output=True, text=True)
+    for line in ("  params                 rx_usecs tx_usecs\n",
+                 "  usecs max              10000\n",
+                 "  usecs min              10 (below it only 0, 1, 3)\n",
+                 "  frames max             unknown\n"):
+        if line not in r.stdout:
+            fail(f"caps intel-i350 lacks {line!r}:\n{r.stdout}")
+    r = subprocess.run([NETTUNE, "caps", "veth"], capture_output=True, text=True)
+    if "  params                 none\n" not in r.stdout:
+        fail(f"caps veth does not say params none:\n{r.stdout}")
+
+
+BNXT = {"kind": "physical", "driver": "bnxt_en", "pci": "14e4:16d7"}
+AGG_OFF = "offloads: {gro_hw: off, lro: off}"
+AGG_CITE = "BNXT_FLAG_AGG_RINGS = BNXT_FLAG_JUMBO | BNXT_FLAG_GRO | BNXT_FLAG_LRO"
+
+
+def t_bnxt_agg():
+    nic = ["nic: broadcom-57414"]
+    ok = [
+        ["mtu: 1500", AGG_OFF, "rings: {rx: 4096}"],
+        ["mtu: 3690", AGG_OFF, "rings: {rx: 8191}"],
+        ["rings: {rx: 2047}"],
+    ]
+    for lines in ok:
+        rc, err = run(["validate"], profile(nic + lines))
+        check(f"57414 {lines}", rc, err, 0, absent=("error", "warning"))
+    bad = [
+        (["rings: {rx: 4096}"], "p.yaml:8:17: error: rings.rx = 4096 exceeds the broadcom-57414 "
+         "maximum of 2047 while bnxt_en uses aggregation rings: offloads.gro_hw is not off (the "
+         "profile leaves rx-gro-hw as it is; it is on by default). With offloads.gro_hw and "
+         "offloads.lro off and an mtu of at most 3690 the maximum is 8191"),
+        (["rings: {rx: 2048}", "offloads: {gro_hw: off}"], "p.yaml:8:17: error: rings.rx = 2048 "
+         "exceeds the broadcom-57414 maximum of 2047 while bnxt_en uses aggregation rings: "
+         "offloads.lro is not off"),
+        (["mtu: 1500", "offloads: {gro_hw: off, lro: on}", "rings: {rx: 4096}"],
+         "p.yaml:10:17: error: rings.rx = 4096 exceeds the broadcom-57414 maximum of 2047 while "
+         "bnxt_en uses aggregation rings: offloads.lro is not off"),
+        (["mtu: 3691", AGG_OFF, "rings: {rx: 4096}"],
+         "p.yaml:10:17: error: rings.rx = 4096 exceeds the broadcom-57414 maximum of 2047 while "
+         "bnxt_en uses aggregation rings: mtu 3691 needs jumbo (aggregation) buffers above 3690"),
+        (["mtu: 1500", AGG_OFF, "rings: {rx: 8192}"],
+         "p.yaml:10:17: error: rings.rx = 8192 exceeds the broadcom-57414 maximum of 8191 even "
+         "without aggregation rings"),
+    ]
+    for lines, want in bad:
+        rc, err = run(["validate"], profile(nic + lines))
+        check(f"57414 {lines}", rc, err, 1, want=(want, AGG_CITE, "MTU above 3690"))
+    # the MTU left to the host: accepted with a warning naming the condition
+    rc, err = run(["validate"], profile(nic + [AGG_OFF, "rings: {rx: 4096}"]))
+    check("57414 mtu unset", rc, err, 0,
+          want=("p.yaml:9:17: warning: rings.rx = 4096 is above 2047, which bnxt_en allows only "
+                "without aggregation rings: the profile sets no mtu, so the host's MTU must be at "
+                "most 3690",), absent=("error",))
+    # plan time, table from the observed device, and with the observed maximum of the
+    # current (aggregation on) state: the profile turns aggregation off first
+    for snap_max in ({}, {"max": {"ring_rx": 2047, "ring_tx": 2047}}):
+        dev = dict(BNXT, **snap_max)
+        rc, err = run(["plan"], profile(["mtu: 1500", AGG_OFF, "rings: {rx: 4096}"]), snapshot(dev))
+        check(f"plan 57414 agg off {snap_max}", rc, err, (0, 2), absent=("error",))
+        rc, err = run(["plan"], profile(["mtu: 9000", AGG_OFF, "rings: {rx: 4096}"]), snapshot(dev))
+        check(f"plan 57414 jumbo {snap_max}", rc, err, 1,
+              want=("p.yaml:9:17: error: rings.rx = 4096 exceeds",
+                    "mtu 9000 needs jumbo (aggregation) buffers above 3690"))
+    r = subprocess.run([NETTUNE, "caps", "broadcom-57414"], capture_output=True, text=True)
+    if "  rx max without agg     8191 (offloads.gro_hw and .lro off, mtu <= 3690)\n" not in r.stdout:
+        fail(f"caps broadcom-57414 does not show the rx maximum without aggregation:\n{r.stdout}")
+
+
+for t in (t_kernel_versions, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg):
     t()
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
