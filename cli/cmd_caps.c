@@ -71,9 +71,13 @@ static void show(const struct nt_caps *c)
 	num("rx min", c->ring_rx_min);
 	num("tx min", c->ring_tx_min);
 	num("step", c->ring_step);
-	if (c->ring_max_since)
-		printf("  %-22s %u (before kernel %s)\n", "older max", c->ring_max_before.v,
+	if (c->ring_max_since) {
+		printf("  %-22s %u (before kernel %s", "older max", c->ring_max_before.v,
 		       c->ring_max_since);
+		for (i = 0; i < c->nbackports; i++)
+			printf("%s%s", i ? ", " : "; not on stable ", c->ring_backports[i]);
+		printf("%s)\n", c->nbackports ? " and later in their series" : "");
+	}
 	if (c->src_rings)
 		printf("    source: %s\n", c->src_rings);
 	printf("rss\n");

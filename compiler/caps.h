@@ -45,6 +45,8 @@ struct nt_caps {
 	struct nt_num ring_rx_min, ring_tx_min;	/* set_ringparam refuses less */
 	char *ring_max_since;		/* kernel version the ring maxima hold from */
 	struct nt_num ring_max_before;	/* the ring maximum of older kernels */
+	char **ring_backports;		/* "X.Y.Z": older series that got the maxima */
+	size_t nbackports;
 	struct nt_num xor_max_channels;	/* the xor hash refuses more channels */
 	struct nt_num coal_usecs_max;	/* rx/tx-usecs above it are refused */
 	enum nt_tri rings_settable;
@@ -110,6 +112,11 @@ const char *nt_caps_suggest(const struct nt_capsdb *db, const char *name);
 /* Whether kernel release (as in uname -r) is older than version ("6.2");
  * false when either cannot be parsed. */
 bool nt_kernel_older(const char *kernel, const char *version);
+/* Whether c's ring maxima do not hold on kernel (as in uname -r): it is
+ * older than rings.max_since and is not at or past one of the
+ * rings.max_backports releases of its own X.Y series.  False when the table
+ * has no such rule or the kernel cannot be parsed. */
+bool nt_caps_ring_before(const struct nt_caps *c, const char *kernel);
 /* Whether the table lists this PCI vendor:device. */
 bool nt_caps_has_pci(const struct nt_caps *c, const char *pci);
 void nt_capsdb_free(struct nt_capsdb *db);
