@@ -147,6 +147,9 @@ int cmd_caps(int argc, char **argv)
 		nt_diags_free(&d);
 		return NT_EXIT_FAIL;
 	}
+	/* a table that did not load is left out: say so in the exit code */
+	if (d.errors)
+		r = NT_EXIT_FAIL;
 	if (!model) {
 		for (size_t k = 0; k < db->n; k++)
 			printf("%-18s %-12s %s%s%s%s\n", db->v[k].id, db->v[k].driver,

@@ -318,6 +318,21 @@ static void lower_channels(struct ictx *c)
 			continue;
 		}
 		if (!(c->F && c->F->max_chan[k].known) && table_chosen(c) &&
+		    !c->caps->chan_kind[k]) {
+			struct nt_buf kinds = {0};
+			unsigned j;
+
+			for (j = 0; j < NT_CH__COUNT; j++)
+				if (c->caps->chan_kind[j])
+					nt_buf_printf(&kinds, "%s%s", kinds.n ? ", " : "",
+						      nt_chan_names[j]);
+			LERR(c->L, mk(c, path, false), "%s (%s) has no %s channels; it has %s",
+			     c->caps->id, c->caps->driver, nt_chan_names[k],
+			     kinds.n ? kinds.p : "no channel settings");
+			free(kinds.p);
+			continue;
+		}
+		if (!(c->F && c->F->max_chan[k].known) && table_chosen(c) &&
 		    c->caps->chan_kind[k] && c->caps->chan_max[k].known &&
 		    *v[k] > c->caps->chan_max[k].v) {
 			LERR(c->L, mk(c, path, false),
