@@ -74,9 +74,13 @@ static void show(const struct nt_caps *c)
 	if (c->ring_rx_max_no_agg.known)
 		printf("  %-22s %u (offloads.gro_hw and .lro off, mtu <= %u)\n",
 		       "rx max without agg", c->ring_rx_max_no_agg.v, c->no_agg_mtu_max.v);
-	if (c->ring_max_since)
-		printf("  %-22s %u (before kernel %s)\n", "older max", c->ring_max_before.v,
+	if (c->ring_max_since) {
+		printf("  %-22s %u (before kernel %s", "older max", c->ring_max_before.v,
 		       c->ring_max_since);
+		for (i = 0; i < c->nbackports; i++)
+			printf("%s%s", i ? ", " : "; not on stable ", c->ring_backports[i]);
+		printf("%s)\n", c->nbackports ? " and later in their series" : "");
+	}
 	if (c->src_rings)
 		printf("    source: %s\n", c->src_rings);
 	printf("rss\n");
@@ -167,6 +171,9 @@ int cmd_caps(int argc, char **argv)
 		nt_diags_free(&d);
 		return NT_EXIT_FAIL;
 	}
+	/* a table that did not load is left out: say so in the exit code */
+	if (d.errors)
+		r = NT_EXIT_FAIL;
 	if (!model) {
 		for (size_t k = 0; k < db->n; k++)
 			printf("%-18s %-12s %s%s%s%s\n", db->v[k].id, db->v[k].driver,

@@ -256,6 +256,26 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 			 "rings.rx_max_no_agg and rings.no_agg_mtu_max go together, with a known rx_max");
 		r.bad = 1;
 	}
+	n = get(&r, "/linux/rings/max_backports", NT_Y_SEQ, false);
+	if (n && !c->ring_max_since) {
+		nt_error(d, n->mark, "caps", "rings.max_backports needs rings.max_since");
+		r.bad = 1;
+	}
+	for (i = 0; n && i < n->n; i++) {
+		unsigned x, y, z;
+		char tail;
+
+		if (n->vals[i]->type != NT_Y_SCALAR ||
+		    sscanf(n->vals[i]->scalar, "%u.%u.%u%c", &x, &y, &z, &tail) != 3) {
+			nt_error(d, n->vals[i]->mark, "caps",
+				 "rings.max_backports entries are stable releases X.Y.Z");
+			r.bad = 1;
+			continue;
+		}
+		c->ring_backports = nt_xrealloc(c->ring_backports,
+						(c->nbackports + 1) * sizeof(char *));
+		c->ring_backports[c->nbackports++] = nt_xstrdup(n->vals[i]->scalar);
+	}
 	c->rings_settable = get_tri(&r, "/linux/rings/settable");
 	c->src_rings = get_source(&r, "/linux/rings", c->ring_rx_max.known ||
 				  c->ring_rx_max_no_agg.known ||
@@ -356,6 +376,9 @@ static void caps_free(struct nt_caps *c)
 	free(c->src_windows);
 	free(c->src_coalesce);
 	free(c->ring_max_since);
+	for (i = 0; i < c->nbackports; i++)
+		free(c->ring_backports[i]);
+	free(c->ring_backports);
 	free(c->notes);
 	free(c->origin);
 }
@@ -629,6 +652,22 @@ size_t nt_caps_coalesce_issues(const struct nt_caps *c, const struct nt_iface *f
 		}
 	}
 	return n;
+}
+
+bool nt_caps_ring_before(const struct nt_caps *c, const char *kernel)
+{
+	unsigned a, b, z = 0, x, y, w;
+	size_t i;
+
+	if (!c || !c->ring_max_since || !c->ring_max_before.known ||
+	    !nt_kernel_older(kernel, c->ring_max_since) ||
+	    sscanf(kernel, "%u.%u.%u", &a, &b, &z) < 2)
+		return false;
+	for (i = 0; i < c->nbackports; i++)
+		if (sscanf(c->ring_backports[i], "%u.%u.%u", &x, &y, &w) == 3 && a == x &&
+		    b == y && z >= w)
+			return false;
+	return true;
 }
 
 bool nt_caps_has_pci(const struct nt_caps *c, const char *pci)

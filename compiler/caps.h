@@ -53,6 +53,8 @@ struct nt_caps {
 	struct nt_num ring_rx_min, ring_tx_min;	/* set_ringparam refuses less */
 	char *ring_max_since;		/* kernel version the ring maxima hold from */
 	struct nt_num ring_max_before;	/* the ring maximum of older kernels */
+	char **ring_backports;		/* "X.Y.Z": older series that got the maxima */
+	size_t nbackports;
 	struct nt_num xor_max_channels;	/* the xor hash refuses more channels */
 	struct nt_num ring_rx_max_no_agg;	/* rx maximum without aggregation rings (bnxt) */
 	struct nt_num no_agg_mtu_max;	/* largest MTU that needs no aggregation ring */
@@ -143,6 +145,11 @@ struct nt_caps_issue {
  * value out of range, usecs with adaptive on); at most max, returns how many. */
 size_t nt_caps_coalesce_issues(const struct nt_caps *c, const struct nt_iface *f,
 			       struct nt_caps_issue *out, size_t max);
+/* Whether c's ring maxima do not hold on kernel (as in uname -r): it is
+ * older than rings.max_since and is not at or past one of the
+ * rings.max_backports releases of its own X.Y series.  False when the table
+ * has no such rule or the kernel cannot be parsed. */
+bool nt_caps_ring_before(const struct nt_caps *c, const char *kernel);
 /* Whether the table lists this PCI vendor:device. */
 bool nt_caps_has_pci(const struct nt_caps *c, const char *pci);
 void nt_capsdb_free(struct nt_capsdb *db);

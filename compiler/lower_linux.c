@@ -318,6 +318,21 @@ static void lower_channels(struct ictx *c)
 			continue;
 		}
 		if (!(c->F && c->F->max_chan[k].known) && table_chosen(c) &&
+		    !c->caps->chan_kind[k]) {
+			struct nt_buf kinds = {0};
+			unsigned j;
+
+			for (j = 0; j < NT_CH__COUNT; j++)
+				if (c->caps->chan_kind[j])
+					nt_buf_printf(&kinds, "%s%s", kinds.n ? ", " : "",
+						      nt_chan_names[j]);
+			LERR(c->L, mk(c, path, false), "%s (%s) has no %s channels; it has %s",
+			     c->caps->id, c->caps->driver, nt_chan_names[k],
+			     kinds.n ? kinds.p : "no channel settings");
+			free(kinds.p);
+			continue;
+		}
+		if (!(c->F && c->F->max_chan[k].known) && table_chosen(c) &&
 		    c->caps->chan_kind[k] && c->caps->chan_max[k].known &&
 		    *v[k] > c->caps->chan_max[k].v) {
 			LERR(c->L, mk(c, path, false),
@@ -421,14 +436,20 @@ static void lower_rings(struct ictx *c)
 			}
 		}
 		if (k < 2 && !(m[k].max && m[k].max->known) && c->caps &&
-		    c->caps->ring_max_before.known &&
-		    nt_kernel_older(c->L->facts->kernel, c->caps->ring_max_since) &&
+		    nt_caps_ring_before(c->caps, c->L->facts->kernel) &&
 		    want > c->caps->ring_max_before.v) {
+			struct nt_buf bp = {0};
+			size_t i;
+
+			for (i = 0; i < c->caps->nbackports; i++)
+				nt_buf_printf(&bp, "%s%s", i ? ", " : " and the stable releases ",
+					      c->caps->ring_backports[i]);
 			LERR(c->L, mk(c, path, false),
-			     "rings.%s = %u exceeds the %s maximum of %u on kernel %s (%u from %s; %s)",
+			     "rings.%s = %u exceeds the %s maximum of %u on kernel %s (%u from %s%s; %s)",
 			     yaml[k], want, c->caps->id, c->caps->ring_max_before.v, c->L->facts->kernel,
 			     k ? c->caps->ring_tx_max.v : c->caps->ring_rx_max.v,
-			     c->caps->ring_max_since, c->caps->src_rings);
+			     c->caps->ring_max_since, bp.p ? bp.p : "", c->caps->src_rings);
+			free(bp.p);
 			continue;
 		}
 		if (k < 2 && m[k].max && m[k].max->known && c->caps) {

@@ -7,6 +7,7 @@ code and the exact located diagnostics it must (and must not) print.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -94,6 +95,34 @@ EDGES = [
      "rings: {rx: %u}", "8:17", 4096, "IGC_MAX_RXD = IGC_MAX_TXD = 4096"),
     ("i350", {"driver": "igb", "pci": "8086:1521"}, "intel-i350",
      "channels: {combined: %u}", "8:26", 8, "IGB_MAX_RX_QUEUES 8 for I350"),
+    ("x540", {"driver": "ixgbe", "pci": "8086:1528"}, "intel-x540",
+     "rings: {rx: %u}", "8:17", 8192, "IXGBE_MAX_RXD_X540 = IXGBE_MAX_TXD_X540 = 8192"),
+    ("x540-t1", {"driver": "ixgbe", "pci": "8086:1560"}, "intel-x540",
+     "channels: {combined: %u}", "8:26", 63, "IXGBE_MAX_FDIR_INDICES = 63"),
+    ("i211", {"driver": "igb", "pci": "8086:1539"}, "intel-i211",
+     "channels: {combined: %u}", "8:26", 2, "IGB_MAX_RX_QUEUES_I211 = 2"),
+    ("iavf", {"driver": "iavf", "pci": "8086:1889"}, "intel-iavf",
+     "rings: {rx: %u}", "8:17", 4096, "IAVF_MAX_RXD = IAVF_MAX_TXD = 4096"),
+    ("iavf-700", {"driver": "iavf", "pci": "8086:154c"}, "intel-iavf",
+     "rings: {tx: %u}", "8:17", 4096, "IAVF_MAX_RXD = IAVF_MAX_TXD = 4096"),
+    ("iavf-x722", {"driver": "iavf", "pci": "8086:37cd"}, "intel-iavf",
+     "channels: {other: %u}", "8:23", 1, "NONQ_VECS = 1"),
+    ("ixgbevf", {"driver": "ixgbevf", "pci": "8086:10ed"}, "intel-ixgbevf",
+     "rings: {rx: %u}", "8:17", 4096, "IXGBEVF_MAX_RXD = IXGBEVF_MAX_TXD = 4096"),
+    ("ixgbevf-x550", {"driver": "ixgbevf", "pci": "8086:1565"}, "intel-ixgbevf",
+     "rings: {tx: %u}", "8:17", 4096, "IXGBEVF_MAX_RXD = IXGBEVF_MAX_TXD = 4096"),
+    ("57508", {"driver": "bnxt_en", "pci": "14e4:1750"}, "broadcom-57508",
+     "rings: {tx: %u}", "8:17", 2047, "BNXT_MAX_TX_DESC_CNT = 256 * MAX_TX_PAGES 8 - 1 = 2047"),
+    ("57502-npar", {"driver": "bnxt_en", "pci": "14e4:1805"}, "broadcom-57508",
+     "rings: {rx: %u}", "8:17", 2047, "BNXT_MAX_RX_DESC_CNT_JUM_ENA = 256"),
+    ("mana", {"driver": "mana", "pci": "1414:00ba"}, "microsoft-mana",
+     "rings: {rx: %u}", "8:17", 8192, "MAX_RX_BUFFERS_PER_QUEUE = 8192"),
+    ("mana-tx", {"driver": "mana", "pci": "1414:00ba"}, "microsoft-mana",
+     "rings: {tx: %u}", "8:17", 16384, "MAX_TX_BUFFERS_PER_QUEUE = 16384"),
+    ("mana-channels", {"driver": "mana", "pci": "1414:00ba"}, "microsoft-mana",
+     "channels: {combined: %u}", "8:26", 64, "MANA_MAX_NUM_QUEUES = 64"),
+    ("netvsc", {"driver": "hv_netvsc"}, "hyperv-netvsc",
+     "channels: {combined: %u}", "8:26", 64, "VRSS_CHANNEL_MAX = 64"),
 ]
 
 
@@ -122,10 +151,11 @@ def t_edges():
 
 
 def t_siblings_without_table():
-    # ixgbe X540 and igb I211 have no table: the 82599 / I210 limits are not borrowed
+    # ixgbe E610 and igb 82576 have no table: the 82599 / I210 limits are not borrowed
     for name, dev, line, other in [
-            ("x540", {"driver": "ixgbe", "pci": "8086:1528"}, "rings: {rx: 30000}", "intel-82599"),
-            ("i211", {"driver": "igb", "pci": "8086:1539"}, "channels: {combined: 8}", "intel-i210")]:
+            ("e610", {"driver": "ixgbe", "pci": "8086:57b0"}, "rings: {rx: 30000}", "intel-82599"),
+            ("82576", {"driver": "igb", "pci": "8086:10c9"}, "channels: {combined: 8}",
+             "intel-i210")]:
         rc, err = run(["plan"], profile([line]), snapshot(dict(INTEL, **dev)))
         check(name, rc, err, (0, 2),
               want=(f"warning: eth0: no capability table for PCI id {dev['pci']} (driver "
@@ -170,8 +200,23 @@ def t_declared():
         ("x710 on tun", "intel-x710", {"kind": "tun"},
          "error: nic: intel-x710 (driver i40e, PCI 8086:1572) contradicts eth0 as observed: "
          "driver tun; the table that matches is 'tun'"),
-        ("x710 on x540", "intel-x710", dict(INTEL, driver="ixgbe", pci="8086:1528"),
-         "driver ixgbe, PCI 8086:1528; no table matches this device"),
+        ("x710 on e610", "intel-x710", dict(INTEL, driver="ixgbe", pci="8086:57b0"),
+         "driver ixgbe, PCI 8086:57b0; no table matches this device"),
+        ("x550 on x540", "intel-x550", dict(INTEL, driver="ixgbe", pci="8086:1528"),
+         "contradicts eth0 as observed: driver ixgbe, PCI 8086:1528; the table that matches "
+         "is 'intel-x540'"),
+        ("i210 on i211", "intel-i210", dict(INTEL, driver="igb", pci="8086:1539"),
+         "the table that matches is 'intel-i211'"),
+        ("x710 on its VF", "intel-x710", dict(INTEL, driver="iavf", pci="8086:154c"),
+         "driver iavf, PCI 8086:154c; the table that matches is 'intel-iavf'"),
+        ("netvsc on mana", "hyperv-netvsc", dict(INTEL, driver="mana", pci="1414:00ba"),
+         "error: nic: hyperv-netvsc (driver hv_netvsc) contradicts eth0 as observed: driver "
+         "mana, PCI 1414:00ba; the table that matches is 'microsoft-mana'"),
+        ("mana on netvsc", "microsoft-mana", dict(INTEL, driver="hv_netvsc"),
+         "contradicts eth0 as observed: driver hv_netvsc; the table that matches is "
+         "'hyperv-netvsc'"),
+        ("gve on ena", "google-gve", dict(INTEL, driver="ena", pci="1d0f:ec20"),
+         "nic: google-gve (driver gve, PCI 1ae0:0042) contradicts eth0"),
     ]
     for name, nic, dev, want in cases:
         rc, err = run(["plan"], profile(["nic: " + nic, "mtu: 1500"]), snapshot(dev))
@@ -200,6 +245,71 @@ def t_kernel_versions():
             check(f"82599 {value}", rc, err, 1, want=("maximum of 8192",))
 
 
+def t_x710_kernel_rule():
+    # i40e reports 8160 on the XL710 MAC from v6.8 (aa6908ca3bd1) and from the
+    # stable releases that got the backport on 2025-10-02; 4096 before
+    dev = dict(INTEL, driver="i40e", pci="8086:1572")
+    stable = ("8160 from 6.8 and the stable releases 6.6.109, 6.1.155, 5.15.194, 5.10.245, "
+              "5.4.300; ")
+    for kernel, value, ok in [("6.8.0", 8160, True), ("6.18.0-1-amd64", 8160, True),
+                              ("6.7.12", 4096, True), ("6.7.12", 4097, False),
+                              ("6.6.108", 4097, False), ("6.6.109", 8160, True),
+                              ("6.1.155-rt55", 8160, True), ("6.1.154", 4097, False),
+                              ("5.15.194", 8160, True), ("5.15.0-91-generic", 4097, False),
+                              ("5.15.0-91-generic", 4096, True), ("5.10.245", 8160, True),
+                              ("5.4.299", 4097, False), ("5.4.300", 8160, True),
+                              ("4.19.325", 4097, False)]:
+        snap = snapshot(dev)
+        snap["host"]["kernel"] = kernel
+        for nic in (["nic: intel-x710"], ["nic: auto"], []):
+            rc, err = run(["plan"], profile(nic + [f"rings: {{rx: {value}}}"]), snap)
+            tag = f"x710 {kernel} {value} {nic}"
+            if ok:
+                check(tag, rc, err, (0, 2), absent=("error",))
+            else:
+                row = 7 + len(nic)
+                check(tag, rc, err, 1,
+                      want=(f"p.yaml:{row}:17: error: rings.rx = {value} exceeds the intel-x710 "
+                            f"maximum of 4096 on kernel {kernel} (" + stable,
+                            "'i40e: increase max descriptors for XL710'"))
+    # beyond 8160 on a new kernel is the plain table maximum
+    snap = snapshot(dev)
+    snap["host"]["kernel"] = "6.6.109"
+    rc, err = run(["plan"], profile(["nic: intel-x710", "rings: {rx: 8161}"]), snap)
+    check("x710 6.6.109 8161", rc, err, 1,
+          want=("error: rings.rx = 8161 exceeds the intel-x710 maximum of 8160 (",))
+    # a distribution kernel with the backport reports 8160: the observed maximum wins
+    snap = snapshot(dict(dev, max={"ring_rx": 8160, "ring_tx": 8160}))
+    snap["host"]["kernel"] = "5.15.0-91-generic"
+    rc, err = run(["plan"], profile(["nic: intel-x710", "rings: {rx: 8160}"]), snap)
+    check("x710 distro backport observed", rc, err, (0, 2), absent=("error",))
+    # offline (no kernel known) the newest maximum applies
+    rc, err = run(["validate"], profile(["nic: intel-x710", "rings: {rx: 8160}"]))
+    check("x710 validate 8160", rc, err, 0, absent=("error",))
+    r = subprocess.run([NETTUNE, "caps", "intel-x710"], capture_output=True, text=True)
+    if ("older max              4096 (before kernel 6.8; not on stable 6.6.109, 6.1.155, "
+            "5.15.194, 5.10.245, 5.4.300 and later in their series)") not in r.stdout:
+        fail(f"caps intel-x710 does not show the kernel rule:\n{r.stdout}")
+    # a malformed backport list is refused with its location
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(SRCROOT, "schema", "nics", "intel-x710.yaml")) as f:
+            text = f.read()
+        for bad, msg in [('"6.6"', "entries are stable releases X.Y.Z"),
+                         ('"6.6.109x"', "entries are stable releases X.Y.Z")]:
+            with open(os.path.join(d, "intel-x710.yaml"), "w") as f:
+                f.write(text.replace('"6.6.109"', bad))
+            r = subprocess.run([NETTUNE, "--caps-dir", d, "caps", "intel-x710"],
+                               capture_output=True, text=True)
+            if r.returncode == 0 or f"{d}/intel-x710.yaml:" not in r.stderr or msg not in r.stderr:
+                fail(f"bad max_backports {bad}: {r.returncode} {r.stderr}")
+        with open(os.path.join(d, "intel-x710.yaml"), "w") as f:
+            f.write(text.replace('    max_since: "6.8"\n    max_before: 4096\n', ""))
+        r = subprocess.run([NETTUNE, "--caps-dir", d, "caps", "intel-x710"],
+                           capture_output=True, text=True)
+        if r.returncode == 0 or "rings.max_backports needs rings.max_since" not in r.stderr:
+            fail(f"max_backports without max_since: {r.returncode} {r.stderr}")
+
+
 def t_readme_models():
     # schema/nics/README.md names every table `nettune caps` lists
     r = subprocess.run([NETTUNE, "caps"], capture_output=True, text=True)
@@ -207,9 +317,29 @@ def t_readme_models():
     with open(os.path.join(SRCROOT, "schema", "nics", "README.md")) as f:
         readme = f.read()
     models = readme[readme.index("Models:"):readme.index("## Matching")]
-    for i in ids:
-        if f"`{i}`" not in models:
-            fail(f"schema/nics/README.md Models does not name {i}")
+    named = set(re.findall(r"`([a-z0-9-]+)`", models))
+    if named != set(ids):
+        fail(f"schema/nics/README.md Models: missing {sorted(set(ids) - named)}, "
+             f"not in caps {sorted(named - set(ids))}")
+    # and the top-level README's NIC list names exactly the same tables
+    with open(os.path.join(SRCROOT, "README.md")) as f:
+        top = f.read()
+    start = top.index("## NIC capability tables")
+    section = top[start:top.index("\n## ", start + 1)]
+    table = "\n".join(line for line in section.splitlines() if line.startswith("| "))
+    listed = re.findall(r"`([a-z0-9-]+)`", table)
+    if sorted(listed) != sorted(set(listed)) or set(listed) != set(ids):
+        fail(f"README.md NIC list: missing {sorted(set(ids) - set(listed))}, not in caps "
+             f"{sorted(set(listed) - set(ids))}, listed twice "
+             f"{sorted(x for x in set(listed) if listed.count(x) > 1)}")
+    # every listed driver is the driver of the tables in its row
+    for line in table.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        driver = cells[0].split()[0]
+        for t in re.findall(r"`([a-z0-9-]+)`", cells[1]):
+            r = subprocess.run([NETTUNE, "caps", t], capture_output=True, text=True)
+            if f"  linux driver           {driver}\n" not in r.stdout:
+                fail(f"README.md NIC list puts {t} under driver {driver}")
     # one table per PCI id: matching by device is unambiguous
     seen = {}
     for i in ids:
@@ -318,6 +448,81 @@ def t_richer():
         check(f"{table} {edge}", rc, err, 0, absent=("error",))
         rc, err = run(["validate"], profile(["nic: " + table] + beyond))
         check(f"{table} {beyond}", rc, err, 1, want=(want, cite))
+    new_cases = [
+        ("intel-iavf", ["rings: {rx: 64}"], ["rings: {rx: 63}"],
+         "p.yaml:8:17: error: rings.rx = 63 is below the intel-iavf minimum of 64",
+         "IAVF_MIN_RXD = IAVF_MIN_TXD = 64"),
+        ("intel-iavf", ["coalesce: {rx_usecs: 8160}"], ["coalesce: {rx_usecs: 8161}"],
+         "error: coalesce.rx_usecs = 8161 exceeds the intel-iavf maximum of 8160",
+         "IAVF_MAX_ITR = 8160"),
+        ("intel-iavf", ["channels: {other: 1}"], ["channels: {other: 2}"],
+         "error: channels.other = 2 exceeds the intel-iavf maximum of 1", "NONQ_VECS = 1"),
+        ("intel-ixgbevf", ["rings: {tx: 64}"], ["rings: {tx: 63}"],
+         "error: rings.tx = 63 is below the intel-ixgbevf minimum of 64",
+         "IXGBEVF_MIN_RXD = IXGBEVF_MIN_TXD = 64"),
+        ("intel-ixgbevf", ["coalesce: {rx_usecs: 1022}"], ["coalesce: {rx_usecs: 1023}"],
+         "p.yaml:8:26: error: coalesce.rx_usecs = 1023 exceeds the intel-ixgbevf maximum of "
+         "1022", "IXGBE_MAX_EITR >> 2"),
+        ("intel-ixgbevf", ["mtu: 1500"], ["channels: {combined: 2}"],
+         "error: intel-ixgbevf (ixgbevf) has no combined channels; it has no channel settings",
+         "p.yaml:8:16:"),
+        ("intel-x540", ["rings: {rx: 64}"], ["rings: {rx: 63}"],
+         "error: rings.rx = 63 is below the intel-x540 minimum of 64", "IXGBE_MIN_RXD"),
+        ("intel-x540", ["rings: {tx: 8192}"], ["rings: {tx: 8193}"],
+         "error: rings.tx = 8193 exceeds the intel-x540 maximum of 8192",
+         "IXGBE_MAX_RXD_X540 = IXGBE_MAX_TXD_X540 = 8192"),
+        ("intel-i211", ["coalesce: {tx_usecs: 10000}"], ["coalesce: {tx_usecs: 10001}"],
+         "error: coalesce.tx_usecs = 10001 exceeds the intel-i211 maximum of 10000",
+         "IGB_MAX_ITR_USECS = 10000"),
+        ("intel-i211", ["rings: {rx: 4096}"], ["rings: {rx: 4097}"],
+         "error: rings.rx = 4097 exceeds the intel-i211 maximum of 4096",
+         "IGB_MAX_RXD = IGB_MAX_TXD = 4096"),
+        ("broadcom-57508", ["rings: {tx: 19}"], ["rings: {tx: 18}"],
+         "error: rings.tx = 18 is below the broadcom-57508 minimum of 19",
+         "BNXT_MIN_TX_DESC_CNT = MAX_SKB_FRAGS + 2 = 19"),
+        ("broadcom-57508", ["offloads: {gro_hw: on}"], ["offloads: {uso: on}"],
+         "p.yaml:8:21: error: broadcom-57508 (bnxt_en) has no uso", "cannot be turned on"),
+        ("microsoft-mana", ["rings: {rx: 128}"], ["rings: {rx: 127}"],
+         "error: rings.rx = 127 is below the microsoft-mana minimum of 128",
+         "MIN_RX_BUFFERS_PER_QUEUE = MIN_TX_BUFFERS_PER_QUEUE = 128"),
+        ("microsoft-mana", ["rings: {tx: 16384}"], ["rings: {tx: 16385}"],
+         "error: rings.tx = 16385 exceeds the microsoft-mana maximum of 16384",
+         "MAX_TX_BUFFERS_PER_QUEUE = 16384"),
+        ("microsoft-mana", ["offloads: {tso: on}"], ["offloads: {lro: on}"],
+         "p.yaml:8:21: error: microsoft-mana (mana) has no lro", "cannot be turned on"),
+        ("hyperv-netvsc", ["rings: {rx: 10}"], ["rings: {rx: 9}"],
+         "error: rings.rx = 9 is below the hyperv-netvsc minimum of 10",
+         "NETVSC_MIN_RX_SECTIONS / NETVSC_MIN_TX_SECTIONS = 10"),
+        ("hyperv-netvsc", ["channels: {combined: 64}"], ["channels: {combined: 65}"],
+         "error: channels.combined = 65 exceeds the hyperv-netvsc maximum of 64",
+         "VRSS_CHANNEL_MAX = 64"),
+        ("google-gve", ["coalesce: {rx_usecs: 8190}"], ["coalesce: {rx_usecs: 8191}"],
+         "error: coalesce.rx_usecs = 8191 exceeds the google-gve maximum of 8190",
+         "GVE_MAX_ITR_INTERVAL_DQO"),
+        ("google-gve", ["channels: {rx: 4, tx: 4}"], ["channels: {combined: 4}"],
+         "p.yaml:8:16: error: google-gve (gve) has no combined channels; it has rx, tx",
+         "p.yaml:8:16:"),
+    ]
+    for table, edge, beyond, want, cite in new_cases:
+        rc, err = run(["validate"], profile(["nic: " + table] + edge))
+        check(f"{table} {edge}", rc, err, 0, absent=("error",))
+        rc, err = run(["validate"], profile(["nic: " + table] + beyond))
+        check(f"{table} {beyond}", rc, err, 1, want=(want, cite))
+    # nic: auto picks gVNIC from its PCI id: it has rx and tx channels, no combined ones
+    gve = snapshot(dict(INTEL, driver="gve", pci="1ae0:0042"))
+    rc, err = run(["plan"], profile(["nic: auto", "channels: {combined: 4}"]), gve)
+    check("gve auto combined", rc, err, 1,
+          want=("p.yaml:8:26: error: google-gve (gve) has no combined channels; it has rx, tx",))
+    rc, err = run(["plan"], profile(["nic: auto", "channels: {rx: 4, tx: 4}"]), gve)
+    check("gve auto rx/tx", rc, err, 2, absent=("error",))
+    rc, err = run(["plan"], profile(["nic: google-gve", "channels: {rx: 4}"]), gve)
+    check("gve declared", rc, err, 2, absent=("error",))
+    # ixgbevf has no channel ops at all; an observed maximum (a newer driver) would win
+    vf = snapshot(dict(INTEL, driver="ixgbevf", pci="8086:1515"))
+    rc, err = run(["plan"], profile(["nic: auto", "channels: {combined: 2}"]), vf)
+    check("ixgbevf auto channels", rc, err, 1,
+          want=("error: intel-ixgbevf (ixgbevf) has no combined channels; it has no channel "
+                "settings",))
     rc, err = run(["validate"], profile(["nic: tun", "channels: {combined: 2}"]))
     check("tun channels", rc, err, 1,
           want=("error: tun (tun) has no combined channels; it has no channel settings",))
@@ -542,7 +747,7 @@ def t_bnxt_agg():
         fail(f"caps broadcom-57414 does not show the rx maximum without aggregation:\n{r.stdout}")
 
 
-for t in (t_kernel_versions, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg):
+for t in (t_kernel_versions, t_x710_kernel_rule, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg):
     t()
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
