@@ -197,8 +197,9 @@ static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_sche
 			nt_buf_printf(b, "\"anyOf\": [{\"type\": \"string\", \"minLength\": 1, "
 				      "\"maxLength\": %u}, {\"type\": \"integer\", \"minimum\": 0}]}",
 				      v->string.max);
-		else
-			nt_buf_printf(b, "\"type\": \"string\", \"minLength\": %u, \"maxLength\": %u}",
+		else	/* "name: 10", "description: yes": the loader reads any scalar */
+			nt_buf_printf(b, "\"anyOf\": [{\"type\": \"string\", \"minLength\": %u, "
+				      "\"maxLength\": %u}, {\"type\": [\"number\", \"boolean\"]}]}",
 				      v->string.min, v->string.max);
 		return;
 	default:

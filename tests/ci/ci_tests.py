@@ -446,6 +446,16 @@ def t_schema_loader():
                 check((rc == 0) == (want == "good"),
                       "loader on %r: exit %d, expected %s\n%s" % (w, rc, want, err))
                 groups[want].append(p)
+        # a plain number or yes/no where a string goes: the loader reads the
+        # scalar's text; YAML readers hand over a number or a boolean
+        p = os.path.join(tmp, "good-scalars.yaml")
+        with open(p, "w") as f:
+            f.write("apiVersion: nettune/v1\nkind: HostProfile\n"
+                    "metadata: {name: 12345, description: yes}\ntarget: linux\n"
+                    "interfaces:\n  - name: 10\n    mtu: 1500\n")
+        rc, out, err = sh([NETTUNE, "validate", p], tmp)
+        check(rc == 0, "loader on number/boolean scalars for strings: exit %d\n%s" % (rc, err))
+        groups["good"].append(p)
         for want, files in groups.items():
             rc, out = node_check(want, files)
             check(rc == 0, "schema disagrees with the loader:\n" + out)
