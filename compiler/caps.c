@@ -477,36 +477,55 @@ static int load_dir(struct nt_capsdb *db, const char *dir, bool override, struct
 	return bad;
 }
 
+static int load_builtin(struct nt_capsdb *db, struct nt_diags *d)
+{
+	int bad = 0;
+	size_t i;
+
+	for (i = 0; i < nt_caps_nbuiltin; i++) {
+		struct nt_caps c;
+		char *p = nt_xasprintf("schema/nics/%s", nt_caps_builtin[i].name);
+
+		if (load_one(&c, p, nt_caps_builtin[i].text, nt_caps_builtin[i].len,
+			     "built-in", d)) {
+			caps_free(&c);
+			bad = -1;
+		} else if (add_table(db, &c, false, d)) {
+			bad = -1;
+		}
+		free(p);
+	}
+	return bad;
+}
+
 int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d)
 {
 	const char *local = caps_dir ? caps_dir : getenv("NETTUNE_CAPS_DIR");
 	int bad = 0;
-	size_t i;
 
 	memset(db, 0, sizeof(*db));
 	if (dir) {
 		db->dir = nt_xstrdup(dir);
 		bad = load_dir(db, dir, false, d);
 	} else {
-		for (i = 0; i < nt_caps_nbuiltin; i++) {
-			struct nt_caps c;
-			char *p = nt_xasprintf("schema/nics/%s", nt_caps_builtin[i].name);
-
-			if (load_one(&c, p, nt_caps_builtin[i].text, nt_caps_builtin[i].len,
-				     "built-in", d)) {
-				caps_free(&c);
-				bad = -1;
-			} else if (add_table(db, &c, false, d)) {
-				bad = -1;
-			}
-			free(p);
-		}
+		bad = load_builtin(db, d);
 		if (local && *local) {
 			db->dir = nt_xstrdup(local);
 			if (load_dir(db, local, true, d))
 				bad = -1;
 		}
 	}
+	if (db->n > 1)
+		qsort(db->v, db->n, sizeof(*db->v), cmp_caps);
+	return bad;
+}
+
+int nt_capsdb_load_builtin(struct nt_capsdb *db, struct nt_diags *d)
+{
+	int bad;
+
+	memset(db, 0, sizeof(*db));
+	bad = load_builtin(db, d);
 	if (db->n > 1)
 		qsort(db->v, db->n, sizeof(*db->v), cmp_caps);
 	return bad;

@@ -100,6 +100,8 @@ struct nt_capsdb {
  * tables or replace a built-in one of the same id.  Format errors are
  * located diagnostics.  Returns 0 or -1. */
 int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d);
+/* Only the tables compiled into the binary (what `nettune schema` lists). */
+int nt_capsdb_load_builtin(struct nt_capsdb *db, struct nt_diags *d);
 /* The local directory of --caps-dir (NULL: none). */
 void nt_caps_set_dir(const char *dir);
 const struct nt_caps *nt_caps_find(const struct nt_capsdb *db, const char *id);
