@@ -252,11 +252,34 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 		goto out;
 	}
 	nstale = nt_manifest_stale(&m, &live, &diff);
+	if (nstale && nt_manifest_converged(&m, &live)) {
+		/* applied already: a re-run (a pipeline retry, a timer) is a
+		 * converged host, handled like a converged apply (lock, no journal) */
+		struct nt_plan none = m.plan;
+		char *msg = nt_xasprintf("Already converged: this host already holds every value "
+					 "%s sets (%zu action%s); nothing was changed.", path,
+					 m.plan.n, m.plan.n == 1 ? "" : "s");
+
+		none.n = 0;
+		o->nothing_msg = msg;
+		r = nt_linux_apply(&none, &desired, &f, o);
+		o->nothing_msg = NULL;
+		free(msg);
+		goto out;
+	}
 	if (nstale) {
+		struct nt_buf held = {0};
+		size_t nkeys, missing = nt_manifest_not_held(&m, &live, &nkeys, &held);
+
 		fprintf(stderr, "nettune apply: error: stale plan: %zu setting%s of this host changed "
-			"since %s was made (%s, against %s); nothing was changed:\n%s"
-			"make a new plan\n", nstale, nstale == 1 ? "" : "s", path, made, m.against,
-			diff.p);
+			"since %s was made (%s, against %s); nothing was changed:\n%s", nstale,
+			nstale == 1 ? "" : "s", path, made, m.against, diff.p);
+		/* partly applied (by hand, or undone in part): say what is missing */
+		if (missing < nkeys)
+			fprintf(stderr, "the host holds %zu of the %zu values the plan sets; not held:\n%s",
+				nkeys - missing, nkeys, held.p ? held.p : "");
+		fputs("make a new plan\n", stderr);
+		nt_buf_free(&held);
 		goto out;
 	}
 	if (m.plan.cannot) {
