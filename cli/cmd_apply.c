@@ -219,7 +219,10 @@ int cmd_observe(int argc, char **argv)
 			       "Reads the live state (every interface, or the ones named): topology,\n"
 			       "NIC identity, queue -> IRQ map, offloads, channels, rings, coalescing,\n"
 			       "RSS, IRQ affinity, RPS/XPS, irqbalance.  --json prints a snapshot that\n"
-			       "plan --state and emit --state accept.\n");
+			       "plan --state and emit --state accept; it also records every readable\n"
+			       "sysctl (not secrets such as *_key and stable_secret, kernel.random.*,\n"
+			       "vm.stat_refresh, fs.binfmt_misc) and the CPU affinity of every systemd\n"
+			       "service and process name, so a converged host's snapshot shows no drift.\n");
 			free(ifs);
 			return NT_EXIT_OK;
 		} else if (!strcmp(argv[i], "--json")) {
@@ -234,6 +237,8 @@ int cmd_observe(int argc, char **argv)
 	req.ifaces = n ? ifs : NULL;
 	req.nifaces = n;
 	req.irqbalance = true;
+	/* a snapshot carries every kind a profile can set */
+	req.all_sysctls = req.all_processes = json;
 	nt_linux_observe(&req, &f, &st, &d);
 	for (size_t k = 0; k < n; k++)
 		if (!nt_facts_iface(&f, ifs[k])) {

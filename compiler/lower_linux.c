@@ -951,9 +951,12 @@ size_t nt_lower_linux(struct nt_lower *L)
 		for (i = 0; i < p->sysctl_count; i++) {
 			char path[300];
 
+			char *key = nt_sysctl_key_canon(p->sysctl[i].key);
+
 			snprintf(path, sizeof(path), "/sysctl/%s", p->sysctl[i].key);
-			nt_state_set(L->desired, NT_K_SYSCTL, "sysctl", p->sysctl[i].key,
+			nt_state_set(L->desired, NT_K_SYSCTL, "sysctl", key,
 				     nt_v_str(p->sysctl[i].value), nt_loaded_mark(L->l, path, false));
+			free(key);
 		}
 	/* underlays before tunnels, so tunnels can derive their MTU */
 	for (int pass = 0; pass < 2; pass++)

@@ -53,6 +53,13 @@ grep -q -- "--banirq=201 --banirq=202" "$R/etc/systemd/system/irqbalance.service
 grep -q -- "--banirq=200" "$R/etc/systemd/system/irqbalance.service.d/50-nettune.conf" && fail "misc IRQ banned"
 rc=0; "$NETTUNE" --root "$R" plan "$WORK/p.yaml" > "$WORK/plan2" 2>/dev/null || rc=$?
 [ "$rc" -eq 0 ] || fail "re-plan exit $rc"
+# a snapshot of the converged fixture carries IRQ affinity, RPS, XPS, the
+# irqbalance ban and the sysctl: plan --check against it is in sync
+"$NETTUNE" --root "$R" observe --json > "$WORK/snap.json" || fail "observe --json"
+rc=0; "$NETTUNE" plan --check "$WORK/p.yaml" --state "$WORK/snap.json" > "$WORK/check" 2>/dev/null || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/check"; fail "plan --check against the fixture's snapshot exit $rc"; }
+grep -q '"attribute": "sysctl net.core.rps_sock_flow_entries", "value": "32768"' "$WORK/snap.json" ||
+	fail "snapshot sysctl"
 # a managed IRQ: refused at plan time, nothing written
 R2="$WORK/root2"
 python3 "$SRCROOT/tests/fixtures/mkroot.py" "$R2" --queues 8 --managed 3
