@@ -53,71 +53,87 @@ out:
 	return r;
 }
 
-int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_buf *bytes,
-			    const struct nt_manifest *m, const struct nt_trust *t,
-			    const struct nt_key **who)
+enum nt_sig_status nt_plan_signature(const char *path, const struct nt_buf *bytes,
+				     const struct nt_manifest *m, const struct nt_trust *t,
+				     const struct nt_key **who, char *why, size_t whylen)
 {
 	char *sigpath = nt_xasprintf("%s.sig", path);
 	struct nt_buf sig = {0};
 	const struct nt_key *k;
-	char why[256];
-	int r = -1, e;
+	char rwhy[256];
+	enum nt_sig_status r = NT_SIG_INVALID;
+	int e;
 	size_t i;
 
 	*who = NULL;
-	e = nt_read_input(sigpath, 4096, 0, &sig, why, sizeof(why));
+	e = nt_read_input(sigpath, 4096, 0, &sig, rwhy, sizeof(rwhy));
 	if (e) {
 		if (e == -ENOENT && m->signer)
-			fprintf(stderr, "nettune %s: error: missing signature: %s names signer %s but "
-				"%s does not exist\n", cmd, path, m->signer, sigpath);
+			snprintf(why, whylen, "missing signature: %s names signer %s but %s does not "
+				 "exist", path, m->signer, sigpath);
 		else if (e == -ENOENT)
-			fprintf(stderr, "nettune %s: error: missing signature: %s is not signed (no %s) "
-				"and trusted keys are configured (%s); sign it with 'nettune sign'\n",
-				cmd, path, sigpath, t->sources ? t->sources : "none");
+			snprintf(why, whylen, "missing signature: %s is not signed (no %s) and trusted "
+				 "keys are configured (%s); sign it with 'nettune sign'", path, sigpath,
+				 t->sources ? t->sources : "none");
 		else
-			fprintf(stderr, "nettune %s: error: signature %s: %s\n", cmd, sigpath, why);
+			snprintf(why, whylen, "signature %s: %s", sigpath, rwhy);
+		r = e == -ENOENT ? NT_SIG_UNSIGNED : NT_SIG_INVALID;
 		goto out;
 	}
 	if (sig.n != NT_SIG_BYTES) {
-		fprintf(stderr, "nettune %s: error: bad signature: %s is %zu bytes, not a %d-byte "
-			"Ed25519 signature\n", cmd, sigpath, sig.n, NT_SIG_BYTES);
+		snprintf(why, whylen, "bad signature: %s is %zu bytes, not a %d-byte Ed25519 signature",
+			 sigpath, sig.n, NT_SIG_BYTES);
 		goto out;
 	}
 	if (m->signer) {
 		k = nt_trust_find(t, m->signer);
 		if (!k) {
-			fprintf(stderr, "nettune %s: error: unknown key: %s is signed by %s, which is not "
-				"a trusted key (trusted: %s)\n", cmd, path, m->signer,
-				t->n ? t->sources : "no keys");
+			snprintf(why, whylen, "unknown key: %s is signed by %s, which is not a trusted key "
+				 "(trusted: %s)", path, m->signer, t->n ? t->sources : "no keys");
+			r = NT_SIG_UNTRUSTED;
 			goto out;
 		}
 		if (!nt_verify(k, bytes->p, bytes->n, (const unsigned char *)sig.p, sig.n)) {
-			fprintf(stderr, "nettune %s: error: bad signature: %s does not verify %s with "
-				"key %s (%s): the plan was changed after signing, or the signature is "
-				"not this key's\n", cmd, sigpath, path, k->id, k->path);
+			snprintf(why, whylen, "bad signature: %s does not verify %s with key %s (%s): the "
+				 "plan was changed after signing, or the signature is not this key's",
+				 sigpath, path, k->id, k->path);
 			goto out;
 		}
 		*who = k;
-		r = 0;
+		r = NT_SIG_VALID;
 		goto out;
 	}
 	/* signed by another tool (openssl pkeyutl) without naming the key */
 	for (i = 0; i < t->n; i++)
 		if (nt_verify(&t->v[i], bytes->p, bytes->n, (const unsigned char *)sig.p, sig.n)) {
 			*who = &t->v[i];
-			r = 0;
+			r = NT_SIG_VALID;
 			goto out;
 		}
-	if (!t->n)
-		fprintf(stderr, "nettune %s: error: unknown key: %s has a signature but there are "
-			"no trusted keys (%s has none)\n", cmd, path, t->sources ? t->sources : "");
-	else
-		fprintf(stderr, "nettune %s: error: bad signature: %s does not verify %s with any "
-			"trusted key (%s)\n", cmd, sigpath, path, t->sources);
+	if (!t->n) {
+		snprintf(why, whylen, "unknown key: %s has a signature but there are no trusted keys "
+			 "(%s has none)", path, t->sources ? t->sources : "");
+		r = NT_SIG_UNTRUSTED;
+	} else {
+		snprintf(why, whylen, "bad signature: %s does not verify %s with any trusted key (%s)",
+			 sigpath, path, t->sources);
+	}
 out:
 	nt_buf_free(&sig);
 	free(sigpath);
 	return r;
+}
+
+int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_buf *bytes,
+			    const struct nt_manifest *m, const struct nt_trust *t,
+			    const struct nt_key **who)
+{
+	char why[2048];
+
+	if (nt_plan_signature(path, bytes, m, t, who, why, sizeof(why)) == NT_SIG_VALID)
+		return 0;
+	fprintf(stderr, "nettune %s: error: %s\n", cmd, why);
+	return -1;
 }
 
 /* What to observe to re-check the plan's "from" values. */
