@@ -172,6 +172,21 @@ static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const c
 		     c->f->name, g->portable, g->names[0]);
 }
 
+const char *const nt_linux_offloads[] = {
+	"rx_checksum", "tx_checksum", "sg", "tso", "gso", "gro", "gro_hw", "lro", "uso",
+	"rxhash", "ntuple", "rxvlan", "txvlan", NULL,
+};
+
+const char *nt_linux_offload_of(const char *feature)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(fgroups) / sizeof(fgroups[0]); k++)
+		if (in_group(&fgroups[k], feature))
+			return fgroups[k].portable;
+	return NULL;
+}
+
 static const struct fgroup *group(const char *portable)
 {
 	size_t k;

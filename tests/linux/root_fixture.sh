@@ -60,6 +60,16 @@ rc=0; "$NETTUNE" plan --check "$WORK/p.yaml" --state "$WORK/snap.json" > "$WORK/
 [ "$rc" -eq 0 ] || { cat "$WORK/check"; fail "plan --check against the fixture's snapshot exit $rc"; }
 grep -q '"attribute": "sysctl net.core.rps_sock_flow_entries", "value": "32768"' "$WORK/snap.json" ||
 	fail "snapshot sysctl"
+# observe --profile of the tuned fixture: explicit per-queue IRQ sets, the
+# RPS set and flow count, XPS following the IRQs; plan of it: no changes
+"$NETTUNE" --root "$R" observe --profile > "$WORK/o.yaml" || fail "observe --profile"
+"$NETTUNE" validate "$WORK/o.yaml" > "$WORK/v" 2>&1 || { cat "$WORK/v" "$WORK/o.yaml"; fail "observed profile invalid"; }
+grep -q '^    nic: intel-x710$' "$WORK/o.yaml" || { cat "$WORK/o.yaml"; fail "nic id"; }
+grep -q '^    irq: {policy: explicit, irqbalance: ignore, per_queue: \["14", "15", ' "$WORK/o.yaml" || { cat "$WORK/o.yaml"; fail "irq"; }
+grep -q '^    rps: {cpus: "14-27,42-55", flow_cnt: 512}$' "$WORK/o.yaml" || { cat "$WORK/o.yaml"; fail "rps"; }
+grep -q '^    xps: {cpus: follow-irq}$' "$WORK/o.yaml" || { cat "$WORK/o.yaml"; fail "xps"; }
+rc=0; "$NETTUNE" --root "$R" plan "$WORK/o.yaml" > "$WORK/plan3" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/o.yaml" "$WORK/plan3"; fail "plan of the observed profile exit $rc"; }
 # a managed IRQ: refused at plan time, nothing written
 R2="$WORK/root2"
 python3 "$SRCROOT/tests/fixtures/mkroot.py" "$R2" --queues 8 --managed 3
