@@ -83,14 +83,14 @@ static void offloads(const struct nt_iface_facts *i, const struct nt_state *st, 
 	bool first = true, lfirst = true;
 	size_t g, k;
 
-	for (g = 0; nt_linux_offloads[g]; g++) {
+	for (g = 0; nt_linux_offload(g); g++) {
 		size_t on = 0, off = 0;
 
 		for (k = 0; k < i->nfeatures; k++) {
 			const struct nt_setting *s;
 			const char *grp = nt_linux_offload_of(i->features[k].name);
 
-			if (i->features[k].fixed || !grp || strcmp(grp, nt_linux_offloads[g]))
+			if (i->features[k].fixed || !grp || strcmp(grp, nt_linux_offload(g)))
 				continue;
 			s = get(st, NT_K_FEATURE, i->name, i->features[k].name);
 			if (s)
@@ -104,14 +104,14 @@ static void offloads(const struct nt_iface_facts *i, const struct nt_state *st, 
 				const struct nt_setting *s = get(st, NT_K_FEATURE, i->name,
 								 i->features[k].name);
 
-				if (!i->features[k].fixed && grp && !strcmp(grp, nt_linux_offloads[g]) && s)
+				if (!i->features[k].fixed && grp && !strcmp(grp, nt_linux_offload(g)) && s)
 					flow(&lf, &lfirst, i->features[k].name, "%s", s->val.b ? "on" : "off");
 			}
 			continue;
 		}
 		if (first)
 			nt_buf_puts(b, "    offloads: ");
-		flow(b, &first, nt_linux_offloads[g], "%s", on ? "on" : "off");
+		flow(b, &first, nt_linux_offload(g), "%s", on ? "on" : "off");
 	}
 	flow_end(b, first);
 	for (k = 0; k < i->nfeatures; k++) {

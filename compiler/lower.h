@@ -35,8 +35,8 @@ size_t nt_lower_windows(struct nt_lower *L);
 /* The portable offload (profile key under offloads:, e.g. "tso",
  * "rx_checksum") whose lowering sets this ethtool feature, or NULL. */
 const char *nt_linux_offload_of(const char *feature);
-/* The portable offloads, in lowering order; NULL-terminated. */
-extern const char *const nt_linux_offloads[];
+/* The k-th portable offload of the feature group table, NULL past the end. */
+const char *nt_linux_offload(size_t k);
 
 /* Derives a stable RSS key of n bytes from host and interface name
  * (HMAC-SHA256 in counter mode); re-planning never churns it. */

@@ -172,10 +172,10 @@ static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const c
 		     c->f->name, g->portable, g->names[0]);
 }
 
-const char *const nt_linux_offloads[] = {
-	"rx_checksum", "tx_checksum", "sg", "tso", "gso", "gro", "gro_hw", "lro", "uso",
-	"rxhash", "ntuple", "rxvlan", "txvlan", NULL,
-};
+const char *nt_linux_offload(size_t k)
+{
+	return k < sizeof(fgroups) / sizeof(fgroups[0]) ? fgroups[k].portable : NULL;
+}
 
 const char *nt_linux_offload_of(const char *feature)
 {
