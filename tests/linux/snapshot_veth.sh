@@ -6,6 +6,8 @@
 # sync; a sysctl changed in the snapshot is reported as drift.
 . "$(dirname "$0")/lib.sh"
 veth_pair sna0 snb0
+# a device name with a dot: its sysctl keys are paths (net/ipv4/conf/sn.1/...)
+ip -n "$NS" link add sn.1 type veth peer name snd0
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
@@ -17,11 +19,13 @@ sysctl:
   net.core.somaxconn: "3000"
   net.ipv4.tcp_rmem: "4096 87380 4000000"
   net/ipv4/conf/sna0/rp_filter: "2"
+  net/ipv4/conf/sn.1/rp_filter: "2"
 YAML
 rc=0; nt apply "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/out"; fail "apply exit $rc"; }
 expect_eq "$(nsx cat /proc/sys/net/core/somaxconn)" 3000 "somaxconn applied"
 expect_eq "$(nsx cat /proc/sys/net/ipv4/conf/sna0/rp_filter)" 2 "rp_filter applied"
+expect_eq "$(nsx cat /proc/sys/net/ipv4/conf/sn.1/rp_filter)" 2 "rp_filter of sn.1 applied"
 nt observe --json > "$WORK/snap.json" || fail "observe --json"
 # the snapshot holds the namespace's sysctls, not only the profile's
 python3 - "$WORK/snap.json" <<'PY' || fail "snapshot contents"
@@ -30,6 +34,7 @@ s = json.load(open(sys.argv[1]))
 kv = {x["attribute"]: x["value"] for x in s["settings"] if x["object"] == "sysctl"}
 assert kv["sysctl net.core.somaxconn"] == "3000", kv.get("sysctl net.core.somaxconn")
 assert kv["sysctl net.ipv4.conf.sna0.rp_filter"] == "2"
+assert kv["sysctl net/ipv4/conf/sn.1/rp_filter"] == "2", [k for k in kv if "sn.1" in k][:3]
 assert "sysctl net.ipv4.ip_forward" in kv and len(kv) > 100, len(kv)
 assert not any(k.endswith("stable_secret") or k.endswith("tcp_fastopen_key") for k in kv), "secret recorded"
 PY
