@@ -172,6 +172,21 @@ static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const c
 		     c->f->name, g->portable, g->names[0]);
 }
 
+const char *nt_linux_offload(size_t k)
+{
+	return k < sizeof(fgroups) / sizeof(fgroups[0]) ? fgroups[k].portable : NULL;
+}
+
+const char *nt_linux_offload_of(const char *feature)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(fgroups) / sizeof(fgroups[0]); k++)
+		if (in_group(&fgroups[k], feature))
+			return fgroups[k].portable;
+	return NULL;
+}
+
 static const struct fgroup *group(const char *portable)
 {
 	size_t k;
@@ -1013,9 +1028,12 @@ size_t nt_lower_linux(struct nt_lower *L)
 		for (i = 0; i < p->sysctl_count; i++) {
 			char path[300];
 
+			char *key = nt_sysctl_key_canon(p->sysctl[i].key);
+
 			snprintf(path, sizeof(path), "/sysctl/%s", p->sysctl[i].key);
-			nt_state_set(L->desired, NT_K_SYSCTL, "sysctl", p->sysctl[i].key,
+			nt_state_set(L->desired, NT_K_SYSCTL, "sysctl", key,
 				     nt_v_str(p->sysctl[i].value), nt_loaded_mark(L->l, path, false));
+			free(key);
 		}
 	/* underlays before tunnels, so tunnels can derive their MTU */
 	for (int pass = 0; pass < 2; pass++)
