@@ -76,7 +76,8 @@ rc=0; "$NETTUNE" show trunc.json > out 2> err || rc=$?
 [ "$rc" -eq 1 ] || fail "truncated plan exit $rc"
 grep -q "^trunc.json:2:10: error: " err || { cat err; fail "truncated plan: located error"; }
 grep -q "nettune show: error: trunc.json is not a valid plan manifest" err || fail "truncated plan message"
-head -c 3000 /dev/urandom > noise.json
+# fixed bytes (random ones could start with a valid JSON token and move the error)
+{ printf '\377\376\001'; head -c 3000 /dev/zero | tr '\0' 'Z'; } > noise.json
 rc=0; "$NETTUNE" show noise.json > out 2> err || rc=$?
 [ "$rc" -eq 1 ] || fail "random bytes exit $rc"
 grep -q "^noise.json:1:1: error: " err || { cat err; fail "random bytes: located error"; }
