@@ -8,6 +8,7 @@
 
 #include "../appliers/linux/apply.h"
 #include "../appliers/linux/linux.h"
+#include "../compiler/hostprofile.h"
 #include "../compiler/profile.h"
 #include "../compiler/snapshot.h"
 #include "common.h"
@@ -41,7 +42,8 @@ static void apply_help(void)
 	       "                            /etc/nettune/trusted.d) are trusted too, and when that\n"
 	       "                            directory exists unsigned plans are refused\n\n"
 	       "PLAN.json (from 'nettune plan --out') is applied exactly as written, after\n"
-	       "its signature, expiry, host identity and observed values are checked.\n"
+	       "its signature, expiry, host identity and observed values are checked; a\n"
+	       "plan the host already holds in full says \"Already converged\" (exit 0).\n"
 	       "State: journals and the lock live in $NETTUNE_STATE_DIR (default /var/lib/nettune,\n"
 	       "which must be root's and not group/world-writable).  SIGTERM, SIGINT or SIGHUP\n"
 	       "during the writes rolls back what was written (exit 1); SIGPIPE is ignored.\n"
@@ -200,6 +202,36 @@ int cmd_apply(int argc, char **argv)
 	return r;
 }
 
+static void observe_help(void)
+{
+	printf("Usage: nettune observe [--json] [IFACE...]\n"
+	       "       nettune observe --profile [IFACE...]\n\n"
+	       "Reads the live state (every interface, or the ones named): topology,\n"
+	       "NIC identity, queue -> IRQ map, offloads, channels, rings, coalescing,\n"
+	       "RSS, IRQ affinity, RPS/XPS, irqbalance.  --json prints a snapshot that\n"
+	       "plan --state and emit --state accept; it also records every readable\n"
+	       "sysctl (not secrets such as *_key and stable_secret, kernel.random.*,\n"
+	       "vm.stat_refresh, fs.binfmt_misc) and the CPU affinity of every systemd\n"
+	       "service and process name, so a converged host's snapshot shows no drift.\n\n"
+	       "--profile prints a HostProfile (YAML) of the current tunables of the named\n"
+	       "interfaces (default: the physical NICs and tunnels; never lo; name a veth\n"
+	       "or another virtual device to include it) in the profile language's portable\n"
+	       "vocabulary: mtu, offloads (linux.features for the bits no portable key\n"
+	       "covers or whose group is mixed), channels, rings, coalesce, rss hash and\n"
+	       "spread, irq (explicit per-queue sets), rps, xps.  It validates, and\n"
+	       "'nettune plan' of it on the same host reports no changes.\n"
+	       "Known defaults are left out: these are values the kernel itself fixes, not\n"
+	       "a driver's choice: MTU 1500 (ether_setup: Ethernet NICs and veth) and 1420\n"
+	       "(WireGuard), IRQ affinity on every online CPU (default_smp_affinity), no\n"
+	       "RPS map and rps_flow_cnt 0, no XPS map, and the RSS indirection table that\n"
+	       "spreads evenly over every queue (ethtool_rxfh_indir_default).  Where the\n"
+	       "default is the driver's and not known (offloads, channels, rings,\n"
+	       "coalescing, RSS hash function) the current value is included.  The RSS key\n"
+	       "is never included (the kernel's is random per boot); per-queue values that\n"
+	       "differ (RPS, XPS, a custom indirection table) have no portable form and are\n"
+	       "left out with a comment.  Sysctls and processes are not described.\n");
+}
+
 int cmd_observe(int argc, char **argv)
 {
 	struct nt_observe_req req = {0};
@@ -207,22 +239,20 @@ int cmd_observe(int argc, char **argv)
 	struct nt_state st;
 	struct nt_diags d = {0};
 	struct nt_buf out = {0};
-	bool json = false;
+	bool json = false, profile = false;
 	const char **ifs = nt_xcalloc((size_t)argc + 1, sizeof(char *));
 	size_t n = 0;
 	int i;
 
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("Usage: nettune observe [--json] [IFACE...]\n\n"
-			       "Reads the live state (every interface, or the ones named): topology,\n"
-			       "NIC identity, queue -> IRQ map, offloads, channels, rings, coalescing,\n"
-			       "RSS, IRQ affinity, RPS/XPS, irqbalance.  --json prints a snapshot that\n"
-			       "plan --state and emit --state accept.\n");
+			observe_help();
 			free(ifs);
 			return NT_EXIT_OK;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
+		} else if (!strcmp(argv[i], "--profile")) {
+			profile = true;
 		} else if (argv[i][0] == '-') {
 			free(ifs);
 			return nt_usage_error("observe", "unknown option '%s'", argv[i]);
@@ -230,9 +260,23 @@ int cmd_observe(int argc, char **argv)
 			ifs[n++] = argv[i];
 		}
 	}
+	if (json && profile) {
+		free(ifs);
+		return nt_usage_error("observe", "--json (a snapshot) and --profile (a HostProfile) "
+				      "do not combine");
+	}
+	for (size_t k = 0; profile && k < n; k++)
+		if (!strcmp(ifs[k], "lo")) {
+			fprintf(stderr, "nettune observe: error: lo is the loopback device; a profile "
+				"never describes it\n");
+			free(ifs);
+			return NT_EXIT_FAIL;
+		}
 	req.ifaces = n ? ifs : NULL;
 	req.nifaces = n;
 	req.irqbalance = true;
+	/* a snapshot carries every kind a profile can set */
+	req.all_sysctls = req.all_processes = json;
 	nt_linux_observe(&req, &f, &st, &d);
 	for (size_t k = 0; k < n; k++)
 		if (!nt_facts_iface(&f, ifs[k])) {
@@ -242,7 +286,18 @@ int cmd_observe(int argc, char **argv)
 			nt_facts_free(&f);
 			return NT_EXIT_FAIL;
 		}
-	if (json) {
+	if (profile) {
+		const char **which = n ? ifs : nt_xcalloc(f.nifs + 1, sizeof(char *));
+		size_t nw = n;
+
+		for (size_t k = 0; !n && k < f.nifs; k++)
+			if (nt_hostprofile_default_iface(&f.ifs[k]))
+				which[nw++] = f.ifs[k].name;
+		nt_hostprofile_linux(&f, &st, nt_capsdb_default(&d), which, nw, &out);
+		nt_print_diags(&d);
+		if (!n)
+			free(which);
+	} else if (json) {
 		nt_snapshot_write(&f, &st, &out);
 	} else {
 		const char *last = NULL;

@@ -71,9 +71,16 @@ static void show(const struct nt_caps *c)
 	num("rx min", c->ring_rx_min);
 	num("tx min", c->ring_tx_min);
 	num("step", c->ring_step);
-	if (c->ring_max_since)
-		printf("  %-22s %u (before kernel %s)\n", "older max", c->ring_max_before.v,
+	if (c->ring_rx_max_no_agg.known)
+		printf("  %-22s %u (offloads.gro_hw and .lro off, mtu <= %u)\n",
+		       "rx max without agg", c->ring_rx_max_no_agg.v, c->no_agg_mtu_max.v);
+	if (c->ring_max_since) {
+		printf("  %-22s %u (before kernel %s", "older max", c->ring_max_before.v,
 		       c->ring_max_since);
+		for (i = 0; i < c->nbackports; i++)
+			printf("%s%s", i ? ", " : "; not on stable ", c->ring_backports[i]);
+		printf("%s)\n", c->nbackports ? " and later in their series" : "");
+	}
 	if (c->src_rings)
 		printf("    source: %s\n", c->src_rings);
 	printf("rss\n");
@@ -91,7 +98,28 @@ static void show(const struct nt_caps *c)
 	if (c->src_rss)
 		printf("    source: %s\n", c->src_rss);
 	printf("coalesce\n");
+	printf("  %-22s", "params");
+	if (!c->coal_params_known)
+		printf(" unknown");
+	else if (!c->coal_params)
+		printf(" none");
+	for (i = 0; i < NT_CO__COUNT; i++)
+		if (c->coal_params & (1u << i))
+			printf(" %s", nt_coal_names[i]);
+	printf("\n");
 	num("usecs max", c->coal_usecs_max);
+	if (c->coal_usecs_min.known) {
+		printf("  %-22s %u", "usecs min", c->coal_usecs_min.v);
+		for (i = 0, any = false; i < 32; i++)
+			if (c->coal_usecs_modes & (1u << i)) {
+				printf("%s%zu", any ? ", " : " (below it only ", i);
+				any = true;
+			}
+		printf("%s\n", any ? ")" : "");
+	}
+	num("frames max", c->coal_frames_max);
+	if (c->coal_usecs_with_adaptive != NT_TRI_UNKNOWN)
+		printf("  %-22s %s\n", "usecs with adaptive", tri(c->coal_usecs_with_adaptive));
 	if (c->src_coalesce)
 		printf("    source: %s\n", c->src_coalesce);
 	printf("offloads (linux)\n");
@@ -143,6 +171,9 @@ int cmd_caps(int argc, char **argv)
 		nt_diags_free(&d);
 		return NT_EXIT_FAIL;
 	}
+	/* a table that did not load is left out: say so in the exit code */
+	if (d.errors)
+		r = NT_EXIT_FAIL;
 	if (!model) {
 		for (size_t k = 0; k < db->n; k++)
 			printf("%-18s %-12s %s%s%s%s\n", db->v[k].id, db->v[k].driver,

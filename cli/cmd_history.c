@@ -10,6 +10,7 @@
 #include "../appliers/linux/statedir.h"
 #include "../compiler/buf.h"
 #include "cli.h"
+#include "show.h"
 
 static void target_of(const struct nt_journal *j, struct nt_buf *b)
 {
@@ -117,12 +118,9 @@ int cmd_history(int argc, char **argv)
 	return NT_EXIT_OK;
 }
 
-/* nettune show JOURNAL (a PLAN.json is shown by the plan renderer once
- * that exists; a journal ID or path is what this prints). */
-int cmd_show(int argc, char **argv)
+/* nettune show JOURNAL: one apply journal (cmd_show.c dispatches). */
+int nt_show_journal(const char *arg, bool json)
 {
-	const char *arg = NULL;
-	bool json = false;
 	struct nt_journal j;
 	struct nt_diags d = {0};
 	struct nt_buf out = {0};
@@ -130,26 +128,6 @@ int cmd_show(int argc, char **argv)
 	char *id;
 	int jfd, rc;
 
-	for (int k = 0; k < argc; k++) {
-		if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
-			printf("Usage: nettune show [--json] JOURNAL\n\n"
-			       "Prints one apply journal: target, profile, every state it went through\n"
-			       "with its time and process, and every change (before -> after).  JOURNAL\n"
-			       "is an ID from 'nettune history' or its path in $NETTUNE_STATE_DIR/journal.\n"
-			       "--json prints the journal as stored.  Exit status: 0, 1 error.\n");
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[k], "--json")) {
-			json = true;
-		} else if (argv[k][0] == '-') {
-			return nt_usage_error("show", "unknown option '%s'", argv[k]);
-		} else if (arg) {
-			return nt_usage_error("show", "one JOURNAL at a time");
-		} else {
-			arg = argv[k];
-		}
-	}
-	if (!arg)
-		return nt_usage_error("show", "no JOURNAL given");
 	id = nt_journal_id_of(arg, err, sizeof(err));
 	if (!id) {
 		fprintf(stderr, "nettune show: error: %s\n", err);

@@ -33,7 +33,7 @@ static const struct {
 	{"rollback", cmd_rollback, "restore the previous values from an apply journal"},
 	{"confirm", cmd_confirm, "keep the changes of an apply --confirm-timeout"},
 	{"history", cmd_history, "the apply journals, newest first, with their states"},
-	{"show", cmd_show, "print one apply journal"},
+	{"show", cmd_show, "render a plan manifest with its signature status, or one apply journal"},
 	{"watch", cmd_watch, "measure where traffic lands and judge it against the intended placement"},
 	{"emit", cmd_emit, "write the desired state as an idempotent sh script or PowerShell playbook"},
 	{"collect", cmd_collect, "print the Windows collector whose output is a snapshot for --state"},

@@ -53,71 +53,87 @@ out:
 	return r;
 }
 
-int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_buf *bytes,
-			    const struct nt_manifest *m, const struct nt_trust *t,
-			    const struct nt_key **who)
+enum nt_sig_status nt_plan_signature(const char *path, const struct nt_buf *bytes,
+				     const struct nt_manifest *m, const struct nt_trust *t,
+				     const struct nt_key **who, char *why, size_t whylen)
 {
 	char *sigpath = nt_xasprintf("%s.sig", path);
 	struct nt_buf sig = {0};
 	const struct nt_key *k;
-	char why[256];
-	int r = -1, e;
+	char rwhy[256];
+	enum nt_sig_status r = NT_SIG_INVALID;
+	int e;
 	size_t i;
 
 	*who = NULL;
-	e = nt_read_input(sigpath, 4096, 0, &sig, why, sizeof(why));
+	e = nt_read_input(sigpath, 4096, 0, &sig, rwhy, sizeof(rwhy));
 	if (e) {
 		if (e == -ENOENT && m->signer)
-			fprintf(stderr, "nettune %s: error: missing signature: %s names signer %s but "
-				"%s does not exist\n", cmd, path, m->signer, sigpath);
+			snprintf(why, whylen, "missing signature: %s names signer %s but %s does not "
+				 "exist", path, m->signer, sigpath);
 		else if (e == -ENOENT)
-			fprintf(stderr, "nettune %s: error: missing signature: %s is not signed (no %s) "
-				"and trusted keys are configured (%s); sign it with 'nettune sign'\n",
-				cmd, path, sigpath, t->sources ? t->sources : "none");
+			snprintf(why, whylen, "missing signature: %s is not signed (no %s) and trusted "
+				 "keys are configured (%s); sign it with 'nettune sign'", path, sigpath,
+				 t->sources ? t->sources : "none");
 		else
-			fprintf(stderr, "nettune %s: error: signature %s: %s\n", cmd, sigpath, why);
+			snprintf(why, whylen, "signature %s: %s", sigpath, rwhy);
+		r = e == -ENOENT ? NT_SIG_UNSIGNED : NT_SIG_INVALID;
 		goto out;
 	}
 	if (sig.n != NT_SIG_BYTES) {
-		fprintf(stderr, "nettune %s: error: bad signature: %s is %zu bytes, not a %d-byte "
-			"Ed25519 signature\n", cmd, sigpath, sig.n, NT_SIG_BYTES);
+		snprintf(why, whylen, "bad signature: %s is %zu bytes, not a %d-byte Ed25519 signature",
+			 sigpath, sig.n, NT_SIG_BYTES);
 		goto out;
 	}
 	if (m->signer) {
 		k = nt_trust_find(t, m->signer);
 		if (!k) {
-			fprintf(stderr, "nettune %s: error: unknown key: %s is signed by %s, which is not "
-				"a trusted key (trusted: %s)\n", cmd, path, m->signer,
-				t->n ? t->sources : "no keys");
+			snprintf(why, whylen, "unknown key: %s is signed by %s, which is not a trusted key "
+				 "(trusted: %s)", path, m->signer, t->n ? t->sources : "no keys");
+			r = NT_SIG_UNTRUSTED;
 			goto out;
 		}
 		if (!nt_verify(k, bytes->p, bytes->n, (const unsigned char *)sig.p, sig.n)) {
-			fprintf(stderr, "nettune %s: error: bad signature: %s does not verify %s with "
-				"key %s (%s): the plan was changed after signing, or the signature is "
-				"not this key's\n", cmd, sigpath, path, k->id, k->path);
+			snprintf(why, whylen, "bad signature: %s does not verify %s with key %s (%s): the "
+				 "plan was changed after signing, or the signature is not this key's",
+				 sigpath, path, k->id, k->path);
 			goto out;
 		}
 		*who = k;
-		r = 0;
+		r = NT_SIG_VALID;
 		goto out;
 	}
 	/* signed by another tool (openssl pkeyutl) without naming the key */
 	for (i = 0; i < t->n; i++)
 		if (nt_verify(&t->v[i], bytes->p, bytes->n, (const unsigned char *)sig.p, sig.n)) {
 			*who = &t->v[i];
-			r = 0;
+			r = NT_SIG_VALID;
 			goto out;
 		}
-	if (!t->n)
-		fprintf(stderr, "nettune %s: error: unknown key: %s has a signature but there are "
-			"no trusted keys (%s has none)\n", cmd, path, t->sources ? t->sources : "");
-	else
-		fprintf(stderr, "nettune %s: error: bad signature: %s does not verify %s with any "
-			"trusted key (%s)\n", cmd, sigpath, path, t->sources);
+	if (!t->n) {
+		snprintf(why, whylen, "unknown key: %s has a signature but there are no trusted keys "
+			 "(%s has none)", path, t->sources ? t->sources : "");
+		r = NT_SIG_UNTRUSTED;
+	} else {
+		snprintf(why, whylen, "bad signature: %s does not verify %s with any trusted key (%s)",
+			 sigpath, path, t->sources);
+	}
 out:
 	nt_buf_free(&sig);
 	free(sigpath);
 	return r;
+}
+
+int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_buf *bytes,
+			    const struct nt_manifest *m, const struct nt_trust *t,
+			    const struct nt_key **who)
+{
+	char why[2048];
+
+	if (nt_plan_signature(path, bytes, m, t, who, why, sizeof(why)) == NT_SIG_VALID)
+		return 0;
+	fprintf(stderr, "nettune %s: error: %s\n", cmd, why);
+	return -1;
 }
 
 /* What to observe to re-check the plan's "from" values. */
@@ -252,11 +268,34 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 		goto out;
 	}
 	nstale = nt_manifest_stale(&m, &live, &diff);
+	if (nstale && nt_manifest_converged(&m, &live)) {
+		/* applied already: a re-run (a pipeline retry, a timer) is a
+		 * converged host, handled like a converged apply (lock, no journal) */
+		struct nt_plan none = m.plan;
+		char *msg = nt_xasprintf("Already converged: this host already holds every value "
+					 "%s sets (%zu action%s); nothing was changed.", path,
+					 m.plan.n, m.plan.n == 1 ? "" : "s");
+
+		none.n = 0;
+		o->nothing_msg = msg;
+		r = nt_linux_apply(&none, &desired, &f, o);
+		o->nothing_msg = NULL;
+		free(msg);
+		goto out;
+	}
 	if (nstale) {
+		struct nt_buf held = {0};
+		size_t nkeys, missing = nt_manifest_not_held(&m, &live, &nkeys, &held);
+
 		fprintf(stderr, "nettune apply: error: stale plan: %zu setting%s of this host changed "
-			"since %s was made (%s, against %s); nothing was changed:\n%s"
-			"make a new plan\n", nstale, nstale == 1 ? "" : "s", path, made, m.against,
-			diff.p);
+			"since %s was made (%s, against %s); nothing was changed:\n%s", nstale,
+			nstale == 1 ? "" : "s", path, made, m.against, diff.p);
+		/* partly applied (by hand, or undone in part): say what is missing */
+		if (missing < nkeys)
+			fprintf(stderr, "the host holds %zu of the %zu values the plan sets; not held:\n%s",
+				nkeys - missing, nkeys, held.p ? held.p : "");
+		fputs("make a new plan\n", stderr);
+		nt_buf_free(&held);
 		goto out;
 	}
 	if (m.plan.cannot) {

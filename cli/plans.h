@@ -18,6 +18,17 @@ int nt_read_file(const char *path, size_t max, struct nt_buf *out);
 /* Writes path.tmp, fsyncs (when durable), renames over path.  -1 with errno. */
 int nt_write_file_atomic(const char *path, const void *data, size_t n, mode_t mode,
 			 bool durable);
+enum nt_sig_status {
+	NT_SIG_VALID,		/* a good signature by a trusted key (*who) */
+	NT_SIG_UNSIGNED,	/* no PLAN.json.sig */
+	NT_SIG_INVALID,		/* a signature that does not verify, or unreadable */
+	NT_SIG_UNTRUSTED,	/* signed by a key that is not trusted */
+};
+/* The signature status of PLAN.json; why gets the reason (the refusal
+ * text of apply and verify) when it is not valid. */
+enum nt_sig_status nt_plan_signature(const char *path, const struct nt_buf *bytes,
+				     const struct nt_manifest *m, const struct nt_trust *t,
+				     const struct nt_key **who, char *why, size_t whylen);
 /* Checks PLAN.sig against the trusted keys; prints the refusal
  * ("nettune CMD: error: ...") and returns -1, or 0 with *who set. */
 int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_buf *bytes,

@@ -2,6 +2,7 @@
 /* Loader for the NIC capability tables in schema/nics/. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -16,6 +17,9 @@ const char *const nt_off_names[NT_OFF__COUNT] = {
 	"ntuple", "rxvlan", "txvlan",
 };
 const char *const nt_chan_names[NT_CH__COUNT] = {"combined", "rx", "tx", "other"};
+const char *const nt_coal_names[NT_CO__COUNT] = {
+	"rx_usecs", "tx_usecs", "rx_frames", "tx_frames", "adaptive_rx", "adaptive_tx",
+};
 
 struct rd {
 	struct nt_diags *d;
@@ -119,6 +123,65 @@ static char *get_source(struct rd *r, const char *group, bool any_known)
 	return s;
 }
 
+/* linux.coalesce (optional): params, usecs_max, usecs_min, usecs_modes,
+ * frames_max, usecs_with_adaptive, source. */
+static void load_coalesce(struct rd *r, struct nt_caps *c)
+{
+	const struct nt_ynode *n;
+	size_t i;
+	int k;
+
+	c->coal_usecs_with_adaptive = NT_TRI_UNKNOWN;
+	if (!get(r, "/linux/coalesce", NT_Y_MAP, false))
+		return;
+	n = nt_yget(r->root, "/linux/coalesce/params", false);
+	if (n && n->type == NT_Y_SEQ) {
+		c->coal_params_known = true;
+		for (i = 0; i < n->n; i++) {
+			for (k = 0; k < NT_CO__COUNT; k++)
+				if (n->vals[i]->type == NT_Y_SCALAR &&
+				    !strcmp(n->vals[i]->scalar, nt_coal_names[k]))
+					break;
+			if (k == NT_CO__COUNT) {
+				nt_error(r->d, n->vals[i]->mark, "caps",
+					 "coalesce.params: unknown parameter (rx_usecs, tx_usecs, "
+					 "rx_frames, tx_frames, adaptive_rx or adaptive_tx)");
+				r->bad = 1;
+				continue;
+			}
+			c->coal_params |= 1u << k;
+		}
+	} else if (n && (n->type != NT_Y_SCALAR || strcmp(n->scalar, "unknown"))) {
+		nt_error(r->d, n->mark, "caps",
+			 "/linux/coalesce/params must be a list of parameters or 'unknown'");
+		r->bad = 1;
+	}
+	c->coal_usecs_max = get_num(r, "/linux/coalesce/usecs_max");
+	c->coal_usecs_min = get_num(r, "/linux/coalesce/usecs_min");
+	c->coal_frames_max = get_num(r, "/linux/coalesce/frames_max");
+	c->coal_usecs_with_adaptive = get_tri(r, "/linux/coalesce/usecs_with_adaptive");
+	n = get(r, "/linux/coalesce/usecs_modes", NT_Y_SEQ, false);
+	for (i = 0; n && i < n->n; i++) {
+		char *end;
+		unsigned long v = 0;
+
+		if (n->vals[i]->type == NT_Y_SCALAR)
+			v = strtoul(n->vals[i]->scalar, &end, 10);
+		if (n->vals[i]->type != NT_Y_SCALAR || *end || !*n->vals[i]->scalar ||
+		    !c->coal_usecs_min.known || v >= c->coal_usecs_min.v || v > 31) {
+			nt_error(r->d, n->vals[i]->mark, "caps",
+				 "coalesce.usecs_modes: each value is a number below usecs_min");
+			r->bad = 1;
+			continue;
+		}
+		c->coal_usecs_modes |= 1u << v;
+	}
+	c->src_coalesce = get_source(r, "/linux/coalesce", c->coal_params_known ||
+				     c->coal_usecs_max.known || c->coal_usecs_min.known ||
+				     c->coal_frames_max.known ||
+				     c->coal_usecs_with_adaptive != NT_TRI_UNKNOWN);
+}
+
 /* Reads one table from path, or from text when it is not NULL (a built-in
  * table, located as path). */
 static int load_one(struct nt_caps *c, const char *path, const char *text, size_t len,
@@ -185,8 +248,37 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 			 "rings.max_since and rings.max_before go together");
 		r.bad = 1;
 	}
+	c->ring_rx_max_no_agg = get_num(&r, "/linux/rings/rx_max_no_agg");
+	c->no_agg_mtu_max = get_num(&r, "/linux/rings/no_agg_mtu_max");
+	if (c->ring_rx_max_no_agg.known != c->no_agg_mtu_max.known ||
+	    (c->ring_rx_max_no_agg.known && !c->ring_rx_max.known)) {
+		nt_error(d, nt_ymark(r.root, "/linux/rings", true), "caps",
+			 "rings.rx_max_no_agg and rings.no_agg_mtu_max go together, with a known rx_max");
+		r.bad = 1;
+	}
+	n = get(&r, "/linux/rings/max_backports", NT_Y_SEQ, false);
+	if (n && !c->ring_max_since) {
+		nt_error(d, n->mark, "caps", "rings.max_backports needs rings.max_since");
+		r.bad = 1;
+	}
+	for (i = 0; n && i < n->n; i++) {
+		unsigned x, y, z;
+		char tail;
+
+		if (n->vals[i]->type != NT_Y_SCALAR ||
+		    sscanf(n->vals[i]->scalar, "%u.%u.%u%c", &x, &y, &z, &tail) != 3) {
+			nt_error(d, n->vals[i]->mark, "caps",
+				 "rings.max_backports entries are stable releases X.Y.Z");
+			r.bad = 1;
+			continue;
+		}
+		c->ring_backports = nt_xrealloc(c->ring_backports,
+						(c->nbackports + 1) * sizeof(char *));
+		c->ring_backports[c->nbackports++] = nt_xstrdup(n->vals[i]->scalar);
+	}
 	c->rings_settable = get_tri(&r, "/linux/rings/settable");
 	c->src_rings = get_source(&r, "/linux/rings", c->ring_rx_max.known ||
+				  c->ring_rx_max_no_agg.known ||
 				  c->ring_rx_min.known || c->ring_tx_min.known ||
 				  c->ring_tx_max.known || c->ring_step.known ||
 				  c->rings_settable != NT_TRI_UNKNOWN);
@@ -243,9 +335,7 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 	}
 	c->src_offloads = get_source(&r, "/linux/offloads", known);
 
-	c->coal_usecs_max = get_num(&r, "/linux/coalesce/usecs_max");
-	if (nt_yget(r.root, "/linux/coalesce", false))
-		c->src_coalesce = get_source(&r, "/linux/coalesce", c->coal_usecs_max.known);
+	load_coalesce(&r, c);
 	c->win_uso = get_win(&r, "/windows/uso");
 	c->win_rsc = get_win(&r, "/windows/rsc");
 	c->win_hw_uro = get_win(&r, "/windows/hw_uro");
@@ -286,6 +376,9 @@ static void caps_free(struct nt_caps *c)
 	free(c->src_windows);
 	free(c->src_coalesce);
 	free(c->ring_max_since);
+	for (i = 0; i < c->nbackports; i++)
+		free(c->ring_backports[i]);
+	free(c->ring_backports);
 	free(c->notes);
 	free(c->origin);
 }
@@ -384,36 +477,55 @@ static int load_dir(struct nt_capsdb *db, const char *dir, bool override, struct
 	return bad;
 }
 
+static int load_builtin(struct nt_capsdb *db, struct nt_diags *d)
+{
+	int bad = 0;
+	size_t i;
+
+	for (i = 0; i < nt_caps_nbuiltin; i++) {
+		struct nt_caps c;
+		char *p = nt_xasprintf("schema/nics/%s", nt_caps_builtin[i].name);
+
+		if (load_one(&c, p, nt_caps_builtin[i].text, nt_caps_builtin[i].len,
+			     "built-in", d)) {
+			caps_free(&c);
+			bad = -1;
+		} else if (add_table(db, &c, false, d)) {
+			bad = -1;
+		}
+		free(p);
+	}
+	return bad;
+}
+
 int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d)
 {
 	const char *local = caps_dir ? caps_dir : getenv("NETTUNE_CAPS_DIR");
 	int bad = 0;
-	size_t i;
 
 	memset(db, 0, sizeof(*db));
 	if (dir) {
 		db->dir = nt_xstrdup(dir);
 		bad = load_dir(db, dir, false, d);
 	} else {
-		for (i = 0; i < nt_caps_nbuiltin; i++) {
-			struct nt_caps c;
-			char *p = nt_xasprintf("schema/nics/%s", nt_caps_builtin[i].name);
-
-			if (load_one(&c, p, nt_caps_builtin[i].text, nt_caps_builtin[i].len,
-				     "built-in", d)) {
-				caps_free(&c);
-				bad = -1;
-			} else if (add_table(db, &c, false, d)) {
-				bad = -1;
-			}
-			free(p);
-		}
+		bad = load_builtin(db, d);
 		if (local && *local) {
 			db->dir = nt_xstrdup(local);
 			if (load_dir(db, local, true, d))
 				bad = -1;
 		}
 	}
+	if (db->n > 1)
+		qsort(db->v, db->n, sizeof(*db->v), cmp_caps);
+	return bad;
+}
+
+int nt_capsdb_load_builtin(struct nt_capsdb *db, struct nt_diags *d)
+{
+	int bad;
+
+	memset(db, 0, sizeof(*db));
+	bad = load_builtin(db, d);
 	if (db->n > 1)
 		qsort(db->v, db->n, sizeof(*db->v), cmp_caps);
 	return bad;
@@ -437,6 +549,144 @@ bool nt_kernel_older(const char *kernel, const char *version)
 	    sscanf(version, "%u.%u", &x, &y) != 2)
 		return false;
 	return a < x || (a == x && b < y);
+}
+
+/* An offload toggle the profile turns off (and nowhere on). */
+static bool toggled_off(const struct nt_toggle *t)
+{
+	return t && t->all && !*t->all && !(t->ipv4 && *t->ipv4) && !(t->ipv6 && *t->ipv6);
+}
+
+struct nt_num nt_caps_rx_max(const struct nt_caps *c, const struct nt_iface *f, char *why,
+			     size_t n, bool *mtu_unset)
+{
+	const struct nt_offloads *o = f->offloads;
+
+	*mtu_unset = false;
+	if (n)
+		why[0] = 0;
+	if (!c->ring_rx_max_no_agg.known)
+		return c->ring_rx_max;
+	if (!toggled_off(o ? o->gro_hw : NULL))
+		snprintf(why, n, "offloads.gro_hw is not off%s", o && o->gro_hw ? "" :
+			 " (the profile leaves rx-gro-hw as it is; it is on by default)");
+	else if (!toggled_off(o ? o->lro : NULL))
+		snprintf(why, n, "offloads.lro is not off%s", o && o->lro ? "" :
+			 " (the profile leaves large-receive-offload as it is)");
+	else if (f->mtu && *f->mtu > c->no_agg_mtu_max.v)
+		snprintf(why, n, "mtu %u needs jumbo (aggregation) buffers above %u", *f->mtu,
+			 c->no_agg_mtu_max.v);
+	else {
+		*mtu_unset = !f->mtu;
+		return c->ring_rx_max_no_agg;
+	}
+	return c->ring_rx_max;
+}
+
+size_t nt_caps_coalesce_issues(const struct nt_caps *c, const struct nt_iface *f,
+			       struct nt_caps_issue *out, size_t max)
+{
+	const struct nt_coalesce *co = f->coalesce;
+	uint32_t *u[NT_CO__COUNT];
+	bool present[NT_CO__COUNT];
+	size_t n = 0;
+	int k;
+
+	if (!co)
+		return 0;
+	u[NT_CO_RX_USECS] = co->rx_usecs;
+	u[NT_CO_TX_USECS] = co->tx_usecs;
+	u[NT_CO_RX_FRAMES] = co->rx_frames;
+	u[NT_CO_TX_FRAMES] = co->tx_frames;
+	u[NT_CO_ADAPTIVE_RX] = u[NT_CO_ADAPTIVE_TX] = NULL;
+	for (k = 0; k < NT_CO__COUNT; k++)
+		present[k] = u[k] != NULL;
+	present[NT_CO_ADAPTIVE_RX] = co->adaptive_rx != NULL;
+	present[NT_CO_ADAPTIVE_TX] = co->adaptive_tx != NULL;
+	for (k = 0; k < NT_CO__COUNT && n < max; k++) {
+		struct nt_caps_issue *is = &out[n];
+		const char *src = c->src_coalesce ? c->src_coalesce : c->id;
+		bool usecs = k == NT_CO_RX_USECS || k == NT_CO_TX_USECS;
+
+		if (!present[k])
+			continue;
+		is->key = nt_coal_names[k];
+		if (c->coal_params_known && !(c->coal_params & (1u << k))) {
+			struct nt_buf b = {0};
+			int j;
+
+			for (j = 0; j < NT_CO__COUNT; j++)
+				if (c->coal_params & (1u << j))
+					nt_buf_printf(&b, "%s%s", b.n ? ", " : "", nt_coal_names[j]);
+			if (!b.n)
+				snprintf(is->msg, sizeof(is->msg),
+					 "coalesce.%s: %s (%s) has no interrupt coalescing settings "
+					 "(%s)", is->key, c->id, c->driver, src);
+			else
+				snprintf(is->msg, sizeof(is->msg),
+					 "coalesce.%s: %s (%s) does not support this parameter; it "
+					 "takes %s (%s)", is->key, c->id, c->driver, b.p, src);
+			nt_buf_free(&b);
+			n++;
+			continue;
+		}
+		if (usecs && c->coal_usecs_max.known && *u[k] > c->coal_usecs_max.v) {
+			snprintf(is->msg, sizeof(is->msg),
+				 "coalesce.%s = %u exceeds the %s maximum of %u microseconds (%s)",
+				 is->key, *u[k], c->id, c->coal_usecs_max.v, src);
+			n++;
+		} else if (usecs && c->coal_usecs_min.known && *u[k] < c->coal_usecs_min.v &&
+			   !(*u[k] < 32 && (c->coal_usecs_modes & (1u << *u[k])))) {
+			struct nt_buf b = {0};
+			unsigned j;
+
+			for (j = 0; j < 32; j++)
+				if (c->coal_usecs_modes & (1u << j))
+					nt_buf_printf(&b, "%s%u", b.n ? ", " : "", j);
+			snprintf(is->msg, sizeof(is->msg),
+				 "coalesce.%s = %u is below the %s minimum of %u microseconds%s%s%s "
+				 "(%s)", is->key, *u[k], c->id, c->coal_usecs_min.v,
+				 b.n ? "; below it only " : "", b.n ? b.p : "",
+				 b.n ? " (modes) are accepted" : "", src);
+			nt_buf_free(&b);
+			n++;
+		} else if ((k == NT_CO_RX_FRAMES || k == NT_CO_TX_FRAMES) &&
+			   c->coal_frames_max.known && *u[k] > c->coal_frames_max.v) {
+			snprintf(is->msg, sizeof(is->msg),
+				 "coalesce.%s = %u exceeds the %s maximum of %u frames (%s)",
+				 is->key, *u[k], c->id, c->coal_frames_max.v, src);
+			n++;
+		} else if (usecs && c->coal_usecs_with_adaptive == NT_TRI_NO) {
+			const bool *a = k == NT_CO_RX_USECS ? co->adaptive_rx : co->adaptive_tx;
+			const char *dir = k == NT_CO_RX_USECS ? "rx" : "tx";
+
+			if (a && *a) {
+				snprintf(is->msg, sizeof(is->msg),
+					 "coalesce.%s cannot be set with adaptive_%s on: %s (%s) "
+					 "refuses to change %s-usecs while adaptive-%s is enabled; "
+					 "turn adaptive_%s off or leave %s_usecs out (%s)", is->key,
+					 dir, c->id, c->driver, dir, dir, dir, dir, src);
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+bool nt_caps_ring_before(const struct nt_caps *c, const char *kernel)
+{
+	unsigned a, b, z = 0, x, y, w;
+	size_t i;
+
+	if (!c || !c->ring_max_since || !c->ring_max_before.known ||
+	    !nt_kernel_older(kernel, c->ring_max_since) ||
+	    sscanf(kernel, "%u.%u.%u", &a, &b, &z) < 2)
+		return false;
+	for (i = 0; i < c->nbackports; i++)
+		if (sscanf(c->ring_backports[i], "%u.%u.%u", &x, &y, &w) == 3 && a == x &&
+		    b == y && z >= w)
+			return false;
+	return true;
 }
 
 bool nt_caps_has_pci(const struct nt_caps *c, const char *pci)

@@ -5,6 +5,7 @@
 #define NT_CAPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "diag.h"
@@ -31,6 +32,13 @@ enum nt_off {
 extern const char *const nt_off_names[NT_OFF__COUNT];
 extern const char *const nt_chan_names[NT_CH__COUNT];
 
+/* Profile coalesce keys, the names of a table's linux.coalesce.params. */
+enum nt_coal {
+	NT_CO_RX_USECS, NT_CO_TX_USECS, NT_CO_RX_FRAMES, NT_CO_TX_FRAMES,
+	NT_CO_ADAPTIVE_RX, NT_CO_ADAPTIVE_TX, NT_CO__COUNT,
+};
+extern const char *const nt_coal_names[NT_CO__COUNT];
+
 struct nt_caps {
 	char *id;
 	char *name;
@@ -45,8 +53,18 @@ struct nt_caps {
 	struct nt_num ring_rx_min, ring_tx_min;	/* set_ringparam refuses less */
 	char *ring_max_since;		/* kernel version the ring maxima hold from */
 	struct nt_num ring_max_before;	/* the ring maximum of older kernels */
+	char **ring_backports;		/* "X.Y.Z": older series that got the maxima */
+	size_t nbackports;
 	struct nt_num xor_max_channels;	/* the xor hash refuses more channels */
+	struct nt_num ring_rx_max_no_agg;	/* rx maximum without aggregation rings (bnxt) */
+	struct nt_num no_agg_mtu_max;	/* largest MTU that needs no aggregation ring */
+	bool coal_params_known;		/* linux.coalesce.params is a list */
+	unsigned coal_params;		/* bit per enum nt_coal the driver accepts */
 	struct nt_num coal_usecs_max;	/* rx/tx-usecs above it are refused */
+	struct nt_num coal_usecs_min;	/* below it only the usecs_modes values */
+	unsigned coal_usecs_modes;	/* bit per value below usecs_min taken as a mode */
+	struct nt_num coal_frames_max;	/* rx/tx-frames above it are refused */
+	enum nt_tri coal_usecs_with_adaptive;	/* false: usecs refused while adaptive is on */
 	enum nt_tri rings_settable;
 	struct nt_num rss_key_bytes, rss_indir_size;
 	bool hash_known;
@@ -86,6 +104,8 @@ struct nt_capsdb {
  * tables or replace a built-in one of the same id.  Format errors are
  * located diagnostics.  Returns 0 or -1. */
 int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d);
+/* Only the tables compiled into the binary (what `nettune schema` lists). */
+int nt_capsdb_load_builtin(struct nt_capsdb *db, struct nt_diags *d);
 /* The local directory of --caps-dir (NULL: none). */
 void nt_caps_set_dir(const char *dir);
 const struct nt_caps *nt_caps_find(const struct nt_capsdb *db, const char *id);
@@ -114,6 +134,28 @@ const char *nt_caps_suggest(const struct nt_capsdb *db, const char *name);
 /* Whether kernel release (as in uname -r) is older than version ("6.2");
  * false when either cannot be parsed. */
 bool nt_kernel_older(const char *kernel, const char *version);
+struct nt_iface;
+/* The rx ring maximum that holds for interface f on table c: rings.rx_max,
+ * or rings.rx_max_no_agg when f turns off everything that makes the driver
+ * use aggregation rings (offloads.gro_hw and .lro off, an MTU of at most
+ * rings.no_agg_mtu_max).  why (n bytes) gets the first unmet condition, ""
+ * when all are met; *mtu_unset says whether f leaves the MTU to the host. */
+struct nt_num nt_caps_rx_max(const struct nt_caps *c, const struct nt_iface *f, char *why,
+			     size_t n, bool *mtu_unset);
+/* A coalesce setting of f the table's driver refuses. */
+struct nt_caps_issue {
+	const char *key;		/* profile key under coalesce/ */
+	char msg[2048];
+};
+/* The coalesce keys of f that table c refuses (an unsupported parameter, a
+ * value out of range, usecs with adaptive on); at most max, returns how many. */
+size_t nt_caps_coalesce_issues(const struct nt_caps *c, const struct nt_iface *f,
+			       struct nt_caps_issue *out, size_t max);
+/* Whether c's ring maxima do not hold on kernel (as in uname -r): it is
+ * older than rings.max_since and is not at or past one of the
+ * rings.max_backports releases of its own X.Y series.  False when the table
+ * has no such rule or the kernel cannot be parsed. */
+bool nt_caps_ring_before(const struct nt_caps *c, const char *kernel);
 /* Whether the table lists this PCI vendor:device. */
 bool nt_caps_has_pci(const struct nt_caps *c, const char *pci);
 void nt_capsdb_free(struct nt_capsdb *db);

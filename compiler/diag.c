@@ -6,6 +6,7 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "rules.h"
 #include "version.h"
 
 static char **interned;
@@ -312,6 +313,36 @@ void nt_diags_print_json_valid(const struct nt_diags *d, const char *const *file
 	nt_buf_free(&b);
 }
 
+/* A SARIF reportingDescriptor: the rule's descriptions and help from
+ * rules.c, helpUri the man page that documents it. */
+static void sarif_rule(struct nt_buf *b, const char *id)
+{
+	const struct nt_rule_doc *r = nt_rule_doc(id);
+	char *md;
+
+	nt_buf_puts(b, "            {\"id\": ");
+	nt_buf_json_str(b, id);
+	if (r) {
+		nt_buf_puts(b, ",\n             \"shortDescription\": {\"text\": ");
+		nt_buf_json_str(b, r->brief);
+		nt_buf_puts(b, "},\n             \"fullDescription\": {\"text\": ");
+		nt_buf_json_str(b, r->full);
+		nt_buf_puts(b, "},\n             \"help\": {\"text\": ");
+		md = nt_xasprintf("%s See %s.", r->help, r->man);
+		nt_buf_json_str(b, md);
+		free(md);
+		md = nt_xasprintf("%s\n\nSee `%s`.", r->help, r->man);
+		nt_buf_puts(b, ", \"markdown\": ");
+		nt_buf_json_str(b, md);
+		free(md);
+		nt_buf_puts(b, "},\n             \"helpUri\": ");
+		md = nt_xasprintf("man:%s", r->man);
+		nt_buf_json_str(b, md);
+		free(md);
+	}
+	nt_buf_putc(b, '}');
+}
+
 void nt_diags_print_sarif(const struct nt_diags *d, FILE *f)
 {
 	struct nt_buf b = {0};
@@ -332,12 +363,10 @@ void nt_diags_print_sarif(const struct nt_diags *d, FILE *f)
 		    "      \"tool\": {\n        \"driver\": {\n"
 		    "          \"name\": \"nettune\",\n");
 	nt_buf_printf(&b, "          \"version\": \"%s\",\n", NT_VERSION);
-	nt_buf_puts(&b, "          \"informationUri\": \"https://nettune.invalid/\",\n"
-		    "          \"rules\": [");
+	nt_buf_puts(&b, "          \"rules\": [");
 	for (j = 0; j < nrules; j++) {
-		nt_buf_puts(&b, j ? ",\n            {\"id\": " : "\n            {\"id\": ");
-		nt_buf_json_str(&b, rules[j]);
-		nt_buf_putc(&b, '}');
+		nt_buf_puts(&b, j ? ",\n" : "\n");
+		sarif_rule(&b, rules[j]);
 	}
 	nt_buf_puts(&b, nrules ? "\n          ]\n" : "]\n");
 	nt_buf_puts(&b, "        }\n      },\n      \"results\": [");

@@ -445,7 +445,19 @@ static struct nt_json *value(struct jp *p)
 		}
 		break;
 	default:
-		j = number(p);
+		if (*p->s == '-' || (*p->s >= '0' && *p->s <= '9')) {
+			j = number(p);
+		} else {
+			unsigned char c = (unsigned char)*p->s;
+			char msg[48];
+
+			if (c > 0x20 && c < 0x7f)
+				snprintf(msg, sizeof(msg), "unexpected '%c': expected a value", c);
+			else
+				snprintf(msg, sizeof(msg), "unexpected byte 0x%02x: expected a value", c);
+			fail(p, msg);
+			j = NULL;
+		}
 		break;
 	}
 	if (j)

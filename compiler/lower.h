@@ -32,6 +32,11 @@ struct nt_lower {
 size_t nt_lower(struct nt_lower *L);
 size_t nt_lower_linux(struct nt_lower *L);
 size_t nt_lower_windows(struct nt_lower *L);
+/* The portable offload (profile key under offloads:, e.g. "tso",
+ * "rx_checksum") whose lowering sets this ethtool feature, or NULL. */
+const char *nt_linux_offload_of(const char *feature);
+/* The k-th portable offload of the feature group table, NULL past the end. */
+const char *nt_linux_offload(size_t k);
 
 /* Derives a stable RSS key of n bytes from host and interface name
  * (HMAC-SHA256 in counter mode); re-planning never churns it. */

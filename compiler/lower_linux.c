@@ -172,6 +172,21 @@ static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const c
 		     c->f->name, g->portable, g->names[0]);
 }
 
+const char *nt_linux_offload(size_t k)
+{
+	return k < sizeof(fgroups) / sizeof(fgroups[0]) ? fgroups[k].portable : NULL;
+}
+
+const char *nt_linux_offload_of(const char *feature)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(fgroups) / sizeof(fgroups[0]); k++)
+		if (in_group(&fgroups[k], feature))
+			return fgroups[k].portable;
+	return NULL;
+}
+
 static const struct fgroup *group(const char *portable)
 {
 	size_t k;
@@ -318,6 +333,21 @@ static void lower_channels(struct ictx *c)
 			continue;
 		}
 		if (!(c->F && c->F->max_chan[k].known) && table_chosen(c) &&
+		    !c->caps->chan_kind[k]) {
+			struct nt_buf kinds = {0};
+			unsigned j;
+
+			for (j = 0; j < NT_CH__COUNT; j++)
+				if (c->caps->chan_kind[j])
+					nt_buf_printf(&kinds, "%s%s", kinds.n ? ", " : "",
+						      nt_chan_names[j]);
+			LERR(c->L, mk(c, path, false), "%s (%s) has no %s channels; it has %s",
+			     c->caps->id, c->caps->driver, nt_chan_names[k],
+			     kinds.n ? kinds.p : "no channel settings");
+			free(kinds.p);
+			continue;
+		}
+		if (!(c->F && c->F->max_chan[k].known) && table_chosen(c) &&
 		    c->caps->chan_kind[k] && c->caps->chan_max[k].known &&
 		    *v[k] > c->caps->chan_max[k].v) {
 			LERR(c->L, mk(c, path, false),
@@ -376,6 +406,34 @@ static void lower_rings(struct ictx *c)
 			continue;
 		snprintf(path, sizeof(path), "rings/%s", yaml[k]);
 		want = *m[k].v;
+		if (k == 0 && c->caps && c->caps->ring_rx_max_no_agg.known) {
+			char why[256];
+			bool mtu_unset;
+			struct nt_num nm = nt_caps_rx_max(c->caps, c->f, why, sizeof(why), &mtu_unset);
+			bool observed = m[k].max && m[k].max->known;
+
+			/* the observed maximum is the one of the current offloads
+			 * and MTU; the profile may turn aggregation rings off first */
+			if ((!observed || m[k].max->v == c->caps->ring_rx_max.v) &&
+			    want > c->caps->ring_rx_max.v && want <= nm.v) {
+				s = put(c, NT_K_RING, m[k].n, nt_v_u32(want), path);
+				set_note(s, "%s allows %u rx descriptors only without aggregation "
+					 "rings: offloads.gro_hw and offloads.lro are off and %s at most %u",
+					 c->caps->driver, nm.v, mtu_unset ? "the host's MTU must be" :
+					 "the mtu is", c->caps->no_agg_mtu_max.v);
+				continue;
+			}
+			if ((!observed || m[k].max->v == c->caps->ring_rx_max.v) && table_chosen(c) &&
+			    want > nm.v && want <= c->caps->ring_rx_max_no_agg.v) {
+				LERR(c->L, mk(c, path, false),
+				     "rings.rx = %u exceeds the %s maximum of %u while %s uses "
+				     "aggregation rings: %s. With offloads.gro_hw and offloads.lro off "
+				     "and an mtu of at most %u the maximum is %u (%s)", want,
+				     c->caps->id, nm.v, c->caps->driver, why, c->caps->no_agg_mtu_max.v,
+				     c->caps->ring_rx_max_no_agg.v, c->caps->src_rings);
+				continue;
+			}
+		}
 		if (m[k].max && m[k].max->known && want > m[k].max->v) {
 			LERR(c->L, mk(c, path, false),
 			     "rings.%s = %u exceeds this host's maximum of %u for %s (observed)",
@@ -393,14 +451,20 @@ static void lower_rings(struct ictx *c)
 			}
 		}
 		if (k < 2 && !(m[k].max && m[k].max->known) && c->caps &&
-		    c->caps->ring_max_before.known &&
-		    nt_kernel_older(c->L->facts->kernel, c->caps->ring_max_since) &&
+		    nt_caps_ring_before(c->caps, c->L->facts->kernel) &&
 		    want > c->caps->ring_max_before.v) {
+			struct nt_buf bp = {0};
+			size_t i;
+
+			for (i = 0; i < c->caps->nbackports; i++)
+				nt_buf_printf(&bp, "%s%s", i ? ", " : " and the stable releases ",
+					      c->caps->ring_backports[i]);
 			LERR(c->L, mk(c, path, false),
-			     "rings.%s = %u exceeds the %s maximum of %u on kernel %s (%u from %s; %s)",
+			     "rings.%s = %u exceeds the %s maximum of %u on kernel %s (%u from %s%s; %s)",
 			     yaml[k], want, c->caps->id, c->caps->ring_max_before.v, c->L->facts->kernel,
 			     k ? c->caps->ring_tx_max.v : c->caps->ring_rx_max.v,
-			     c->caps->ring_max_since, c->caps->src_rings);
+			     c->caps->ring_max_since, bp.p ? bp.p : "", c->caps->src_rings);
+			free(bp.p);
 			continue;
 		}
 		if (k < 2 && m[k].max && m[k].max->known && c->caps) {
@@ -436,6 +500,19 @@ static void lower_coalesce(struct ictx *c)
 
 	if (!co)
 		return;
+	if (table_chosen(c)) {
+		struct nt_caps_issue is[NT_CO__COUNT];
+		size_t n = nt_caps_coalesce_issues(c->caps, c->f, is, NT_CO__COUNT);
+
+		for (k = 0; k < n; k++) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "coalesce/%s", is[k].key);
+			LERR(c->L, mk(c, path, false), "%s", is[k].msg);
+		}
+		if (n)
+			return;
+	}
 	if (co->adaptive_rx)
 		put(c, NT_K_COALESCE_ADAPTIVE, "rx", nt_v_bool(*co->adaptive_rx), "coalesce/adaptive_rx");
 	if (co->adaptive_tx)
@@ -951,9 +1028,12 @@ size_t nt_lower_linux(struct nt_lower *L)
 		for (i = 0; i < p->sysctl_count; i++) {
 			char path[300];
 
+			char *key = nt_sysctl_key_canon(p->sysctl[i].key);
+
 			snprintf(path, sizeof(path), "/sysctl/%s", p->sysctl[i].key);
-			nt_state_set(L->desired, NT_K_SYSCTL, "sysctl", p->sysctl[i].key,
+			nt_state_set(L->desired, NT_K_SYSCTL, "sysctl", key,
 				     nt_v_str(p->sysctl[i].value), nt_loaded_mark(L->l, path, false));
+			free(key);
 		}
 	/* underlays before tunnels, so tunnels can derive their MTU */
 	for (int pass = 0; pass < 2; pass++)

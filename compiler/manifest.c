@@ -849,6 +849,48 @@ void nt_manifest_desired(const struct nt_manifest *m, struct nt_state *out)
 	}
 }
 
+size_t nt_manifest_not_held(const struct nt_manifest *m, const struct nt_state *live,
+			    size_t *nkeys, struct nt_buf *out)
+{
+	struct nt_state want;
+	size_t i, n = 0;
+
+	/* the last action of a key gives its final value: an inserted reset
+	 * (RSS table before shrinking channels) is followed by the real one */
+	nt_manifest_desired(m, &want);
+	for (i = 0; i < want.n; i++) {
+		const struct nt_setting *w = &want.v[i];
+		const struct nt_setting *s = nt_state_get(live, w->kind, w->object, w->arg);
+		char *label;
+
+		if (s && nt_value_equal(&s->val, &w->val))
+			continue;
+		n++;
+		if (!out)
+			continue;
+		label = nt_setting_label(w->kind, w->object, w->arg);
+		nt_buf_printf(out, "  %s: the host has ", label);
+		if (s)
+			nt_value_format(&s->val, out, false);
+		else
+			nt_buf_puts(out, "(no such setting)");
+		nt_buf_puts(out, ", the plan sets ");
+		nt_value_format(&w->val, out, false);
+		nt_buf_puts(out, "\n");
+		free(label);
+	}
+	*nkeys = want.n;
+	nt_state_free(&want);
+	return n;
+}
+
+bool nt_manifest_converged(const struct nt_manifest *m, const struct nt_state *live)
+{
+	size_t nkeys;
+
+	return m->plan.n && !nt_manifest_not_held(m, live, &nkeys, NULL);
+}
+
 size_t nt_manifest_stale(const struct nt_manifest *m, const struct nt_state *live,
 			 struct nt_buf *out)
 {
@@ -872,6 +914,8 @@ size_t nt_manifest_stale(const struct nt_manifest *m, const struct nt_state *liv
 			nt_value_format(&s->val, out, false);
 		else
 			nt_buf_puts(out, "(no such setting)");
+		if (s && nt_value_equal(&s->val, &a->to))
+			nt_buf_puts(out, " (the planned value)");
 		nt_buf_puts(out, "\n");
 		free(attr);
 		n++;

@@ -74,6 +74,15 @@ void nt_manifest_desired(const struct nt_manifest *m, struct nt_state *out);
 size_t nt_manifest_stale(const struct nt_manifest *m, const struct nt_state *live,
 			 struct nt_buf *out);
 
+/* Appends one line per setting whose final "to" value the live state does
+ * not hold ("  LABEL: the host has X, the plan sets Y"; out may be NULL);
+ * returns how many, with *nkeys the number of settings the plan sets. */
+size_t nt_manifest_not_held(const struct nt_manifest *m, const struct nt_state *live,
+			    size_t *nkeys, struct nt_buf *out);
+/* Does the live state hold the final "to" value of every setting the plan
+ * changes (the plan was applied already)?  False for an empty plan. */
+bool nt_manifest_converged(const struct nt_manifest *m, const struct nt_state *live);
+
 /* SHA-256 (OpenSSL EVP) as lower-case hex. */
 void nt_sha256_hex(const void *data, size_t n, char out[NT_SHA256_HEX]);
 /* "2024-05-01T12:00:00Z" <-> seconds since the epoch. */

@@ -328,3 +328,159 @@ const struct nt_field_rule *nt_field_rule(const cyaml_schema_field_t *fields, co
 			return r;
 	return NULL;
 }
+
+/*
+ * One line of documentation per key, published as the JSON Schema's
+ * "description" (shown by editors).  The wording follows
+ * man/nettune-profile.5; tests/ci/ci_tests.py checks that both name the
+ * same keys.
+ */
+const struct nt_key_doc nt_key_docs[] = {
+	{profile_fields, "apiVersion", "Always nettune/v1."},
+	{profile_fields, "kind", "HostProfile (planned and applied) or PolicyProfile (only "
+	 "extended; may set interfaces and processes, not host or target)."},
+	{profile_fields, "metadata", "name (the host name; seeds per-host RSS keys) and description."},
+	{profile_fields, "extends", "Policy profile names, looked up in the profile's directory, "
+	 "--profile-path directories and the data directory's profiles/; applied in order, "
+	 "then this profile."},
+	{profile_fields, "target", "linux or windows."},
+	{profile_fields, "host", "numa (list of {node, cpus}, checked against the live host) and "
+	 "reserved_cpus (never given IRQs or pinned work)."},
+	{profile_fields, "defaults", "physical and tunnel: interface keys applied beneath every "
+	 "interface without / with a tunnel key."},
+	{profile_fields, "interfaces", "Interfaces to tune, merged by name with extended policies."},
+	{profile_fields, "processes", "Processes to pin: {match: {systemd_unit | comm | pidfile}, "
+	 "cpus}; cpus is a CPU list or numa-local-of IFACE."},
+	{profile_fields, "sysctl", "Map of sysctl name to value, e.g. net.core.rmem_max: 16777216. "
+	 "With --netns only per-namespace sysctls are allowed."},
+	{profile_fields, "global", "Windows only: receive_segment_coalescing and uro, enabled or "
+	 "disabled."},
+	{metadata_fields, "name", "Host name: 1-253 ASCII letters, digits, '.', '-' and '_', "
+	 "starting with a letter or digit, labels of 1-63 characters. Names the host in "
+	 "emitted scripts and seeds per-host RSS keys."},
+	{metadata_fields, "description", "Free text."},
+	{host_fields, "numa", "NUMA nodes of the host: list of {node, cpus}, checked against the "
+	 "live host."},
+	{host_fields, "reserved_cpus", "CPU list (\"0,28\") never given IRQs or pinned work."},
+	{numa_fields, "node", "NUMA node number."},
+	{numa_fields, "cpus", "CPU list of the node, e.g. \"0-13,28-41\"."},
+	{defaults_fields, "physical", "Interface keys applied beneath every interface without a "
+	 "tunnel key."},
+	{defaults_fields, "tunnel", "Interface keys applied beneath every interface with a "
+	 "tunnel key."},
+	{nt_iface_fields, "name", "Interface name (required unless in defaults). Linux: 1-15 "
+	 "bytes, not . or .., without /, :, white space or control characters; Windows: 1-256 "
+	 "bytes without control characters, wildcards or backticks."},
+	{nt_iface_fields, "nic", "Capability table id (see nettune caps), or auto to take the "
+	 "table from the observed device (PCI vendor:device, then driver). Lists the built-in "
+	 "tables; one added with --caps-dir is not in the list."},
+	{nt_iface_fields, "match", "Pick the capability table on the host by driver and/or PCI "
+	 "vendor:device."},
+	{nt_iface_fields, "mtu", "MTU, 68-65535. A tunnel without one gets the underlay's minus "
+	 "60 (ipv4) or 80 (ipv6, dual)."},
+	{nt_iface_fields, "offloads", "Portable offload names, lowered per target to ethtool "
+	 "features or NetAdapter settings; each is on/off or a map {all, ipv4, ipv6}."},
+	{nt_iface_fields, "channels", "Queue counts: combined, rx, tx, other."},
+	{nt_iface_fields, "rings", "Ring sizes: rx, tx, rx_mini, rx_jumbo."},
+	{nt_iface_fields, "coalesce", "Interrupt coalescing: adaptive_rx, adaptive_tx, rx_usecs, "
+	 "tx_usecs, rx_frames, tx_frames."},
+	{nt_iface_fields, "rss", "Receive-side scaling: key, spread, hash, queues, enabled; "
+	 "Windows: profile, base_processor, max_processor, max_processors."},
+	{nt_iface_fields, "irq", "Where each queue's IRQ runs (/proc/irq/N/smp_affinity_list) "
+	 "and what irqbalance may do."},
+	{nt_iface_fields, "rps", "Receive packet steering: cpus (CPU list) and flow_cnt."},
+	{nt_iface_fields, "xps", "Transmit packet steering: cpus (CPU list)."},
+	{nt_iface_fields, "tunnel", "Marks a tunnel interface: kind: wireguard, underlay "
+	 "(interface name), outer (ipv4, ipv6, dual; default ipv4)."},
+	{nt_iface_fields, "linux", "features: map of ethtool feature name to on/off, e.g. "
+	 "rx-udp-gro-forwarding: on."},
+	{nt_iface_fields, "windows", "advanced_properties: map of NetAdapter advanced property "
+	 "to value, e.g. '*JumboPacket': 9014."},
+	{match_fields, "driver", "Kernel driver name, e.g. i40e."},
+	{match_fields, "pci", "PCI vendor:device, e.g. 8086:1572."},
+	{offloads_fields, "checksum", "RX and TX checksum offload: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "rx_checksum", "RX checksum offload: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "tx_checksum", "TX checksum offload: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "sg", "Scatter-gather: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "tso", "TCP segmentation offload: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "lso", "Large send offload (Windows NetAdapter LSO): on/off or "
+	 "{all, ipv4, ipv6}."},
+	{offloads_fields, "gso", "Generic segmentation offload: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "gro", "Generic receive offload: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "gro_hw", "Hardware GRO: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "lro", "Large receive offload: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "uso", "UDP segmentation offload: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "uro", "UDP receive offload: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "rsc", "Receive segment coalescing (Windows): on/off or "
+	 "{all, ipv4, ipv6}."},
+	{offloads_fields, "rxhash", "Receive hashing: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "ntuple", "N-tuple filters: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "rxvlan", "RX VLAN tag stripping: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "txvlan", "TX VLAN tag insertion: on/off or {all, ipv4, ipv6}."},
+	{nt_toggle_fields, "all", "on/off for both IPv4 and IPv6."},
+	{nt_toggle_fields, "ipv4", "on/off for IPv4."},
+	{nt_toggle_fields, "ipv6", "on/off for IPv6."},
+	{channels_fields, "combined", "Combined (RX and TX) channels."},
+	{channels_fields, "rx", "RX-only channels."},
+	{channels_fields, "tx", "TX-only channels."},
+	{channels_fields, "other", "Other channels (link interrupts and the like)."},
+	{rings_fields, "rx", "RX ring entries."},
+	{rings_fields, "tx", "TX ring entries."},
+	{rings_fields, "rx_mini", "RX mini ring entries."},
+	{rings_fields, "rx_jumbo", "RX jumbo ring entries."},
+	{coalesce_fields, "adaptive_rx", "Adaptive RX coalescing: on/off."},
+	{coalesce_fields, "adaptive_tx", "Adaptive TX coalescing: on/off."},
+	{coalesce_fields, "rx_usecs", "Microseconds to delay an RX interrupt."},
+	{coalesce_fields, "tx_usecs", "Microseconds to delay a TX interrupt."},
+	{coalesce_fields, "rx_frames", "RX frames to wait for before an interrupt."},
+	{coalesce_fields, "tx_frames", "TX frames to wait for before an interrupt."},
+	{rss_fields, "key", "per-host (derived from the host and interface names, stable across "
+	 "re-plans) or hex bytes of the NIC's key size, optionally separated by colons."},
+	{rss_fields, "spread", "equal: the indirection table filled evenly."},
+	{rss_fields, "hash", "Hash function: toeplitz, xor or crc32."},
+	{rss_fields, "queues", "Queues the indirection table spreads over."},
+	{rss_fields, "enabled", "RSS on/off."},
+	{rss_fields, "profile", "Windows RSS profile: closest, closest-static, numa, numa-static, "
+	 "conservative."},
+	{rss_fields, "base_processor", "Windows: first processor RSS may use."},
+	{rss_fields, "max_processor", "Windows: last processor RSS may use."},
+	{rss_fields, "max_processors", "Windows: most processors RSS may use."},
+	{irq_fields, "policy", "numa-local-spread (one queue per core of the NIC's node), "
+	 "all-cpus (every online CPU or cpus), explicit (cpus or per_queue) or none (leave "
+	 "IRQ affinity alone, the default)."},
+	{irq_fields, "cpus", "CPU list the queues are put on (all-cpus, explicit)."},
+	{irq_fields, "per_queue", "explicit: one CPU list per queue (queue N gets entry N; a "
+	 "shorter list wraps with a warning)."},
+	{irq_fields, "irqbalance", "ban (default with a policy: irqbalance skips the placed "
+	 "IRQs), stop (stop and disable irqbalance) or ignore."},
+	{rps_fields, "cpus", "CPU list for receive packet steering."},
+	{rps_fields, "flow_cnt", "rps_flow_cnt per RX queue."},
+	{xps_fields, "cpus", "CPU list for transmit packet steering."},
+	{tunnel_fields, "kind", "wireguard."},
+	{tunnel_fields, "underlay", "Name of the interface the tunnel's packets leave by."},
+	{tunnel_fields, "outer", "Outer IP version: ipv4 (default), ipv6 or dual."},
+	{linux_fields, "features", "Map of ethtool feature name to on/off, e.g. "
+	 "rx-udp-gro-forwarding: on."},
+	{windows_fields, "advanced_properties", "Map of NetAdapter advanced property to value, "
+	 "e.g. '*JumboPacket': 9014."},
+	{process_fields, "match", "Which process: one of systemd_unit, comm or pidfile."},
+	{process_fields, "cpus", "CPU list, or numa-local-of IFACE."},
+	{pmatch_fields, "systemd_unit", "systemd unit name (one path component)."},
+	{pmatch_fields, "comm", "Process name as in /proc/PID/comm (one path component, at most "
+	 "15 bytes)."},
+	{pmatch_fields, "pidfile", "Absolute path of a pid file, without ., .. or empty "
+	 "components."},
+	{global_fields, "receive_segment_coalescing", "Windows global RSC: enabled or disabled."},
+	{global_fields, "uro", "Windows global UDP receive offload: enabled or disabled."},
+	{NULL, NULL, NULL},
+};
+
+const char *nt_key_doc(const cyaml_schema_field_t *fields, const char *key)
+{
+	const struct nt_key_doc *r;
+
+	for (r = nt_key_docs; r->fields; r++)
+		if (r->fields == fields && !strcmp(r->key, key))
+			return r->doc;
+	return NULL;
+}

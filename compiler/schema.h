@@ -22,6 +22,16 @@ struct nt_field_rule {
 extern const struct nt_field_rule nt_field_rules[];
 const struct nt_field_rule *nt_field_rule(const cyaml_schema_field_t *fields, const char *key);
 
+/* A key's one-line documentation (the JSON Schema "description"). */
+struct nt_key_doc {
+	const cyaml_schema_field_t *fields;
+	const char *key;
+	const char *doc;
+};
+
+extern const struct nt_key_doc nt_key_docs[];
+const char *nt_key_doc(const cyaml_schema_field_t *fields, const char *key);
+
 extern const cyaml_schema_field_t nt_toggle_fields[];
 extern const cyaml_schema_field_t nt_iface_fields[];
 extern const cyaml_schema_value_t nt_kv_entry;

@@ -455,3 +455,14 @@ char *nt_setting_label(enum nt_kind_id k, const char *object, const char *arg)
 	return arg ? nt_xasprintf("%s %s %s", object, name, arg) :
 		     nt_xasprintf("%s %s", object, name);
 }
+
+char *nt_sysctl_key_canon(const char *key)
+{
+	char *k = nt_xstrdup(key), *p;
+
+	if (!strchr(k, '.'))
+		for (p = k; *p; p++)
+			if (*p == '/')
+				*p = '.';
+	return k;
+}

@@ -33,6 +33,7 @@
 #define NT_RSS_KEY_MAX 256	/* RSS key bytes (the largest driver uses 52) */
 #define NT_RSS_INDIR_MAX 65536	/* RSS indirection table entries */
 #define NT_IRQ_MAX 1048575	/* an IRQ number (/proc/irq/N) */
+#define NT_SYSCTL_VALUE_MAX 4096	/* a sysctl value: one page, as /proc/sys reads */
 
 enum nt_vtype {
 	NT_V_BOOL,	/* on/off */
@@ -172,6 +173,11 @@ char *nt_setting_attr(const struct nt_setting *s);
 /* What people read: "eth0 feature rx-gro", "sysctl net.core.x" (never
  * "sysctl sysctl net.core.x"); malloc'd. */
 char *nt_setting_label(enum nt_kind_id k, const char *object, const char *arg);
+/* The one spelling of a sysctl key that plans, snapshots and journals
+ * compare: "net/core/rmem_max" is "net.core.rmem_max"; a key with both
+ * separators stays as written ("net/ipv4/conf/eth0.10/rp_filter": its
+ * dots are part of a name).  malloc'd. */
+char *nt_sysctl_key_canon(const char *key);
 /* Parses "feature tx-udp-segmentation" back into kind and arg. */
 bool nt_parse_attr(const char *attr, enum nt_kind_id *k, char **arg);
 

@@ -514,6 +514,13 @@ static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct n
 			bad = -1;
 			continue;
 		}
+		if (kind == NT_K_SYSCTL) {
+			/* net/core/x and net.core.x are one key (as in profiles) */
+			char *canon = nt_sysctl_key_canon(arg);
+
+			free(arg);
+			arg = canon;
+		}
 		val = nt_json_get(o, "value");
 		if (!val) {
 			serr(d, o, "%s", "settings entry has no \"value\"");
@@ -523,6 +530,14 @@ static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct n
 		}
 		if (!nt_value_from_json(kind, val, &v, &why)) {
 			nt_error(d, val->mark, "snapshot", "value of %s %s: %s", obj, attr, why);
+			free(arg);
+			bad = -1;
+			continue;
+		}
+		if (kind == NT_K_SYSCTL && strlen(v.s) > NT_SYSCTL_VALUE_MAX) {
+			nt_error(d, val->mark, "snapshot", "value of sysctl %s is %zu bytes; at most %u",
+				 arg, strlen(v.s), NT_SYSCTL_VALUE_MAX);
+			nt_value_free(&v);
 			free(arg);
 			bad = -1;
 			continue;

@@ -520,10 +520,33 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 				  c->driver, c->src_rings);
 				continue;
 			}
+			if (k == 0 && c->ring_rx_max_no_agg.known) {
+				char why[256];
+				bool mtu_unset;
+				struct nt_num m = nt_caps_rx_max(c, f, why, sizeof(why), &mtu_unset);
+
+				if (*r[k].val > m.v && *r[k].val <= c->ring_rx_max_no_agg.v) {
+					E(v, at(v, false, "/interfaces/%zu/rings/rx", i), "capability",
+					  "rings.rx = %u exceeds the %s maximum of %u while %s uses "
+					  "aggregation rings: %s. With offloads.gro_hw and offloads.lro "
+					  "off and an mtu of at most %u the maximum is %u (%s)",
+					  *r[k].val, c->id, m.v, c->driver, why, c->no_agg_mtu_max.v,
+					  c->ring_rx_max_no_agg.v, c->src_rings);
+					continue;
+				}
+				if (*r[k].val > c->ring_rx_max.v && *r[k].val <= m.v && mtu_unset)
+					W(v, at(v, false, "/interfaces/%zu/rings/rx", i), "capability",
+					  "rings.rx = %u is above %u, which %s allows only without "
+					  "aggregation rings: the profile sets no mtu, so the host's MTU "
+					  "must be at most %u (%s)", *r[k].val, c->ring_rx_max.v,
+					  c->driver, c->no_agg_mtu_max.v, c->src_rings);
+				r[k].max = *r[k].val > c->ring_rx_max_no_agg.v ? c->ring_rx_max_no_agg : m;
+			}
 			if (r[k].max.known && *r[k].val > r[k].max.v)
 				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
-				  "rings.%s = %u exceeds the %s maximum of %u (%s)", r[k].n, *r[k].val,
-				  c->id, r[k].max.v, c->src_rings);
+				  "rings.%s = %u exceeds the %s maximum of %u%s (%s)", r[k].n, *r[k].val,
+				  c->id, r[k].max.v, k == 0 && c->ring_rx_max_no_agg.known ?
+				  " even without aggregation rings" : "", c->src_rings);
 			else if (r[k].min.known && *r[k].val < r[k].min.v)
 				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
 				  "rings.%s = %u is below the %s minimum of %u (%s)", r[k].n, *r[k].val,
@@ -535,16 +558,13 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 				  (*r[k].val + c->ring_step.v - 1) / c->ring_step.v * c->ring_step.v);
 		}
 	}
-	if (f->coalesce && c->coal_usecs_max.known) {
-		struct { const char *n; uint32_t *val; } u[] = {
-			{"rx_usecs", f->coalesce->rx_usecs}, {"tx_usecs", f->coalesce->tx_usecs},
-		};
+	if (f->coalesce) {
+		struct nt_caps_issue is[NT_CO__COUNT];
+		size_t n = nt_caps_coalesce_issues(c, f, is, NT_CO__COUNT);
 
-		for (k = 0; k < 2; k++)
-			if (u[k].val && *u[k].val > c->coal_usecs_max.v)
-				E(v, at(v, false, "/interfaces/%zu/coalesce/%s", i, u[k].n), "capability",
-				  "coalesce.%s = %u exceeds the %s maximum of %u microseconds (%s)",
-				  u[k].n, *u[k].val, c->id, c->coal_usecs_max.v, c->src_coalesce);
+		for (k = 0; k < n; k++)
+			E(v, at(v, false, "/interfaces/%zu/coalesce/%s", i, is[k].key), "capability",
+			  "%s", is[k].msg);
 	}
 	if (f->rss && f->rss->hash && *f->rss->hash == NT_HASH_XOR && c->xor_max_channels.known &&
 	    f->channels && f->channels->combined &&

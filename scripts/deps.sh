@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [build|test]
 set -eu
 build_pkgs="meson ninja-build pkg-config gcc libyaml-dev libcyaml-dev libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libssl-dev libcunit1-dev"
-test_pkgs="ethtool iproute2 shellcheck python3-jsonschema python3-yaml openssl procps ansible-core groff-base strace valgrind clang osslsigncode debhelper dpkg-dev lintian"
+test_pkgs="ethtool iproute2 shellcheck python3-jsonschema python3-yaml openssl procps ansible-core groff-base strace valgrind clang osslsigncode pre-commit yamllint debhelper dpkg-dev lintian"
 want="$build_pkgs"
 [ "${1:-build}" = test ] && want="$want $test_pkgs"
 # emit tests: tree-sitter-powershell (a real PowerShell grammar) for the .ps1
@@ -13,6 +13,13 @@ if [ "${1:-build}" = test ] && [ ! -d tests/.node/node_modules/tree-sitter-power
 	mkdir -p tests/.node
 	(cd tests/.node && npm install --no-audit --no-fund --silent web-tree-sitter tree-sitter-powershell >/dev/null) ||
 		echo "nettune: npm install of tree-sitter-powershell failed; the ps1 parse test will be skipped" >&2
+fi
+# ci tests: the YAML 1.2 parser and JSON Schema validator editors use
+if [ "${1:-build}" = test ] && [ ! -d tests/.node/node_modules/ajv ] &&
+	command -v npm >/dev/null 2>&1; then
+	mkdir -p tests/.node
+	(cd tests/.node && npm install --no-audit --no-fund --silent yaml ajv >/dev/null) ||
+		echo "nettune: npm install of yaml and ajv failed; the editor schema tests will fail" >&2
 fi
 missing=""
 for p in $want; do

@@ -544,6 +544,8 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		if (n)
 			say(o, "Dry run: %zu change%s would be made; nothing was changed.\n", n,
 			    n == 1 ? "" : "s");
+		else if (o->nothing_msg)
+			say(o, "%s\n", o->nothing_msg);
 		nt_journal_free(&j);
 		return n ? 2 : 0;
 	}
@@ -568,7 +570,8 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 			busy = lock < 0 || nt_apply_blocked(jfd, "apply");
 		}
 		if (!busy)
-			say(o, "Nothing to do: the host already matches the profile.\n");
+			say(o, "%s\n", o->nothing_msg ? o->nothing_msg :
+			    "Nothing to do: the host already matches the profile.");
 		rc = busy ? 1 : 0;
 		goto out;
 	}

@@ -21,6 +21,9 @@ struct nt_apply_opts {
 	bool quiet;
 	bool ask;			/* show the plan and ask for "yes" (a terminal) */
 	bool color;
+	/* said instead of "Nothing to do: ..." when the plan is empty (a signed
+	 * plan whose every "to" value the host already holds) */
+	const char *nothing_msg;
 };
 
 /* Exit codes: 0 converged, 1 failed (or interrupted) and rolled back, or

@@ -112,12 +112,14 @@ static int nl_err(struct nt_lctx *x, int r)
 
 /* sysctl -------------------------------------------------------------- */
 
-/* net.core.rmem_max and net/core/rmem_max name the same file */
+/* net.core.rmem_max and net/core/rmem_max name the same file; a key with
+ * a '/' is a path whose dots belong to names (eth0.10), as in the sh
+ * emitter's nt_sysctl_path */
 static char *sysctl_path(const char *key)
 {
 	char *k = nt_xstrdup(key), *p, *r;
 
-	for (p = k; *p; p++)
+	for (p = k; !strchr(key, '/') && *p; p++)
 		if (*p == '.')
 			*p = '/';
 	r = nt_sys_path_rel("/proc/sys", k, '/');

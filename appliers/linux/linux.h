@@ -67,6 +67,10 @@ struct nt_observe_req {
 	const char *const *processes;
 	size_t nprocesses;
 	bool irqbalance;
+	/* snapshots: every readable sysctl below /proc/sys, and the CPU
+	 * affinity of every systemd service and user-space process name, so
+	 * that any profile's sysctl: and processes: have a value to compare */
+	bool all_sysctls, all_processes;
 	/* groups not worth reading for this request (NT_OBS_*); 0 = read all */
 	unsigned skip;
 };

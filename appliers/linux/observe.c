@@ -442,6 +442,162 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 	}
 }
 
+/* Sysctls a snapshot leaves out: secrets (the TCP Fast Open key, IPv6
+ * stable privacy secrets), per-read random values, a read that flushes
+ * per-CPU statistics (vm.stat_refresh), and binfmt_misc, whose directory
+ * is an automount point that a read would mount. */
+static bool sysctl_skipped(const char *rel, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strcmp(rel, "fs/binfmt_misc") || !strcmp(rel, "kernel/random") ||
+	       !strcmp(rel, "vm/stat_refresh") || !strcmp(name, "stable_secret") ||
+	       (n > 4 && !strcmp(name + n - 4, "_key"));
+}
+
+#define SYSCTL_DEPTH_MAX 8
+#define SNAPSHOT_PROCESSES_MAX 4096
+
+static void walk_sysctls(struct nt_lctx *x, struct nt_state *st, const char *rel, int depth);
+
+/* One /proc/sys file, when a snapshot can carry it and load it back. */
+static void grab_sysctl(struct nt_lctx *x, struct nt_state *st, const char *rel)
+{
+	char *key = nt_sysctl_key_canon(rel);
+	const char *part, *c;
+	struct nt_value v;
+	bool ok;
+
+	if (nt_setting_problem(NT_K_SYSCTL, "sysctl", key, &part) ||
+	    nt_linux_ops[NT_K_SYSCTL].read(x, "sysctl", key, &v)) {
+		free(key);
+		return;
+	}
+	ok = strlen(v.s) <= NT_SYSCTL_VALUE_MAX;
+	for (c = v.s; ok && *c; c++)
+		ok = !(((unsigned char)*c < 0x20 && *c != '\t' && *c != '\n') || *c == 0x7f);
+	if (ok)
+		nt_state_set(st, NT_K_SYSCTL, "sysctl", key, v, (struct nt_mark){0});
+	else
+		nt_value_free(&v);
+	free(key);
+}
+
+struct sysctl_entry {
+	char *name;
+	unsigned char type;
+};
+
+static int cmp_sysctl_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct sysctl_entry *)a)->name, ((const struct sysctl_entry *)b)->name);
+}
+
+static void walk_sysctls(struct nt_lctx *x, struct nt_state *st, const char *rel, int depth)
+{
+	char *dp = *rel ? nt_sys_path_rel("/proc/sys", rel, '/') : nt_sys_path("/proc/sys");
+	DIR *d = dp ? nt_sys_opendir(dp) : NULL;
+	struct sysctl_entry *v = NULL;
+	struct dirent *de;
+	size_t n = 0, k;
+
+	free(dp);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		v = nt_xgrow(v, n, sizeof(*v));
+		v[n].type = de->d_type;
+		v[n++].name = nt_xstrdup(de->d_name);
+	}
+	closedir(d);
+	/* readdir order is the kernel's: sorted, snapshots are stable */
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_sysctl_entry);
+	for (k = 0; k < n; k++) {
+		char *sub = *rel ? nt_xasprintf("%s/%s", rel, v[k].name) : nt_xstrdup(v[k].name);
+
+		if (!sysctl_skipped(sub, v[k].name)) {
+			if (v[k].type == DT_DIR && depth < SYSCTL_DEPTH_MAX)
+				walk_sysctls(x, st, sub, depth + 1);
+			else if (v[k].type == DT_REG || v[k].type == DT_UNKNOWN)
+				grab_sysctl(x, st, sub);
+		}
+		free(sub);
+		free(v[k].name);
+	}
+	free(v);
+}
+
+/* The CPU affinity of every systemd service and of every user-space
+ * process name (the first process of a name, as the applier reads it):
+ * the objects a profile's processes: can name, except pidfiles. */
+static void grab_processes(struct nt_lctx *x, struct nt_state *st)
+{
+	char *p = nt_sys_path("/sys/fs/cgroup/system.slice");
+	DIR *d = nt_sys_opendir(p);
+	struct dirent *de;
+	const char *part;
+	size_t n = 0;
+
+	free(p);
+	while (d && (de = readdir(d)) && n < SNAPSHOT_PROCESSES_MAX) {
+		size_t l = strlen(de->d_name);
+		char *obj;
+
+		if (l <= 8 || strcmp(de->d_name + l - 8, ".service"))
+			continue;
+		obj = nt_xasprintf("process %s", de->d_name);
+		if (!nt_setting_problem(NT_K_PROCESS_CPUS, obj, NULL, &part)) {
+			grab(x, st, NT_K_PROCESS_CPUS, obj, NULL);
+			n++;
+		}
+		free(obj);
+	}
+	if (d)
+		closedir(d);
+	p = nt_sys_path("/proc");
+	d = nt_sys_opendir(p);
+	free(p);
+	while (d && (de = readdir(d)) && n < SNAPSHOT_PROCESSES_MAX) {
+		char *cp, *comm, *sp, *status, *line, *obj;
+		struct nt_cpuset cs;
+		const char *err;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		cp = nt_sys_path("/proc/%s/comm", de->d_name);
+		sp = nt_sys_path("/proc/%s/status", de->d_name);
+		comm = nt_sys_read(cp);
+		status = comm ? nt_sys_read(sp) : NULL;
+		free(cp);
+		free(sp);
+		obj = comm ? nt_xasprintf("process %s", comm) : NULL;
+		/* kernel threads (children of kthreadd) are not pinned by profiles */
+		line = status ? strstr(status, "\nPPid:") : NULL;
+		if (obj && line && strtol(line + 6, NULL, 10) != 2 && strcmp(de->d_name, "2") &&
+		    !nt_state_get(st, NT_K_PROCESS_CPUS, obj, NULL) &&
+		    !nt_setting_problem(NT_K_PROCESS_CPUS, obj, NULL, &part) &&
+		    (line = strstr(status, "Cpus_allowed_list:"))) {
+			line += strlen("Cpus_allowed_list:");
+			while (*line == '\t' || *line == ' ')
+				line++;
+			*strchrnul(line, '\n') = '\0';
+			if (nt_cpuset_parse(line, &cs, &err)) {
+				nt_state_set(st, NT_K_PROCESS_CPUS, obj, NULL, nt_v_cpus(&cs),
+					     (struct nt_mark){0});
+				n++;
+			}
+		}
+		free(obj);
+		free(comm);
+		free(status);
+	}
+	if (d)
+		closedir(d);
+}
+
 static int all_ifaces(char ***out, size_t *n)
 {
 	char *p = nt_sys_path("/sys/class/net");
@@ -519,8 +675,12 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		observe_iface_state(&x, names[k], st, req->skip);
 	for (k = 0; k < req->nsysctls; k++)
 		grab(&x, st, NT_K_SYSCTL, "sysctl", req->sysctls[k]);
+	if (req->all_sysctls)
+		walk_sysctls(&x, st, "", 0);
 	for (k = 0; k < req->nprocesses; k++)
 		grab(&x, st, NT_K_PROCESS_CPUS, req->processes[k], NULL);
+	if (req->all_processes)
+		grab_processes(&x, st);
 	if (req->irqbalance) {
 		grab(&x, st, NT_K_IRQBALANCE_BAN, "irqbalance", NULL);
 		grab(&x, st, NT_K_IRQBALANCE_SERVICE, "irqbalance", NULL);

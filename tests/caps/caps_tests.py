@@ -7,6 +7,7 @@ code and the exact located diagnostics it must (and must not) print.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -94,6 +95,34 @@ EDGES = [
      "rings: {rx: %u}", "8:17", 4096, "IGC_MAX_RXD = IGC_MAX_TXD = 4096"),
     ("i350", {"driver": "igb", "pci": "8086:1521"}, "intel-i350",
      "channels: {combined: %u}", "8:26", 8, "IGB_MAX_RX_QUEUES 8 for I350"),
+    ("x540", {"driver": "ixgbe", "pci": "8086:1528"}, "intel-x540",
+     "rings: {rx: %u}", "8:17", 8192, "IXGBE_MAX_RXD_X540 = IXGBE_MAX_TXD_X540 = 8192"),
+    ("x540-t1", {"driver": "ixgbe", "pci": "8086:1560"}, "intel-x540",
+     "channels: {combined: %u}", "8:26", 63, "IXGBE_MAX_FDIR_INDICES = 63"),
+    ("i211", {"driver": "igb", "pci": "8086:1539"}, "intel-i211",
+     "channels: {combined: %u}", "8:26", 2, "IGB_MAX_RX_QUEUES_I211 = 2"),
+    ("iavf", {"driver": "iavf", "pci": "8086:1889"}, "intel-iavf",
+     "rings: {rx: %u}", "8:17", 4096, "IAVF_MAX_RXD = IAVF_MAX_TXD = 4096"),
+    ("iavf-700", {"driver": "iavf", "pci": "8086:154c"}, "intel-iavf",
+     "rings: {tx: %u}", "8:17", 4096, "IAVF_MAX_RXD = IAVF_MAX_TXD = 4096"),
+    ("iavf-x722", {"driver": "iavf", "pci": "8086:37cd"}, "intel-iavf",
+     "channels: {other: %u}", "8:23", 1, "NONQ_VECS = 1"),
+    ("ixgbevf", {"driver": "ixgbevf", "pci": "8086:10ed"}, "intel-ixgbevf",
+     "rings: {rx: %u}", "8:17", 4096, "IXGBEVF_MAX_RXD = IXGBEVF_MAX_TXD = 4096"),
+    ("ixgbevf-x550", {"driver": "ixgbevf", "pci": "8086:1565"}, "intel-ixgbevf",
+     "rings: {tx: %u}", "8:17", 4096, "IXGBEVF_MAX_RXD = IXGBEVF_MAX_TXD = 4096"),
+    ("57508", {"driver": "bnxt_en", "pci": "14e4:1750"}, "broadcom-57508",
+     "rings: {tx: %u}", "8:17", 2047, "BNXT_MAX_TX_DESC_CNT = 256 * MAX_TX_PAGES 8 - 1 = 2047"),
+    ("57502-npar", {"driver": "bnxt_en", "pci": "14e4:1805"}, "broadcom-57508",
+     "rings: {rx: %u}", "8:17", 2047, "BNXT_MAX_RX_DESC_CNT_JUM_ENA = 256"),
+    ("mana", {"driver": "mana", "pci": "1414:00ba"}, "microsoft-mana",
+     "rings: {rx: %u}", "8:17", 8192, "MAX_RX_BUFFERS_PER_QUEUE = 8192"),
+    ("mana-tx", {"driver": "mana", "pci": "1414:00ba"}, "microsoft-mana",
+     "rings: {tx: %u}", "8:17", 16384, "MAX_TX_BUFFERS_PER_QUEUE = 16384"),
+    ("mana-channels", {"driver": "mana", "pci": "1414:00ba"}, "microsoft-mana",
+     "channels: {combined: %u}", "8:26", 64, "MANA_MAX_NUM_QUEUES = 64"),
+    ("netvsc", {"driver": "hv_netvsc"}, "hyperv-netvsc",
+     "channels: {combined: %u}", "8:26", 64, "VRSS_CHANNEL_MAX = 64"),
 ]
 
 
@@ -122,10 +151,11 @@ def t_edges():
 
 
 def t_siblings_without_table():
-    # ixgbe X540 and igb I211 have no table: the 82599 / I210 limits are not borrowed
+    # ixgbe E610 and igb 82576 have no table: the 82599 / I210 limits are not borrowed
     for name, dev, line, other in [
-            ("x540", {"driver": "ixgbe", "pci": "8086:1528"}, "rings: {rx: 30000}", "intel-82599"),
-            ("i211", {"driver": "igb", "pci": "8086:1539"}, "channels: {combined: 8}", "intel-i210")]:
+            ("e610", {"driver": "ixgbe", "pci": "8086:57b0"}, "rings: {rx: 30000}", "intel-82599"),
+            ("82576", {"driver": "igb", "pci": "8086:10c9"}, "channels: {combined: 8}",
+             "intel-i210")]:
         rc, err = run(["plan"], profile([line]), snapshot(dict(INTEL, **dev)))
         check(name, rc, err, (0, 2),
               want=(f"warning: eth0: no capability table for PCI id {dev['pci']} (driver "
@@ -170,8 +200,23 @@ def t_declared():
         ("x710 on tun", "intel-x710", {"kind": "tun"},
          "error: nic: intel-x710 (driver i40e, PCI 8086:1572) contradicts eth0 as observed: "
          "driver tun; the table that matches is 'tun'"),
-        ("x710 on x540", "intel-x710", dict(INTEL, driver="ixgbe", pci="8086:1528"),
-         "driver ixgbe, PCI 8086:1528; no table matches this device"),
+        ("x710 on e610", "intel-x710", dict(INTEL, driver="ixgbe", pci="8086:57b0"),
+         "driver ixgbe, PCI 8086:57b0; no table matches this device"),
+        ("x550 on x540", "intel-x550", dict(INTEL, driver="ixgbe", pci="8086:1528"),
+         "contradicts eth0 as observed: driver ixgbe, PCI 8086:1528; the table that matches "
+         "is 'intel-x540'"),
+        ("i210 on i211", "intel-i210", dict(INTEL, driver="igb", pci="8086:1539"),
+         "the table that matches is 'intel-i211'"),
+        ("x710 on its VF", "intel-x710", dict(INTEL, driver="iavf", pci="8086:154c"),
+         "driver iavf, PCI 8086:154c; the table that matches is 'intel-iavf'"),
+        ("netvsc on mana", "hyperv-netvsc", dict(INTEL, driver="mana", pci="1414:00ba"),
+         "error: nic: hyperv-netvsc (driver hv_netvsc) contradicts eth0 as observed: driver "
+         "mana, PCI 1414:00ba; the table that matches is 'microsoft-mana'"),
+        ("mana on netvsc", "microsoft-mana", dict(INTEL, driver="hv_netvsc"),
+         "contradicts eth0 as observed: driver hv_netvsc; the table that matches is "
+         "'hyperv-netvsc'"),
+        ("gve on ena", "google-gve", dict(INTEL, driver="ena", pci="1d0f:ec20"),
+         "nic: google-gve (driver gve, PCI 1ae0:0042) contradicts eth0"),
     ]
     for name, nic, dev, want in cases:
         rc, err = run(["plan"], profile(["nic: " + nic, "mtu: 1500"]), snapshot(dev))
@@ -200,6 +245,71 @@ def t_kernel_versions():
             check(f"82599 {value}", rc, err, 1, want=("maximum of 8192",))
 
 
+def t_x710_kernel_rule():
+    # i40e reports 8160 on the XL710 MAC from v6.8 (aa6908ca3bd1) and from the
+    # stable releases that got the backport on 2025-10-02; 4096 before
+    dev = dict(INTEL, driver="i40e", pci="8086:1572")
+    stable = ("8160 from 6.8 and the stable releases 6.6.109, 6.1.155, 5.15.194, 5.10.245, "
+              "5.4.300; ")
+    for kernel, value, ok in [("6.8.0", 8160, True), ("6.18.0-1-amd64", 8160, True),
+                              ("6.7.12", 4096, True), ("6.7.12", 4097, False),
+                              ("6.6.108", 4097, False), ("6.6.109", 8160, True),
+                              ("6.1.155-rt55", 8160, True), ("6.1.154", 4097, False),
+                              ("5.15.194", 8160, True), ("5.15.0-91-generic", 4097, False),
+                              ("5.15.0-91-generic", 4096, True), ("5.10.245", 8160, True),
+                              ("5.4.299", 4097, False), ("5.4.300", 8160, True),
+                              ("4.19.325", 4097, False)]:
+        snap = snapshot(dev)
+        snap["host"]["kernel"] = kernel
+        for nic in (["nic: intel-x710"], ["nic: auto"], []):
+            rc, err = run(["plan"], profile(nic + [f"rings: {{rx: {value}}}"]), snap)
+            tag = f"x710 {kernel} {value} {nic}"
+            if ok:
+                check(tag, rc, err, (0, 2), absent=("error",))
+            else:
+                row = 7 + len(nic)
+                check(tag, rc, err, 1,
+                      want=(f"p.yaml:{row}:17: error: rings.rx = {value} exceeds the intel-x710 "
+                            f"maximum of 4096 on kernel {kernel} (" + stable,
+                            "'i40e: increase max descriptors for XL710'"))
+    # beyond 8160 on a new kernel is the plain table maximum
+    snap = snapshot(dev)
+    snap["host"]["kernel"] = "6.6.109"
+    rc, err = run(["plan"], profile(["nic: intel-x710", "rings: {rx: 8161}"]), snap)
+    check("x710 6.6.109 8161", rc, err, 1,
+          want=("error: rings.rx = 8161 exceeds the intel-x710 maximum of 8160 (",))
+    # a distribution kernel with the backport reports 8160: the observed maximum wins
+    snap = snapshot(dict(dev, max={"ring_rx": 8160, "ring_tx": 8160}))
+    snap["host"]["kernel"] = "5.15.0-91-generic"
+    rc, err = run(["plan"], profile(["nic: intel-x710", "rings: {rx: 8160}"]), snap)
+    check("x710 distro backport observed", rc, err, (0, 2), absent=("error",))
+    # offline (no kernel known) the newest maximum applies
+    rc, err = run(["validate"], profile(["nic: intel-x710", "rings: {rx: 8160}"]))
+    check("x710 validate 8160", rc, err, 0, absent=("error",))
+    r = subprocess.run([NETTUNE, "caps", "intel-x710"], capture_output=True, text=True)
+    if ("older max              4096 (before kernel 6.8; not on stable 6.6.109, 6.1.155, "
+            "5.15.194, 5.10.245, 5.4.300 and later in their series)") not in r.stdout:
+        fail(f"caps intel-x710 does not show the kernel rule:\n{r.stdout}")
+    # a malformed backport list is refused with its location
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(SRCROOT, "schema", "nics", "intel-x710.yaml")) as f:
+            text = f.read()
+        for bad, msg in [('"6.6"', "entries are stable releases X.Y.Z"),
+                         ('"6.6.109x"', "entries are stable releases X.Y.Z")]:
+            with open(os.path.join(d, "intel-x710.yaml"), "w") as f:
+                f.write(text.replace('"6.6.109"', bad))
+            r = subprocess.run([NETTUNE, "--caps-dir", d, "caps", "intel-x710"],
+                               capture_output=True, text=True)
+            if r.returncode == 0 or f"{d}/intel-x710.yaml:" not in r.stderr or msg not in r.stderr:
+                fail(f"bad max_backports {bad}: {r.returncode} {r.stderr}")
+        with open(os.path.join(d, "intel-x710.yaml"), "w") as f:
+            f.write(text.replace('    max_since: "6.8"\n    max_before: 4096\n', ""))
+        r = subprocess.run([NETTUNE, "--caps-dir", d, "caps", "intel-x710"],
+                           capture_output=True, text=True)
+        if r.returncode == 0 or "rings.max_backports needs rings.max_since" not in r.stderr:
+            fail(f"max_backports without max_since: {r.returncode} {r.stderr}")
+
+
 def t_readme_models():
     # schema/nics/README.md names every table `nettune caps` lists
     r = subprocess.run([NETTUNE, "caps"], capture_output=True, text=True)
@@ -207,9 +317,29 @@ def t_readme_models():
     with open(os.path.join(SRCROOT, "schema", "nics", "README.md")) as f:
         readme = f.read()
     models = readme[readme.index("Models:"):readme.index("## Matching")]
-    for i in ids:
-        if f"`{i}`" not in models:
-            fail(f"schema/nics/README.md Models does not name {i}")
+    named = set(re.findall(r"`([a-z0-9-]+)`", models))
+    if named != set(ids):
+        fail(f"schema/nics/README.md Models: missing {sorted(set(ids) - named)}, "
+             f"not in caps {sorted(named - set(ids))}")
+    # and the top-level README's NIC list names exactly the same tables
+    with open(os.path.join(SRCROOT, "README.md")) as f:
+        top = f.read()
+    start = top.index("## NIC capability tables")
+    section = top[start:top.index("\n## ", start + 1)]
+    table = "\n".join(line for line in section.splitlines() if line.startswith("| "))
+    listed = re.findall(r"`([a-z0-9-]+)`", table)
+    if sorted(listed) != sorted(set(listed)) or set(listed) != set(ids):
+        fail(f"README.md NIC list: missing {sorted(set(ids) - set(listed))}, not in caps "
+             f"{sorted(set(listed) - set(ids))}, listed twice "
+             f"{sorted(x for x in set(listed) if listed.count(x) > 1)}")
+    # every listed driver is the driver of the tables in its row
+    for line in table.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        driver = cells[0].split()[0]
+        for t in re.findall(r"`([a-z0-9-]+)`", cells[1]):
+            r = subprocess.run([NETTUNE, "caps", t], capture_output=True, text=True)
+            if f"  linux driver           {driver}\n" not in r.stdout:
+                fail(f"README.md NIC list puts {t} under driver {driver}")
     # one table per PCI id: matching by device is unambiguous
     seen = {}
     for i in ids:
@@ -318,6 +448,81 @@ def t_richer():
         check(f"{table} {edge}", rc, err, 0, absent=("error",))
         rc, err = run(["validate"], profile(["nic: " + table] + beyond))
         check(f"{table} {beyond}", rc, err, 1, want=(want, cite))
+    new_cases = [
+        ("intel-iavf", ["rings: {rx: 64}"], ["rings: {rx: 63}"],
+         "p.yaml:8:17: error: rings.rx = 63 is below the intel-iavf minimum of 64",
+         "IAVF_MIN_RXD = IAVF_MIN_TXD = 64"),
+        ("intel-iavf", ["coalesce: {rx_usecs: 8160}"], ["coalesce: {rx_usecs: 8161}"],
+         "error: coalesce.rx_usecs = 8161 exceeds the intel-iavf maximum of 8160",
+         "IAVF_MAX_ITR = 8160"),
+        ("intel-iavf", ["channels: {other: 1}"], ["channels: {other: 2}"],
+         "error: channels.other = 2 exceeds the intel-iavf maximum of 1", "NONQ_VECS = 1"),
+        ("intel-ixgbevf", ["rings: {tx: 64}"], ["rings: {tx: 63}"],
+         "error: rings.tx = 63 is below the intel-ixgbevf minimum of 64",
+         "IXGBEVF_MIN_RXD = IXGBEVF_MIN_TXD = 64"),
+        ("intel-ixgbevf", ["coalesce: {rx_usecs: 1022}"], ["coalesce: {rx_usecs: 1023}"],
+         "p.yaml:8:26: error: coalesce.rx_usecs = 1023 exceeds the intel-ixgbevf maximum of "
+         "1022", "IXGBE_MAX_EITR >> 2"),
+        ("intel-ixgbevf", ["mtu: 1500"], ["channels: {combined: 2}"],
+         "error: intel-ixgbevf (ixgbevf) has no combined channels; it has no channel settings",
+         "p.yaml:8:16:"),
+        ("intel-x540", ["rings: {rx: 64}"], ["rings: {rx: 63}"],
+         "error: rings.rx = 63 is below the intel-x540 minimum of 64", "IXGBE_MIN_RXD"),
+        ("intel-x540", ["rings: {tx: 8192}"], ["rings: {tx: 8193}"],
+         "error: rings.tx = 8193 exceeds the intel-x540 maximum of 8192",
+         "IXGBE_MAX_RXD_X540 = IXGBE_MAX_TXD_X540 = 8192"),
+        ("intel-i211", ["coalesce: {tx_usecs: 10000}"], ["coalesce: {tx_usecs: 10001}"],
+         "error: coalesce.tx_usecs = 10001 exceeds the intel-i211 maximum of 10000",
+         "IGB_MAX_ITR_USECS = 10000"),
+        ("intel-i211", ["rings: {rx: 4096}"], ["rings: {rx: 4097}"],
+         "error: rings.rx = 4097 exceeds the intel-i211 maximum of 4096",
+         "IGB_MAX_RXD = IGB_MAX_TXD = 4096"),
+        ("broadcom-57508", ["rings: {tx: 19}"], ["rings: {tx: 18}"],
+         "error: rings.tx = 18 is below the broadcom-57508 minimum of 19",
+         "BNXT_MIN_TX_DESC_CNT = MAX_SKB_FRAGS + 2 = 19"),
+        ("broadcom-57508", ["offloads: {gro_hw: on}"], ["offloads: {uso: on}"],
+         "p.yaml:8:21: error: broadcom-57508 (bnxt_en) has no uso", "cannot be turned on"),
+        ("microsoft-mana", ["rings: {rx: 128}"], ["rings: {rx: 127}"],
+         "error: rings.rx = 127 is below the microsoft-mana minimum of 128",
+         "MIN_RX_BUFFERS_PER_QUEUE = MIN_TX_BUFFERS_PER_QUEUE = 128"),
+        ("microsoft-mana", ["rings: {tx: 16384}"], ["rings: {tx: 16385}"],
+         "error: rings.tx = 16385 exceeds the microsoft-mana maximum of 16384",
+         "MAX_TX_BUFFERS_PER_QUEUE = 16384"),
+        ("microsoft-mana", ["offloads: {tso: on}"], ["offloads: {lro: on}"],
+         "p.yaml:8:21: error: microsoft-mana (mana) has no lro", "cannot be turned on"),
+        ("hyperv-netvsc", ["rings: {rx: 10}"], ["rings: {rx: 9}"],
+         "error: rings.rx = 9 is below the hyperv-netvsc minimum of 10",
+         "NETVSC_MIN_RX_SECTIONS / NETVSC_MIN_TX_SECTIONS = 10"),
+        ("hyperv-netvsc", ["channels: {combined: 64}"], ["channels: {combined: 65}"],
+         "error: channels.combined = 65 exceeds the hyperv-netvsc maximum of 64",
+         "VRSS_CHANNEL_MAX = 64"),
+        ("google-gve", ["coalesce: {rx_usecs: 8190}"], ["coalesce: {rx_usecs: 8191}"],
+         "error: coalesce.rx_usecs = 8191 exceeds the google-gve maximum of 8190",
+         "GVE_MAX_ITR_INTERVAL_DQO"),
+        ("google-gve", ["channels: {rx: 4, tx: 4}"], ["channels: {combined: 4}"],
+         "p.yaml:8:16: error: google-gve (gve) has no combined channels; it has rx, tx",
+         "p.yaml:8:16:"),
+    ]
+    for table, edge, beyond, want, cite in new_cases:
+        rc, err = run(["validate"], profile(["nic: " + table] + edge))
+        check(f"{table} {edge}", rc, err, 0, absent=("error",))
+        rc, err = run(["validate"], profile(["nic: " + table] + beyond))
+        check(f"{table} {beyond}", rc, err, 1, want=(want, cite))
+    # nic: auto picks gVNIC from its PCI id: it has rx and tx channels, no combined ones
+    gve = snapshot(dict(INTEL, driver="gve", pci="1ae0:0042"))
+    rc, err = run(["plan"], profile(["nic: auto", "channels: {combined: 4}"]), gve)
+    check("gve auto combined", rc, err, 1,
+          want=("p.yaml:8:26: error: google-gve (gve) has no combined channels; it has rx, tx",))
+    rc, err = run(["plan"], profile(["nic: auto", "channels: {rx: 4, tx: 4}"]), gve)
+    check("gve auto rx/tx", rc, err, 2, absent=("error",))
+    rc, err = run(["plan"], profile(["nic: google-gve", "channels: {rx: 4}"]), gve)
+    check("gve declared", rc, err, 2, absent=("error",))
+    # ixgbevf has no channel ops at all; an observed maximum (a newer driver) would win
+    vf = snapshot(dict(INTEL, driver="ixgbevf", pci="8086:1515"))
+    rc, err = run(["plan"], profile(["nic: auto", "channels: {combined: 2}"]), vf)
+    check("ixgbevf auto channels", rc, err, 1,
+          want=("error: intel-ixgbevf (ixgbevf) has no combined channels; it has no channel "
+                "settings",))
     rc, err = run(["validate"], profile(["nic: tun", "channels: {combined: 2}"]))
     check("tun channels", rc, err, 1,
           want=("error: tun (tun) has no combined channels; it has no channel settings",))
@@ -328,7 +533,221 @@ def t_richer():
                 "be changed (", "no set_channels"))
 
 
-for t in (t_kernel_versions, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries):
+# (table, edge lines that pass, lines beyond that fail, the located error, cited source)
+COALESCE = [
+    # ranges
+    ("intel-e810", ["coalesce: {tx_usecs: 8160}"], ["coalesce: {tx_usecs: 8161}"],
+     "p.yaml:8:26: error: coalesce.tx_usecs = 8161 exceeds the intel-e810 maximum of 8160 "
+     "microseconds", "ICE_ITR_MAX 8160"),
+    ("intel-e830", ["coalesce: {rx_usecs: 8160}"], ["coalesce: {rx_usecs: 8161}"],
+     "error: coalesce.rx_usecs = 8161 exceeds the intel-e830 maximum of 8160", "ICE_ITR_MAX 8160"),
+    ("intel-82599", ["coalesce: {rx_usecs: 1022}"], ["coalesce: {rx_usecs: 1023}"],
+     "p.yaml:8:26: error: coalesce.rx_usecs = 1023 exceeds the intel-82599 maximum of 1022 "
+     "microseconds", "IXGBE_MAX_EITR >> 2"),
+    ("intel-82598", ["coalesce: {rx_usecs: 1022}"], ["coalesce: {rx_usecs: 1023}"],
+     "error: coalesce.rx_usecs = 1023 exceeds the intel-82598 maximum of 1022", "0x00000FF8"),
+    ("intel-x550", ["coalesce: {rx_usecs: 1022}"], ["coalesce: {rx_usecs: 1023}"],
+     "error: coalesce.rx_usecs = 1023 exceeds the intel-x550 maximum of 1022", "IXGBE_MAX_EITR"),
+    ("intel-i350", ["coalesce: {rx_usecs: 10000}"], ["coalesce: {rx_usecs: 10001}"],
+     "error: coalesce.rx_usecs = 10001 exceeds the intel-i350 maximum of 10000",
+     "IGB_MAX_ITR_USECS 10000"),
+    ("intel-i210", ["coalesce: {tx_usecs: 10000}"], ["coalesce: {tx_usecs: 10001}"],
+     "error: coalesce.tx_usecs = 10001 exceeds the intel-i210 maximum of 10000",
+     "IGB_MAX_ITR_USECS 10000"),
+    ("mellanox-cx5", ["coalesce: {rx_usecs: 4095}"], ["coalesce: {rx_usecs: 4096}"],
+     "error: coalesce.rx_usecs = 4096 exceeds the mellanox-cx5 maximum of 4095 microseconds",
+     "MLX5E_MAX_COAL_TIME = MLX5_MAX_CQ_PERIOD"),
+    ("mellanox-cx7", ["coalesce: {tx_usecs: 4095}"], ["coalesce: {tx_usecs: 4096}"],
+     "error: coalesce.tx_usecs = 4096 exceeds the mellanox-cx7 maximum of 4095",
+     "cq_period[0xc]"),
+    ("mellanox-vf", ["coalesce: {rx_frames: 65535}"], ["coalesce: {rx_usecs: 5000}"],
+     "error: coalesce.rx_usecs = 5000 exceeds the mellanox-vf maximum of 4095", "MLX5_MAX_CQ_COUNT"),
+    ("vmxnet3", ["coalesce: {rx_usecs: 10000}"], ["coalesce: {rx_usecs: 10001}"],
+     "error: coalesce.rx_usecs = 10001 exceeds the vmxnet3 maximum of 10000",
+     "VMXNET3_COAL_RBC_MIN_RATE 100"),
+    ("vmxnet3", ["coalesce: {tx_frames: 128}"], ["coalesce: {tx_frames: 129}"],
+     "p.yaml:8:27: error: coalesce.tx_frames = 129 exceeds the vmxnet3 maximum of 128 frames",
+     "VMXNET3_COAL_STATIC_MAX_DEPTH 128"),
+    ("realtek-rtl8168", ["coalesce: {rx_frames: 60, rx_usecs: 100}"],
+     ["coalesce: {rx_frames: 61, rx_usecs: 100}"],
+     "p.yaml:8:27: error: coalesce.rx_frames = 61 exceeds the realtek-rtl8168 maximum of 60 frames",
+     "RTL_COALESCE_FRAME_MAX"),
+    # minimums and the mode values below them
+    ("intel-i350", ["coalesce: {rx_usecs: 10}"], ["coalesce: {rx_usecs: 9}"],
+     "p.yaml:8:26: error: coalesce.rx_usecs = 9 is below the intel-i350 minimum of 10 "
+     "microseconds; below it only 0, 1, 3 (modes) are accepted", "IGB_MIN_ITR_USECS 10"),
+    ("intel-i210", ["coalesce: {rx_usecs: 3}"], ["coalesce: {rx_usecs: 2}"],
+     "error: coalesce.rx_usecs = 2 is below the intel-i210 minimum of 10", "1 and 3 = dynamic"),
+    ("intel-i225", ["coalesce: {tx_usecs: 0}"], ["coalesce: {tx_usecs: 4}"],
+     "error: coalesce.tx_usecs = 4 is below the intel-i225 minimum of 10", "IGC_MIN_ITR_USECS 10"),
+    ("vmxnet3", ["coalesce: {rx_usecs: 0}"], ["coalesce: {rx_usecs: 9}"],
+     "error: coalesce.rx_usecs = 9 is below the vmxnet3 minimum of 10 microseconds; below it "
+     "only 0 (modes) are accepted", "VMXNET3_COAL_RBC_MAX_RATE 100000"),
+    # parameters the driver does not take (the ethtool core refuses them)
+    ("intel-x710", ["coalesce: {adaptive_tx: on}"], ["coalesce: {rx_frames: 32}"],
+     "p.yaml:8:27: error: coalesce.rx_frames: intel-x710 (i40e) does not support this parameter; "
+     "it takes rx_usecs, tx_usecs, adaptive_rx, adaptive_tx", "ETHTOOL_COALESCE_MAX_FRAMES_IRQ"),
+    ("intel-e810", ["coalesce: {adaptive_rx: off}"], ["coalesce: {tx_frames: 32}"],
+     "error: coalesce.tx_frames: intel-e810 (ice) does not support this parameter",
+     "ETHTOOL_COALESCE_RX_USECS_HIGH"),
+    ("intel-82599", ["coalesce: {tx_usecs: 0}"], ["coalesce: {adaptive_rx: on}"],
+     "p.yaml:8:29: error: coalesce.adaptive_rx: intel-82599 (ixgbe) does not support this "
+     "parameter; it takes rx_usecs, tx_usecs", "supported_coalesce_params = ETHTOOL_COALESCE_USECS"),
+    ("intel-i350", ["coalesce: {tx_usecs: 50}"], ["coalesce: {rx_frames: 8}"],
+     "error: coalesce.rx_frames: intel-i350 (igb) does not support this parameter",
+     "let core reject the unsupported coalescing parameters"),
+    ("broadcom-57414", ["coalesce: {adaptive_rx: on, rx_frames: 64, tx_frames: 64}"],
+     ["coalesce: {adaptive_tx: on}"],
+     "p.yaml:8:29: error: coalesce.adaptive_tx: broadcom-57414 (bnxt_en) does not support this "
+     "parameter; it takes rx_usecs, tx_usecs, rx_frames, tx_frames, adaptive_rx",
+     "ETHTOOL_COALESCE_USE_ADAPTIVE_RX"),
+    ("broadcom-57414", ["coalesce: {rx_usecs: 100000}"], ["coalesce: {adaptive_tx: off}"],
+     "error: coalesce.adaptive_tx: broadcom-57414 (bnxt_en) does not support this parameter",
+     "no adaptive-tx"),
+    ("aws-ena", ["coalesce: {tx_usecs: 64, adaptive_rx: on}"], ["coalesce: {rx_frames: 8}"],
+     "error: coalesce.rx_frames: aws-ena (ena) does not support this parameter",
+     "ETHTOOL_COALESCE_USE_ADAPTIVE_RX"),
+    ("virtio-net", ["coalesce: {rx_frames: 16, tx_usecs: 8, adaptive_rx: on}"],
+     ["coalesce: {adaptive_tx: on}"],
+     "error: coalesce.adaptive_tx: virtio-net (virtio_net) does not support this parameter",
+     "ETHTOOL_COALESCE_USE_ADAPTIVE_RX"),
+    ("vmxnet3", ["coalesce: {rx_usecs: 100}"], ["coalesce: {tx_usecs: 100}"],
+     "p.yaml:8:26: error: coalesce.tx_usecs: vmxnet3 (vmxnet3) does not support this parameter",
+     "ETHTOOL_COALESCE_RX_USECS"),
+    ("realtek-rtl8125", ["coalesce: {tx_usecs: 100}"], ["coalesce: {adaptive_rx: on}"],
+     "error: coalesce.adaptive_rx: realtek-rtl8125 (r8169) does not support this parameter",
+     "ETHTOOL_COALESCE_USECS | ETHTOOL_COALESCE_MAX_FRAMES"),
+    ("tun", ["coalesce: {rx_frames: 64}"], ["coalesce: {rx_usecs: 10}"],
+     "p.yaml:8:26: error: coalesce.rx_usecs: tun (tun) does not support this parameter; it takes "
+     "rx_frames", "ETHTOOL_COALESCE_RX_MAX_FRAMES"),
+    ("veth", ["mtu: 1500"], ["coalesce: {adaptive_rx: off}"],
+     "p.yaml:8:29: error: coalesce.adaptive_rx: veth (veth) has no interrupt coalescing settings",
+     "no get_coalesce/set_coalesce"),
+    # usecs together with adaptive on
+    ("intel-x710", ["coalesce: {adaptive_rx: off, rx_usecs: 50}"],
+     ["coalesce: {adaptive_rx: on, rx_usecs: 50}"],
+     "p.yaml:8:43: error: coalesce.rx_usecs cannot be set with adaptive_rx on: intel-x710 (i40e) "
+     "refuses to change rx-usecs while adaptive-rx is enabled",
+     "RX interrupt moderation cannot be changed if adaptive-rx is enabled"),
+    ("intel-e810", ["coalesce: {adaptive_tx: on, rx_usecs: 50}"],
+     ["coalesce: {adaptive_tx: on, tx_usecs: 50}"],
+     "error: coalesce.tx_usecs cannot be set with adaptive_tx on: intel-e810 (ice)",
+     "cannot be changed if adaptive-rx is enabled"),
+    ("vmxnet3", ["coalesce: {adaptive_rx: on}"], ["coalesce: {adaptive_rx: on, rx_usecs: 20}"],
+     "error: coalesce.rx_usecs cannot be set with adaptive_rx on: vmxnet3 (vmxnet3)",
+     "adaptive-rx together with a non-zero rx-usecs"),
+    # mlx5 takes every parameter, adaptive together with usecs too
+    ("mellanox-cx6", ["coalesce: {adaptive_rx: on, adaptive_tx: on, rx_usecs: 8, tx_usecs: 8, "
+                      "rx_frames: 32, tx_frames: 32}"], ["coalesce: {tx_usecs: 4096}"],
+     "error: coalesce.tx_usecs = 4096 exceeds the mellanox-cx6 maximum of 4095",
+     "ETHTOOL_COALESCE_USE_CQE"),
+]
+
+
+def t_coalesce():
+    for table, edge, beyond, want, cite in COALESCE:
+        rc, err = run(["validate"], profile(["nic: " + table] + edge))
+        check(f"{table} {edge}", rc, err, 0, absent=("error",))
+        rc, err = run(["validate"], profile(["nic: " + table] + beyond))
+        check(f"{table} {beyond}", rc, err, 1, want=(want, cite))
+    # a table with no coalesce group (a local one, as before this format) checks nothing
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(SRCROOT, "schema", "nics", "intel-x722.yaml")) as f:
+            text = f.read()
+        start = text.index("  coalesce:\n")
+        end = text.index("  rss:\n")
+        with open(os.path.join(d, "intel-x722.yaml"), "w") as f:
+            f.write(text[:start] + text[end:])
+        rc, err = run(["--caps-dir", d, "validate"],
+                      profile(["nic: intel-x722", "coalesce: {rx_frames: 99, rx_usecs: 99999}"]))
+        check("table without coalesce group", rc, err, 0, absent=("error",))
+    # plan time: the table chosen from the observed device gives the same verdict
+    dev = dict(INTEL, driver="i40e", pci="8086:1572")
+    rc, err = run(["plan"], profile(["coalesce: {rx_frames: 32}"]), snapshot(dev))
+    check("plan x710 rx_frames", rc, err, 1,
+          want=("p.yaml:7:27: error: coalesce.rx_frames: intel-x710 (i40e) does not support "
+                "this parameter",))
+    rc, err = run(["plan"], profile(["coalesce: {rx_usecs: 8160, adaptive_rx: off}"]), snapshot(dev))
+    check("plan x710 rx_usecs edge", rc, err, (0, 2), absent=("error",))
+    rc, err = run(["plan"], profile(["coalesce: {tx_usecs: 1023}"]),
+                  snapshot(dict(INTEL, driver="ixgbe", pci="8086:10fb")))
+    check("plan 82599 tx_usecs", rc, err, 1,
+          want=("p.yaml:7:26: error: coalesce.tx_usecs = 1023 exceeds the intel-82599 maximum "
+                "of 1022 microseconds",))
+    rc, err = run(["plan"], profile(["coalesce: {rx_usecs: 10}"]), snapshot({"kind": "veth"}))
+    check("plan veth coalesce", rc, err, 1,
+          want=("p.yaml:7:26: error: coalesce.rx_usecs: veth (veth) has no interrupt coalescing "
+                "settings",))
+    r = subprocess.run([NETTUNE, "caps", "intel-i350"], capture_output=True, text=True)
+    for line in ("  params                 rx_usecs tx_usecs\n",
+                 "  usecs max              10000\n",
+                 "  usecs min              10 (below it only 0, 1, 3)\n",
+                 "  frames max             unknown\n"):
+        if line not in r.stdout:
+            fail(f"caps intel-i350 lacks {line!r}:\n{r.stdout}")
+    r = subprocess.run([NETTUNE, "caps", "veth"], capture_output=True, text=True)
+    if "  params                 none\n" not in r.stdout:
+        fail(f"caps veth does not say params none:\n{r.stdout}")
+
+
+BNXT = {"kind": "physical", "driver": "bnxt_en", "pci": "14e4:16d7"}
+AGG_OFF = "offloads: {gro_hw: off, lro: off}"
+AGG_CITE = "BNXT_FLAG_AGG_RINGS = BNXT_FLAG_JUMBO | BNXT_FLAG_GRO | BNXT_FLAG_LRO"
+
+
+def t_bnxt_agg():
+    nic = ["nic: broadcom-57414"]
+    ok = [
+        ["mtu: 1500", AGG_OFF, "rings: {rx: 4096}"],
+        ["mtu: 3690", AGG_OFF, "rings: {rx: 8191}"],
+        ["rings: {rx: 2047}"],
+    ]
+    for lines in ok:
+        rc, err = run(["validate"], profile(nic + lines))
+        check(f"57414 {lines}", rc, err, 0, absent=("error", "warning"))
+    bad = [
+        (["rings: {rx: 4096}"], "p.yaml:8:17: error: rings.rx = 4096 exceeds the broadcom-57414 "
+         "maximum of 2047 while bnxt_en uses aggregation rings: offloads.gro_hw is not off (the "
+         "profile leaves rx-gro-hw as it is; it is on by default). With offloads.gro_hw and "
+         "offloads.lro off and an mtu of at most 3690 the maximum is 8191"),
+        (["rings: {rx: 2048}", "offloads: {gro_hw: off}"], "p.yaml:8:17: error: rings.rx = 2048 "
+         "exceeds the broadcom-57414 maximum of 2047 while bnxt_en uses aggregation rings: "
+         "offloads.lro is not off"),
+        (["mtu: 1500", "offloads: {gro_hw: off, lro: on}", "rings: {rx: 4096}"],
+         "p.yaml:10:17: error: rings.rx = 4096 exceeds the broadcom-57414 maximum of 2047 while "
+         "bnxt_en uses aggregation rings: offloads.lro is not off"),
+        (["mtu: 3691", AGG_OFF, "rings: {rx: 4096}"],
+         "p.yaml:10:17: error: rings.rx = 4096 exceeds the broadcom-57414 maximum of 2047 while "
+         "bnxt_en uses aggregation rings: mtu 3691 needs jumbo (aggregation) buffers above 3690"),
+        (["mtu: 1500", AGG_OFF, "rings: {rx: 8192}"],
+         "p.yaml:10:17: error: rings.rx = 8192 exceeds the broadcom-57414 maximum of 8191 even "
+         "without aggregation rings"),
+    ]
+    for lines, want in bad:
+        rc, err = run(["validate"], profile(nic + lines))
+        check(f"57414 {lines}", rc, err, 1, want=(want, AGG_CITE, "MTU above 3690"))
+    # the MTU left to the host: accepted with a warning naming the condition
+    rc, err = run(["validate"], profile(nic + [AGG_OFF, "rings: {rx: 4096}"]))
+    check("57414 mtu unset", rc, err, 0,
+          want=("p.yaml:9:17: warning: rings.rx = 4096 is above 2047, which bnxt_en allows only "
+                "without aggregation rings: the profile sets no mtu, so the host's MTU must be at "
+                "most 3690",), absent=("error",))
+    # plan time, table from the observed device, and with the observed maximum of the
+    # current (aggregation on) state: the profile turns aggregation off first
+    for snap_max in ({}, {"max": {"ring_rx": 2047, "ring_tx": 2047}}):
+        dev = dict(BNXT, **snap_max)
+        rc, err = run(["plan"], profile(["mtu: 1500", AGG_OFF, "rings: {rx: 4096}"]), snapshot(dev))
+        check(f"plan 57414 agg off {snap_max}", rc, err, (0, 2), absent=("error",))
+        rc, err = run(["plan"], profile(["mtu: 9000", AGG_OFF, "rings: {rx: 4096}"]), snapshot(dev))
+        check(f"plan 57414 jumbo {snap_max}", rc, err, 1,
+              want=("p.yaml:9:17: error: rings.rx = 4096 exceeds",
+                    "mtu 9000 needs jumbo (aggregation) buffers above 3690"))
+    r = subprocess.run([NETTUNE, "caps", "broadcom-57414"], capture_output=True, text=True)
+    if "  rx max without agg     8191 (offloads.gro_hw and .lro off, mtu <= 3690)\n" not in r.stdout:
+        fail(f"caps broadcom-57414 does not show the rx maximum without aggregation:\n{r.stdout}")
+
+
+for t in (t_kernel_versions, t_x710_kernel_rule, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg):
     t()
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)

@@ -33,7 +33,9 @@ expect_eq "$rc" 0 "converged plan exit code"
 nt apply "$WORK/conv.json" > "$WORK/out2" 2>/dev/null || fail "converged plan"
 grep -q "Nothing to do" "$WORK/out2" || fail "converged plan output"
 # drift on the interface named sysctl makes the same plan stale, by name
+# (two drifted values, one undone by hand: a plan held only in part)
 nsx ethtool -K sysctl gro off
+ip -n "$NS" link set sysctl mtu 1500
 rc=0; nt plan "$WORK/p.yaml" --out "$WORK/p2.json" > /dev/null || rc=$?
 expect_eq "$rc" 2 "drifted plan exit code"
 nsx ethtool -K sysctl gro on
@@ -41,4 +43,6 @@ rc=0; nt apply "$WORK/p2.json" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "stale plan exit code"
 grep -q "  sysctl feature rx-gro: planned from off, the host now has on" "$WORK/err" ||
 	{ cat "$WORK/err"; fail "stale difference of the sysctl interface"; }
+grep -q "^  sysctl mtu: the host has 1500, the plan sets 9000$" "$WORK/err" ||
+	{ cat "$WORK/err"; fail "value not held by the sysctl interface"; }
 echo "ok: interfaces named sysctl and irqbalance through plan --out and apply PLAN.json"

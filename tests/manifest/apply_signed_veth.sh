@@ -48,10 +48,26 @@ expect_eq "$(feature nsa0 generic-receive-offload)" on "nsa0 gro"
 expect_eq "$(feature nsa0 tcp-segmentation-offload)" off "nsa0 tso"
 expect_eq "$(chan nsa0 RX)" 2 "nsa0 rx channels"
 grep -q "journal" "$WORK/out" || fail "apply did not name its journal"
-# applying the same plan again: its from values are gone
-rc=0; nt apply "$WORK/plan-copy.json" 2> "$WORK/err" || rc=$?
-expect_eq "$rc" 1 "re-applied plan exit code"
-grep -q "stale plan" "$WORK/err" || fail "re-applied plan is not stale"
+# applying the same plan again: the host holds every "to" value
+njournals=$(ls "$NETTUNE_STATE_DIR/journal" | wc -l)
+rc=0; nt apply "$WORK/plan-copy.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err"; fail "re-applied plan exit $rc"; }
+grep -q "^Already converged: this host already holds every value .*plan-copy.json sets ([0-9]* actions); nothing was changed.$" "$WORK/out" \
+	|| { cat "$WORK/out"; fail "re-applied plan does not say already converged"; }
+expect_eq "$(ls "$NETTUNE_STATE_DIR/journal" | wc -l)" "$njournals" "journals after a converged re-apply"
+rc=0; nt apply --dry-run "$WORK/plan-copy.json" > "$WORK/out" 2>&1 || rc=$?
+expect_eq "$rc" 0 "dry run of a converged plan"
+grep -q "^Already converged" "$WORK/out" || { cat "$WORK/out"; fail "dry run: already converged"; }
+# partly undone by hand: stale, naming the value the host no longer holds
+nsx ethtool -K nsa0 gro off
+rc=0; nt apply "$WORK/plan-copy.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
+expect_eq "$rc" 1 "partly converged plan exit code"
+grep -q "error: stale plan: [0-9]* settings of this host changed" "$WORK/err" || { cat "$WORK/err"; fail "partial: stale message"; }
+grep -q "  nsa0 mtu: planned from 1400, the host now has 9000 (the planned value)" "$WORK/err" || { cat "$WORK/err"; fail "partial: held value"; }
+grep -q "^the host holds [0-9]* of the [0-9]* values the plan sets; not held:" "$WORK/err" || { cat "$WORK/err"; fail "partial: count"; }
+grep -q "^  nsa0 feature rx-gro: the host has off, the plan sets on$" "$WORK/err" || { cat "$WORK/err"; fail "partial: missing value"; }
+expect_eq "$(feature nsa0 generic-receive-offload)" off "stale partial plan changed gro"
+nsx ethtool -K nsa0 gro on
 # converged: a new signed plan has no actions and applies with no changes
 rc=0; nt plan "$WORK/p.yaml" --out "$WORK/conv.json" > /dev/null || rc=$?
 expect_eq "$rc" 0 "converged plan exit code"

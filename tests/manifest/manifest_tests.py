@@ -333,9 +333,19 @@ def t_refusals():
         check(open(sysctl).read().strip() == "32768", "sysctl not applied")
         rc, out, err = E.run(["--root", root, "plan", "--check", E.p("p.yaml")])
         check(rc == 0 and out.startswith("in sync: "), "after apply: plan --check %d %s" % (rc, out))
-        # the same plan again is now stale (its "from" values are gone)
+        # the same plan again: the host holds every planned value (a retry is not an error)
+        rc, out, err = E.run(apply_ + ["--trust", pub])
+        check(rc == 0 and out.startswith("Already converged: this host already holds every value ")
+              and "nothing was changed" in out and "stale" not in err,
+              "re-apply of an applied plan: %d %s %s" % (rc, out, err))
+        # one value undone by hand: stale, and the missing value is named
+        with open(sysctl, "w") as f:
+            f.write("4096\n")
         expect(E, apply_ + ["--trust", pub], 1, "nettune apply: error: stale plan: ",
-               what="re-apply of an applied plan")
+               what="re-apply after a value was undone")
+        check(open(sysctl).read().strip() == "4096", "stale re-apply changed the sysctl")
+        with open(sysctl, "w") as f:
+            f.write("32768\n")
         # unsigned without any trust: a warning, and it applies (converged plan: nothing to do)
         conv = E.p("conv.json")
         rc = plan_out(E, root, conv)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "caps.h"
+#include "hostprofile.h"
 #include "facts.h"
 #include "load.h"
 #include "lower.h"

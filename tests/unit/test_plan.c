@@ -310,6 +310,46 @@ static void test_flags(void)
 
 /* Plans an example against its snapshot, then against the snapshot with
  * every desired value applied: the second plan must be empty. */
+/* observe --profile of a Linux state: the HostProfile it prints loads,
+ * validates and plans with no action against that same state. */
+static void hostprofile_round_trip(const struct nt_facts *f, const struct nt_state *st,
+				   const char *what)
+{
+	const struct nt_capsdb *db;
+	const char **names = nt_xcalloc(f->nifs + 1, sizeof(char *));
+	struct nt_buf y = {0};
+	struct nt_loaded l;
+	struct nt_diags d = {0};
+	struct nt_state des = {0};
+	struct nt_plan p;
+	size_t i;
+
+	db = nt_capsdb_default(&d);
+	for (i = 0; i < f->nifs; i++)
+		names[i] = f->ifs[i].name;
+	nt_hostprofile_linux(f, st, db, names, f->nifs, &y);
+	CU_ASSERT_EQUAL_FATAL(t_load("observed.yaml", y.p, &l), 0);
+	CU_ASSERT_EQUAL(nt_validate(&l, db, &d), 0);
+	CU_ASSERT_EQUAL(d.errors, 0);
+	CU_ASSERT_EQUAL(t_lower(&l, f, st, &des, &d, NULL), 0);
+	t_plan(&l, f, st, &des, &p);
+	for (i = 0; i < p.n; i++) {
+		char *a = nt_action_attr(&p.v[i]);
+
+		fprintf(stderr, "\n  observe --profile of %s: plan has %s %s", what, p.v[i].object, a);
+		free(a);
+	}
+	if (p.n || d.errors || getenv("NT_SHOW_HOSTPROFILE"))
+		fprintf(stderr, "\n%s", y.p);
+	CU_ASSERT_EQUAL(p.n, 0);
+	nt_plan_free(&p);
+	nt_state_free(&des);
+	nt_loaded_free(&l);
+	nt_diags_free(&d);
+	nt_buf_free(&y);
+	free(names);
+}
+
 static void converge(const char *example, const char *snapshot)
 {
 	char *ypath = t_src(example), *spath = t_src(snapshot);
@@ -347,6 +387,11 @@ static void converge(const char *example, const char *snapshot)
 		free(a);
 	}
 	CU_ASSERT_EQUAL(p2.n, 0);
+	if (x.f.target && !strcmp(x.f.target, "linux")) {
+		/* before (offloads mixed, IRQs spread by irqbalance) and after */
+		hostprofile_round_trip(&x.f, &x.obs, snapshot);
+		hostprofile_round_trip(&x.f, &conv, "the converged host");
+	}
 	nt_plan_free(&p2);
 	nt_state_free(&des2);
 	nt_state_free(&conv);
@@ -358,6 +403,7 @@ static void converge(const char *example, const char *snapshot)
 static void test_converged(void)
 {
 	converge("examples/x710-wireguard-gateway.yaml", "examples/states/x710-wireguard-gateway.json");
+	converge("examples/veth-lab.yaml", "examples/states/veth-lab.json");
 	converge("examples/windows-wireguard-host.yaml", "examples/states/windows-wireguard-host.json");
 	converge("examples/windows-uro-workstation.yaml",
 		 "examples/states/windows-uro-workstation.json");

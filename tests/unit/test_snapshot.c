@@ -274,6 +274,115 @@ static const struct bad bads[] = {
 	 "(IFNAMSIZ 16 with the NUL)"},
 };
 
+/* A sysctl value of n bytes ('1's), as a snapshot settings entry. */
+static char *sysctl_snapshot(size_t n)
+{
+	char *v = malloc(n + 1), *j;
+
+	memset(v, '1', n);
+	v[n] = '\0';
+	j = nt_xasprintf(SNAP " \"settings\": [\n  " SET("\"sysctl\"", "\"sysctl net.x\"", "\"%s\"")
+			 "]}", v);
+	free(v);
+	return j;
+}
+
+/* Sysctl values: a page (4096 bytes) loads, one byte more is a located
+ * error; "net/core/x" is the key "net.core.x" (as in profiles). */
+static void test_sysctl_values(void)
+{
+	struct nt_facts f;
+	struct nt_state s;
+	struct nt_diags d = {0};
+	char *j = sysctl_snapshot(NT_SYSCTL_VALUE_MAX), *e;
+	static const char canon[] = SNAP " \"settings\": [" SET("\"sysctl\"",
+		"\"sysctl net/core/somaxconn\"", "\"4096\"") ", "
+		SET("\"sysctl\"", "\"sysctl net/ipv4/conf/eth0.10/rp_filter\"", "\"1\"") "]}";
+	static const char dup[] = SNAP " \"settings\": [" SET("\"sysctl\"",
+		"\"sysctl net/core/somaxconn\"", "\"4096\"") ",\n "
+		SET("\"sysctl\"", "\"sysctl net.core.somaxconn\"", "\"1\"") "]}";
+
+	CU_ASSERT_EQUAL(nt_snapshot_load_data("ok.json", j, strlen(j), &f, &s, &d), 0);
+	CU_ASSERT_EQUAL(s.n, 1);
+	nt_facts_free(&f);
+	nt_state_free(&s);
+	free(j);
+	j = sysctl_snapshot(NT_SYSCTL_VALUE_MAX + 1);
+	CU_ASSERT_EQUAL(nt_snapshot_load_data("bad.json", j, strlen(j), &f, &s, &d), -1);
+	e = t_first_error(&d);
+	CU_ASSERT_STRING_EQUAL(e, "bad.json:3:62: value of sysctl net.x is 4097 bytes; at most 4096");
+	CU_ASSERT_EQUAL(s.n, 0);
+	free(e);
+	free(j);
+	nt_diags_free(&d);
+	memset(&d, 0, sizeof(d));
+	CU_ASSERT_EQUAL_FATAL(nt_snapshot_load_data("ok.json", canon, strlen(canon), &f, &s, &d), 0);
+	CU_ASSERT_PTR_NOT_NULL(nt_state_get(&s, NT_K_SYSCTL, "sysctl", "net.core.somaxconn"));
+	CU_ASSERT_PTR_NOT_NULL(nt_state_get(&s, NT_K_SYSCTL, "sysctl",
+					    "net/ipv4/conf/eth0.10/rp_filter"));
+	nt_facts_free(&f);
+	nt_state_free(&s);
+	CU_ASSERT_EQUAL(nt_snapshot_load_data("bad.json", dup, strlen(dup), &f, &s, &d), -1);
+	e = t_first_error(&d);
+	CU_ASSERT_STRING_EQUAL(e, "bad.json:3:2: sysctl sysctl net.core.somaxconn is listed twice");
+	free(e);
+	nt_diags_free(&d);
+}
+
+/* Every Linux kind a profile can set survives observe's writer and the
+ * loader: a snapshot never drops a kind (table coverage, as
+ * test_settings does for the appliers). */
+static void test_every_linux_kind(void)
+{
+	struct nt_state st = {0}, back;
+	struct nt_facts f, f2;
+	struct nt_diags d = {0};
+	struct nt_buf w = {0};
+	struct nt_cpuset cs;
+	static const uint8_t key[4] = {0x6d, 0x5a, 0x56, 0xda};
+	static const uint32_t indir[4] = {0, 1, 0, 1};
+	const char *err;
+	size_t k, nlinux = 0;
+
+	nt_facts_init(&f);
+	nt_cpuset_parse("1-2", &cs, &err);
+	for (k = 0; k < NT_K__COUNT; k++) {
+		const struct nt_kinddef *kd = &nt_kinds[k];
+		const char *obj = k == NT_K_SYSCTL ? "sysctl" :
+				  k == NT_K_IRQBALANCE_BAN || k == NT_K_IRQBALANCE_SERVICE ? "irqbalance" :
+				  k == NT_K_PROCESS_CPUS ? "process wg-quick@wg0.service" : "eth0";
+		const char *arg = !(kd->flags & NT_KF_HAS_ARG) ? NULL :
+				  k == NT_K_SYSCTL ? "net.core.somaxconn" :
+				  kd->flags & NT_KF_PER_QUEUE ? "3" :
+				  k == NT_K_FEATURE ? "rx-gro" : k == NT_K_CHANNELS ? "combined" :
+				  k == NT_K_RING ? "rx" : k == NT_K_COALESCE ? "rx-usecs" : "rx";
+		struct nt_value v;
+
+		if (kd->flags & NT_KF_WINDOWS)
+			continue;
+		nlinux++;
+		switch (kd->vtype) {
+		case NT_V_BOOL: v = nt_v_bool(true); break;
+		case NT_V_U32: v = nt_v_u32(4096); break;
+		case NT_V_STR: v = nt_v_str(k == NT_K_IRQBALANCE_SERVICE ? "stopped" : "1 2"); break;
+		case NT_V_CPUS: v = nt_v_cpus(&cs); break;
+		case NT_V_BYTES: v = nt_v_bytes(key, sizeof(key)); break;
+		case NT_V_U32LIST: v = nt_v_list(indir, 4); break;
+		}
+		nt_state_set(&st, (enum nt_kind_id)k, obj, arg, v, (struct nt_mark){0});
+	}
+	CU_ASSERT_EQUAL(st.n, nlinux);
+	nt_snapshot_write(&f, &st, &w);
+	CU_ASSERT_EQUAL_FATAL(nt_snapshot_load_data("w.json", w.p, w.n, &f2, &back, &d), 0);
+	same_state(&st, &back);
+	nt_buf_free(&w);
+	nt_state_free(&st);
+	nt_state_free(&back);
+	nt_facts_free(&f);
+	nt_facts_free(&f2);
+	nt_diags_free(&d);
+}
+
 /* At the bounds: accepted. */
 static void test_bounds(void)
 {
@@ -363,5 +472,7 @@ int main(void)
 	CU_add_test(s, "untrusted input: located rejections", test_untrusted);
 	CU_add_test(s, "missing file", test_missing_file);
 	CU_add_test(s, "values at the bounds", test_bounds);
+	CU_add_test(s, "sysctl values: bound and key spelling", test_sysctl_values);
+	CU_add_test(s, "every Linux kind round-trips", test_every_linux_kind);
 	return t_run(s);
 }

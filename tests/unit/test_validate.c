@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "caps.h"
@@ -321,6 +322,125 @@ static void test_setting_names(void)
 	CU_ASSERT_STRING_EQUAL(nt_path_component_problem("a/b"), "contains '/'");
 }
 
+/* A one-table directory with linux.rings and linux.coalesce as given; loads
+ * it and returns the diagnostics as "LINE:COL: message\n" (table lines:
+ * 1-7 fixed, the rings text from 8, the coalesce text after it). */
+#define TABLE_HEAD \
+	"id: t\nname: T\npci_ids: {value: [], source: none}\nlinux:\n  driver: tdrv\n" \
+	"  channels: {kinds: []}\n  rings:\n"
+static char *load_table(const char *rings_coal, struct nt_capsdb *out)
+{
+	char dir[] = "/tmp/nt-caps-XXXXXX";
+	struct nt_diags d = {0};
+	struct nt_buf b = {0};
+	char *path;
+	FILE *f;
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	path = nt_xasprintf("%s/t.yaml", dir);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(TABLE_HEAD, f);
+	fputs(rings_coal, f);
+	fclose(f);
+	nt_capsdb_load(out, dir, &d);
+	for (i = 0; i < d.n; i++)
+		nt_buf_printf(&b, "%u:%u: %s\n", d.v[i].mark.line, d.v[i].mark.col, d.v[i].msg);
+	nt_diags_free(&d);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	return b.p ? nt_buf_take(&b) : nt_xstrdup("");
+}
+
+#define TABLE_EXPECT(text, want) do {				\
+	struct nt_capsdb t_;					\
+	char *got_ = load_table(text, &t_);			\
+	CU_ASSERT_STRING_EQUAL(got_, want);			\
+	if (strcmp(got_, want))					\
+		fprintf(stderr, "\n  got:  %s", got_);		\
+	free(got_);						\
+	nt_capsdb_free(&t_);					\
+} while (0)
+
+static void test_caps_coalesce_format(void)
+{
+	struct nt_capsdb t;
+	const struct nt_caps *c;
+	char *got;
+
+	/* every new key, read back */
+	got = load_table("    rx_max: 2047\n    rx_max_no_agg: 8191\n    no_agg_mtu_max: 3690\n"
+			 "    source: s\n"
+			 "  coalesce:\n    params: [rx_usecs, tx_frames, adaptive_rx]\n"
+			 "    usecs_max: 10000\n    usecs_min: 10\n    usecs_modes: [0, 1, 3]\n"
+			 "    frames_max: 128\n    usecs_with_adaptive: false\n    source: s2\n", &t);
+	CU_ASSERT_STRING_EQUAL(got, "");
+	free(got);
+	c = nt_caps_find(&t, "t");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_TRUE(c->ring_rx_max_no_agg.known && c->ring_rx_max_no_agg.v == 8191);
+	CU_ASSERT_TRUE(c->no_agg_mtu_max.known && c->no_agg_mtu_max.v == 3690);
+	CU_ASSERT_TRUE(c->coal_params_known);
+	CU_ASSERT_EQUAL(c->coal_params, (1u << NT_CO_RX_USECS) | (1u << NT_CO_TX_FRAMES) |
+			(1u << NT_CO_ADAPTIVE_RX));
+	CU_ASSERT_TRUE(c->coal_usecs_max.known && c->coal_usecs_max.v == 10000);
+	CU_ASSERT_TRUE(c->coal_usecs_min.known && c->coal_usecs_min.v == 10);
+	CU_ASSERT_EQUAL(c->coal_usecs_modes, 0xbu);
+	CU_ASSERT_TRUE(c->coal_frames_max.known && c->coal_frames_max.v == 128);
+	CU_ASSERT_EQUAL(c->coal_usecs_with_adaptive, NT_TRI_NO);
+	CU_ASSERT_STRING_EQUAL(c->src_coalesce, "s2");
+	nt_capsdb_free(&t);
+
+	/* older tables: no coalesce group, params unknown, [] = no coalescing */
+	got = load_table("    rx_max: 512\n    source: s\n", &t);
+	CU_ASSERT_STRING_EQUAL(got, "");
+	free(got);
+	c = nt_caps_find(&t, "t");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_FALSE(c->coal_params_known);
+	CU_ASSERT_FALSE(c->ring_rx_max_no_agg.known);
+	CU_ASSERT_EQUAL(c->coal_usecs_with_adaptive, NT_TRI_UNKNOWN);
+	nt_capsdb_free(&t);
+	got = load_table("    rx_max: 512\n    source: s\n  coalesce:\n    params: unknown\n"
+			 "    usecs_max: 64\n    source: s\n", &t);
+	CU_ASSERT_STRING_EQUAL(got, "");
+	free(got);
+	CU_ASSERT_FALSE(nt_caps_find(&t, "t")->coal_params_known);
+	nt_capsdb_free(&t);
+	got = load_table("    rx_max: 512\n    source: s\n  coalesce:\n    params: []\n"
+			 "    source: s\n", &t);
+	CU_ASSERT_STRING_EQUAL(got, "");
+	free(got);
+	CU_ASSERT_TRUE(nt_caps_find(&t, "t")->coal_params_known);
+	CU_ASSERT_EQUAL(nt_caps_find(&t, "t")->coal_params, 0u);
+	nt_capsdb_free(&t);
+
+	/* located format errors */
+	TABLE_EXPECT("    rx_max: 512\n    source: s\n  coalesce:\n    params: [rx_usecs, rx_msecs]\n"
+		     "    source: s\n",
+		     "11:24: coalesce.params: unknown parameter (rx_usecs, tx_usecs, rx_frames, "
+		     "tx_frames, adaptive_rx or adaptive_tx)\n");
+	TABLE_EXPECT("    rx_max: 512\n    source: s\n  coalesce:\n    params: all\n    source: s\n",
+		     "11:13: /linux/coalesce/params must be a list of parameters or 'unknown'\n");
+	TABLE_EXPECT("    rx_max: 512\n    source: s\n  coalesce:\n    usecs_min: 10\n"
+		     "    usecs_modes: [0, 12]\n    source: s\n",
+		     "12:22: coalesce.usecs_modes: each value is a number below usecs_min\n");
+	TABLE_EXPECT("    rx_max: 512\n    source: s\n  coalesce:\n    frames_max: many\n"
+		     "    source: s\n",
+		     "11:17: /linux/coalesce/frames_max must be a number or 'unknown', not 'many'\n");
+	TABLE_EXPECT("    rx_max: 512\n    source: s\n  coalesce:\n    usecs_with_adaptive: no\n"
+		     "    source: s\n",
+		     "11:26: /linux/coalesce/usecs_with_adaptive must be true, false or unknown\n");
+	TABLE_EXPECT("    rx_max: 512\n    source: s\n  coalesce:\n    frames_max: 60\n",
+		     "10:3: /linux/coalesce has known values but no source: every number cites "
+		     "where it was read\n");
+	TABLE_EXPECT("    rx_max: 2047\n    rx_max_no_agg: 8191\n    source: s\n",
+		     "7:3: rings.rx_max_no_agg and rings.no_agg_mtu_max go together, with a known "
+		     "rx_max\n");
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -338,6 +458,7 @@ int main(void)
 	CU_add_test(s, "RSS keys", test_rss_key);
 	CU_add_test(s, "setting names: one rule for every input", test_setting_names);
 	CU_add_test(s, "examples have no findings", test_examples_clean);
+	CU_add_test(s, "capability table coalesce and ring conditions", test_caps_coalesce_format);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures() + CU_get_number_of_failure_records();

@@ -342,7 +342,7 @@ def t_positions():
         # JSON: columns count characters; invalid UTF-8 in a string is located
         ok = E.write("ok.yaml", HOST)
         E.write("a.json", '{"format":\n "\u00e9\u00e9", "b": x}', "w")
-        expect(E, ["plan", ok, "--state", "a.json"], 1, "a.json:2:13: error: malformed number\n",
+        expect(E, ["plan", ok, "--state", "a.json"], 1, "a.json:2:13: error: unexpected 'x': expected a value\n",
                what="JSON column after UTF-8")
         E.write("b.json", b'{"format":\r "\xc3\xa9\xff"}', "wb")
         expect(E, ["plan", ok, "--state", "b.json"], 1,

@@ -277,7 +277,20 @@ def test_sarif(update):
             fail("SARIF for %s... is not valid SARIF 2.1.0: %s at %s" %
                  (files[0], e.message, "/".join(str(x) for x in e.absolute_path)))
         results = doc["runs"][0]["results"]
-        rules = doc["runs"][0]["tool"]["driver"]["rules"]
+        driver = doc["runs"][0]["tool"]["driver"]
+        rules = driver["rules"]
+        if ".invalid" in out or "informationUri" in driver:
+            fail("SARIF carries a placeholder or invented URI: %r" % driver.get("informationUri"))
+        for rule in rules:
+            for k in ("shortDescription", "fullDescription", "help"):
+                if not rule.get(k, {}).get("text"):
+                    fail("SARIF rule %s has no %s text" % (rule["id"], k))
+            if not rule.get("help", {}).get("markdown"):
+                fail("SARIF rule %s has no help markdown" % rule["id"])
+            m = re.fullmatch(r"man:([a-z-]+)\((\d)\)", rule.get("helpUri", ""))
+            if not m or not os.path.exists(os.path.join(SRCROOT, "man", "%s.%s" % m.groups())):
+                fail("SARIF rule %s: helpUri %r names no man page of man/" %
+                     (rule["id"], rule.get("helpUri")))
         for r in results:
             if rules[r["ruleIndex"]]["id"] != r["ruleId"]:
                 fail("SARIF ruleIndex %d does not name rule %s" % (r["ruleIndex"], r["ruleId"]))

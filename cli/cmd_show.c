@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* nettune show PLAN.json|JOURNAL: a plan manifest rendered as plan text (or
+ * JSON) with its signature status, or an apply journal (cmd_history.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../appliers/linux/journal.h"
+#include "../compiler/manifest.h"
+#include "../compiler/sign.h"
+#include "cli.h"
+#include "common.h"
+#include "plans.h"
+#include "show.h"
+
+/* what every journal format says: "nettune-journal/N" */
+#define NT_JOURNAL_FORMAT_PREFIX "nettune-journal/"
+
+static void help(void)
+{
+	printf("Usage: nettune show [--json] [--trust PUB]... PLAN.json\n"
+	       "       nettune show [--json] JOURNAL\n\n"
+	       "PLAN.json (a plan manifest from 'nettune plan --out' or 'nettune compile') is\n"
+	       "printed as the plan text that 'nettune plan' prints, after a header with its\n"
+	       "host, profile, snapshot, creation and expiry times and its signature status:\n"
+	       "  valid            PLAN.json.sig is a good signature by a trusted key\n"
+	       "  invalid          PLAN.json.sig does not verify (the plan was changed after\n"
+	       "                   signing, or it is not that key's signature) or is unreadable\n"
+	       "  unsigned         there is no PLAN.json.sig\n"
+	       "  key not trusted  signed by a key that is not trusted\n"
+	       "Trusted keys: --trust PUB (repeatable) and the keys in $NETTUNE_TRUST_DIR\n"
+	       "(default /etc/nettune/trusted.d), as for 'nettune apply PLAN.json'.  --json\n"
+	       "prints {\"manifest\", \"host\", \"machine_id\", \"profile\", \"against\", \"created\",\n"
+	       "\"expires\", \"expired\", \"signature\": {\"status\", \"signer\", \"key\", \"reason\"},\n"
+	       "\"plan\": the object 'nettune plan --json' prints}.\n\n"
+	       "JOURNAL is an apply journal: an ID from 'nettune history' or its path in\n"
+	       "$NETTUNE_STATE_DIR/journal.  It is printed with its target, profile, every\n"
+	       "state it went through with its time and process, and every change (before\n"
+	       "-> after); --json prints the journal as stored.\n"
+	       "A file is a journal when it says format \"nettune-journal/...\"; any other\n"
+	       "file is read as a plan manifest (errors are located FILE:LINE:COL).\n\n"
+	       "Exit status: 0 shown (whatever the signature status: 'nettune verify' and\n"
+	       "'nettune apply' enforce it), 1 not a valid plan manifest or journal, 64 usage.\n");
+}
+
+static const char *const status_word[] = {
+	[NT_SIG_VALID] = "valid",
+	[NT_SIG_UNSIGNED] = "unsigned",
+	[NT_SIG_INVALID] = "invalid",
+	[NT_SIG_UNTRUSTED] = "key not trusted",
+};
+
+static void json_str_or_null(struct nt_buf *b, const char *s)
+{
+	if (s)
+		nt_buf_json_str(b, s);
+	else
+		nt_buf_puts(b, "null");
+}
+
+static void show_json(const char *path, const struct nt_manifest *m, enum nt_sig_status st,
+		      const struct nt_key *who, const char *why, struct nt_buf *out)
+{
+	char created[32], expires[32];
+	struct nt_buf plan = {0};
+
+	nt_time_format(m->created, created);
+	nt_time_format(m->expires, expires);
+	nt_buf_puts(out, "{\"manifest\": ");
+	nt_buf_json_str(out, path);
+	nt_buf_puts(out, ", \"host\": ");
+	nt_buf_json_str(out, m->host_name);
+	nt_buf_puts(out, ", \"machine_id\": ");
+	json_str_or_null(out, m->machine_id);
+	nt_buf_puts(out, ", \"profile\": ");
+	json_str_or_null(out, m->profile);
+	nt_buf_puts(out, ", \"against\": ");
+	json_str_or_null(out, m->against);
+	nt_buf_printf(out, ", \"created\": \"%s\", \"expires\": \"%s\", \"expired\": %s,\n", created,
+		      expires, (int64_t)time(NULL) >= m->expires ? "true" : "false");
+	nt_buf_printf(out, " \"signature\": {\"status\": \"%s\", \"signer\": ", status_word[st]);
+	json_str_or_null(out, m->signer ? m->signer : who ? who->id : NULL);
+	nt_buf_puts(out, ", \"key\": ");
+	json_str_or_null(out, who ? who->path : NULL);
+	nt_buf_puts(out, ", \"reason\": ");
+	json_str_or_null(out, st == NT_SIG_VALID ? NULL : why);
+	nt_buf_puts(out, "},\n \"plan\": ");
+	nt_plan_print_json(&m->plan, &plan);
+	while (plan.n && (plan.p[plan.n - 1] == '\n' || plan.p[plan.n - 1] == ' '))
+		plan.p[--plan.n] = '\0';
+	nt_buf_puts(out, plan.p ? plan.p : "null");
+	nt_buf_puts(out, "}\n");
+	nt_buf_free(&plan);
+}
+
+static void show_text(const char *path, const struct nt_manifest *m, enum nt_sig_status st,
+		      const struct nt_key *who, const char *why, struct nt_buf *out)
+{
+	char created[32], expires[32];
+	bool expired = (int64_t)time(NULL) >= m->expires;
+
+	nt_time_format(m->created, created);
+	nt_time_format(m->expires, expires);
+	nt_buf_printf(out, "Plan manifest %s\n", path);
+	nt_buf_printf(out, "  host       %s", m->host_name);
+	if (m->machine_id)
+		nt_buf_printf(out, " (machine-id %s)", m->machine_id);
+	nt_buf_printf(out, "\n  profile    %s\n  against    %s\n  created    %s by nettune %s\n"
+		      "  expires    %s%s\n", m->profile ? m->profile : "?",
+		      m->against ? m->against : "?", created, m->nettune ? m->nettune : "?", expires,
+		      expired ? " (EXPIRED)" : "");
+	if (st == NT_SIG_VALID)
+		nt_buf_printf(out, "  signature  valid: signed by %s (%s)\n", who->id, who->path);
+	else if (st == NT_SIG_UNSIGNED && !m->signer)
+		nt_buf_printf(out, "  signature  unsigned: there is no %s.sig\n", path);
+	else
+		nt_buf_printf(out, "  signature  %s: %s\n", status_word[st], why);
+	nt_buf_puts(out, "\n");
+	/* the text nettune plan prints: against the live host or a snapshot */
+	nt_plan_print_text(&m->plan, m->against && strcmp(m->against, "live") ? m->against :
+			   "the live host", nt_g.color, out);
+}
+
+static int show_plan(const char *path, const struct nt_buf *bytes, struct nt_trust *t, bool json)
+{
+	struct nt_manifest m;
+	struct nt_diags d = {0};
+	struct nt_buf out = {0};
+	const struct nt_key *who = NULL;
+	enum nt_sig_status st;
+	char why[2048], err[512];
+
+	if (nt_manifest_load_data(path, bytes->p, bytes->n, &m, &d)) {
+		nt_print_diags(&d);
+		fprintf(stderr, "nettune show: error: %s is not a valid plan manifest\n", path);
+		nt_diags_free(&d);
+		return NT_EXIT_FAIL;
+	}
+	nt_diags_free(&d);
+	if (nt_trust_load_dir(t, nt_trust_dir(), err, sizeof(err))) {
+		fprintf(stderr, "nettune show: error: %s\n", err);
+		nt_manifest_free(&m);
+		return NT_EXIT_FAIL;
+	}
+	why[0] = '\0';
+	st = nt_plan_signature(path, bytes, &m, t, &who, why, sizeof(why));
+	if (json)
+		show_json(path, &m, st, who, why, &out);
+	else
+		show_text(path, &m, st, who, why, &out);
+	nt_buf_write(&out, stdout);
+	nt_buf_free(&out);
+	nt_manifest_free(&m);
+	return NT_EXIT_OK;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	const char *arg = NULL;
+	struct nt_trust trust = {0};
+	struct nt_buf bytes = {0};
+	bool json = false;
+	char err[512];
+	int r;
+
+	for (int k = 0; k < argc; k++) {
+		if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
+			help();
+			nt_trust_free(&trust);
+			return NT_EXIT_OK;
+		} else if (!strcmp(argv[k], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[k], "--trust")) {
+			if (k + 1 >= argc) {
+				nt_trust_free(&trust);
+				return nt_usage_error("show", "--trust needs a PUB file");
+			}
+			if (nt_trust_add(&trust, argv[++k], err, sizeof(err))) {
+				fprintf(stderr, "nettune show: error: %s\n", err);
+				nt_trust_free(&trust);
+				return NT_EXIT_FAIL;
+			}
+		} else if (argv[k][0] == '-' && strcmp(argv[k], "--")) {
+			nt_trust_free(&trust);
+			return nt_usage_error("show", "unknown option '%s'", argv[k]);
+		} else if (strcmp(argv[k], "--")) {
+			if (arg) {
+				nt_trust_free(&trust);
+				return nt_usage_error("show", "one PLAN.json or JOURNAL at a time");
+			}
+			arg = argv[k];
+		}
+	}
+	if (!arg) {
+		nt_trust_free(&trust);
+		return nt_usage_error("show", "no PLAN.json or JOURNAL given");
+	}
+	if (nt_read_file(arg, NT_MANIFEST_MAX_BYTES, &bytes)) {
+		int e = errno;
+		bool id = e == ENOENT && !strchr(arg, '/');	/* a journal ID names no file here */
+
+		r = trust.n;
+		nt_trust_free(&trust);
+		if (id && r)
+			return nt_usage_error("show", "--trust is for a PLAN.json, not a journal");
+		if (id)
+			return nt_show_journal(arg, json);
+		fprintf(stderr, "nettune show: error: cannot read %s: %s\n", arg, strerror(e));
+		return NT_EXIT_FAIL;
+	}
+	if (memmem(bytes.p, bytes.n, "\"" NT_JOURNAL_FORMAT_PREFIX, strlen(NT_JOURNAL_FORMAT_PREFIX) + 1)) {
+		nt_buf_free(&bytes);
+		r = trust.n;
+		nt_trust_free(&trust);
+		if (r)
+			return nt_usage_error("show", "--trust is for a PLAN.json, not a journal");
+		return nt_show_journal(arg, json);
+	}
+	r = show_plan(arg, &bytes, &trust, json);
+	nt_buf_free(&bytes);
+	nt_trust_free(&trust);
+	return r;
+}
