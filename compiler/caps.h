@@ -88,6 +88,10 @@ struct nt_caps_text {
 };
 extern const struct nt_caps_text nt_caps_builtin[];
 extern const size_t nt_caps_nbuiltin;
+/* The bundled policy profiles (the YAML files in profiles/), compiled in:
+ * 'extends' falls back to them when no search directory has the policy. */
+extern const struct nt_caps_text nt_policies_builtin[];
+extern const size_t nt_policies_nbuiltin;
 
 struct nt_capsdb {
 	struct nt_caps *v;

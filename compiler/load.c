@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "caps.h"
 #include "check.h"
 #include "load.h"
 #include "paths.h"
@@ -112,6 +113,22 @@ static char *relative_to_cwd(char *p)
 	return p;
 }
 
+/* Bundled policies compiled into the binary are named like this in
+ * diagnostics; no file system path starts with '<'. */
+#define BUILTIN_DIR "<built-in>/profiles"
+
+const struct nt_caps_text *nt_builtin_policy(const char *p)
+{
+	size_t i, n = strlen(BUILTIN_DIR);
+
+	if (strncmp(p, BUILTIN_DIR "/", n + 1))
+		return NULL;
+	for (i = 0; i < nt_policies_nbuiltin; i++)
+		if (!strcmp(nt_policies_builtin[i].name, p + n + 1))
+			return &nt_policies_builtin[i];
+	return NULL;
+}
+
 /* Looks for NAME.yaml along the search path; returns a malloc'd path as
  * the user would write it, with *real its canonical form.  NULL with why
  * empty when not found, with why set when the first match is refused. */
@@ -158,6 +175,18 @@ static char *resolve(struct loader *L, const char *from_file, const char *name,
 	}
 	for (i = 0; i < nd; i++)
 		free(dirs[i]);
+	/* last, the policies compiled in: a host with no data directory */
+	if (!stop && nt_policies_nbuiltin) {
+		char *p = nt_xasprintf("%s/%s.yaml", BUILTIN_DIR, name);
+
+		if (nt_builtin_policy(p)) {
+			found = p;
+			*real = nt_xstrdup(p);
+		} else {
+			free(p);
+		}
+		nt_buf_printf(tried, ", %s", BUILTIN_DIR);
+	}
 	return found;
 }
 
@@ -187,6 +216,15 @@ static char *suggest_policy(const char *dirs, const char *name)
 		}
 		if (d)
 			closedir(d);
+	}
+	for (i = 0; i < nt_policies_nbuiltin && n < 256; i++) {
+		size_t l = strlen(nt_policies_builtin[i].name);
+
+		if (l > 5) {
+			owned[n] = strndup(nt_policies_builtin[i].name, l - 5);
+			cands[n] = owned[n];
+			n++;
+		}
 	}
 	if (n) {
 		const char *s = nt_suggest(name, cands, n);
@@ -309,10 +347,15 @@ static struct nt_ynode *load_tree(struct loader *L, const char *path,
  * swapped in since it was resolved, and names it as the user would. */
 static struct nt_ynode *load_policy(struct loader *L, const char *p, const char *rp)
 {
+	const struct nt_caps_text *bi = nt_builtin_policy(p);
 	struct nt_ynode *parsed;
 	struct nt_buf b;
 	char why[256];
 
+	if (bi) {
+		parsed = nt_yparse_data(p, bi->text, bi->len, L->d);
+		return parsed ? load_tree(L, p, parsed) : NULL;
+	}
 	if (nt_read_input(rp, NT_YAML_MAX_BYTES, NT_IN_NOFOLLOW, &b, why, sizeof(why))) {
 		struct nt_mark m = {nt_intern(p), 0, 0};
 

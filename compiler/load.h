@@ -57,4 +57,8 @@ void nt_loaded_free(struct nt_loaded *l);
 /* Mark of a profile path such as "/interfaces/0/mtu" (key_mark: the key). */
 struct nt_mark nt_loaded_mark(const struct nt_loaded *l, const char *path, bool key_mark);
 
+/* The compiled-in text of a bundled policy by the name diagnostics give
+ * it ("<built-in>/profiles/NAME.yaml"), or NULL for any other name. */
+struct nt_caps_text;
+const struct nt_caps_text *nt_builtin_policy(const char *file);
 #endif

@@ -9,7 +9,9 @@
 
 #include <openssl/evp.h>
 
+#include "caps.h"
 #include "json.h"
+#include "load.h"
 #include "manifest.h"
 #include "profile.h"
 #include "snapshot.h"
@@ -148,6 +150,12 @@ static int file_digest(const char *path, bool cache, char out[NT_SHA256_HEX])
 	FILE *f;
 	int r = -1, fd;
 
+	const struct nt_caps_text *bi = nt_builtin_policy(path);
+
+	if (bi) {		/* a bundled policy compiled in: digest its text */
+		nt_sha256_hex(bi->text, bi->len, out);
+		return 0;
+	}
 	for (i = 0; cache && i < ndcache; i++)
 		if (!strcmp(dcache[i].file, path)) {
 			memcpy(out, dcache[i].hex, NT_SHA256_HEX);

@@ -1,17 +1,21 @@
 #!/bin/sh
 # The Ansible binary module under the real ansible-playbook: the example
-# playbook against localhost (connection local) acting on a veth pair in a
-# private network namespace.  Ansible is configured with environment
-# variables only; HOME points into the test's directory.
+# playbook, with the nettune.host collection installed by ansible-galaxy
+# from the built artifact, against localhost (connection local) acting on a
+# veth pair in a private network namespace; then the persist role into a
+# scratch root.  Ansible is configured with environment variables only;
+# HOME points into the test's directory.
 . "$SRCROOT/tests/linux/lib.sh"
-: "${NETTUNE_ANSIBLE:?}"
+: "${NETTUNE_COLLECTION:?}"
 command -v ansible-playbook >/dev/null || { echo "SKIP: ansible-playbook missing"; exit 77; }
 
 veth_pair nva0 nvb0
-mkdir -p "$WORK/library" "$WORK/home" "$WORK/ans/local" "$WORK/ans/remote" "$WORK/ans/pc"
-cp "$NETTUNE_ANSIBLE" "$WORK/library/nettune"
-cp "$SRCROOT/ansible/nettune.yml" "$WORK/library/nettune.yml"
-export HOME="$WORK/home" ANSIBLE_LIBRARY="$WORK/library"
+mkdir -p "$WORK/home" "$WORK/ans/local" "$WORK/ans/remote" "$WORK/ans/pc"
+export HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$WORK/collections"
+ansible-galaxy collection install -p "$WORK/collections" "$NETTUNE_COLLECTION" > "$WORK/galaxy.log" 2>&1 ||
+	{ cat "$WORK/galaxy.log" >&2; fail "ansible-galaxy collection install"; }
+ansible-doc nettune.host.nettune > "$WORK/doc" 2>&1 || { cat "$WORK/doc" >&2; fail "ansible-doc nettune.host.nettune"; }
+grep -q "state_dir" "$WORK/doc" || fail "ansible-doc shows no state_dir option"
 export ANSIBLE_LOCAL_TEMP="$WORK/ans/local" ANSIBLE_REMOTE_TEMP="$WORK/ans/remote"
 export ANSIBLE_PERSISTENT_CONTROL_PATH_DIR="$WORK/ans/pc" ANSIBLE_CONFIG="$WORK/none.cfg"
 export ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_LOCALHOST_WARNING=0
@@ -89,6 +93,14 @@ grep -qx -- '+nva0 feature rx-gro = on' "$WORK/out" || fail "diff: no after line
 grep -q 'changed: \[localhost\]' "$WORK/out" || fail "diff: task not reported changed"
 expect_eq "$(mtu nvb0)" 1500 "check+diff mode changed nvb0"
 
+# 2b. state=planned: the plan, never a change (not even reported as one)
+play nettune_json "$WORK/host.yaml" -e nettune_state=planned
+[ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "planned run exited $rc"; }
+expect_eq "$(task changed)" false "state=planned: changed"
+expect_eq "$(task changes)" 3 "state=planned: number of actions"
+expect_eq "$(task msg)" '"3 changes pending"' "state=planned: msg"
+expect_eq "$(mtu nva0)" 1500 "state=planned changed the MTU"
+
 # 3. apply: changed, and the kernel shows it
 play nettune_json "$WORK/host.yaml"
 [ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "apply run exited $rc"; }
@@ -137,7 +149,28 @@ task msg | grep -qF "$WORK/hostwide.yaml:6:18: error: sysctl vm.swappiness is ho
 expect_eq "$(sysctl -n vm.swappiness)" "$swappiness" "host-wide sysctl: host swappiness"
 expect_eq "$(mtu nva0)" 1300 "host-wide sysctl: the namespace changed"
 
+# 7. persistence: the role installs the static CLI, the profile, the units
+# (ExecStart under nettune_bindir) and the udev rule into a scratch root;
+# a second run changes nothing
+play nettune_json "$WORK/host.yaml" -e nettune_persist=true -e nettune_persist_root="$WORK/root" \
+	-e nettune_persist_enable=false -e nettune_bindir=/opt/nt/bin
+[ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "persist run exited $rc"; }
+R="$WORK/root"
+cmp -s "$WORK/host.yaml" "$R/etc/nettune/host.yaml" || fail "persist: /etc/nettune/host.yaml"
+[ -x "$R/opt/nt/bin/nettune" ] || fail "persist: no nettune CLI in nettune_bindir"
+"$R/opt/nt/bin/nettune" --version | grep -q "nettune" || fail "persist: installed CLI does not run"
+grep -qx 'ExecStart=/opt/nt/bin/nettune apply --skip-missing --wait 120 /etc/nettune/host.yaml' \
+	"$R/etc/systemd/system/nettune.service" || fail "persist: nettune.service ExecStart"
+grep -q '^ExecStart=/opt/nt/bin/nettune apply --only %i ' "$R/etc/systemd/system/nettune@.service" ||
+	fail "persist: nettune@.service ExecStart"
+cmp -s "$SRCROOT/dist/udev/80-nettune.rules" "$R/etc/udev/rules.d/80-nettune.rules" ||
+	fail "persist: udev rule"
+play nettune_json "$WORK/host.yaml" -e nettune_persist=true -e nettune_persist_root="$WORK/root" \
+	-e nettune_persist_enable=false -e nettune_bindir=/opt/nt/bin
+[ "$rc" -eq 0 ] || fail "second persist run exited $rc"
+expect_eq "$(stat_of changed)" 0 "second persist run: stats changed"
+
 # nothing under the real HOME: Ansible wrote only below $WORK
 [ ! -e "$WORK/home/.ansible" ] || [ -z "$(find "$WORK/home/.ansible" -type f)" ] ||
 	echo "note: ansible wrote $(find "$WORK/home/.ansible" -type f | head -3) (inside the test HOME)"
-echo "ok: ansible-playbook check, diff, apply, idempotent re-run, located failure, netns refusal"
+echo "ok: collection installed; ansible-playbook check, diff, apply, idempotent re-run, located failure, netns refusal, persist role"
