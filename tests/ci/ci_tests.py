@@ -187,7 +187,62 @@ def t_precommit():
         rc, out, err = sh(["sh", os.path.join(hooks, "scripts", "ci", "nettune-hook"), "validate",
                            "hosts/lab-1.yaml"], repo, NETTUNE="/nonexistent/nettune")
         check(rc == 1 and "not found" in err, "hook without nettune: exit %d, %r" % (rc, err))
+        hook_odd_names(os.path.join(hooks, "scripts", "ci", "nettune-hook"), tmp)
     ok("pre-commit hooks (validate, plan-check) through try-repo / run")
+
+
+def hook_odd_names(hook, tmp):
+    """File names a repository may hold reach nettune intact: a leading
+    dash is no option (a bad '-x.yaml' used to pass unchecked), 'a=b.yaml'
+    is no awk assignment, spaces/quotes/$(...) are data; thousands of files
+    cost a few grep runs, not one per file."""
+    d = os.path.join(tmp, "odd")
+    os.makedirs(os.path.join(d, "snapshots"))
+    names = ["-dash.yaml", "a b.yaml", "q'uote.yaml", "x$(id).yaml", "a=b.yaml"]
+    for n in names:
+        with open(os.path.join(d, n), "w") as f:
+            f.write(BAD)
+    rc, out, err = sh(["sh", hook, "validate", "--", "-dash.yaml"], d)
+    check(rc == 1 and "-dash.yaml:7:21: error:" in err,
+          "hook validate of a bad '-dash.yaml': exit %d, %r" % (rc, err))
+    rc, out, err = sh(["sh", hook, "validate"] + names, d)
+    check(rc == 1 and "5 profiles: 0 valid, 5 invalid" in err,
+          "hook validate of odd file names: exit %d, %r" % (rc, err))
+    shutil.copy(SNAPSHOT, os.path.join(d, "snapshots", "veth-lab.json"))
+    for n in ("-dash.yaml", "a=b.yaml"):
+        with open(os.path.join(d, n), "w") as f:
+            f.write(GOOD % 1500)
+    p = subprocess.run(["sh", hook, "plan-check", "--snapshots", "snapshots", "--",
+                        "-dash.yaml", "a=b.yaml"], cwd=d, env=env(), stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=60)
+    out = p.stdout.decode()
+    check(p.returncode == 0 and "matches ./-dash.yaml" in out and "matches a=b.yaml" in out,
+          "hook plan-check of '-dash.yaml' and 'a=b.yaml' (snapshot by metadata.name): exit %d\n%s%s"
+          % (p.returncode, out, p.stderr.decode()))
+    # many files: count grep runs through a logging grep first on PATH
+    many = os.path.join(tmp, "many")
+    os.makedirs(many)
+    files = []
+    for i in range(2000):
+        n = "host %04d.yaml" % i
+        with open(os.path.join(many, n), "w") as f:
+            f.write((GOOD % 1500).replace("veth-lab", "h%d" % i))
+        files.append(n)
+    with open(os.path.join(many, "x.yaml"), "w") as f:
+        f.write("jobs: {}\n")
+    files.append("x.yaml")
+    bindir = os.path.join(tmp, "bin")
+    os.makedirs(bindir)
+    log = os.path.join(tmp, "grep.log")
+    with open(os.path.join(bindir, "grep"), "w") as f:
+        f.write("#!/bin/sh\necho run >> '%s'\nexec %s \"$@\"\n" % (log, shutil.which("grep")))
+    os.chmod(os.path.join(bindir, "grep"), 0o755)
+    rc, out, err = sh(["sh", hook, "validate"] + files, many,
+                      PATH=bindir + os.pathsep + env()["PATH"])
+    runs = len(open(log).readlines()) if os.path.exists(log) else 0
+    check(rc == 0 and "2000 profiles: 2000 valid, 0 invalid" in err,
+          "hook validate of 2000 profiles: exit %d, %r" % (rc, err[-300:]))
+    check(runs <= 4, "hook validate of 2001 files ran grep %d times (one per batch wanted)" % runs)
 
 
 # ---------------------------------------------------------------- action
