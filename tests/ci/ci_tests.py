@@ -18,6 +18,8 @@ Usage: ci_tests.py TEST
                  the same top-level and interface keys
   sarif-rules    every rule id used in the sources has SARIF metadata
                  (compiler/rules.c) and every row is used
+  sarif-uris     SARIF artifact URIs of odd file names: percent-encoded,
+                 relative without ./, absolute as file:///
   gitlab         dist/ci/gitlab-nettune.yml's validate job run as a script:
                  located log, Code Quality report, SARIF
   yaml           yamllint on the CI YAML files
@@ -645,6 +647,48 @@ def t_sarif_rules():
     ok("%d rule ids, each with SARIF metadata" % len(rows))
 
 
+def t_sarif_uris():
+    """artifactLocation.uri is a percent-encoded URI reference that names the
+    file: relative stays relative (no "./"), absolute becomes file:///."""
+    from urllib.parse import unquote, urlsplit
+    import jsonschema
+    with open(os.path.join(SRCROOT, "tests", "validate", "sarif-schema-2.1.0.json")) as f:
+        sarif_schema = json.load(f)
+    names = ["a b.yaml", "c#d.yaml", "e%41f.yaml", "g:h,i.yaml", "q'uote.yaml", "x$(id).yaml",
+             "back\\slash.yaml", "\u00fc.yaml", "nl\nx.yaml", "-dash.yaml", "?q.yaml"]
+    with tempfile.TemporaryDirectory(prefix="nt-sarif-") as tmp:
+        os.makedirs(os.path.join(tmp, "sub dir"))
+        for n in names:
+            with open(os.path.join(tmp, n), "w") as f:
+                f.write(BAD)
+        with open(os.path.join(tmp, "sub dir", "h.yaml"), "w") as f:
+            f.write(BAD)
+        args = ["--"] + names + ["./sub dir/h.yaml", os.path.join(tmp, "sub dir", "h.yaml")]
+        rc, out, err = sh([NETTUNE, "validate", "--format", "sarif"] + args, tmp)
+        doc = json.loads(out)
+        errs = list(jsonschema.Draft7Validator(sarif_schema).iter_errors(doc))
+        check(not errs, "SARIF with odd file names is not valid SARIF 2.1.0: %s"
+              % (errs[0].message if errs else ""))
+        uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                for r in doc["runs"][0]["results"]]
+        check(len(uris) == len(names) + 2, "%d results for %d files" % (len(uris), len(names) + 2))
+        want = {n for n in names} | {"sub dir/h.yaml"}
+        got = set()
+        for u in uris:
+            check(re.fullmatch(r"[A-Za-z0-9._~/%-]+|file:///[A-Za-z0-9._~/%-]+", u) is not None,
+                  "artifact uri %r is not a percent-encoded URI reference" % u)
+            sp = urlsplit(u)
+            if sp.scheme:
+                check(sp.scheme == "file" and unquote(sp.path) == os.path.join(tmp, "sub dir", "h.yaml"),
+                      "absolute path as uri %r" % u)
+                continue
+            check(not sp.fragment and not sp.query and not u.startswith("./"),
+                  "relative uri %r has a scheme, query, fragment or ./" % u)
+            got.add(unquote(u))
+        check(got == want, "uris decode to %r, want %r" % (sorted(got), sorted(want)))
+    ok("SARIF artifact URIs percent-encoded, relative or file:///, valid SARIF 2.1.0")
+
+
 def t_gitlab():
     import yaml
     with open(os.path.join(SRCROOT, "dist", "ci", "gitlab-nettune.yml")) as f:
@@ -692,7 +736,7 @@ def t_yaml():
 
 TESTS = {"precommit": t_precommit, "action": t_action, "editor-schema": t_editor_schema,
          "schema-loader": t_schema_loader, "schema-docs": t_schema_docs,
-         "sarif-rules": t_sarif_rules, "gitlab": t_gitlab, "yaml": t_yaml}
+         "sarif-rules": t_sarif_rules, "sarif-uris": t_sarif_uris, "gitlab": t_gitlab, "yaml": t_yaml}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in TESTS:
