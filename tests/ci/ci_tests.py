@@ -717,7 +717,52 @@ def t_gitlab():
         with open(os.path.join(ws, "nettune.sarif")) as f:
             sarif = json.load(f)
         check(len(sarif["runs"][0]["results"]) == 1, "gitlab SARIF: %r" % sarif["runs"][0]["results"])
+        # the template's default NETTUNE_PATHS "." finds ./hosts/...: the
+        # report names hosts/broken.yaml, as GitLab matches paths
+        e["NETTUNE_PATHS"] = "."
+        rc, out, err = sh(["sh", script], ws, **e)
+        with open(os.path.join(ws, "gl-code-quality.json")) as f:
+            cq = json.load(f)
+        check(rc == 1 and [c["location"]["path"] for c in cq] == ["hosts/broken.yaml"],
+              "code quality paths with NETTUNE_PATHS='.': %r" % cq)
+        with open(os.path.join(ws, "nettune.sarif")) as f:
+            sarif = json.load(f)
+        uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                for r in sarif["runs"][0]["results"]]
+        check(uris == ["hosts/broken.yaml"], "SARIF uris with NETTUNE_PATHS='.': %r" % uris)
+    codequality_fingerprints()
     ok("GitLab template job: located log, Code Quality report, SARIF")
+
+
+def codequality_fingerprints():
+    """Fingerprints are unique within a report (identical diagnostics too)
+    and stable when the lines move; absolute paths under the project are
+    made relative."""
+    def report(diags, cwd):
+        p = subprocess.run([sys.executable, os.path.join(SRCROOT, "scripts", "ci", "codequality.py")],
+                           input=json.dumps({"files": [], "diagnostics": diags}).encode(),
+                           cwd=cwd, env=env(CI_PROJECT_DIR=cwd), capture_output=True, timeout=60)
+        check(p.returncode == 0, "codequality.py: %s" % p.stderr.decode())
+        return json.loads(p.stdout or b"[]")
+
+    def diag(line, msg="gro must be on or off", f="hosts/a.yaml"):
+        return {"file": f, "line": line, "column": 3, "severity": "error", "rule": "type",
+                "message": msg}
+    with tempfile.TemporaryDirectory(prefix="nt-cq-") as tmp:
+        tmp = os.path.realpath(tmp)
+        a = report([diag(7), diag(7), diag(9, "mtu too small")], tmp)
+        fp = [c["fingerprint"] for c in a]
+        check(len(set(fp)) == 3, "duplicate fingerprints in one report: %r" % fp)
+        # two lines inserted above: the same issues, the same fingerprints
+        b = report([diag(9), diag(9), diag(11, "mtu too small")], tmp)
+        check([c["fingerprint"] for c in b] == fp,
+              "fingerprints changed when lines moved: %r -> %r" % (fp, [c["fingerprint"] for c in b]))
+        c = report([diag(7, f="./hosts/a.yaml"), diag(7, f=os.path.join(tmp, "hosts", "a.yaml"))], tmp)
+        check([x["location"]["path"] for x in c] == ["hosts/a.yaml"] * 2,
+              "code quality paths: %r" % [x["location"]["path"] for x in c])
+        check(all(set(x) >= {"description", "check_name", "fingerprint", "severity", "location"}
+                  and x["severity"] in ("info", "minor", "major", "critical", "blocker")
+                  for x in a + b + c), "code quality issue fields: %r" % a)
 
 
 def t_yaml():
