@@ -281,7 +281,7 @@ def condition(s, ctx):
     return expr("${{ %s }}" % s, ctx) == "True"
 
 
-def run_action(workdir, inputs, skip_names=()):
+def run_action(workdir, inputs, skip_names=(), extra_env=None):
     """Runs the composite action's steps like the runner does (shell sh:
     sh -e FILE), uses: steps recorded, not run.  Returns (steps, ctx) with
     each step's rc and output."""
@@ -314,6 +314,7 @@ def run_action(workdir, inputs, skip_names=()):
             stepenv.update(files)
             stepenv["RUNNER_TEMP"] = tmp
             stepenv["GITHUB_ACTION_PATH"] = SRCROOT
+            stepenv.update(extra_env or {})
             rc, out, err = sh(["sh", "-e", script], workdir, **stepenv)
             outs = {}
             with open(files["GITHUB_OUTPUT"]) as f:
@@ -428,7 +429,50 @@ def t_action():
         r = step(done, "Result")
         check(r["rc"] == 0 and "profiles valid" in r["out"], "final step all good: exit %s %r" %
               (r["rc"], r["out"]))
+    action_paths()
     ok("action.yml steps (annotations, SARIF, drift, final status)")
+
+
+def action_paths():
+    """paths ".": annotations name hosts/x.yaml, not ./hosts/x.yaml; a
+    file named -x.yaml is checked; a mistyped path fails the step instead of
+    finding no profile; thousands of files cost a few grep runs."""
+    with tempfile.TemporaryDirectory(prefix="nt-action-paths-") as ws:
+        make_repo(ws)
+        with open(os.path.join(ws, "-dash.yaml"), "w") as f:
+            f.write(BAD)
+        done, _ = run_action(ws, {"paths": ".", "build": "false", "upload-sarif": "false"})
+        v = step(done, "Validate profiles")
+        check("::error file=hosts/broken.yaml,line=7" in v["out"] and
+              "::error file=-dash.yaml,line=7" in v["out"] and "file=./" not in v["out"] and
+              "4 profile(s)" in v["out"] and v["outputs"].get("status") == "1",
+              "validate step with paths '.': %r\n%s%s" % (v["outputs"], v["out"], v["err"]))
+        done, _ = run_action(ws, {"paths": "-dash.yaml", "build": "false", "upload-sarif": "false"})
+        v = step(done, "Validate profiles")
+        check("::error file=-dash.yaml,line=7" in v["out"] and v["outputs"].get("status") == "1",
+              "validate step with paths '-dash.yaml': %r\n%s%s" % (v["outputs"], v["out"], v["err"]))
+        os.unlink(os.path.join(ws, "-dash.yaml"))
+        os.unlink(os.path.join(ws, "hosts", "broken.yaml"))
+        done, _ = run_action(ws, {"paths": "hosts host", "build": "false", "upload-sarif": "false"})
+        v = step(done, "Validate profiles")
+        check(v["outputs"].get("status") == "1" and "::error::" in v["out"] and "host" in v["out"],
+              "validate step with a mistyped path: %r\n%s" % (v["outputs"], v["out"]))
+        for i in range(1500):
+            with open(os.path.join(ws, "hosts", "h %04d.yaml" % i), "w") as f:
+                f.write((GOOD % 1500).replace("veth-lab", "h%d" % i))
+        bindir = os.path.join(ws, ".bin")
+        os.makedirs(bindir)
+        log = os.path.join(ws, ".grep.log")
+        with open(os.path.join(bindir, "grep"), "w") as f:
+            f.write("#!/bin/sh\necho run >> '%s'\nexec %s \"$@\"\n" % (log, shutil.which("grep")))
+        os.chmod(os.path.join(bindir, "grep"), 0o755)
+        done, _ = run_action(ws, {"paths": "hosts", "build": "false", "upload-sarif": "false"},
+                             extra_env={"PATH": bindir + os.pathsep + env()["PATH"]})
+        v = step(done, "Validate profiles")
+        runs = len(open(log).readlines()) if os.path.exists(log) else 0
+        check(v["outputs"].get("status") == "0" and "1502 profile(s)" in v["out"] and runs <= 4,
+              "validate step of 1502 profiles: %r, grep ran %d times\n%s" % (v["outputs"], runs,
+                                                                          v["out"][-300:]))
 
 
 # ---------------------------------------------------------------- schema
