@@ -774,6 +774,34 @@ def t_gitlab():
         uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
                 for r in sarif["runs"][0]["results"]]
         check(uris == ["hosts/broken.yaml"], "SARIF uris with NETTUNE_PATHS='.': %r" % uris)
+        # a file named -x.yaml is checked; a mistyped path fails the job
+        with open(os.path.join(ws, "-dash.yaml"), "w") as f:
+            f.write(BAD)
+        e["NETTUNE_PATHS"] = "-dash.yaml"
+        rc, out, err = sh(["sh", script], ws, **e)
+        check(rc == 1 and "-dash.yaml:7:21: error:" in err and "1 profile(s)" in out,
+              "gitlab job with NETTUNE_PATHS='-dash.yaml': exit %d\n%s%s" % (rc, out, err))
+        os.unlink(os.path.join(ws, "-dash.yaml"))
+        os.unlink(os.path.join(ws, "hosts", "broken.yaml"))
+        e["NETTUNE_PATHS"] = "hosts host"
+        rc, out, err = sh(["sh", script], ws, **e)
+        check(rc == 1 and "names no file or directory: host" in err,
+              "gitlab job with a mistyped path: exit %d\n%s%s" % (rc, out, err))
+        # many files: one grep per batch
+        for i in range(1500):
+            with open(os.path.join(ws, "hosts", "h %04d.yaml" % i), "w") as f:
+                f.write((GOOD % 1500).replace("veth-lab", "h%d" % i))
+        bindir = os.path.join(ws, ".bin")
+        os.makedirs(bindir)
+        log = os.path.join(ws, ".grep.log")
+        with open(os.path.join(bindir, "grep"), "w") as f:
+            f.write("#!/bin/sh\necho run >> '%s'\nexec %s \"$@\"\n" % (log, shutil.which("grep")))
+        os.chmod(os.path.join(bindir, "grep"), 0o755)
+        e["NETTUNE_PATHS"] = "hosts"
+        rc, out, err = sh(["sh", script], ws, PATH=bindir + os.pathsep + env()["PATH"], **e)
+        runs = len(open(log).readlines()) if os.path.exists(log) else 0
+        check(rc == 0 and "1502 profile(s)" in out and runs <= 4,
+              "gitlab job on 1502 profiles: exit %d, grep ran %d times\n%s" % (rc, runs, err[-300:]))
     codequality_fingerprints()
     ok("GitLab template job: located log, Code Quality report, SARIF")
 
