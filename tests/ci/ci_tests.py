@@ -430,7 +430,31 @@ def t_action():
         check(r["rc"] == 0 and "profiles valid" in r["out"], "final step all good: exit %s %r" %
               (r["rc"], r["out"]))
     action_paths()
+    example_workflow()
     ok("action.yml steps (annotations, SARIF, drift, final status)")
+
+
+def example_workflow():
+    """examples/ci/github-workflow.yml as a pipeline author copies it: the
+    permissions upload-sarif needs, a clear error when the nettune
+    repository variables are unset, no upload with a fork's read-only
+    token, and an upload failure does not fail the check."""
+    import yaml
+    with open(os.path.join(SRCROOT, "examples", "ci", "github-workflow.yml")) as f:
+        wf = yaml.safe_load(f)
+    check(wf["permissions"] == {"contents": "read", "security-events": "write"},
+          "workflow permissions %r" % wf["permissions"])
+    steps = wf["jobs"]["validate"]["steps"]
+    guard = [s for s in steps if "NETTUNE_REPOSITORY" in str(s.get("if", ""))]
+    check(guard and "exit 1" in guard[0].get("run", "") and
+          steps.index(guard[0]) < [i for i, s in enumerate(steps) if "repository" in s.get("with", {})][0],
+          "no step stops with a clear error before checking out an unset NETTUNE_REPOSITORY")
+    use = [s for s in steps if s.get("uses") == "./.nettune"]
+    check(use and "head.repo.full_name == github.repository" in str(use[0]["with"].get("upload-sarif")),
+          "the workflow uploads SARIF on pull requests from forks (read-only token)")
+    up = [s for s in action_steps()["runs"]["steps"] if s["name"] == "Upload SARIF"]
+    check(up and up[0].get("continue-on-error") is True,
+          "a refused SARIF upload fails the action")
 
 
 def action_paths():
@@ -452,7 +476,18 @@ def action_paths():
         check("::error file=-dash.yaml,line=7" in v["out"] and v["outputs"].get("status") == "1",
               "validate step with paths '-dash.yaml': %r\n%s%s" % (v["outputs"], v["out"], v["err"]))
         os.unlink(os.path.join(ws, "-dash.yaml"))
+        # the action checked out in the workspace (examples/ci: .nettune)
+        # with its test profiles that are meant to fail: not checked
+        own = os.path.join(ws, ".nettune")
+        os.makedirs(os.path.join(own, "tests", "bad"))
+        shutil.copy(os.path.join(ws, "hosts", "broken.yaml"), os.path.join(own, "tests", "bad"))
         os.unlink(os.path.join(ws, "hosts", "broken.yaml"))
+        done, _ = run_action(ws, {"paths": ".", "build": "false", "upload-sarif": "false"},
+                             extra_env={"GITHUB_ACTION_PATH": ws + "/./.nettune"})
+        v = step(done, "Validate profiles")
+        check(v["outputs"].get("status") == "0" and "2 profile(s)" in v["out"],
+              "validate step with the action checked out at ./.nettune: %r\n%s" % (v["outputs"], v["out"]))
+        shutil.rmtree(own)
         done, _ = run_action(ws, {"paths": "hosts host", "build": "false", "upload-sarif": "false"})
         v = step(done, "Validate profiles")
         check(v["outputs"].get("status") == "1" and "::error::" in v["out"] and "host" in v["out"],
