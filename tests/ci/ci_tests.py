@@ -390,7 +390,7 @@ def t_action():
         check(d["outputs"].get("status") == "1" and
               "in sync: snapshots/veth-lab.json matches hosts/lab-1.yaml" in d["out"] and
               "hosts/broken.yaml: error: no snapshot snapshots/broken.json or snapshots/h1.json"
-              in d["err"], "drift step, a converged host and one without a snapshot: %r %s %s"
+              in d["out"], "drift step, a converged host and one without a snapshot: %r %s %s"
               % (d["outputs"], d["out"], d["err"]))
         r = step(done, "Result")
         check(r["rc"] == 1 and "invalid profiles" in r["out"],
@@ -430,8 +430,37 @@ def t_action():
         check(r["rc"] == 0 and "profiles valid" in r["out"], "final step all good: exit %s %r" %
               (r["rc"], r["out"]))
     action_paths()
+    action_command_injection()
     example_workflow()
     ok("action.yml steps (annotations, SARIF, drift, final status)")
+
+
+def action_command_injection():
+    """A file named like a workflow command ("::error::x.yaml") is printed
+    at the start of a line by the drift check and by --format text: those
+    lines are inside ::stop-commands::TOKEN ... ::TOKEN::."""
+    def guarded(out, needle):
+        m = re.search(r"^::stop-commands::([0-9a-f]{16,})$", out, re.M)
+        if not m:
+            return False
+        end = out.find("\n::%s::" % m.group(1), m.end())
+        i = out.find(needle, m.end())
+        outside = out[:m.start()] + out[end + len(m.group(1)) + 5:] if end > 0 else out
+        return end > 0 and m.end() < i < end and not re.search(r"^::", outside, re.M)
+    with tempfile.TemporaryDirectory(prefix="nt-action-inj-") as ws:
+        make_repo(ws)
+        evil = "::error file=x::injected.yaml"
+        with open(os.path.join(ws, evil), "w") as f:
+            f.write((GOOD % 1500).replace("veth-lab", "evil"))
+        os.unlink(os.path.join(ws, "hosts", "broken.yaml"))
+        done, _ = run_action(ws, {"paths": "hosts " + evil.replace(" ", "?"), "build": "false",
+                                  "upload-sarif": "false", "snapshots": "snapshots",
+                                  "format": "text"})
+        d = step(done, "Check for drift against snapshots")
+        check(guarded(d["out"], evil), "drift step prints a file name as a workflow command:\n"
+              + d["out"])
+        v = step(done, "Validate profiles")
+        check(guarded(v["out"], "profiles:"), "validate --format text not guarded:\n" + v["out"])
 
 
 def example_workflow():
