@@ -654,11 +654,12 @@ def t_schema_docs():
             if not v.get("description"):
                 missing.append(path + k)
             walk(v, path + k + ".")
-        for k in ("items", "additionalProperties"):
+        for k in ("items", "additionalProperties", "if", "then", "else", "not"):
             walk(node.get(k), path)
-        for alt in node.get("anyOf", []):
-            walk(alt, path)
-    walk(schema["allOf"][0], "")
+        for k in ("anyOf", "allOf", "oneOf"):
+            for alt in node.get(k, []):
+                walk(alt, path)
+    walk(schema, "")
     check(not missing, "schema keys without a description: %s" % missing)
     top_terms, man = man_terms("TOP-LEVEL KEYS")
     if_terms, _ = man_terms("INTERFACE KEYS")
