@@ -343,6 +343,42 @@ static void sarif_rule(struct nt_buf *b, const char *id)
 	nt_buf_putc(b, '}');
 }
 
+/* artifactLocation.uri: a URI reference (RFC 3986), not a file name.  A
+ * relative path stays relative (code scanning resolves it against the
+ * checkout), without a leading "./"; an absolute one becomes file:///...
+ * Every byte but unreserved characters and '/' is percent-encoded, so
+ * "a b.yaml", "c#d.yaml" (no fragment), "e%41.yaml" (no escape) and
+ * "g:h.yaml" (no scheme) name the file they are. */
+static void sarif_uri(struct nt_buf *b, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *s = (const unsigned char *)path;
+
+	nt_buf_putc(b, '"');
+	if (*s == '/') {
+		nt_buf_puts(b, "file://");
+		while (s[0] == '/' && s[1] == '/')
+			s++;
+	} else {
+		while (s[0] == '.' && s[1] == '/') {
+			s += 2;
+			while (*s == '/')
+				s++;
+		}
+	}
+	for (; *s; s++) {
+		if ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+		    (*s >= '0' && *s <= '9') || strchr("-._~/", *s)) {
+			nt_buf_putc(b, (char)*s);
+		} else {
+			nt_buf_putc(b, '%');
+			nt_buf_putc(b, hex[*s >> 4]);
+			nt_buf_putc(b, hex[*s & 15]);
+		}
+	}
+	nt_buf_putc(b, '"');
+}
+
 void nt_diags_print_sarif(const struct nt_diags *d, FILE *f)
 {
 	struct nt_buf b = {0};
@@ -385,7 +421,7 @@ void nt_diags_print_sarif(const struct nt_diags *d, FILE *f)
 		nt_buf_json_str(&b, x->msg);
 		nt_buf_puts(&b, "},\n          \"locations\": [{\"physicalLocation\": {"
 			    "\"artifactLocation\": {\"uri\": ");
-		nt_buf_json_str(&b, x->mark.file ? x->mark.file : "nettune");
+		sarif_uri(&b, x->mark.file ? x->mark.file : "nettune");
 		nt_buf_putc(&b, '}');
 		if (x->mark.line)
 			nt_buf_printf(&b, ", \"region\": {\"startLine\": %u, \"startColumn\": %u}",

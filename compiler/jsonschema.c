@@ -166,6 +166,12 @@ static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_sche
 		nic_enum(g, doc);
 		return;
 	}
+	if (fields == nt_profile_schema.mapping.fields && !strcmp(key, "apiVersion")) {
+		/* validate.c refuses every other apiVersion */
+		open_obj(b, doc);
+		nt_buf_puts(b, "\"enum\": [\"nettune/v1\"]}");
+		return;
+	}
 	open_obj(b, doc);
 	switch (v->type) {
 	case CYAML_UINT:
@@ -224,6 +230,25 @@ void nt_jsonschema(struct nt_buf *out)
 		    "do not edit by hand. Keys are documented in nettune-profile(5).\",\n"
 		    "  \"allOf\": [");
 	mapping(&g, nt_profile_schema.mapping.fields, NULL, 2, false);
+	/* validate.c: a HostProfile names its host and target (extends only
+	 * takes PolicyProfiles, so they cannot come from elsewhere); a
+	 * PolicyProfile sets neither target nor host */
+	nt_buf_puts(out, ",\n    {\n"
+		    "      \"type\": \"object\",\n"
+		    "      \"if\": {\"properties\": {\"kind\": {\"description\": \"A HostProfile ...\", "
+		    "\"const\": \"HostProfile\"}}, \"required\": [\"kind\"]},\n"
+		    "      \"then\": {\"properties\": {\n"
+		    "        \"metadata\": {\"description\": \"... needs metadata.name.\", "
+		    "\"type\": \"object\", \"properties\": {\"name\": {\"description\": "
+		    "\"The host name.\"}}, \"required\": [\"name\"]},\n"
+		    "        \"target\": {\"description\": \"... needs a target.\"}},\n"
+		    "        \"required\": [\"metadata\", \"target\"]},\n"
+		    "      \"else\": {\"properties\": {\n"
+		    "        \"target\": {\"description\": \"A PolicyProfile cannot set target: "
+		    "the host profile that extends it names its target.\", \"not\": {}},\n"
+		    "        \"host\": {\"description\": \"A PolicyProfile cannot set host: the NUMA "
+		    "layout and reserved CPUs belong to one host's profile.\", \"not\": {}}}}\n"
+		    "    }");
 	nt_buf_puts(out, "]\n}\n");
 	nt_capsdb_free(&caps);
 }

@@ -18,6 +18,8 @@ Usage: ci_tests.py TEST
                  the same top-level and interface keys
   sarif-rules    every rule id used in the sources has SARIF metadata
                  (compiler/rules.c) and every row is used
+  sarif-uris     SARIF artifact URIs of odd file names: percent-encoded,
+                 relative without ./, absolute as file:///
   gitlab         dist/ci/gitlab-nettune.yml's validate job run as a script:
                  located log, Code Quality report, SARIF
   yaml           yamllint on the CI YAML files
@@ -187,7 +189,62 @@ def t_precommit():
         rc, out, err = sh(["sh", os.path.join(hooks, "scripts", "ci", "nettune-hook"), "validate",
                            "hosts/lab-1.yaml"], repo, NETTUNE="/nonexistent/nettune")
         check(rc == 1 and "not found" in err, "hook without nettune: exit %d, %r" % (rc, err))
+        hook_odd_names(os.path.join(hooks, "scripts", "ci", "nettune-hook"), tmp)
     ok("pre-commit hooks (validate, plan-check) through try-repo / run")
+
+
+def hook_odd_names(hook, tmp):
+    """File names a repository may hold reach nettune intact: a leading
+    dash is no option (a bad '-x.yaml' used to pass unchecked), 'a=b.yaml'
+    is no awk assignment, spaces/quotes/$(...) are data; thousands of files
+    cost a few grep runs, not one per file."""
+    d = os.path.join(tmp, "odd")
+    os.makedirs(os.path.join(d, "snapshots"))
+    names = ["-dash.yaml", "a b.yaml", "q'uote.yaml", "x$(id).yaml", "a=b.yaml"]
+    for n in names:
+        with open(os.path.join(d, n), "w") as f:
+            f.write(BAD)
+    rc, out, err = sh(["sh", hook, "validate", "--", "-dash.yaml"], d)
+    check(rc == 1 and "-dash.yaml:7:21: error:" in err,
+          "hook validate of a bad '-dash.yaml': exit %d, %r" % (rc, err))
+    rc, out, err = sh(["sh", hook, "validate"] + names, d)
+    check(rc == 1 and "5 profiles: 0 valid, 5 invalid" in err,
+          "hook validate of odd file names: exit %d, %r" % (rc, err))
+    shutil.copy(SNAPSHOT, os.path.join(d, "snapshots", "veth-lab.json"))
+    for n in ("-dash.yaml", "a=b.yaml"):
+        with open(os.path.join(d, n), "w") as f:
+            f.write(GOOD % 1500)
+    p = subprocess.run(["sh", hook, "plan-check", "--snapshots", "snapshots", "--",
+                        "-dash.yaml", "a=b.yaml"], cwd=d, env=env(), stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=60)
+    out = p.stdout.decode()
+    check(p.returncode == 0 and "matches ./-dash.yaml" in out and "matches a=b.yaml" in out,
+          "hook plan-check of '-dash.yaml' and 'a=b.yaml' (snapshot by metadata.name): exit %d\n%s%s"
+          % (p.returncode, out, p.stderr.decode()))
+    # many files: count grep runs through a logging grep first on PATH
+    many = os.path.join(tmp, "many")
+    os.makedirs(many)
+    files = []
+    for i in range(2000):
+        n = "host %04d.yaml" % i
+        with open(os.path.join(many, n), "w") as f:
+            f.write((GOOD % 1500).replace("veth-lab", "h%d" % i))
+        files.append(n)
+    with open(os.path.join(many, "x.yaml"), "w") as f:
+        f.write("jobs: {}\n")
+    files.append("x.yaml")
+    bindir = os.path.join(tmp, "bin")
+    os.makedirs(bindir)
+    log = os.path.join(tmp, "grep.log")
+    with open(os.path.join(bindir, "grep"), "w") as f:
+        f.write("#!/bin/sh\necho run >> '%s'\nexec %s \"$@\"\n" % (log, shutil.which("grep")))
+    os.chmod(os.path.join(bindir, "grep"), 0o755)
+    rc, out, err = sh(["sh", hook, "validate"] + files, many,
+                      PATH=bindir + os.pathsep + env()["PATH"])
+    runs = len(open(log).readlines()) if os.path.exists(log) else 0
+    check(rc == 0 and "2000 profiles: 2000 valid, 0 invalid" in err,
+          "hook validate of 2000 profiles: exit %d, %r" % (rc, err[-300:]))
+    check(runs <= 4, "hook validate of 2001 files ran grep %d times (one per batch wanted)" % runs)
 
 
 # ---------------------------------------------------------------- action
@@ -224,7 +281,7 @@ def condition(s, ctx):
     return expr("${{ %s }}" % s, ctx) == "True"
 
 
-def run_action(workdir, inputs, skip_names=()):
+def run_action(workdir, inputs, skip_names=(), extra_env=None):
     """Runs the composite action's steps like the runner does (shell sh:
     sh -e FILE), uses: steps recorded, not run.  Returns (steps, ctx) with
     each step's rc and output."""
@@ -257,6 +314,7 @@ def run_action(workdir, inputs, skip_names=()):
             stepenv.update(files)
             stepenv["RUNNER_TEMP"] = tmp
             stepenv["GITHUB_ACTION_PATH"] = SRCROOT
+            stepenv.update(extra_env or {})
             rc, out, err = sh(["sh", "-e", script], workdir, **stepenv)
             outs = {}
             with open(files["GITHUB_OUTPUT"]) as f:
@@ -332,7 +390,7 @@ def t_action():
         check(d["outputs"].get("status") == "1" and
               "in sync: snapshots/veth-lab.json matches hosts/lab-1.yaml" in d["out"] and
               "hosts/broken.yaml: error: no snapshot snapshots/broken.json or snapshots/h1.json"
-              in d["err"], "drift step, a converged host and one without a snapshot: %r %s %s"
+              in d["out"], "drift step, a converged host and one without a snapshot: %r %s %s"
               % (d["outputs"], d["out"], d["err"]))
         r = step(done, "Result")
         check(r["rc"] == 1 and "invalid profiles" in r["out"],
@@ -371,7 +429,114 @@ def t_action():
         r = step(done, "Result")
         check(r["rc"] == 0 and "profiles valid" in r["out"], "final step all good: exit %s %r" %
               (r["rc"], r["out"]))
+    action_paths()
+    action_command_injection()
+    example_workflow()
     ok("action.yml steps (annotations, SARIF, drift, final status)")
+
+
+def action_command_injection():
+    """A file named like a workflow command ("::error::x.yaml") is printed
+    at the start of a line by the drift check and by --format text: those
+    lines are inside ::stop-commands::TOKEN ... ::TOKEN::."""
+    def guarded(out, needle):
+        m = re.search(r"^::stop-commands::([0-9a-f]{16,})$", out, re.M)
+        if not m:
+            return False
+        end = out.find("\n::%s::" % m.group(1), m.end())
+        i = out.find(needle, m.end())
+        outside = out[:m.start()] + out[end + len(m.group(1)) + 5:] if end > 0 else out
+        return end > 0 and m.end() < i < end and not re.search(r"^::", outside, re.M)
+    with tempfile.TemporaryDirectory(prefix="nt-action-inj-") as ws:
+        make_repo(ws)
+        evil = "::error file=x::injected.yaml"
+        with open(os.path.join(ws, evil), "w") as f:
+            f.write((GOOD % 1500).replace("veth-lab", "evil"))
+        os.unlink(os.path.join(ws, "hosts", "broken.yaml"))
+        done, _ = run_action(ws, {"paths": "hosts " + evil.replace(" ", "?"), "build": "false",
+                                  "upload-sarif": "false", "snapshots": "snapshots",
+                                  "format": "text"})
+        d = step(done, "Check for drift against snapshots")
+        check(guarded(d["out"], evil), "drift step prints a file name as a workflow command:\n"
+              + d["out"])
+        v = step(done, "Validate profiles")
+        check(guarded(v["out"], "profiles:"), "validate --format text not guarded:\n" + v["out"])
+
+
+def example_workflow():
+    """examples/ci/github-workflow.yml as a pipeline author copies it: the
+    permissions upload-sarif needs, a clear error when the nettune
+    repository variables are unset, no upload with a fork's read-only
+    token, and an upload failure does not fail the check."""
+    import yaml
+    with open(os.path.join(SRCROOT, "examples", "ci", "github-workflow.yml")) as f:
+        wf = yaml.safe_load(f)
+    check(wf["permissions"] == {"contents": "read", "security-events": "write"},
+          "workflow permissions %r" % wf["permissions"])
+    steps = wf["jobs"]["validate"]["steps"]
+    guard = [s for s in steps if "NETTUNE_REPOSITORY" in str(s.get("if", ""))]
+    check(guard and "exit 1" in guard[0].get("run", "") and
+          steps.index(guard[0]) < [i for i, s in enumerate(steps) if "repository" in s.get("with", {})][0],
+          "no step stops with a clear error before checking out an unset NETTUNE_REPOSITORY")
+    use = [s for s in steps if s.get("uses") == "./.nettune"]
+    check(use and "head.repo.full_name == github.repository" in str(use[0]["with"].get("upload-sarif")),
+          "the workflow uploads SARIF on pull requests from forks (read-only token)")
+    up = [s for s in action_steps()["runs"]["steps"] if s["name"] == "Upload SARIF"]
+    check(up and up[0].get("continue-on-error") is True,
+          "a refused SARIF upload fails the action")
+
+
+def action_paths():
+    """paths ".": annotations name hosts/x.yaml, not ./hosts/x.yaml; a
+    file named -x.yaml is checked; a mistyped path fails the step instead of
+    finding no profile; thousands of files cost a few grep runs."""
+    with tempfile.TemporaryDirectory(prefix="nt-action-paths-") as ws:
+        make_repo(ws)
+        with open(os.path.join(ws, "-dash.yaml"), "w") as f:
+            f.write(BAD)
+        done, _ = run_action(ws, {"paths": ".", "build": "false", "upload-sarif": "false"})
+        v = step(done, "Validate profiles")
+        check("::error file=hosts/broken.yaml,line=7" in v["out"] and
+              "::error file=-dash.yaml,line=7" in v["out"] and "file=./" not in v["out"] and
+              "4 profile(s)" in v["out"] and v["outputs"].get("status") == "1",
+              "validate step with paths '.': %r\n%s%s" % (v["outputs"], v["out"], v["err"]))
+        done, _ = run_action(ws, {"paths": "-dash.yaml", "build": "false", "upload-sarif": "false"})
+        v = step(done, "Validate profiles")
+        check("::error file=-dash.yaml,line=7" in v["out"] and v["outputs"].get("status") == "1",
+              "validate step with paths '-dash.yaml': %r\n%s%s" % (v["outputs"], v["out"], v["err"]))
+        os.unlink(os.path.join(ws, "-dash.yaml"))
+        # the action checked out in the workspace (examples/ci: .nettune)
+        # with its test profiles that are meant to fail: not checked
+        own = os.path.join(ws, ".nettune")
+        os.makedirs(os.path.join(own, "tests", "bad"))
+        shutil.copy(os.path.join(ws, "hosts", "broken.yaml"), os.path.join(own, "tests", "bad"))
+        os.unlink(os.path.join(ws, "hosts", "broken.yaml"))
+        done, _ = run_action(ws, {"paths": ".", "build": "false", "upload-sarif": "false"},
+                             extra_env={"GITHUB_ACTION_PATH": ws + "/./.nettune"})
+        v = step(done, "Validate profiles")
+        check(v["outputs"].get("status") == "0" and "2 profile(s)" in v["out"],
+              "validate step with the action checked out at ./.nettune: %r\n%s" % (v["outputs"], v["out"]))
+        shutil.rmtree(own)
+        done, _ = run_action(ws, {"paths": "hosts host", "build": "false", "upload-sarif": "false"})
+        v = step(done, "Validate profiles")
+        check(v["outputs"].get("status") == "1" and "::error::" in v["out"] and "host" in v["out"],
+              "validate step with a mistyped path: %r\n%s" % (v["outputs"], v["out"]))
+        for i in range(1500):
+            with open(os.path.join(ws, "hosts", "h %04d.yaml" % i), "w") as f:
+                f.write((GOOD % 1500).replace("veth-lab", "h%d" % i))
+        bindir = os.path.join(ws, ".bin")
+        os.makedirs(bindir)
+        log = os.path.join(ws, ".grep.log")
+        with open(os.path.join(bindir, "grep"), "w") as f:
+            f.write("#!/bin/sh\necho run >> '%s'\nexec %s \"$@\"\n" % (log, shutil.which("grep")))
+        os.chmod(os.path.join(bindir, "grep"), 0o755)
+        done, _ = run_action(ws, {"paths": "hosts", "build": "false", "upload-sarif": "false"},
+                             extra_env={"PATH": bindir + os.pathsep + env()["PATH"]})
+        v = step(done, "Validate profiles")
+        runs = len(open(log).readlines()) if os.path.exists(log) else 0
+        check(v["outputs"].get("status") == "0" and "1502 profile(s)" in v["out"] and runs <= 4,
+              "validate step of 1502 profiles: %r, grep ran %d times\n%s" % (v["outputs"], runs,
+                                                                          v["out"][-300:]))
 
 
 # ---------------------------------------------------------------- schema
@@ -489,11 +654,12 @@ def t_schema_docs():
             if not v.get("description"):
                 missing.append(path + k)
             walk(v, path + k + ".")
-        for k in ("items", "additionalProperties"):
+        for k in ("items", "additionalProperties", "if", "then", "else", "not"):
             walk(node.get(k), path)
-        for alt in node.get("anyOf", []):
-            walk(alt, path)
-    walk(schema["allOf"][0], "")
+        for k in ("anyOf", "allOf", "oneOf"):
+            for alt in node.get(k, []):
+                walk(alt, path)
+    walk(schema, "")
     check(not missing, "schema keys without a description: %s" % missing)
     top_terms, man = man_terms("TOP-LEVEL KEYS")
     if_terms, _ = man_terms("INTERFACE KEYS")
@@ -590,6 +756,48 @@ def t_sarif_rules():
     ok("%d rule ids, each with SARIF metadata" % len(rows))
 
 
+def t_sarif_uris():
+    """artifactLocation.uri is a percent-encoded URI reference that names the
+    file: relative stays relative (no "./"), absolute becomes file:///."""
+    from urllib.parse import unquote, urlsplit
+    import jsonschema
+    with open(os.path.join(SRCROOT, "tests", "validate", "sarif-schema-2.1.0.json")) as f:
+        sarif_schema = json.load(f)
+    names = ["a b.yaml", "c#d.yaml", "e%41f.yaml", "g:h,i.yaml", "q'uote.yaml", "x$(id).yaml",
+             "back\\slash.yaml", "\u00fc.yaml", "nl\nx.yaml", "-dash.yaml", "?q.yaml"]
+    with tempfile.TemporaryDirectory(prefix="nt-sarif-") as tmp:
+        os.makedirs(os.path.join(tmp, "sub dir"))
+        for n in names:
+            with open(os.path.join(tmp, n), "w") as f:
+                f.write(BAD)
+        with open(os.path.join(tmp, "sub dir", "h.yaml"), "w") as f:
+            f.write(BAD)
+        args = ["--"] + names + ["./sub dir/h.yaml", os.path.join(tmp, "sub dir", "h.yaml")]
+        rc, out, err = sh([NETTUNE, "validate", "--format", "sarif"] + args, tmp)
+        doc = json.loads(out)
+        errs = list(jsonschema.Draft7Validator(sarif_schema).iter_errors(doc))
+        check(not errs, "SARIF with odd file names is not valid SARIF 2.1.0: %s"
+              % (errs[0].message if errs else ""))
+        uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                for r in doc["runs"][0]["results"]]
+        check(len(uris) == len(names) + 2, "%d results for %d files" % (len(uris), len(names) + 2))
+        want = {n for n in names} | {"sub dir/h.yaml"}
+        got = set()
+        for u in uris:
+            check(re.fullmatch(r"[A-Za-z0-9._~/%-]+|file:///[A-Za-z0-9._~/%-]+", u) is not None,
+                  "artifact uri %r is not a percent-encoded URI reference" % u)
+            sp = urlsplit(u)
+            if sp.scheme:
+                check(sp.scheme == "file" and unquote(sp.path) == os.path.join(tmp, "sub dir", "h.yaml"),
+                      "absolute path as uri %r" % u)
+                continue
+            check(not sp.fragment and not sp.query and not u.startswith("./"),
+                  "relative uri %r has a scheme, query, fragment or ./" % u)
+            got.add(unquote(u))
+        check(got == want, "uris decode to %r, want %r" % (sorted(got), sorted(want)))
+    ok("SARIF artifact URIs percent-encoded, relative or file:///, valid SARIF 2.1.0")
+
+
 def t_gitlab():
     import yaml
     with open(os.path.join(SRCROOT, "dist", "ci", "gitlab-nettune.yml")) as f:
@@ -618,7 +826,80 @@ def t_gitlab():
         with open(os.path.join(ws, "nettune.sarif")) as f:
             sarif = json.load(f)
         check(len(sarif["runs"][0]["results"]) == 1, "gitlab SARIF: %r" % sarif["runs"][0]["results"])
+        # the template's default NETTUNE_PATHS "." finds ./hosts/...: the
+        # report names hosts/broken.yaml, as GitLab matches paths
+        e["NETTUNE_PATHS"] = "."
+        rc, out, err = sh(["sh", script], ws, **e)
+        with open(os.path.join(ws, "gl-code-quality.json")) as f:
+            cq = json.load(f)
+        check(rc == 1 and [c["location"]["path"] for c in cq] == ["hosts/broken.yaml"],
+              "code quality paths with NETTUNE_PATHS='.': %r" % cq)
+        with open(os.path.join(ws, "nettune.sarif")) as f:
+            sarif = json.load(f)
+        uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                for r in sarif["runs"][0]["results"]]
+        check(uris == ["hosts/broken.yaml"], "SARIF uris with NETTUNE_PATHS='.': %r" % uris)
+        # a file named -x.yaml is checked; a mistyped path fails the job
+        with open(os.path.join(ws, "-dash.yaml"), "w") as f:
+            f.write(BAD)
+        e["NETTUNE_PATHS"] = "-dash.yaml"
+        rc, out, err = sh(["sh", script], ws, **e)
+        check(rc == 1 and "-dash.yaml:7:21: error:" in err and "1 profile(s)" in out,
+              "gitlab job with NETTUNE_PATHS='-dash.yaml': exit %d\n%s%s" % (rc, out, err))
+        os.unlink(os.path.join(ws, "-dash.yaml"))
+        os.unlink(os.path.join(ws, "hosts", "broken.yaml"))
+        e["NETTUNE_PATHS"] = "hosts host"
+        rc, out, err = sh(["sh", script], ws, **e)
+        check(rc == 1 and "names no file or directory: host" in err,
+              "gitlab job with a mistyped path: exit %d\n%s%s" % (rc, out, err))
+        # many files: one grep per batch
+        for i in range(1500):
+            with open(os.path.join(ws, "hosts", "h %04d.yaml" % i), "w") as f:
+                f.write((GOOD % 1500).replace("veth-lab", "h%d" % i))
+        bindir = os.path.join(ws, ".bin")
+        os.makedirs(bindir)
+        log = os.path.join(ws, ".grep.log")
+        with open(os.path.join(bindir, "grep"), "w") as f:
+            f.write("#!/bin/sh\necho run >> '%s'\nexec %s \"$@\"\n" % (log, shutil.which("grep")))
+        os.chmod(os.path.join(bindir, "grep"), 0o755)
+        e["NETTUNE_PATHS"] = "hosts"
+        rc, out, err = sh(["sh", script], ws, PATH=bindir + os.pathsep + env()["PATH"], **e)
+        runs = len(open(log).readlines()) if os.path.exists(log) else 0
+        check(rc == 0 and "1502 profile(s)" in out and runs <= 4,
+              "gitlab job on 1502 profiles: exit %d, grep ran %d times\n%s" % (rc, runs, err[-300:]))
+    codequality_fingerprints()
     ok("GitLab template job: located log, Code Quality report, SARIF")
+
+
+def codequality_fingerprints():
+    """Fingerprints are unique within a report (identical diagnostics too)
+    and stable when the lines move; absolute paths under the project are
+    made relative."""
+    def report(diags, cwd):
+        p = subprocess.run([sys.executable, os.path.join(SRCROOT, "scripts", "ci", "codequality.py")],
+                           input=json.dumps({"files": [], "diagnostics": diags}).encode(),
+                           cwd=cwd, env=env(CI_PROJECT_DIR=cwd), capture_output=True, timeout=60)
+        check(p.returncode == 0, "codequality.py: %s" % p.stderr.decode())
+        return json.loads(p.stdout or b"[]")
+
+    def diag(line, msg="gro must be on or off", f="hosts/a.yaml"):
+        return {"file": f, "line": line, "column": 3, "severity": "error", "rule": "type",
+                "message": msg}
+    with tempfile.TemporaryDirectory(prefix="nt-cq-") as tmp:
+        tmp = os.path.realpath(tmp)
+        a = report([diag(7), diag(7), diag(9, "mtu too small")], tmp)
+        fp = [c["fingerprint"] for c in a]
+        check(len(set(fp)) == 3, "duplicate fingerprints in one report: %r" % fp)
+        # two lines inserted above: the same issues, the same fingerprints
+        b = report([diag(9), diag(9), diag(11, "mtu too small")], tmp)
+        check([c["fingerprint"] for c in b] == fp,
+              "fingerprints changed when lines moved: %r -> %r" % (fp, [c["fingerprint"] for c in b]))
+        c = report([diag(7, f="./hosts/a.yaml"), diag(7, f=os.path.join(tmp, "hosts", "a.yaml"))], tmp)
+        check([x["location"]["path"] for x in c] == ["hosts/a.yaml"] * 2,
+              "code quality paths: %r" % [x["location"]["path"] for x in c])
+        check(all(set(x) >= {"description", "check_name", "fingerprint", "severity", "location"}
+                  and x["severity"] in ("info", "minor", "major", "critical", "blocker")
+                  for x in a + b + c), "code quality issue fields: %r" % a)
 
 
 def t_yaml():
@@ -637,7 +918,7 @@ def t_yaml():
 
 TESTS = {"precommit": t_precommit, "action": t_action, "editor-schema": t_editor_schema,
          "schema-loader": t_schema_loader, "schema-docs": t_schema_docs,
-         "sarif-rules": t_sarif_rules, "gitlab": t_gitlab, "yaml": t_yaml}
+         "sarif-rules": t_sarif_rules, "sarif-uris": t_sarif_uris, "gitlab": t_gitlab, "yaml": t_yaml}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in TESTS:
