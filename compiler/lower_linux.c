@@ -296,6 +296,43 @@ static bool table_chosen(const struct ictx *c)
 	       nt_caps_match(c->L->db, m->driver, m->pci, NULL) != c->caps;
 }
 
+/* The table picked from the device gets validate's table checks, except
+ * the maxima, channel kinds and coalescing, which the lowering checks here
+ * with the observed maxima taking precedence. */
+static void check_chosen_caps(struct ictx *c)
+{
+	struct nt_caps t;
+	const struct nt_channels *ch = c->f->channels;
+	const uint32_t *v[NT_CH__COUNT] = {ch ? ch->combined : NULL, ch ? ch->rx : NULL,
+					   ch ? ch->tx : NULL, ch ? ch->other : NULL};
+	unsigned k;
+
+	if (!table_chosen(c))
+		return;
+	t = *c->caps;
+	for (k = 0; k < NT_CH__COUNT; k++) {
+		bool observed = c->F && c->F->max_chan[k].known;
+
+		/* a kind the table lacks is reported by lower_channels */
+		if (v[k] && !observed && !t.chan_kind[k])
+			t.chan_settable = NT_TRI_UNKNOWN;
+		t.chan_kind[k] = true;
+		t.chan_max[k].known = false;
+	}
+	if (t.rings_settable != NT_TRI_NO) {
+		t.ring_rx_max.known = false;
+		t.ring_tx_max.known = false;
+	}
+	t.ring_rx_max_no_agg.known = false;
+	if (c->F && c->F->rss_key_bytes.known)
+		t.rss_key_bytes = c->F->rss_key_bytes;
+	if (t.rss_key_bytes.known && t.rss_key_bytes.v)
+		t.rss_key_bytes.known = false;	/* lower_rss checks the length */
+	if (c->F && c->F->rss_indir_size.known)
+		t.rss_indir_size = c->F->rss_indir_size;
+	errs += nt_validate_chosen_caps(c->L->l, c->L->d, c->i, &t);
+}
+
 static void lower_channels(struct ictx *c)
 {
 	const struct nt_channels *ch = c->f->channels;
@@ -1045,6 +1082,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 				continue;
 			}
 			c.caps = caps_for(&c);
+			check_chosen_caps(&c);
 			lower_mtu(&c);
 			check_tunnel_fit(&c);
 			lower_offloads(&c);

@@ -613,6 +613,22 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 	}
 }
 
+size_t nt_validate_chosen_caps(const struct nt_loaded *l, struct nt_diags *d, size_t i,
+			       const struct nt_caps *c)
+{
+	struct v v;
+	struct nt_iface f;
+
+	memset(&v, 0, sizeof(v));
+	v.l = l;
+	v.p = l->p;
+	v.d = d;
+	f = l->p->interfaces[i];
+	f.coalesce = NULL;	/* the planner checks coalescing itself */
+	check_caps(&v, &f, i, c);
+	return v.errors;
+}
+
 static void check_iface_target(struct v *v, const struct nt_iface *f, size_t i)
 {
 	static const char *const linux_only[] = {"channels", "rings", "coalesce", "irq", "rps", "xps", "linux"};

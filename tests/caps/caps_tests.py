@@ -747,7 +747,46 @@ def t_bnxt_agg():
         fail(f"caps broadcom-57414 does not show the rx maximum without aggregation:\n{r.stdout}")
 
 
-for t in (t_kernel_versions, t_x710_kernel_rule, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg):
+def t_chosen_table_checks():
+    # a table picked from the observed device (no nic:, or nic: auto) gets the same
+    # table checks at plan time as a declared one: minimums, read-only channels,
+    # RSS hash function and the xor channel limit
+    x710 = dict(INTEL, driver="i40e", pci="8086:1572")
+    vmx = dict(INTEL, driver="vmxnet3", pci="15ad:07b0")
+    cx5 = dict(INTEL, driver="mlx5_core", pci="15b3:1017")
+    bnxt = dict(INTEL, driver="bnxt_en", pci="14e4:16d7")
+    cases = [
+        (x710, ["rings: {rx: 63}"], "7:17: error: rings.rx = 63 is below the intel-x710 minimum "
+         "of 64 (", "I40E_MIN_NUM_DESCRIPTORS = 64"),
+        (bnxt, ["rings: {tx: 18}"], "7:17: error: rings.tx = 18 is below the broadcom-57414 "
+         "minimum of 19 (", "MAX_SKB_FRAGS"),
+        (vmx, ["channels: {combined: 2}"], "7:26: error: channels.combined: vmxnet3 (vmxnet3) "
+         "channel counts cannot be changed (", "no set_channels"),
+        (vmx, ["channels: {rx: 1}"], "7:20: error: channels.rx: vmxnet3 (vmxnet3) channel "
+         "counts cannot be changed (", "no set_channels"),
+        (x710, ["rss: {hash: crc32}"], "7:17: error: intel-x710 (i40e) does not support the "
+         "crc32 hash function; it has toeplitz", "it has toeplitz"),
+        (cx5, ["channels: {combined: 129}", "rss: {hash: xor}"], "8:17: error: rss.hash xor "
+         "allows at most 128 channels on mellanox-cx5; channels.combined is 129", "128"),
+    ]
+    for dev, lines, want, cite in cases:
+        for nic in ([], ["nic: auto"]):
+            rc, err = run(["plan"], profile(nic + lines), snapshot(dev))
+            row, rest = want.split(":", 1)
+            check(f"chosen {dev['driver']} {lines} {nic}", rc, err, 1,
+                  want=(f"p.yaml:{int(row) + len(nic)}:{rest}", cite))
+    # at the edge nothing is refused, and an observed maximum still wins over the table
+    for dev, lines in [(x710, ["rings: {rx: 64}"]), (bnxt, ["rings: {tx: 19}"]),
+                       (cx5, ["channels: {combined: 128}", "rss: {hash: xor}"]),
+                       (x710, ["rss: {hash: toeplitz}"])]:
+        rc, err = run(["plan"], profile(["nic: auto"] + lines), snapshot(dev))
+        check(f"chosen edge {dev['driver']} {lines}", rc, err, (0, 2), absent=("error",))
+    rc, err = run(["plan"], profile(["channels: {combined: 100}"]),
+                  snapshot(dict(x710, max={"combined": 128})))
+    check("chosen observed channels", rc, err, (0, 2), absent=("error",))
+
+
+for t in (t_kernel_versions, t_x710_kernel_rule, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg, t_chosen_table_checks):
     t()
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
