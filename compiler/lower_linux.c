@@ -284,15 +284,15 @@ static uint32_t observed_u32(struct ictx *c, enum nt_kind_id k, const char *obj,
 	return s ? s->val.u : 0;
 }
 
-/* The table was picked from the device (match or nic: auto), so validate has
- * not checked its limits yet. */
+/* The table was picked from the device (no nic:, or nic: auto), so validate
+ * has not checked its limits yet, unless match: named the same table. */
 static bool table_chosen(const struct ictx *c)
 {
 	const struct nt_match *m = c->f->match;
 
 	if (!c->caps || (c->f->nic && strcmp(c->f->nic, "auto")))
 		return false;
-	return c->f->nic || !m || (!m->driver && !m->pci) ||
+	return !m || (!m->driver && !m->pci) ||
 	       nt_caps_match(c->L->db, m->driver, m->pci, NULL) != c->caps;
 }
 

@@ -859,9 +859,10 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 			  "interface '%s' is listed twice (also at interfaces[%zu])", f->name, k);
 			break;
 		}
-	if (f->nic && !strcmp(f->nic, "auto")) {
+	if (f->nic && !strcmp(f->nic, "auto") &&
+	    !(f->match && v->db && (f->match->driver || f->match->pci))) {
 		/* the table is chosen from the observed device at plan time */
-	} else if (f->nic) {
+	} else if (f->nic && strcmp(f->nic, "auto")) {
 		caps = v->db ? nt_caps_find(v->db, f->nic) : NULL;
 		if (v->db && !caps) {
 			const char *s = nt_caps_suggest(v->db, f->nic);

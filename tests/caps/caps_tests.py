@@ -786,7 +786,24 @@ def t_chosen_table_checks():
     check("chosen observed channels", rc, err, (0, 2), absent=("error",))
 
 
-for t in (t_kernel_versions, t_x710_kernel_rule, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg, t_chosen_table_checks):
+def t_auto_with_match():
+    # nic: auto with match.pci checks the matched table offline, as match.pci alone does,
+    # and the plan reports each finding once
+    lines = ["nic: auto", "match: {pci: \"8086:37d0\"}"]
+    rc, err = run(["validate"], profile(lines + ["rings: {rx: 4096}"]))
+    check("auto+match.pci edge", rc, err, 0, absent=("error",))
+    rc, err = run(["validate"], profile(lines + ["rings: {rx: 4097}"]))
+    check("auto+match.pci beyond", rc, err, 1,
+          want=("p.yaml:9:17: error: rings.rx = 4097 exceeds the intel-x722 maximum of 4096 (",
+                "I40E_MAX_NUM_DESCRIPTORS = 4096"))
+    rc, err = run(["plan"], profile(lines + ["rings: {rx: 4097}"]),
+                  snapshot(dict(INTEL, driver="i40e", pci="8086:37d0")))
+    check("auto+match.pci plan", rc, err, 1, want=("p.yaml:9:17: error: rings.rx = 4097",))
+    if err.count("error: rings.rx = 4097") != 1:
+        fail(f"auto+match.pci plan reports the ring twice:\n{err}")
+
+
+for t in (t_kernel_versions, t_x710_kernel_rule, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg, t_chosen_table_checks, t_auto_with_match):
     t()
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
