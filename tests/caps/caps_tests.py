@@ -803,7 +803,50 @@ def t_auto_with_match():
         fail(f"auto+match.pci plan reports the ring twice:\n{err}")
 
 
-for t in (t_kernel_versions, t_x710_kernel_rule, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg, t_chosen_table_checks, t_auto_with_match):
+def t_new_tables_coalesce():
+    # the tables added with the v2 model carry their drivers' supported_coalesce_params:
+    # a parameter the ethtool core refuses is an error, the accepted ones pass at the edge
+    cases = [
+        ("intel-iavf", "coalesce: {rx_usecs: 8160, tx_usecs: 8160}",
+         "coalesce: {rx_frames: 10}", "8:27: error: coalesce.rx_frames: intel-iavf (iavf) does "
+         "not support this parameter; it takes rx_usecs, tx_usecs, adaptive_rx, adaptive_tx (",
+         "ETHTOOL_COALESCE_USECS | ETHTOOL_COALESCE_USE_ADAPTIVE"),
+        ("intel-iavf", "coalesce: {adaptive_rx: on}", "coalesce: {rx_usecs: 50, adaptive_rx: on}",
+         "8:26: error: coalesce.rx_usecs cannot be set with adaptive_rx on: intel-iavf (iavf)",
+         "Rx interrupt throttling cannot be changed if adaptive-rx is enabled"),
+        ("intel-ixgbevf", "coalesce: {rx_usecs: 1022}", "coalesce: {adaptive_rx: on}",
+         "8:29: error: coalesce.adaptive_rx: intel-ixgbevf (ixgbevf) does not support this "
+         "parameter; it takes rx_usecs, tx_usecs (", "ixgbevf_ethtool_ops.supported_coalesce_params"),
+        ("intel-x540", "coalesce: {rx_usecs: 1022}", "coalesce: {rx_usecs: 1023}",
+         "8:26: error: coalesce.rx_usecs = 1023 exceeds the intel-x540 maximum of 1022",
+         "IXGBE_MAX_EITR"),
+        ("intel-x540", "coalesce: {tx_usecs: 0}", "coalesce: {tx_frames: 8}",
+         "error: coalesce.tx_frames: intel-x540 (ixgbe) does not support this parameter",
+         "supported_coalesce_params = ETHTOOL_COALESCE_USECS"),
+        ("intel-i211", "coalesce: {rx_usecs: 10}", "coalesce: {rx_usecs: 9}",
+         "8:26: error: coalesce.rx_usecs = 9 is below the intel-i211 minimum of 10", "IGB_MIN_ITR_USECS"),
+        ("intel-i211", "coalesce: {rx_usecs: 3}", "coalesce: {adaptive_rx: on}",
+         "error: coalesce.adaptive_rx: intel-i211 (igb) does not support this parameter",
+         "ETHTOOL_COALESCE_USECS"),
+        ("broadcom-57508", "coalesce: {rx_frames: 64, adaptive_rx: on}",
+         "coalesce: {adaptive_tx: on}", "8:29: error: coalesce.adaptive_tx: broadcom-57508 "
+         "(bnxt_en) does not support this parameter", "no adaptive-tx"),
+        ("google-gve", "coalesce: {tx_usecs: 8190}", "coalesce: {rx_frames: 1}",
+         "error: coalesce.rx_frames: google-gve (gve) does not support this parameter",
+         "gve_ethtool_ops.supported_coalesce_params = ETHTOOL_COALESCE_USECS"),
+        ("hyperv-netvsc", None, "coalesce: {rx_usecs: 10}",
+         "8:26: error: coalesce.rx_usecs: hyperv-netvsc (hv_netvsc) has no interrupt coalescing "
+         "settings (", "no get_coalesce/set_coalesce"),
+    ]
+    for table, ok, bad, want, cite in cases:
+        if ok:
+            rc, err = run(["validate"], profile(["nic: " + table, ok]))
+            check(f"{table} {ok}", rc, err, 0, absent=("error",))
+        rc, err = run(["validate"], profile(["nic: " + table, bad]))
+        check(f"{table} {bad}", rc, err, 1, want=(want, cite))
+
+
+for t in (t_kernel_versions, t_x710_kernel_rule, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg, t_chosen_table_checks, t_auto_with_match, t_new_tables_coalesce):
     t()
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
