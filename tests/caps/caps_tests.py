@@ -846,7 +846,62 @@ def t_new_tables_coalesce():
         check(f"{table} {bad}", rc, err, 1, want=(want, cite))
 
 
-for t in (t_kernel_versions, t_x710_kernel_rule, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg, t_chosen_table_checks, t_auto_with_match, t_new_tables_coalesce):
+def t_caps_dir_hostile():
+    # a local table that would make matching ambiguous or contradicts itself is refused
+    # with its location; nettune never crashes on it
+    with open(os.path.join(SRCROOT, "schema", "nics", "intel-x710.yaml")) as f:
+        x710 = f.read()
+    cases = [
+        ("lab-x.yaml", x710.replace("id: intel-x710", "id: lab-x"),
+         r"lab-x\.yaml:5:\d+: error: PCI id 8086:1572 \(with others\) is also in table "
+         r"'intel-x710' \(schema/nics/intel-x710\.yaml:5\)"),
+        ("a.yaml", x710.replace("id: intel-x710", "id: \"../../etc\""),
+         r"a\.yaml:2:5: error: id '\.\./\.\./etc' must equal the file name without \.yaml \('a'\)"),
+        ("x722dup.yaml", x710.replace("id: intel-x710", "id: intel-x722"),
+         r"x722dup\.yaml:2:5: error: id 'intel-x722' must equal the file name"),
+        ("intel-x710.yaml", x710.replace("rx_min: 64", "rx_min: 9000"),
+         r"intel-x710\.yaml:\d+:13: error: rings\.rx_min 9000 is above the maximum 8160"),
+        ("intel-x710.yaml", x710.replace('max_since: "6.8"', 'max_since: "99999999999999999999.1"'),
+         r"intel-x710\.yaml:\d+:\d+: error: rings\.max_since '99999999999999999999\.1' is not a "
+         r"kernel version X\.Y"),
+        ("intel-x710.yaml", x710.replace('"8086:1572", ', '"8086:1580", ', 1),
+         r"intel-x710\.yaml:5:\d+: error: PCI id 8086:1580 is listed twice"),
+        ("intel-x710.yaml", x710.replace('"8086:1572", ', '"8086:1572 ", ', 1),
+         r"intel-x710\.yaml:5:\d+: error: PCI id '8086:1572 ' is not lowercase hex"),
+        ("intel-x710.yaml", x710.replace("key_bytes: 52", "key_bytes: 100000"),
+         r"intel-x710\.yaml:\d+:16: error: rss\.key_bytes 100000 is above the 256 bytes"),
+        ("intel-x710.yaml", x710.replace("indir_size: 512", "indir_size: 4000000000"),
+         r"intel-x710\.yaml:\d+:17: error: rss\.indir_size 4000000000 is above"),
+        ("intel-x710.yaml", x710.replace("rx_max: 8160", "rx_max: 4294967296"),
+         r"intel-x710\.yaml:\d+:13: error: /linux/rings/rx_max must be a number"),
+    ]
+    for fname, text, want in cases:
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, fname), "w") as f:
+                f.write(text)
+            for args in (["caps"], ["validate"]):
+                cmd = [NETTUNE, "--caps-dir", d] + args
+                if args == ["validate"]:
+                    p = os.path.join(d, "p.txt")
+                    with open(p, "w") as f:
+                        f.write(profile(["nic: intel-x710"]))
+                    cmd.append(p)
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                if r.returncode != 1 or not re.search(want, r.stderr) or r.returncode < 0:
+                    fail(f"hostile table {fname} {args}: exit {r.returncode}, want 1 and "
+                         f"/{want}/\n{r.stderr}")
+    # two local tables sharing an id's PCI ids collide with each other too
+    with tempfile.TemporaryDirectory() as d:
+        for i in ("x2", "x3"):
+            with open(os.path.join(d, i + ".yaml"), "w") as f:
+                f.write(x710.replace("id: intel-x710", "id: " + i))
+        r = subprocess.run([NETTUNE, "--caps-dir", d, "caps"], capture_output=True, text=True)
+        if r.returncode != 1 or "x3.yaml:5:11: error: PCI id 8086:1572 (with others) is also in " \
+                "table 'x2'" not in r.stderr:
+            fail(f"two local tables with one PCI id: {r.returncode}\n{r.stderr}")
+
+
+for t in (t_kernel_versions, t_x710_kernel_rule, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg, t_chosen_table_checks, t_auto_with_match, t_new_tables_coalesce, t_caps_dir_hostile):
     t()
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
