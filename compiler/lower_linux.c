@@ -298,7 +298,8 @@ static bool table_chosen(const struct ictx *c)
 
 /* The table picked from the device gets validate's table checks, except
  * the maxima, channel kinds and coalescing, which the lowering checks here
- * with the observed maxima taking precedence. */
+ * with the observed maxima taking precedence, and the offload states when the
+ * host's features were observed (they say what the device really offers). */
 static void check_chosen_caps(struct ictx *c)
 {
 	struct nt_caps t;
@@ -330,7 +331,8 @@ static void check_chosen_caps(struct ictx *c)
 		t.rss_key_bytes.known = false;	/* lower_rss checks the length */
 	if (c->F && c->F->rss_indir_size.known)
 		t.rss_indir_size = c->F->rss_indir_size;
-	errs += nt_validate_chosen_caps(c->L->l, c->L->d, c->i, &t);
+	errs += nt_validate_chosen_caps(c->L->l, c->L->d, c->i, &t,
+					!(c->F && c->F->features_known));
 }
 
 static void lower_channels(struct ictx *c)

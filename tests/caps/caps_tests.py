@@ -775,6 +775,21 @@ def t_chosen_table_checks():
             row, rest = want.split(":", 1)
             check(f"chosen {dev['driver']} {lines} {nic}", rc, err, 1,
                   want=(f"p.yaml:{int(row) + len(nic)}:{rest}", cite))
+    # offload states of the chosen table count when the snapshot has no features of the
+    # device; observed features say what the device really offers and win
+    for nic in ([], ["nic: auto"]):
+        rc, err = run(["plan"], profile(nic + ["offloads: {uso: on}"]), snapshot(bnxt))
+        check(f"chosen 57414 uso {nic}", rc, err, 1,
+              want=(f"p.yaml:{7 + len(nic)}:21: error: broadcom-57414 (bnxt_en) has no uso",))
+        rc, err = run(["plan"], profile(nic + ["offloads: {lro: on}"]), snapshot(x710))
+        check(f"chosen x710 lro {nic}", rc, err, 1,
+              want=(f"p.yaml:{7 + len(nic)}:21: error: intel-x710 (i40e) has no lro",))
+        rc, err = run(["plan"], profile(nic + ["offloads: {lro: off}"]), snapshot(x710))
+        check(f"chosen x710 lro off {nic}", rc, err, (0, 2), absent=("error",))
+    snap = snapshot(x710)
+    snap["settings"] = [{"object": "eth0", "attribute": "feature rx-lro", "value": False}]
+    rc, err = run(["plan"], profile(["offloads: {lro: on}"]), snap)
+    check("chosen x710 lro observed", rc, err, (0, 2), absent=("has no lro", "error"))
     # at the edge nothing is refused, and an observed maximum still wins over the table
     for dev, lines in [(x710, ["rings: {rx: 64}"]), (bnxt, ["rings: {tx: 19}"]),
                        (cx5, ["channels: {combined: 128}", "rss: {hash: xor}"]),
