@@ -888,6 +888,18 @@ const char *nt_caps_suggest(const struct nt_capsdb *db, const char *name)
 	}
 	if (nhit == 1)
 		return hit;
+	/* a sub-model of a table's model: mellanox-cx6dx is mellanox-cx6 */
+	hit = NULL;
+	for (i = 0; db && i < db->n; i++) {
+		const char *id = db->v[i].id;
+		size_t il = strlen(id);
+
+		if (il >= 3 && il < len && !strncasecmp(name, id, il) &&
+		    (!hit || il > strlen(hit)))
+			hit = id;
+	}
+	if (hit)
+		return hit;
 	for (n = 0; db && n < db->n && n < 256; n++)
 		c[n] = db->v[n].id;
 	return nt_suggest(name, c, n);

@@ -371,6 +371,15 @@ def t_fixed_entries():
         fail(f"caps e830: {r.returncode} {r.stderr}")
     rc, err = run(["validate"], profile(["nic: e810"]))
     check("nic suggestion", rc, err, 1, want=("did you mean 'intel-e810'",))
+    # a sub-model names the table of its model, not the nearest spelling
+    for name, want in [("mellanox-cx6dx", "mellanox-cx6"), ("intel-x710-da2", "intel-x710"),
+                       ("mellanox-cx5ex", "mellanox-cx5"), ("intel-i226", "intel-i225")]:
+        r = subprocess.run([NETTUNE, "caps", name], capture_output=True, text=True)
+        if r.returncode != 1 or f"did you mean '{want}'?" not in r.stderr:
+            fail(f"caps {name}: {r.returncode} {r.stderr}")
+        rc, err = run(["validate"], profile(["nic: " + name]))
+        check(f"nic {name}", rc, err, 1, want=(f"p.yaml:7:10: error: unknown NIC model '{name}'; "
+                                              f"did you mean '{want}'?",))
 
 
 def t_caps_dir():
