@@ -952,15 +952,17 @@ static void check_declared_nic(struct ictx *c, const struct nt_caps *t)
 	enum nt_caps_how how;
 	const struct nt_caps *real;
 
-	if (!t || !F || !drv)
+	if (!t || !F || (!drv && !F->pci))
 		return;
-	if (!strcmp(t->driver, drv) && (!t->npci || !F->pci || nt_caps_has_pci(t, F->pci)))
+	if ((!drv || !strcmp(t->driver, drv)) &&
+	    (!t->npci || !F->pci || nt_caps_has_pci(t, F->pci)))
 		return;
 	real = nt_caps_match(c->L->db, drv, F->pci, &how);
 	LERR(c->L, mk(c, "nic", false),
-	     "nic: %s (driver %s%s%s) contradicts %s as observed: driver %s%s%s; %s%s%s",
+	     "nic: %s (driver %s%s%s) contradicts %s as observed: %s%s%s%s; %s%s%s",
 	     t->id, t->driver, t->npci ? ", PCI " : "", t->npci ? t->pci_ids[0] : "",
-	     c->f->name, drv, F->pci ? ", PCI " : "", F->pci ? F->pci : "",
+	     c->f->name, drv ? "driver " : "", drv ? drv : "",
+	     F->pci ? (drv ? ", PCI " : "PCI ") : "", F->pci ? F->pci : "",
 	     real ? "the table that matches is '" : "no table matches this device",
 	     real ? real->id : "", real ? "'" : "");
 }

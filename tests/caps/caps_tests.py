@@ -50,7 +50,8 @@ def run(args, prof, snap=None):
             cmd += ["--state", s]
         env = dict(os.environ, NO_COLOR="1")
         r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        return r.returncode, r.stderr.replace(p, "p.yaml")
+        err = r.stderr.replace(p, "p.yaml")
+        return r.returncode, err.replace(os.path.join(d, "s.json"), "s.json")
 
 
 def check(name, rc, err, want_rc, want=(), absent=()):
@@ -224,6 +225,20 @@ def t_declared():
     rc, err = run(["plan"], profile(["nic: intel-x722", "mtu: 1500"]),
                   snapshot(dict(INTEL, driver="i40e", pci="8086:37d0")))
     check("x722 on x722", rc, err, (0, 2), absent=("error",))
+    # a snapshot that has the PCI id but no driver still contradicts a declared table
+    rc, err = run(["plan"], profile(["nic: intel-x722", "mtu: 1500"]),
+                  snapshot(dict(INTEL, pci="8086:1572")))
+    check("x722 on pci-only x710", rc, err, 1,
+          want=("p.yaml:7:10: error: nic: intel-x722 (driver i40e, PCI 8086:37ce) contradicts "
+                "eth0 as observed: PCI 8086:1572; the table that matches is 'intel-x710'",))
+    rc, err = run(["plan"], profile(["nic: intel-x722", "mtu: 1500"]),
+                  snapshot(dict(INTEL, pci="8086:37D0")))
+    check("x722 on pci-only x722 (upper case)", rc, err, (0, 2), absent=("error",))
+    # a snapshot's PCI id is checked like the profile's match.pci
+    for bad in ("zzzz", "8086-1572", "8086:15722", "8086:157g", ""):
+        rc, err = run(["plan"], profile(["mtu: 1500"]), snapshot(dict(INTEL, pci=bad)))
+        check(f"snapshot pci {bad!r}", rc, err, 1,
+              want=('s.json:1:', 'error: "pci" is not a PCI vendor:device id such as 8086:1572'))
 
 
 def t_kernel_versions():
