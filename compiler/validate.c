@@ -888,13 +888,18 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 		if (how == NT_CAPS_FAMILY) {
 			char *ids = nt_caps_driver_ids(v->db, f->match->driver);
 
-			W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
-			  "%s%s%s: driver %s has tables for other devices only (%s); their "
-			  "limits are not borrowed, so channels, rings and RSS sizes are unknown "
-			  "offline (set match.pci or nic:)",
-			  f->match->pci ? "PCI id " : "match.driver",
-			  f->match->pci ? f->match->pci : "", f->match->pci ? " has no table" : "",
-			  f->match->driver, ids);
+			if (f->match->pci)
+				W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
+				  "PCI id %s has no table: driver %s has tables for other devices "
+				  "only (%s); their limits are not borrowed, so channels, rings and "
+				  "RSS sizes are unknown offline (set nic:)", f->match->pci,
+				  f->match->driver, ids);
+			else
+				W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
+				  "match.driver: the tables of driver %s (%s) are per device and the "
+				  "match names no PCI id; their limits are not borrowed, so channels, "
+				  "rings and RSS sizes are unknown offline (set match.pci or nic:)",
+				  f->match->driver, ids);
 			free(ids);
 		}
 	}

@@ -177,8 +177,12 @@ def t_siblings_without_table():
     # offline, a driver-only match names the tables it will not borrow from
     rc, err = run(["validate"], profile(["match: {driver: i40e}", "rings: {rx: 8000}"]))
     check("driver-only match", rc, err, 0,
-          want=("warning: match.driver: driver i40e has tables for other devices only "
-                "(intel-x710, intel-x722)",), absent=("error",))
+          want=("warning: match.driver: the tables of driver i40e (intel-x710, intel-x722) are "
+                "per device and the match names no PCI id",), absent=("error",))
+    rc, err = run(["validate"], profile(["match: {driver: vmxnet3}", "channels: {combined: 2}"]))
+    check("driver-only match vmxnet3", rc, err, 0,
+          want=("warning: match.driver: the tables of driver vmxnet3 (vmxnet3) are per device",),
+          absent=("other devices", "error"))
     rc, err = run(["validate"], profile(["match: {pci: \"8086:37d2\"}", "rings: {rx: 8000}"]))
     check("match.pci x722", rc, err, 1,
           want=("error: rings.rx = 8000 exceeds the intel-x722 maximum of 4096",))
