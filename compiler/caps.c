@@ -10,6 +10,7 @@
 #include "buf.h"
 #include "caps.h"
 #include "profile.h"
+#include "settings.h"
 #include "ytree.h"
 
 const char *const nt_off_names[NT_OFF__COUNT] = {
@@ -182,6 +183,92 @@ static void load_coalesce(struct rd *r, struct nt_caps *c)
 				     c->coal_usecs_with_adaptive != NT_TRI_UNKNOWN);
 }
 
+static bool pci_id_ok(const char *p)
+{
+	size_t i;
+
+	if (strlen(p) != 9 || p[4] != ':')
+		return false;
+	for (i = 0; i < 9; i++)
+		if (i != 4 && !strchr("0123456789abcdef", p[i]))
+			return false;
+	return true;
+}
+
+/* What the format cannot say alone: the id is the file name (a local file
+ * cannot take another table's id by accident), PCI ids are well formed and
+ * listed once, minimums do not exceed maxima, max_since is a version, RSS
+ * sizes fit what the planner handles. */
+static void check_table(struct rd *r, struct nt_caps *c, const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t blen = strlen(base) > 5 ? strlen(base) - 5 : 0;
+	const struct nt_ynode *n;
+	size_t i, j;
+	unsigned x, y;
+	char tail;
+
+	if (c->id && (strlen(c->id) != blen || strncmp(c->id, base, blen))) {
+		nt_error(r->d, nt_ymark(r->root, "/id", false), "caps",
+			 "id '%s' must equal the file name without .yaml ('%.*s')", c->id,
+			 (int)blen, base);
+		r->bad = 1;
+	}
+	n = nt_yget(r->root, "/pci_ids/value", false);
+	for (i = 0; n && n->type == NT_Y_SEQ && i < n->n && i < c->npci; i++) {
+		if (!pci_id_ok(c->pci_ids[i])) {
+			nt_error(r->d, n->vals[i]->mark, "caps",
+				 "PCI id '%s' is not lowercase hex vendor:device such as 8086:1572",
+				 c->pci_ids[i]);
+			r->bad = 1;
+			continue;
+		}
+		for (j = 0; j < i; j++)
+			if (!strcmp(c->pci_ids[j], c->pci_ids[i])) {
+				nt_error(r->d, n->vals[i]->mark, "caps", "PCI id %s is listed twice",
+					 c->pci_ids[i]);
+				r->bad = 1;
+				break;
+			}
+	}
+	{
+		struct { const char *path, *what; struct nt_num lo, hi; } m[] = {
+			{"/linux/rings/rx_min", "rings.rx_min", c->ring_rx_min, c->ring_rx_max},
+			{"/linux/rings/tx_min", "rings.tx_min", c->ring_tx_min, c->ring_tx_max},
+			{"/linux/rings/rx_max_no_agg", "rings.rx_max", c->ring_rx_max,
+			 c->ring_rx_max_no_agg},
+			{"/linux/coalesce/usecs_min", "coalesce.usecs_min", c->coal_usecs_min,
+			 c->coal_usecs_max},
+		};
+
+		for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+			if (m[i].lo.known && m[i].hi.known && m[i].lo.v > m[i].hi.v) {
+				nt_error(r->d, nt_ymark(r->root, m[i].path, false), "caps",
+					 "%s %u is above the maximum %u it bounds", m[i].what,
+					 m[i].lo.v, m[i].hi.v);
+				r->bad = 1;
+			}
+	}
+	if (c->rss_key_bytes.known && c->rss_key_bytes.v > NT_RSS_KEY_MAX) {
+		nt_error(r->d, nt_ymark(r->root, "/linux/rss/key_bytes", false), "caps",
+			 "rss.key_bytes %u is above the %u bytes nettune handles", c->rss_key_bytes.v,
+			 NT_RSS_KEY_MAX);
+		r->bad = 1;
+	}
+	if (c->rss_indir_size.known && c->rss_indir_size.v > NT_RSS_INDIR_MAX) {
+		nt_error(r->d, nt_ymark(r->root, "/linux/rss/indir_size", false), "caps",
+			 "rss.indir_size %u is above the %u entries nettune handles",
+			 c->rss_indir_size.v, NT_RSS_INDIR_MAX);
+		r->bad = 1;
+	}
+	if (c->ring_max_since && (sscanf(c->ring_max_since, "%u.%u%c", &x, &y, &tail) != 2 ||
+				  x > 99 || y > 999)) {
+		nt_error(r->d, nt_ymark(r->root, "/linux/rings/max_since", false), "caps",
+			 "rings.max_since '%s' is not a kernel version X.Y", c->ring_max_since);
+		r->bad = 1;
+	}
+}
+
 /* Reads one table from path, or from text when it is not NULL (a built-in
  * table, located as path). */
 static int load_one(struct nt_caps *c, const char *path, const char *text, size_t len,
@@ -205,6 +292,8 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 	n = get(&r, "/pci_ids/value", NT_Y_SEQ, true);
 	for (i = 0; n && i < n->n; i++) {
 		c->pci_ids = nt_xrealloc(c->pci_ids, (c->npci + 1) * sizeof(char *));
+		c->pci_at = nt_xrealloc(c->pci_at, (c->npci + 1) * sizeof(*c->pci_at));
+		c->pci_at[c->npci] = n->vals[i]->mark;
 		c->pci_ids[c->npci++] = nt_xstrdup(n->vals[i]->type == NT_Y_SCALAR ?
 						   n->vals[i]->scalar : "");
 	}
@@ -350,6 +439,7 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 	c->src_windows = get_source(&r, "/windows", c->win_uso || c->win_rsc ||
 				    c->win_hw_uro || c->win_rss || c->rss_profiles);
 	c->notes = get_str(&r, "/notes", false);
+	check_table(&r, c, path);
 	nt_yfree((struct nt_ynode *)r.root);
 	return r.bad ? -1 : 0;
 }
@@ -363,6 +453,7 @@ static void caps_free(struct nt_caps *c)
 	for (i = 0; i < c->nrss_profiles; i++)
 		free(c->rss_profiles[i]);
 	free(c->pci_ids);
+	free(c->pci_at);
 	free(c->rss_profiles);
 	free(c->id);
 	free(c->name);
@@ -498,6 +589,41 @@ static int load_builtin(struct nt_capsdb *db, struct nt_diags *d)
 	return bad;
 }
 
+/* A PCI id names one table: a device matched by it must not depend on
+ * which of two tables is read first.  Reported at the local table when one
+ * of the two is built in. */
+static int pci_conflicts(const struct nt_capsdb *db, struct nt_diags *d)
+{
+	size_t a, b, i, j;
+	int bad = 0;
+
+	for (a = 0; a < db->n; a++)
+		for (b = a + 1; b < db->n; b++) {
+			const struct nt_caps *x = &db->v[a], *y = &db->v[b];
+			size_t xi = 0, yj = 0, shared = 0;
+
+			if (!strcmp(y->origin, "built-in")) {
+				x = &db->v[b];
+				y = &db->v[a];
+			}
+			for (j = 0; j < y->npci; j++)
+				for (i = 0; i < x->npci; i++)
+					if (!strcmp(x->pci_ids[i], y->pci_ids[j]) && !shared++) {
+						xi = i;
+						yj = j;
+					}
+			if (!shared)
+				continue;
+			nt_error(d, y->pci_at[yj], "caps",
+				 "PCI id %s%s is also in table '%s' (%s:%u); a device must "
+				 "match one table (to change that table, use a file with its id)",
+				 y->pci_ids[yj], shared > 1 ? " (with others)" : "", x->id,
+				 x->pci_at[xi].file, x->pci_at[xi].line);
+			bad = -1;
+		}
+	return bad;
+}
+
 int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d)
 {
 	const char *local = caps_dir ? caps_dir : getenv("NETTUNE_CAPS_DIR");
@@ -517,6 +643,8 @@ int nt_capsdb_load(struct nt_capsdb *db, const char *dir, struct nt_diags *d)
 	}
 	if (db->n > 1)
 		qsort(db->v, db->n, sizeof(*db->v), cmp_caps);
+	if (pci_conflicts(db, d))
+		bad = -1;
 	return bad;
 }
 
@@ -759,6 +887,18 @@ const char *nt_caps_suggest(const struct nt_capsdb *db, const char *name)
 		}
 	}
 	if (nhit == 1)
+		return hit;
+	/* a sub-model of a table's model: mellanox-cx6dx is mellanox-cx6 */
+	hit = NULL;
+	for (i = 0; db && i < db->n; i++) {
+		const char *id = db->v[i].id;
+		size_t il = strlen(id);
+
+		if (il >= 3 && il < len && !strncasecmp(name, id, il) &&
+		    (!hit || il > strlen(hit)))
+			hit = id;
+	}
+	if (hit)
 		return hit;
 	for (n = 0; db && n < db->n && n < 256; n++)
 		c[n] = db->v[n].id;

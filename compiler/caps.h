@@ -44,6 +44,7 @@ struct nt_caps {
 	char *name;
 	char *file;
 	char **pci_ids;
+	struct nt_mark *pci_at;		/* where each PCI id is written */
 	size_t npci;
 	char *driver;
 	bool chan_kind[NT_CH__COUNT];

@@ -299,16 +299,55 @@ static uint32_t observed_u32(struct ictx *c, enum nt_kind_id k, const char *obj,
 	return s ? s->val.u : 0;
 }
 
-/* The table was picked from the device (match or nic: auto), so validate has
- * not checked its limits yet. */
+/* The table was picked from the device (no nic:, or nic: auto), so validate
+ * has not checked its limits yet, unless match: named the same table. */
 static bool table_chosen(const struct ictx *c)
 {
 	const struct nt_match *m = c->f->match;
 
 	if (!c->caps || (c->f->nic && strcmp(c->f->nic, "auto")))
 		return false;
-	return c->f->nic || !m || (!m->driver && !m->pci) ||
+	return !m || (!m->driver && !m->pci) ||
 	       nt_caps_match(c->L->db, m->driver, m->pci, NULL) != c->caps;
+}
+
+/* The table picked from the device gets validate's table checks, except
+ * the maxima, channel kinds and coalescing, which the lowering checks here
+ * with the observed maxima taking precedence, and the offload states when the
+ * host's features were observed (they say what the device really offers). */
+static void check_chosen_caps(struct ictx *c)
+{
+	struct nt_caps t;
+	const struct nt_channels *ch = c->f->channels;
+	const uint32_t *v[NT_CH__COUNT] = {ch ? ch->combined : NULL, ch ? ch->rx : NULL,
+					   ch ? ch->tx : NULL, ch ? ch->other : NULL};
+	unsigned k;
+
+	if (!table_chosen(c))
+		return;
+	t = *c->caps;
+	for (k = 0; k < NT_CH__COUNT; k++) {
+		bool observed = c->F && c->F->max_chan[k].known;
+
+		/* a kind the table lacks is reported by lower_channels */
+		if (v[k] && !observed && !t.chan_kind[k])
+			t.chan_settable = NT_TRI_UNKNOWN;
+		t.chan_kind[k] = true;
+		t.chan_max[k].known = false;
+	}
+	if (t.rings_settable != NT_TRI_NO) {
+		t.ring_rx_max.known = false;
+		t.ring_tx_max.known = false;
+	}
+	t.ring_rx_max_no_agg.known = false;
+	if (c->F && c->F->rss_key_bytes.known)
+		t.rss_key_bytes = c->F->rss_key_bytes;
+	if (t.rss_key_bytes.known && t.rss_key_bytes.v)
+		t.rss_key_bytes.known = false;	/* lower_rss checks the length */
+	if (c->F && c->F->rss_indir_size.known)
+		t.rss_indir_size = c->F->rss_indir_size;
+	errs += nt_validate_chosen_caps(c->L->l, c->L->d, c->i, &t,
+					!(c->F && c->F->features_known));
 }
 
 static void lower_channels(struct ictx *c)
@@ -928,15 +967,17 @@ static void check_declared_nic(struct ictx *c, const struct nt_caps *t)
 	enum nt_caps_how how;
 	const struct nt_caps *real;
 
-	if (!t || !F || !drv)
+	if (!t || !F || (!drv && !F->pci))
 		return;
-	if (!strcmp(t->driver, drv) && (!t->npci || !F->pci || nt_caps_has_pci(t, F->pci)))
+	if ((!drv || !strcmp(t->driver, drv)) &&
+	    (!t->npci || !F->pci || nt_caps_has_pci(t, F->pci)))
 		return;
 	real = nt_caps_match(c->L->db, drv, F->pci, &how);
 	LERR(c->L, mk(c, "nic", false),
-	     "nic: %s (driver %s%s%s) contradicts %s as observed: driver %s%s%s; %s%s%s",
+	     "nic: %s (driver %s%s%s) contradicts %s as observed: %s%s%s%s; %s%s%s",
 	     t->id, t->driver, t->npci ? ", PCI " : "", t->npci ? t->pci_ids[0] : "",
-	     c->f->name, drv, F->pci ? ", PCI " : "", F->pci ? F->pci : "",
+	     c->f->name, drv ? "driver " : "", drv ? drv : "",
+	     F->pci ? (drv ? ", PCI " : "PCI ") : "", F->pci ? F->pci : "",
 	     real ? "the table that matches is '" : "no table matches this device",
 	     real ? real->id : "", real ? "'" : "");
 }
@@ -1063,6 +1104,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 				continue;
 			}
 			c.caps = caps_for(&c);
+			check_chosen_caps(&c);
 			lower_mtu(&c);
 			check_tunnel_fit(&c);
 			lower_offloads(&c);

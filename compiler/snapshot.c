@@ -391,6 +391,20 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 	bad |= opt_name(o, "kind", &i->kind, d);
 	bad |= opt_name(o, "driver", &i->driver, d);
 	bad |= opt_name(o, "pci", &i->pci, d);
+	if (i->pci) {
+		size_t k;
+		bool ok = strlen(i->pci) == 9 && i->pci[4] == ':';
+
+		for (k = 0; ok && k < 9; k++)
+			ok = k == 4 || isxdigit((unsigned char)i->pci[k]);
+		if (!ok) {
+			nt_error(d, nt_json_get(o, "pci")->mark, "snapshot",
+				 "\"pci\" is not a PCI vendor:device id such as 8086:1572");
+			bad = -1;
+		}
+		for (k = 0; ok && k < 9; k++)
+			i->pci[k] = (char)tolower((unsigned char)i->pci[k]);
+	}
 	bad |= opt_name(o, "description", &i->description, d);
 	bad |= opt_name(o, "ifindex", &i->ifindex, d);
 	bad |= opt_name(o, "rsc_failure_ipv4", &i->rsc_failure_ipv4, d);

@@ -20,6 +20,7 @@ struct v {
 	bool windows;
 	struct nt_cpuset all_numa, reserved;
 	bool have_numa;
+	bool caps_only;	/* plan time: only the checks against a table */
 };
 
 static struct nt_mark at(struct v *v, bool key, const char *fmt, ...)
@@ -373,12 +374,14 @@ static void check_offloads(struct v *v, const struct nt_iface *f, size_t i,
 		if (!t)
 			continue;
 		if (!t->all && !t->ipv4 && !t->ipv6) {
+			if (!v->caps_only)
 			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "offload",
 			  "offloads.%s sets nothing; write on, off or {ipv4: on|off, ipv6: on|off}",
 			  r[k].name);
 			continue;
 		}
 		if (!v->windows && r[k].windows_only) {
+			if (!v->caps_only)
 			E(v, at(v, true, "/interfaces/%zu/offloads/%s", i, r[k].name), "target",
 			  "offloads.%s is a Windows setting (%s); this profile targets linux%s",
 			  r[k].name, !strcmp(r[k].name, "rsc") ? "Set-NetAdapterRsc" : "Get-NetAdapterUro",
@@ -386,6 +389,7 @@ static void check_offloads(struct v *v, const struct nt_iface *f, size_t i,
 			continue;
 		}
 		if (v->windows && r[k].linux_only) {
+			if (!v->caps_only)
 			E(v, at(v, true, "/interfaces/%zu/offloads/%s", i, r[k].name), "target",
 			  "offloads.%s is a Linux (ethtool) setting; this profile targets windows%s",
 			  r[k].name, !strcmp(r[k].name, "gro") || !strcmp(r[k].name, "lro") ?
@@ -393,6 +397,7 @@ static void check_offloads(struct v *v, const struct nt_iface *f, size_t i,
 			continue;
 		}
 		if ((t->ipv4 || t->ipv6) && !(v->windows && r[k].per_family_ok)) {
+			if (!v->caps_only)
 			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "offload",
 			  "offloads.%s: per-family {ipv4, ipv6} toggles exist only for Windows "
 			  "checksum, lso/tso, uso and rsc; write on or off", r[k].name);
@@ -441,6 +446,8 @@ static void check_offloads(struct v *v, const struct nt_iface *f, size_t i,
 			break;
 		}
 	}
+	if (v->caps_only)
+		return;
 	if (o->tso && o->lso)
 		E(v, at(v, true, "/interfaces/%zu/offloads/lso", i), "offload",
 		  "tso and lso name the same offload; set only one");
@@ -611,6 +618,25 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 			  "rss.queues = %u cannot fit the %u-entry indirection table of %s",
 			  *f->rss->queues, c->rss_indir_size.v, c->id);
 	}
+}
+
+size_t nt_validate_chosen_caps(const struct nt_loaded *l, struct nt_diags *d, size_t i,
+			       const struct nt_caps *c, bool offloads)
+{
+	struct v v;
+	struct nt_iface f;
+
+	memset(&v, 0, sizeof(v));
+	v.l = l;
+	v.p = l->p;
+	v.d = d;
+	f = l->p->interfaces[i];
+	f.coalesce = NULL;	/* the planner checks coalescing itself */
+	v.caps_only = true;
+	if (offloads)
+		check_offloads(&v, &f, i, c);
+	check_caps(&v, &f, i, c);
+	return v.errors;
 }
 
 static void check_iface_target(struct v *v, const struct nt_iface *f, size_t i)
@@ -843,9 +869,10 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 			  "interface '%s' is listed twice (also at interfaces[%zu])", f->name, k);
 			break;
 		}
-	if (f->nic && !strcmp(f->nic, "auto")) {
+	if (f->nic && !strcmp(f->nic, "auto") &&
+	    !(f->match && v->db && (f->match->driver || f->match->pci))) {
 		/* the table is chosen from the observed device at plan time */
-	} else if (f->nic) {
+	} else if (f->nic && strcmp(f->nic, "auto")) {
 		caps = v->db ? nt_caps_find(v->db, f->nic) : NULL;
 		if (v->db && !caps) {
 			const char *s = nt_caps_suggest(v->db, f->nic);
@@ -861,13 +888,18 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 		if (how == NT_CAPS_FAMILY) {
 			char *ids = nt_caps_driver_ids(v->db, f->match->driver);
 
-			W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
-			  "%s%s%s: driver %s has tables for other devices only (%s); their "
-			  "limits are not borrowed, so channels, rings and RSS sizes are unknown "
-			  "offline (set match.pci or nic:)",
-			  f->match->pci ? "PCI id " : "match.driver",
-			  f->match->pci ? f->match->pci : "", f->match->pci ? " has no table" : "",
-			  f->match->driver, ids);
+			if (f->match->pci)
+				W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
+				  "PCI id %s has no table: driver %s has tables for other devices "
+				  "only (%s); their limits are not borrowed, so channels, rings and "
+				  "RSS sizes are unknown offline (set nic:)", f->match->pci,
+				  f->match->driver, ids);
+			else
+				W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
+				  "match.driver: the tables of driver %s (%s) are per device and the "
+				  "match names no PCI id; their limits are not borrowed, so channels, "
+				  "rings and RSS sizes are unknown offline (set match.pci or nic:)",
+				  f->match->driver, ids);
 			free(ids);
 		}
 	}

@@ -50,7 +50,8 @@ def run(args, prof, snap=None):
             cmd += ["--state", s]
         env = dict(os.environ, NO_COLOR="1")
         r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        return r.returncode, r.stderr.replace(p, "p.yaml")
+        err = r.stderr.replace(p, "p.yaml")
+        return r.returncode, err.replace(os.path.join(d, "s.json"), "s.json")
 
 
 def check(name, rc, err, want_rc, want=(), absent=()):
@@ -176,8 +177,12 @@ def t_siblings_without_table():
     # offline, a driver-only match names the tables it will not borrow from
     rc, err = run(["validate"], profile(["match: {driver: i40e}", "rings: {rx: 8000}"]))
     check("driver-only match", rc, err, 0,
-          want=("warning: match.driver: driver i40e has tables for other devices only "
-                "(intel-x710, intel-x722)",), absent=("error",))
+          want=("warning: match.driver: the tables of driver i40e (intel-x710, intel-x722) are "
+                "per device and the match names no PCI id",), absent=("error",))
+    rc, err = run(["validate"], profile(["match: {driver: vmxnet3}", "channels: {combined: 2}"]))
+    check("driver-only match vmxnet3", rc, err, 0,
+          want=("warning: match.driver: the tables of driver vmxnet3 (vmxnet3) are per device",),
+          absent=("other devices", "error"))
     rc, err = run(["validate"], profile(["match: {pci: \"8086:37d2\"}", "rings: {rx: 8000}"]))
     check("match.pci x722", rc, err, 1,
           want=("error: rings.rx = 8000 exceeds the intel-x722 maximum of 4096",))
@@ -224,6 +229,20 @@ def t_declared():
     rc, err = run(["plan"], profile(["nic: intel-x722", "mtu: 1500"]),
                   snapshot(dict(INTEL, driver="i40e", pci="8086:37d0")))
     check("x722 on x722", rc, err, (0, 2), absent=("error",))
+    # a snapshot that has the PCI id but no driver still contradicts a declared table
+    rc, err = run(["plan"], profile(["nic: intel-x722", "mtu: 1500"]),
+                  snapshot(dict(INTEL, pci="8086:1572")))
+    check("x722 on pci-only x710", rc, err, 1,
+          want=("p.yaml:7:10: error: nic: intel-x722 (driver i40e, PCI 8086:37ce) contradicts "
+                "eth0 as observed: PCI 8086:1572; the table that matches is 'intel-x710'",))
+    rc, err = run(["plan"], profile(["nic: intel-x722", "mtu: 1500"]),
+                  snapshot(dict(INTEL, pci="8086:37D0")))
+    check("x722 on pci-only x722 (upper case)", rc, err, (0, 2), absent=("error",))
+    # a snapshot's PCI id is checked like the profile's match.pci
+    for bad in ("zzzz", "8086-1572", "8086:15722", "8086:157g", ""):
+        rc, err = run(["plan"], profile(["mtu: 1500"]), snapshot(dict(INTEL, pci=bad)))
+        check(f"snapshot pci {bad!r}", rc, err, 1,
+              want=('s.json:1:', 'error: "pci" is not a PCI vendor:device id such as 8086:1572'))
 
 
 def t_kernel_versions():
@@ -371,6 +390,15 @@ def t_fixed_entries():
         fail(f"caps e830: {r.returncode} {r.stderr}")
     rc, err = run(["validate"], profile(["nic: e810"]))
     check("nic suggestion", rc, err, 1, want=("did you mean 'intel-e810'",))
+    # a sub-model names the table of its model, not the nearest spelling
+    for name, want in [("mellanox-cx6dx", "mellanox-cx6"), ("intel-x710-da2", "intel-x710"),
+                       ("mellanox-cx5ex", "mellanox-cx5"), ("intel-i226", "intel-i225")]:
+        r = subprocess.run([NETTUNE, "caps", name], capture_output=True, text=True)
+        if r.returncode != 1 or f"did you mean '{want}'?" not in r.stderr:
+            fail(f"caps {name}: {r.returncode} {r.stderr}")
+        rc, err = run(["validate"], profile(["nic: " + name]))
+        check(f"nic {name}", rc, err, 1, want=(f"p.yaml:7:10: error: unknown NIC model '{name}'; "
+                                              f"did you mean '{want}'?",))
 
 
 def t_caps_dir():
@@ -747,7 +775,176 @@ def t_bnxt_agg():
         fail(f"caps broadcom-57414 does not show the rx maximum without aggregation:\n{r.stdout}")
 
 
-for t in (t_kernel_versions, t_x710_kernel_rule, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg):
+def t_chosen_table_checks():
+    # a table picked from the observed device (no nic:, or nic: auto) gets the same
+    # table checks at plan time as a declared one: minimums, read-only channels,
+    # RSS hash function and the xor channel limit
+    x710 = dict(INTEL, driver="i40e", pci="8086:1572")
+    vmx = dict(INTEL, driver="vmxnet3", pci="15ad:07b0")
+    cx5 = dict(INTEL, driver="mlx5_core", pci="15b3:1017")
+    bnxt = dict(INTEL, driver="bnxt_en", pci="14e4:16d7")
+    cases = [
+        (x710, ["rings: {rx: 63}"], "7:17: error: rings.rx = 63 is below the intel-x710 minimum "
+         "of 64 (", "I40E_MIN_NUM_DESCRIPTORS = 64"),
+        (bnxt, ["rings: {tx: 18}"], "7:17: error: rings.tx = 18 is below the broadcom-57414 "
+         "minimum of 19 (", "MAX_SKB_FRAGS"),
+        (vmx, ["channels: {combined: 2}"], "7:26: error: channels.combined: vmxnet3 (vmxnet3) "
+         "channel counts cannot be changed (", "no set_channels"),
+        (vmx, ["channels: {rx: 1}"], "7:20: error: channels.rx: vmxnet3 (vmxnet3) channel "
+         "counts cannot be changed (", "no set_channels"),
+        (x710, ["rss: {hash: crc32}"], "7:17: error: intel-x710 (i40e) does not support the "
+         "crc32 hash function; it has toeplitz", "it has toeplitz"),
+        (cx5, ["channels: {combined: 129}", "rss: {hash: xor}"], "8:17: error: rss.hash xor "
+         "allows at most 128 channels on mellanox-cx5; channels.combined is 129", "128"),
+    ]
+    for dev, lines, want, cite in cases:
+        for nic in ([], ["nic: auto"]):
+            rc, err = run(["plan"], profile(nic + lines), snapshot(dev))
+            row, rest = want.split(":", 1)
+            check(f"chosen {dev['driver']} {lines} {nic}", rc, err, 1,
+                  want=(f"p.yaml:{int(row) + len(nic)}:{rest}", cite))
+    # offload states of the chosen table count when the snapshot has no features of the
+    # device; observed features say what the device really offers and win
+    for nic in ([], ["nic: auto"]):
+        rc, err = run(["plan"], profile(nic + ["offloads: {uso: on}"]), snapshot(bnxt))
+        check(f"chosen 57414 uso {nic}", rc, err, 1,
+              want=(f"p.yaml:{7 + len(nic)}:21: error: broadcom-57414 (bnxt_en) has no uso",))
+        rc, err = run(["plan"], profile(nic + ["offloads: {lro: on}"]), snapshot(x710))
+        check(f"chosen x710 lro {nic}", rc, err, 1,
+              want=(f"p.yaml:{7 + len(nic)}:21: error: intel-x710 (i40e) has no lro",))
+        rc, err = run(["plan"], profile(nic + ["offloads: {lro: off}"]), snapshot(x710))
+        check(f"chosen x710 lro off {nic}", rc, err, (0, 2), absent=("error",))
+    snap = snapshot(x710)
+    snap["settings"] = [{"object": "eth0", "attribute": "feature rx-lro", "value": False}]
+    rc, err = run(["plan"], profile(["offloads: {lro: on}"]), snap)
+    check("chosen x710 lro observed", rc, err, (0, 2), absent=("has no lro", "error"))
+    # at the edge nothing is refused, and an observed maximum still wins over the table
+    for dev, lines in [(x710, ["rings: {rx: 64}"]), (bnxt, ["rings: {tx: 19}"]),
+                       (cx5, ["channels: {combined: 128}", "rss: {hash: xor}"]),
+                       (x710, ["rss: {hash: toeplitz}"])]:
+        rc, err = run(["plan"], profile(["nic: auto"] + lines), snapshot(dev))
+        check(f"chosen edge {dev['driver']} {lines}", rc, err, (0, 2), absent=("error",))
+    rc, err = run(["plan"], profile(["channels: {combined: 100}"]),
+                  snapshot(dict(x710, max={"combined": 128})))
+    check("chosen observed channels", rc, err, (0, 2), absent=("error",))
+
+
+def t_auto_with_match():
+    # nic: auto with match.pci checks the matched table offline, as match.pci alone does,
+    # and the plan reports each finding once
+    lines = ["nic: auto", "match: {pci: \"8086:37d0\"}"]
+    rc, err = run(["validate"], profile(lines + ["rings: {rx: 4096}"]))
+    check("auto+match.pci edge", rc, err, 0, absent=("error",))
+    rc, err = run(["validate"], profile(lines + ["rings: {rx: 4097}"]))
+    check("auto+match.pci beyond", rc, err, 1,
+          want=("p.yaml:9:17: error: rings.rx = 4097 exceeds the intel-x722 maximum of 4096 (",
+                "I40E_MAX_NUM_DESCRIPTORS = 4096"))
+    rc, err = run(["plan"], profile(lines + ["rings: {rx: 4097}"]),
+                  snapshot(dict(INTEL, driver="i40e", pci="8086:37d0")))
+    check("auto+match.pci plan", rc, err, 1, want=("p.yaml:9:17: error: rings.rx = 4097",))
+    if err.count("error: rings.rx = 4097") != 1:
+        fail(f"auto+match.pci plan reports the ring twice:\n{err}")
+
+
+def t_new_tables_coalesce():
+    # the tables added with the v2 model carry their drivers' supported_coalesce_params:
+    # a parameter the ethtool core refuses is an error, the accepted ones pass at the edge
+    cases = [
+        ("intel-iavf", "coalesce: {rx_usecs: 8160, tx_usecs: 8160}",
+         "coalesce: {rx_frames: 10}", "8:27: error: coalesce.rx_frames: intel-iavf (iavf) does "
+         "not support this parameter; it takes rx_usecs, tx_usecs, adaptive_rx, adaptive_tx (",
+         "ETHTOOL_COALESCE_USECS | ETHTOOL_COALESCE_USE_ADAPTIVE"),
+        ("intel-iavf", "coalesce: {adaptive_rx: on}", "coalesce: {rx_usecs: 50, adaptive_rx: on}",
+         "8:26: error: coalesce.rx_usecs cannot be set with adaptive_rx on: intel-iavf (iavf)",
+         "Rx interrupt throttling cannot be changed if adaptive-rx is enabled"),
+        ("intel-ixgbevf", "coalesce: {rx_usecs: 1022}", "coalesce: {adaptive_rx: on}",
+         "8:29: error: coalesce.adaptive_rx: intel-ixgbevf (ixgbevf) does not support this "
+         "parameter; it takes rx_usecs, tx_usecs (", "ixgbevf_ethtool_ops.supported_coalesce_params"),
+        ("intel-x540", "coalesce: {rx_usecs: 1022}", "coalesce: {rx_usecs: 1023}",
+         "8:26: error: coalesce.rx_usecs = 1023 exceeds the intel-x540 maximum of 1022",
+         "IXGBE_MAX_EITR"),
+        ("intel-x540", "coalesce: {tx_usecs: 0}", "coalesce: {tx_frames: 8}",
+         "error: coalesce.tx_frames: intel-x540 (ixgbe) does not support this parameter",
+         "supported_coalesce_params = ETHTOOL_COALESCE_USECS"),
+        ("intel-i211", "coalesce: {rx_usecs: 10}", "coalesce: {rx_usecs: 9}",
+         "8:26: error: coalesce.rx_usecs = 9 is below the intel-i211 minimum of 10", "IGB_MIN_ITR_USECS"),
+        ("intel-i211", "coalesce: {rx_usecs: 3}", "coalesce: {adaptive_rx: on}",
+         "error: coalesce.adaptive_rx: intel-i211 (igb) does not support this parameter",
+         "ETHTOOL_COALESCE_USECS"),
+        ("broadcom-57508", "coalesce: {rx_frames: 64, adaptive_rx: on}",
+         "coalesce: {adaptive_tx: on}", "8:29: error: coalesce.adaptive_tx: broadcom-57508 "
+         "(bnxt_en) does not support this parameter", "no adaptive-tx"),
+        ("google-gve", "coalesce: {tx_usecs: 8190}", "coalesce: {rx_frames: 1}",
+         "error: coalesce.rx_frames: google-gve (gve) does not support this parameter",
+         "gve_ethtool_ops.supported_coalesce_params = ETHTOOL_COALESCE_USECS"),
+        ("hyperv-netvsc", None, "coalesce: {rx_usecs: 10}",
+         "8:26: error: coalesce.rx_usecs: hyperv-netvsc (hv_netvsc) has no interrupt coalescing "
+         "settings (", "no get_coalesce/set_coalesce"),
+    ]
+    for table, ok, bad, want, cite in cases:
+        if ok:
+            rc, err = run(["validate"], profile(["nic: " + table, ok]))
+            check(f"{table} {ok}", rc, err, 0, absent=("error",))
+        rc, err = run(["validate"], profile(["nic: " + table, bad]))
+        check(f"{table} {bad}", rc, err, 1, want=(want, cite))
+
+
+def t_caps_dir_hostile():
+    # a local table that would make matching ambiguous or contradicts itself is refused
+    # with its location; nettune never crashes on it
+    with open(os.path.join(SRCROOT, "schema", "nics", "intel-x710.yaml")) as f:
+        x710 = f.read()
+    cases = [
+        ("lab-x.yaml", x710.replace("id: intel-x710", "id: lab-x"),
+         r"lab-x\.yaml:5:\d+: error: PCI id 8086:1572 \(with others\) is also in table "
+         r"'intel-x710' \(schema/nics/intel-x710\.yaml:5\)"),
+        ("a.yaml", x710.replace("id: intel-x710", "id: \"../../etc\""),
+         r"a\.yaml:2:5: error: id '\.\./\.\./etc' must equal the file name without \.yaml \('a'\)"),
+        ("x722dup.yaml", x710.replace("id: intel-x710", "id: intel-x722"),
+         r"x722dup\.yaml:2:5: error: id 'intel-x722' must equal the file name"),
+        ("intel-x710.yaml", x710.replace("rx_min: 64", "rx_min: 9000"),
+         r"intel-x710\.yaml:\d+:13: error: rings\.rx_min 9000 is above the maximum 8160"),
+        ("intel-x710.yaml", x710.replace('max_since: "6.8"', 'max_since: "99999999999999999999.1"'),
+         r"intel-x710\.yaml:\d+:\d+: error: rings\.max_since '99999999999999999999\.1' is not a "
+         r"kernel version X\.Y"),
+        ("intel-x710.yaml", x710.replace('"8086:1572", ', '"8086:1580", ', 1),
+         r"intel-x710\.yaml:5:\d+: error: PCI id 8086:1580 is listed twice"),
+        ("intel-x710.yaml", x710.replace('"8086:1572", ', '"8086:1572 ", ', 1),
+         r"intel-x710\.yaml:5:\d+: error: PCI id '8086:1572 ' is not lowercase hex"),
+        ("intel-x710.yaml", x710.replace("key_bytes: 52", "key_bytes: 100000"),
+         r"intel-x710\.yaml:\d+:16: error: rss\.key_bytes 100000 is above the 256 bytes"),
+        ("intel-x710.yaml", x710.replace("indir_size: 512", "indir_size: 4000000000"),
+         r"intel-x710\.yaml:\d+:17: error: rss\.indir_size 4000000000 is above"),
+        ("intel-x710.yaml", x710.replace("rx_max: 8160", "rx_max: 4294967296"),
+         r"intel-x710\.yaml:\d+:13: error: /linux/rings/rx_max must be a number"),
+    ]
+    for fname, text, want in cases:
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, fname), "w") as f:
+                f.write(text)
+            for args in (["caps"], ["validate"]):
+                cmd = [NETTUNE, "--caps-dir", d] + args
+                if args == ["validate"]:
+                    p = os.path.join(d, "p.txt")
+                    with open(p, "w") as f:
+                        f.write(profile(["nic: intel-x710"]))
+                    cmd.append(p)
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                if r.returncode != 1 or not re.search(want, r.stderr) or r.returncode < 0:
+                    fail(f"hostile table {fname} {args}: exit {r.returncode}, want 1 and "
+                         f"/{want}/\n{r.stderr}")
+    # two local tables sharing an id's PCI ids collide with each other too
+    with tempfile.TemporaryDirectory() as d:
+        for i in ("x2", "x3"):
+            with open(os.path.join(d, i + ".yaml"), "w") as f:
+                f.write(x710.replace("id: intel-x710", "id: " + i))
+        r = subprocess.run([NETTUNE, "--caps-dir", d, "caps"], capture_output=True, text=True)
+        if r.returncode != 1 or "x3.yaml:5:11: error: PCI id 8086:1572 (with others) is also in " \
+                "table 'x2'" not in r.stderr:
+            fail(f"two local tables with one PCI id: {r.returncode}\n{r.stderr}")
+
+
+for t in (t_kernel_versions, t_x710_kernel_rule, t_readme_models, t_richer, t_caps_dir, t_edges, t_siblings_without_table, t_declared, t_fixed_entries, t_coalesce, t_bnxt_agg, t_chosen_table_checks, t_auto_with_match, t_new_tables_coalesce, t_caps_dir_hostile):
     t()
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
