@@ -32,8 +32,8 @@ static void help(void)
 	       "  key not trusted  signed by a key that is not trusted\n"
 	       "Trusted keys: --trust PUB (repeatable) and the keys in $NETTUNE_TRUST_DIR\n"
 	       "(default /etc/nettune/trusted.d), as for 'nettune apply PLAN.json'.  --json\n"
-	       "prints {\"manifest\", \"host\", \"machine_id\", \"profile\", \"against\", \"created\",\n"
-	       "\"expires\", \"expired\", \"signature\": {\"status\", \"signer\", \"key\", \"reason\"},\n"
+	       "prints {\"manifest\", \"host\", \"machine_id\", \"netns\", \"profile\", \"against\",\n"
+	       "\"created\", \"expires\", \"expired\", \"signature\": {\"status\", \"signer\", \"key\", \"reason\"},\n"
 	       "\"plan\": the object 'nettune plan --json' prints}.\n\n"
 	       "JOURNAL is an apply journal: an ID from 'nettune history' or its path in\n"
 	       "$NETTUNE_STATE_DIR/journal.  It is printed with its target, profile, every\n"
@@ -74,6 +74,8 @@ static void show_json(const char *path, const struct nt_manifest *m, enum nt_sig
 	nt_buf_json_str(out, m->host_name);
 	nt_buf_puts(out, ", \"machine_id\": ");
 	json_str_or_null(out, m->machine_id);
+	nt_buf_puts(out, ", \"netns\": ");
+	json_str_or_null(out, m->netns);
 	nt_buf_puts(out, ", \"profile\": ");
 	json_str_or_null(out, m->profile);
 	nt_buf_puts(out, ", \"against\": ");
@@ -107,6 +109,8 @@ static void show_text(const char *path, const struct nt_manifest *m, enum nt_sig
 	nt_buf_printf(out, "  host       %s", m->host_name);
 	if (m->machine_id)
 		nt_buf_printf(out, " (machine-id %s)", m->machine_id);
+	if (m->netns)
+		nt_buf_printf(out, "\n  netns      %s", m->netns);
 	nt_buf_printf(out, "\n  profile    %s\n  against    %s\n  created    %s by nettune %s\n"
 		      "  expires    %s%s\n", m->profile ? m->profile : "?",
 		      m->against ? m->against : "?", created, m->nettune ? m->nettune : "?", expires,

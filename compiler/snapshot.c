@@ -614,7 +614,8 @@ int nt_snapshot_load_data(const char *file, const char *data, size_t len,
 {
 	static const char *const keys[] = {"format", "host", "cpus", "irqbalance", "interfaces",
 					   "windows", "settings", NULL};
-	static const char *const host_keys[] = {"name", "target", "kernel", "machine_id", NULL};
+	static const char *const host_keys[] = {"name", "target", "kernel", "machine_id", "netns",
+						 NULL};
 	size_t errors0 = d->errors;
 	struct nt_json *j;
 	const struct nt_json *x, *host;
@@ -647,6 +648,7 @@ int nt_snapshot_load_data(const char *file, const char *data, size_t len,
 		bad |= opt_name(host, "name", &f->hostname, d);
 		bad |= opt_name(host, "kernel", &f->kernel, d);
 		bad |= opt_name(host, "machine_id", &f->machine_id, d);
+		bad |= opt_name(host, "netns", &f->netns, d);
 		if (nt_json_str(host, "target", &s, false, d)) {
 			if (strcmp(s, "linux") && strcmp(s, "windows")) {
 				serr(d, nt_json_get(host, "target"), "%s", "host.target must be linux or windows");
@@ -732,6 +734,7 @@ void nt_snapshot_write(const struct nt_facts *f, const struct nt_state *st, stru
 	opt_str(b, "target", f->target, &first);
 	opt_str(b, "kernel", f->kernel, &first);
 	opt_str(b, "machine_id", f->machine_id, &first);
+	opt_str(b, "netns", f->netns, &first);
 	nt_buf_puts(b, "},\n");
 	if (f->topo_known) {
 		char *s = nt_cpuset_str(&f->online);

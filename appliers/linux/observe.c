@@ -652,6 +652,8 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		f->machine_id = nt_sys_read(mp);
 		free(mp);
 	}
+	if (nt_sys_netns)
+		f->netns = nt_xstrdup(nt_sys_netns);
 	observe_topology(f);
 	f->irqbalance = scan_comm("irqbalance", pids, 4, &np) ? 1 : 0;
 	nt_lctx_open(&x, f);
