@@ -786,7 +786,8 @@ void nt_snapshot_write(const struct nt_facts *f, const struct nt_state *st, stru
 	nt_buf_puts(b, "  \"interfaces\": [");
 	for (i = 0; i < f->nifs; i++) {
 		const struct nt_iface_facts *x = &f->ifs[i];
-		bool fx = true;
+		/* a key of 0 bytes is no key: the loader refuses "key_bytes": 0 */
+		bool fx = true, kb = x->rss_key_bytes.known && x->rss_key_bytes.v;
 
 		nt_buf_puts(b, i ? ",\n    {" : "\n    {");
 		opt_str(b, "name", x->name, &fx);
@@ -813,13 +814,13 @@ void nt_snapshot_write(const struct nt_facts *f, const struct nt_state *st, stru
 		if (x->ring_tx_max.known)
 			nt_buf_printf(b, "%s\"ring_tx\": %u", fx ? "" : ", ", x->ring_tx_max.v);
 		nt_buf_puts(b, "}");
-		if (x->rss_key_bytes.known || x->rss_indir_size.known) {
+		if (kb || x->rss_indir_size.known) {
 			nt_buf_puts(b, ", \"rss\": {");
-			if (x->rss_key_bytes.known)
+			if (kb)
 				nt_buf_printf(b, "\"key_bytes\": %u", x->rss_key_bytes.v);
 			if (x->rss_indir_size.known)
-				nt_buf_printf(b, "%s\"indir_size\": %u",
-					      x->rss_key_bytes.known ? ", " : "", x->rss_indir_size.v);
+				nt_buf_printf(b, "%s\"indir_size\": %u", kb ? ", " : "",
+					      x->rss_indir_size.v);
 			nt_buf_puts(b, "}");
 		}
 		nt_buf_printf(b, ", \"queues\": {\"rx\": %u, \"tx\": %u}", x->rx_queues, x->tx_queues);

@@ -372,7 +372,10 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 		struct nt_rss_state rs;
 
 		if (!nt_rss_get(name, &rs)) {
-			i->rss_key_bytes = (struct nt_num){true, (uint32_t)rs.key_size};
+			/* 0: the device has no RSS key (virtio_net without RSS),
+			 * as a snapshot records it: no key size, not 0 */
+			if (rs.key_size)
+				i->rss_key_bytes = (struct nt_num){true, (uint32_t)rs.key_size};
 			i->rss_indir_size = (struct nt_num){true, (uint32_t)rs.indir_size};
 			nt_rss_free(&rs);
 		}

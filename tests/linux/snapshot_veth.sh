@@ -62,4 +62,15 @@ nt observe --json > "$WORK/snap2.json"
 rc=0; "$NETTUNE" plan --check "$WORK/p.yaml" --state "$WORK/snap2.json" > "$WORK/check" 2>&1 || rc=$?
 expect_eq "$rc" 2 "drift after a live change"
 grep -q "^  sna0 feature rx-gro: off (want on)$" "$WORK/check" || { cat "$WORK/check"; fail "live drift line"; }
+# the host's own namespace (its real NICs: virtio_net reports an RSS key of
+# 0 bytes) gives a snapshot that loads back; reading it changes nothing
+"$NETTUNE" observe --json > "$WORK/host.json" || fail "observe --json of the host"
+cat > "$WORK/empty.yaml" <<YAML
+apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: host-snapshot}
+target: linux
+YAML
+rc=0; "$NETTUNE" plan --check "$WORK/empty.yaml" --state "$WORK/host.json" > "$WORK/check" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/check"; fail "the host's own snapshot does not load (exit $rc)"; }
 echo "ok: snapshot of a converged namespace is in sync; snapshot and live drift reported"
