@@ -205,8 +205,8 @@ int cmd_apply(int argc, char **argv)
 
 static void observe_help(void)
 {
-	printf("Usage: nettune observe [--json] [IFACE...]\n"
-	       "       nettune observe --profile [IFACE...]\n\n"
+	printf("Usage: nettune observe [--json] [--] [IFACE...]\n"
+	       "       nettune observe --profile [--] [IFACE...]\n\n"
 	       "Reads the live state (every interface, or the ones named): topology,\n"
 	       "NIC identity, queue -> IRQ map, offloads, channels, rings, coalescing,\n"
 	       "RSS, IRQ affinity, RPS/XPS, irqbalance.  --json prints a snapshot that\n"
@@ -246,7 +246,11 @@ int cmd_observe(int argc, char **argv)
 	int i;
 
 	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		if (!strcmp(argv[i], "--")) {
+			/* the rest are interface names, even one that starts with '-' */
+			while (++i < argc)
+				ifs[n++] = argv[i];
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			observe_help();
 			free(ifs);
 			return NT_EXIT_OK;

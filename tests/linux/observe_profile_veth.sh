@@ -58,4 +58,13 @@ nt observe --profile 'q"#{x' > "$WORK/h.yaml"
 grep -q '^  - name: "q\\"#{x"$' "$WORK/h.yaml" || { cat "$WORK/h.yaml"; fail "hostile name quoting"; }
 python3 -c 'import sys, yaml; assert yaml.safe_load(open(sys.argv[1]))["interfaces"][0]["name"] == "q\"#{x"' "$WORK/h.yaml" ||
 	fail "hostile name does not round-trip"
+# a name that starts with '-' (valid on Linux) is named after '--'
+ip -n "$NS" link add name -op2 type veth peer name opq2
+rc=0; nt observe --profile -- -op2 > "$WORK/d.yaml" 2> "$WORK/err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/err"; fail "observe --profile -- -op2 exit $rc"; }
+grep -qx '  - name: "-op2"' "$WORK/d.yaml" || { cat "$WORK/d.yaml"; fail "interface named -op2"; }
+rc=0; nt observe --json -- -op2 > "$WORK/d.json" 2> "$WORK/err" || rc=$?
+expect_eq "$rc" 0 "observe --json -- -op2"
+rc=0; nt plan "$WORK/d.yaml" > "$WORK/plan" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/d.yaml" "$WORK/plan"; fail "plan of -op2 exit $rc"; }
 echo "ok: observe --profile of veth validates and plans with no changes"
