@@ -678,8 +678,14 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		observe_iface_facts(&x, names[k], req->skip);
 	for (k = 0; k < n; k++)
 		observe_iface_state(&x, names[k], st, req->skip);
-	for (k = 0; k < req->nsysctls; k++)
-		grab(&x, st, NT_K_SYSCTL, "sysctl", req->sysctls[k]);
+	for (k = 0; k < req->nsysctls; k++) {
+		/* recorded under the key the plan compares: net/core/x is
+		 * net.core.x, as in profiles and snapshots */
+		char *key = nt_sysctl_key_canon(req->sysctls[k]);
+
+		grab(&x, st, NT_K_SYSCTL, "sysctl", key);
+		free(key);
+	}
 	if (req->all_sysctls)
 		walk_sysctls(&x, st, "", 0);
 	for (k = 0; k < req->nprocesses; k++)

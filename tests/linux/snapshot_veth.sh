@@ -26,6 +26,13 @@ rc=0; nt apply "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
 expect_eq "$(nsx cat /proc/sys/net/core/somaxconn)" 3000 "somaxconn applied"
 expect_eq "$(nsx cat /proc/sys/net/ipv4/conf/sna0/rp_filter)" 2 "rp_filter applied"
 expect_eq "$(nsx cat /proc/sys/net/ipv4/conf/sn.1/rp_filter)" 2 "rp_filter of sn.1 applied"
+# the live host is converged too: a key spelled as a path is read back
+# under the key the plan compares (no "(not observed)", no second write)
+rc=0; nt plan --check "$WORK/p.yaml" > "$WORK/check" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/check"; fail "live plan --check after apply exit $rc"; }
+rc=0; nt apply "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
+expect_eq "$rc" 0 "second apply"
+grep -q "^Nothing to do" "$WORK/out" || { cat "$WORK/out"; fail "second apply wrote again"; }
 nt observe --json > "$WORK/snap.json" || fail "observe --json"
 # the snapshot holds the namespace's sysctls, not only the profile's
 python3 - "$WORK/snap.json" <<'PY' || fail "snapshot contents"
