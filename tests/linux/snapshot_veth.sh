@@ -63,6 +63,19 @@ rc=0; "$NETTUNE" plan --check "$WORK/p.yaml" --state "$WORK/drift.json" > "$WORK
 expect_eq "$rc" 2 "drift in a snapshot sysctl"
 grep -q "^drift: 1 setting of $WORK/drift.json differs" "$WORK/check" || { cat "$WORK/check"; fail "drift count"; }
 grep -q "^  sysctl net.core.somaxconn: 128 (want 3000)$" "$WORK/check" || { cat "$WORK/check"; fail "drift line"; }
+# a key spelled as a path is located at its own line (not at "sysctl:")
+python3 - "$WORK/snap.json" "$WORK/drift2.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for x in s["settings"]:
+    if x["attribute"] == "sysctl net.ipv4.conf.sna0.rp_filter":
+        x["value"] = "0"
+json.dump(s, open(sys.argv[2], "w"))
+PY
+rc=0; "$NETTUNE" plan "$WORK/p.yaml" --state "$WORK/drift2.json" > "$WORK/plan" 2>&1 || rc=$?
+expect_eq "$rc" 2 "plan against a drifted path-spelled sysctl"
+grep -q "sysctl net.ipv4.conf.sna0.rp_filter 0 -> 2  $WORK/p.yaml:10:33$" "$WORK/plan" ||
+	{ cat "$WORK/plan"; fail "location of a path-spelled sysctl key"; }
 # a live change of an interface setting shows up in a new snapshot
 nsx ethtool -K sna0 gro off
 nt observe --json > "$WORK/snap2.json"
