@@ -166,8 +166,8 @@ int cmd_show(int argc, char **argv)
 	struct nt_trust trust = {0};
 	struct nt_buf bytes = {0};
 	bool json = false;
-	char err[512];
-	int r;
+	char err[512], why[512];
+	int r, e;
 
 	for (int k = 0; k < argc; k++) {
 		if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
@@ -201,9 +201,9 @@ int cmd_show(int argc, char **argv)
 		nt_trust_free(&trust);
 		return nt_usage_error("show", "no PLAN.json or JOURNAL given");
 	}
-	if (nt_read_file(arg, NT_MANIFEST_MAX_BYTES, &bytes)) {
-		int e = errno;
-		bool id = e == ENOENT && !strchr(arg, '/');	/* a journal ID names no file here */
+	e = nt_read_input(arg, NT_MANIFEST_MAX_BYTES, 0, &bytes, why, sizeof(why));
+	if (e) {
+		bool id = e == -ENOENT && !strchr(arg, '/');	/* a journal ID names no file here */
 
 		r = trust.n;
 		nt_trust_free(&trust);
@@ -211,7 +211,8 @@ int cmd_show(int argc, char **argv)
 			return nt_usage_error("show", "--trust is for a PLAN.json, not a journal");
 		if (id)
 			return nt_show_journal(arg, json);
-		fprintf(stderr, "nettune show: error: cannot read %s: %s\n", arg, strerror(e));
+		/* not a regular file (fifo), larger than N bytes, cannot open: ... */
+		fprintf(stderr, "nettune show: error: %s: %s\n", arg, why);
 		return NT_EXIT_FAIL;
 	}
 	if (memmem(bytes.p, bytes.n, "\"" NT_JOURNAL_FORMAT_PREFIX, strlen(NT_JOURNAL_FORMAT_PREFIX) + 1)) {
