@@ -11,6 +11,7 @@
 #include "../compiler/hostprofile.h"
 #include "../compiler/profile.h"
 #include "../compiler/snapshot.h"
+#include "../compiler/validate.h"
 #include "common.h"
 #include "plans.h"
 
@@ -269,6 +270,26 @@ int cmd_observe(int argc, char **argv)
 		free(ifs);
 		return nt_usage_error("observe", "--json (a snapshot) and --profile (a HostProfile) "
 				      "do not combine");
+	}
+	for (size_t k = 0; k < n; k++) {
+		const char *why = nt_linux_ifname_problem(ifs[k]);
+
+		if (why) {
+			/* a profile or snapshot could not name it (the default
+			 * selection leaves such devices out) */
+			struct nt_buf q = {0};
+
+			for (const char *c = ifs[k]; *c; c++)
+				if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+					nt_buf_printf(&q, "\\x%02x", (unsigned char)*c);
+				else
+					nt_buf_putc(&q, *c);
+			fprintf(stderr, "nettune observe: error: interface name '%s' %s; a profile or "
+				"snapshot cannot name it\n", q.p ? q.p : "", why);
+			nt_buf_free(&q);
+			free(ifs);
+			return NT_EXIT_FAIL;
+		}
 	}
 	for (size_t k = 0; profile && k < n; k++)
 		if (!strcmp(ifs[k], "lo")) {
