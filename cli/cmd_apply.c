@@ -11,6 +11,7 @@
 #include "../compiler/hostprofile.h"
 #include "../compiler/profile.h"
 #include "../compiler/snapshot.h"
+#include "../compiler/validate.h"
 #include "common.h"
 #include "plans.h"
 
@@ -42,8 +43,9 @@ static void apply_help(void)
 	       "                            /etc/nettune/trusted.d) are trusted too, and when that\n"
 	       "                            directory exists unsigned plans are refused\n\n"
 	       "PLAN.json (from 'nettune plan --out') is applied exactly as written, after\n"
-	       "its signature, expiry, host identity and observed values are checked; a\n"
-	       "plan the host already holds in full says \"Already converged\" (exit 0).\n"
+	       "its signature, expiry, host identity, network namespace (the --netns it was\n"
+	       "planned in, or none) and observed values are checked; a plan the host\n"
+	       "already holds in full says \"Already converged\" (exit 0).\n"
 	       "State: journals and the lock live in $NETTUNE_STATE_DIR (default /var/lib/nettune,\n"
 	       "which must be root's and not group/world-writable).  SIGTERM, SIGINT or SIGHUP\n"
 	       "during the writes rolls back what was written (exit 1); SIGPIPE is ignored.\n"
@@ -204,8 +206,8 @@ int cmd_apply(int argc, char **argv)
 
 static void observe_help(void)
 {
-	printf("Usage: nettune observe [--json] [IFACE...]\n"
-	       "       nettune observe --profile [IFACE...]\n\n"
+	printf("Usage: nettune observe [--json] [--] [IFACE...]\n"
+	       "       nettune observe --profile [--] [IFACE...]\n\n"
 	       "Reads the live state (every interface, or the ones named): topology,\n"
 	       "NIC identity, queue -> IRQ map, offloads, channels, rings, coalescing,\n"
 	       "RSS, IRQ affinity, RPS/XPS, irqbalance.  --json prints a snapshot that\n"
@@ -245,7 +247,11 @@ int cmd_observe(int argc, char **argv)
 	int i;
 
 	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		if (!strcmp(argv[i], "--")) {
+			/* the rest are interface names, even one that starts with '-' */
+			while (++i < argc)
+				ifs[n++] = argv[i];
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			observe_help();
 			free(ifs);
 			return NT_EXIT_OK;
@@ -264,6 +270,26 @@ int cmd_observe(int argc, char **argv)
 		free(ifs);
 		return nt_usage_error("observe", "--json (a snapshot) and --profile (a HostProfile) "
 				      "do not combine");
+	}
+	for (size_t k = 0; k < n; k++) {
+		const char *why = nt_linux_ifname_problem(ifs[k]);
+
+		if (why) {
+			/* a profile or snapshot could not name it (the default
+			 * selection leaves such devices out) */
+			struct nt_buf q = {0};
+
+			for (const char *c = ifs[k]; *c; c++)
+				if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+					nt_buf_printf(&q, "\\x%02x", (unsigned char)*c);
+				else
+					nt_buf_putc(&q, *c);
+			fprintf(stderr, "nettune observe: error: interface name '%s' %s; a profile or "
+				"snapshot cannot name it\n", q.p ? q.p : "", why);
+			nt_buf_free(&q);
+			free(ifs);
+			return NT_EXIT_FAIL;
+		}
 	}
 	for (size_t k = 0; profile && k < n; k++)
 		if (!strcmp(ifs[k], "lo")) {

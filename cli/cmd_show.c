@@ -32,8 +32,8 @@ static void help(void)
 	       "  key not trusted  signed by a key that is not trusted\n"
 	       "Trusted keys: --trust PUB (repeatable) and the keys in $NETTUNE_TRUST_DIR\n"
 	       "(default /etc/nettune/trusted.d), as for 'nettune apply PLAN.json'.  --json\n"
-	       "prints {\"manifest\", \"host\", \"machine_id\", \"profile\", \"against\", \"created\",\n"
-	       "\"expires\", \"expired\", \"signature\": {\"status\", \"signer\", \"key\", \"reason\"},\n"
+	       "prints {\"manifest\", \"host\", \"machine_id\", \"netns\", \"profile\", \"against\",\n"
+	       "\"created\", \"expires\", \"expired\", \"signature\": {\"status\", \"signer\", \"key\", \"reason\"},\n"
 	       "\"plan\": the object 'nettune plan --json' prints}.\n\n"
 	       "JOURNAL is an apply journal: an ID from 'nettune history' or its path in\n"
 	       "$NETTUNE_STATE_DIR/journal.  It is printed with its target, profile, every\n"
@@ -74,6 +74,8 @@ static void show_json(const char *path, const struct nt_manifest *m, enum nt_sig
 	nt_buf_json_str(out, m->host_name);
 	nt_buf_puts(out, ", \"machine_id\": ");
 	json_str_or_null(out, m->machine_id);
+	nt_buf_puts(out, ", \"netns\": ");
+	json_str_or_null(out, m->netns);
 	nt_buf_puts(out, ", \"profile\": ");
 	json_str_or_null(out, m->profile);
 	nt_buf_puts(out, ", \"against\": ");
@@ -107,6 +109,8 @@ static void show_text(const char *path, const struct nt_manifest *m, enum nt_sig
 	nt_buf_printf(out, "  host       %s", m->host_name);
 	if (m->machine_id)
 		nt_buf_printf(out, " (machine-id %s)", m->machine_id);
+	if (m->netns)
+		nt_buf_printf(out, "\n  netns      %s", m->netns);
 	nt_buf_printf(out, "\n  profile    %s\n  against    %s\n  created    %s by nettune %s\n"
 		      "  expires    %s%s\n", m->profile ? m->profile : "?",
 		      m->against ? m->against : "?", created, m->nettune ? m->nettune : "?", expires,
@@ -162,8 +166,8 @@ int cmd_show(int argc, char **argv)
 	struct nt_trust trust = {0};
 	struct nt_buf bytes = {0};
 	bool json = false;
-	char err[512];
-	int r;
+	char err[512], why[512];
+	int r, e;
 
 	for (int k = 0; k < argc; k++) {
 		if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
@@ -197,9 +201,9 @@ int cmd_show(int argc, char **argv)
 		nt_trust_free(&trust);
 		return nt_usage_error("show", "no PLAN.json or JOURNAL given");
 	}
-	if (nt_read_file(arg, NT_MANIFEST_MAX_BYTES, &bytes)) {
-		int e = errno;
-		bool id = e == ENOENT && !strchr(arg, '/');	/* a journal ID names no file here */
+	e = nt_read_input(arg, NT_MANIFEST_MAX_BYTES, 0, &bytes, why, sizeof(why));
+	if (e) {
+		bool id = e == -ENOENT && !strchr(arg, '/');	/* a journal ID names no file here */
 
 		r = trust.n;
 		nt_trust_free(&trust);
@@ -207,7 +211,8 @@ int cmd_show(int argc, char **argv)
 			return nt_usage_error("show", "--trust is for a PLAN.json, not a journal");
 		if (id)
 			return nt_show_journal(arg, json);
-		fprintf(stderr, "nettune show: error: cannot read %s: %s\n", arg, strerror(e));
+		/* not a regular file (fifo), larger than N bytes, cannot open: ... */
+		fprintf(stderr, "nettune show: error: %s: %s\n", arg, why);
 		return NT_EXIT_FAIL;
 	}
 	if (memmem(bytes.p, bytes.n, "\"" NT_JOURNAL_FORMAT_PREFIX, strlen(NT_JOURNAL_FORMAT_PREFIX) + 1)) {

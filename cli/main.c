@@ -230,6 +230,7 @@ int main(int argc, char **argv)
 		r = NT_EXIT_FAIL;
 		goto out;
 	}
+	nt_sys_netns = nt_g.netns;
 	r = subcommands[k].fn(nrest, rest);
 out:
 	/* a reader that went away (EPIPE) does not change what was done */

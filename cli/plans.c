@@ -246,6 +246,17 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 			o->netns);
 		goto out;
 	}
+	if (m.netns ? !o->netns || strcmp(m.netns, o->netns) : o->netns != NULL) {
+		/* the values were observed in another namespace: neither their
+		 * staleness nor "already converged" says anything about this one */
+		fprintf(stderr, "nettune apply: error: plan for another network namespace: %s was "
+			"made %s%s%s, this apply is %s%s%s; nothing was changed\n", path,
+			m.netns ? "in namespace " : "for the host's own namespace (no --netns)",
+			m.netns ? m.netns : "", m.netns ? " (--netns)" : "",
+			o->netns ? "in namespace " : "for the host's own namespace (no --netns)",
+			o->netns ? o->netns : "", o->netns ? " (--netns)" : "");
+		goto out;
+	}
 	request_for(&m, &req);
 	nt_linux_observe(&req, &f, &live, &d);
 	observed = true;

@@ -59,6 +59,7 @@ void nt_facts_free(struct nt_facts *f)
 	free(f->target);
 	free(f->kernel);
 	free(f->machine_id);
+	free(f->netns);
 	nt_facts_init(f);
 }
 

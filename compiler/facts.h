@@ -56,6 +56,7 @@ struct nt_facts {
 	char *target;			/* "linux" or "windows" */
 	char *kernel;
 	char *machine_id;
+	char *netns;			/* --netns name observed in; NULL: the host's own namespace */
 	struct nt_cpuset online;
 	bool topo_known;
 	uint32_t ncpus;			/* highest online CPU + 1 */

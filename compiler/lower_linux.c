@@ -1067,13 +1067,20 @@ size_t nt_lower_linux(struct nt_lower *L)
 	check_numa(L, &reserved);
 	if (p->sysctl)
 		for (i = 0; i < p->sysctl_count; i++) {
-			char path[300];
-
 			char *key = nt_sysctl_key_canon(p->sysctl[i].key);
+			struct nt_buf path = {0};
+			const char *c;
 
-			snprintf(path, sizeof(path), "/sysctl/%s", p->sysctl[i].key);
+			/* a key spelled as a path is one segment: '/' is ~1 */
+			nt_buf_puts(&path, "/sysctl/");
+			for (c = p->sysctl[i].key; *c; c++)
+				if (*c == '/' || *c == '~')
+					nt_buf_puts(&path, *c == '/' ? "~1" : "~0");
+				else
+					nt_buf_putc(&path, *c);
 			nt_state_set(L->desired, NT_K_SYSCTL, "sysctl", key,
-				     nt_v_str(p->sysctl[i].value), nt_loaded_mark(L->l, path, false));
+				     nt_v_str(p->sysctl[i].value), nt_loaded_mark(L->l, path.p, false));
+			nt_buf_free(&path);
 			free(key);
 		}
 	/* underlays before tunnels, so tunnels can derive their MTU */

@@ -260,6 +260,7 @@ int nt_manifest_build(struct nt_manifest *m, const struct nt_loaded *l,
 			nt_xstrdup(facts->machine_id) : NULL;
 	if (m->machine_id)
 		m->machine_id[strcspn(m->machine_id, " \t\r\n")] = '\0';
+	m->netns = facts && facts->netns ? nt_xstrdup(facts->netns) : NULL;
 	m->profile = nt_xstrdup(l->file);
 	tree_bytes(l->tree, &tb);
 	nt_sha256_hex(tb.p ? tb.p : "", tb.n, m->merged_sha256);
@@ -298,6 +299,7 @@ void nt_manifest_free(struct nt_manifest *m)
 	free(m->nettune);
 	free(m->host_name);
 	free(m->machine_id);
+	free(m->netns);
 	free(m->profile);
 	for (i = 0; i < m->nsources; i++)
 		free(m->sources[i].file);
@@ -371,6 +373,11 @@ void nt_manifest_write(const struct nt_manifest *m, struct nt_buf *b)
 	nt_buf_json_str(b, m->host_name);
 	nt_buf_puts(b, ", \"machine_id\": ");
 	str_or_null(b, m->machine_id);
+	if (m->netns) {
+		/* only when planned in a namespace: older manifests stay canonical */
+		nt_buf_puts(b, ", \"netns\": ");
+		nt_buf_json_str(b, m->netns);
+	}
 	nt_buf_puts(b, "},\n  \"profile\": {\"file\": ");
 	nt_buf_json_str(b, m->profile);
 	nt_buf_puts(b, ", \"name\": ");
@@ -663,7 +670,7 @@ static void load_fields(struct ld *c, const struct nt_json *j, struct nt_manifes
 	static const char *const top[] = {"format", "nettune", "target", "host", "profile",
 					  "sources", "against", "created", "expires", "signer",
 					  "summary", "actions", NULL};
-	static const char *const hostk[] = {"name", "machine_id", NULL};
+	static const char *const hostk[] = {"name", "machine_id", "netns", NULL};
 	static const char *const profk[] = {"file", "name", "merged_sha256", NULL};
 	static const char *const srck[] = {"file", "sha256", NULL};
 	static const char *const sumk[] = {"changes", "disruptive", "cannot_change", NULL};
@@ -691,6 +698,8 @@ static void load_fields(struct ld *c, const struct nt_json *j, struct nt_manifes
 		m->host_name = nt_xstrdup(s ? s : "");
 		s = str_field(c, host, "\"host\"", "machine_id", true);
 		m->machine_id = s ? nt_xstrdup(s) : NULL;
+		s = nt_json_get(host, "netns") ? str_field(c, host, "\"host\"", "netns", false) : NULL;
+		m->netns = s ? nt_xstrdup(s) : NULL;
 	}
 	prof = field(c, j, what, "profile", NT_J_OBJ, false);
 	if (prof) {

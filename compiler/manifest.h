@@ -33,6 +33,7 @@ struct nt_manifest {
 	char *nettune;			/* version that wrote it */
 	char *host_name;		/* host the plan was computed against */
 	char *machine_id;		/* NULL: not known */
+	char *netns;			/* network namespace planned (--netns); NULL: the host's own */
 	char *profile;			/* profile file named on the command line */
 	char merged_sha256[NT_SHA256_HEX];	/* the merged (extends + defaults) profile */
 	struct nt_manifest_source *sources;	/* every file read, the profile first */

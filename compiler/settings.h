@@ -150,7 +150,9 @@ struct nt_state {
 void nt_value_free(struct nt_value *v);
 void nt_value_copy(struct nt_value *dst, const struct nt_value *src);
 bool nt_value_equal(const struct nt_value *a, const struct nt_value *b);
-/* Human text: on/off, 1500, 0-3, aa:bb:..(52 bytes) */
+/* Human text: on/off, 1500, 0-3, aa:bb:..(52 bytes); a string on one line
+ * (newline as \n, other control characters \xNN).  full: every byte of a
+ * key or table, and strings exactly as they are (scripts, digests). */
 void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full);
 /* Canonical JSON: true/false, numbers, strings, hex string, arrays. */
 void nt_value_json(const struct nt_value *v, struct nt_buf *b);

@@ -628,7 +628,8 @@ int nt_snapshot_load_data(const char *file, const char *data, size_t len,
 {
 	static const char *const keys[] = {"format", "host", "cpus", "irqbalance", "interfaces",
 					   "windows", "settings", NULL};
-	static const char *const host_keys[] = {"name", "target", "kernel", "machine_id", NULL};
+	static const char *const host_keys[] = {"name", "target", "kernel", "machine_id", "netns",
+						 NULL};
 	size_t errors0 = d->errors;
 	struct nt_json *j;
 	const struct nt_json *x, *host;
@@ -661,6 +662,7 @@ int nt_snapshot_load_data(const char *file, const char *data, size_t len,
 		bad |= opt_name(host, "name", &f->hostname, d);
 		bad |= opt_name(host, "kernel", &f->kernel, d);
 		bad |= opt_name(host, "machine_id", &f->machine_id, d);
+		bad |= opt_name(host, "netns", &f->netns, d);
 		if (nt_json_str(host, "target", &s, false, d)) {
 			if (strcmp(s, "linux") && strcmp(s, "windows")) {
 				serr(d, nt_json_get(host, "target"), "%s", "host.target must be linux or windows");
@@ -746,6 +748,7 @@ void nt_snapshot_write(const struct nt_facts *f, const struct nt_state *st, stru
 	opt_str(b, "target", f->target, &first);
 	opt_str(b, "kernel", f->kernel, &first);
 	opt_str(b, "machine_id", f->machine_id, &first);
+	opt_str(b, "netns", f->netns, &first);
 	nt_buf_puts(b, "},\n");
 	if (f->topo_known) {
 		char *s = nt_cpuset_str(&f->online);
@@ -797,7 +800,8 @@ void nt_snapshot_write(const struct nt_facts *f, const struct nt_state *st, stru
 	nt_buf_puts(b, "  \"interfaces\": [");
 	for (i = 0; i < f->nifs; i++) {
 		const struct nt_iface_facts *x = &f->ifs[i];
-		bool fx = true;
+		/* a key of 0 bytes is no key: the loader refuses "key_bytes": 0 */
+		bool fx = true, kb = x->rss_key_bytes.known && x->rss_key_bytes.v;
 
 		nt_buf_puts(b, i ? ",\n    {" : "\n    {");
 		opt_str(b, "name", x->name, &fx);
@@ -824,13 +828,13 @@ void nt_snapshot_write(const struct nt_facts *f, const struct nt_state *st, stru
 		if (x->ring_tx_max.known)
 			nt_buf_printf(b, "%s\"ring_tx\": %u", fx ? "" : ", ", x->ring_tx_max.v);
 		nt_buf_puts(b, "}");
-		if (x->rss_key_bytes.known || x->rss_indir_size.known) {
+		if (kb || x->rss_indir_size.known) {
 			nt_buf_puts(b, ", \"rss\": {");
-			if (x->rss_key_bytes.known)
+			if (kb)
 				nt_buf_printf(b, "\"key_bytes\": %u", x->rss_key_bytes.v);
 			if (x->rss_indir_size.known)
-				nt_buf_printf(b, "%s\"indir_size\": %u",
-					      x->rss_key_bytes.known ? ", " : "", x->rss_indir_size.v);
+				nt_buf_printf(b, "%s\"indir_size\": %u", kb ? ", " : "",
+					      x->rss_indir_size.v);
 			nt_buf_puts(b, "}");
 		}
 		nt_buf_printf(b, ", \"queues\": {\"rx\": %u, \"tx\": %u}", x->rx_queues, x->tx_queues);

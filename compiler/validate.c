@@ -79,6 +79,15 @@ const char *nt_linux_ifname_problem(const char *s)
 			return "contains whitespace";
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			return "contains a control character";
+		/* the kernel takes any bytes; YAML and JSON only UTF-8 text,
+		 * and a name rewritten to be valid would name another device */
+		if ((unsigned char)*s >= 0x80) {
+			size_t n = nt_utf8_len(s, strlen(s));
+
+			if (!n)
+				return "is not valid UTF-8";
+			s += n - 1;
+		}
 	}
 	return NULL;
 }

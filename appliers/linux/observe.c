@@ -372,7 +372,10 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 		struct nt_rss_state rs;
 
 		if (!nt_rss_get(name, &rs)) {
-			i->rss_key_bytes = (struct nt_num){true, (uint32_t)rs.key_size};
+			/* 0: the device has no RSS key (virtio_net without RSS),
+			 * as a snapshot records it: no key size, not 0 */
+			if (rs.key_size)
+				i->rss_key_bytes = (struct nt_num){true, (uint32_t)rs.key_size};
 			i->rss_indir_size = (struct nt_num){true, (uint32_t)rs.indir_size};
 			nt_rss_free(&rs);
 		}
@@ -652,6 +655,8 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		f->machine_id = nt_sys_read(mp);
 		free(mp);
 	}
+	if (nt_sys_netns)
+		f->netns = nt_xstrdup(nt_sys_netns);
 	observe_topology(f);
 	f->irqbalance = scan_comm("irqbalance", pids, 4, &np) ? 1 : 0;
 	nt_lctx_open(&x, f);
@@ -673,8 +678,14 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		observe_iface_facts(&x, names[k], req->skip);
 	for (k = 0; k < n; k++)
 		observe_iface_state(&x, names[k], st, req->skip);
-	for (k = 0; k < req->nsysctls; k++)
-		grab(&x, st, NT_K_SYSCTL, "sysctl", req->sysctls[k]);
+	for (k = 0; k < req->nsysctls; k++) {
+		/* recorded under the key the plan compares: net/core/x is
+		 * net.core.x, as in profiles and snapshots */
+		char *key = nt_sysctl_key_canon(req->sysctls[k]);
+
+		grab(&x, st, NT_K_SYSCTL, "sysctl", key);
+		free(key);
+	}
 	if (req->all_sysctls)
 		walk_sysctls(&x, st, "", 0);
 	for (k = 0; k < req->nprocesses; k++)

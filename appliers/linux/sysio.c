@@ -27,6 +27,7 @@
 #define NT_WALK_DEPTH 128
 
 const char *nt_sys_root = "";
+const char *nt_sys_netns;
 bool nt_sys_no_openat2;
 
 /* Appends one input-derived component; false when it could leave the

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+extern const char *nt_sys_netns;	/* NULL or the --netns name entered */
 extern const char *nt_sys_root;	/* "" or the --root directory */
 /* Tests: resolve below the root with the O_NOFOLLOW walk, as on kernels
  * without openat2. */

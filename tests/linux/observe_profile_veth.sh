@@ -58,4 +58,38 @@ nt observe --profile 'q"#{x' > "$WORK/h.yaml"
 grep -q '^  - name: "q\\"#{x"$' "$WORK/h.yaml" || { cat "$WORK/h.yaml"; fail "hostile name quoting"; }
 python3 -c 'import sys, yaml; assert yaml.safe_load(open(sys.argv[1]))["interfaces"][0]["name"] == "q\"#{x"' "$WORK/h.yaml" ||
 	fail "hostile name does not round-trip"
+# a name that starts with '-' (valid on Linux) is named after '--'
+ip -n "$NS" link add name -op2 type veth peer name opq2
+rc=0; nt observe --profile -- -op2 > "$WORK/d.yaml" 2> "$WORK/err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/err"; fail "observe --profile -- -op2 exit $rc"; }
+grep -qx '  - name: "-op2"' "$WORK/d.yaml" || { cat "$WORK/d.yaml"; fail "interface named -op2"; }
+rc=0; nt observe --json -- -op2 > "$WORK/d.json" 2> "$WORK/err" || rc=$?
+expect_eq "$rc" 0 "observe --json -- -op2"
+rc=0; nt plan "$WORK/d.yaml" > "$WORK/plan" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/d.yaml" "$WORK/plan"; fail "plan of -op2 exit $rc"; }
+# names the kernel takes but YAML and JSON cannot spell (not UTF-8, a
+# control character): refused by name, left out of snapshots; UTF-8 is fine
+ff=$(printf 'x\377y'); ctl=$(printf 'c\001d'); utf=$(printf 'u\303\251')
+ip -n "$NS" link add name "$ff" type veth peer name opq3
+ip -n "$NS" link add name "$ctl" type veth peer name opq4
+ip -n "$NS" link add name "$utf" type veth peer name opq5
+rc=0; nt observe --profile "$ff" > /dev/null 2> "$WORK/err" || rc=$?
+expect_eq "$rc" 1 "observe --profile of a non-UTF-8 name"
+grep -qxF "nettune observe: error: interface name 'x\xffy' is not valid UTF-8; a profile or snapshot cannot name it" "$WORK/err" ||
+	{ cat "$WORK/err"; fail "non-UTF-8 name message"; }
+rc=0; nt observe --json "$ctl" > /dev/null 2> "$WORK/err" || rc=$?
+expect_eq "$rc" 1 "observe --json of a name with a control character"
+grep -qxF "nettune observe: error: interface name 'c\x01d' contains a control character; a profile or snapshot cannot name it" "$WORK/err" ||
+	{ cat "$WORK/err"; fail "control character name message"; }
+nt observe --json > "$WORK/all.json" || fail "observe --json with unnamable devices"
+python3 - "$WORK/all.json" <<'PY' || fail "snapshot names"
+import json, sys
+names = [i["name"] for i in json.load(open(sys.argv[1], encoding="utf-8"))["interfaces"]]
+assert "u\u00e9" in names and "opq3" in names, names
+assert not any("\ufffd" in n or "\x01" in n for n in names), names
+PY
+"$NETTUNE" plan --check "$WORK/none.yaml" --state "$WORK/all.json" > /dev/null 2>&1 || fail "snapshot with unnamable devices does not load"
+nt observe --profile "$utf" > "$WORK/u.yaml" || fail "observe --profile of a UTF-8 name"
+rc=0; nt plan "$WORK/u.yaml" > "$WORK/plan" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/u.yaml" "$WORK/plan"; fail "plan of the UTF-8 name exit $rc"; }
 echo "ok: observe --profile of veth validates and plans with no changes"

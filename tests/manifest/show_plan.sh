@@ -86,7 +86,7 @@ rc=0; "$NETTUNE" show empty.json > out 2> err || rc=$?
 [ "$rc" -eq 1 ] || fail "empty file exit $rc"
 rc=0; "$NETTUNE" show "$WORK" > out 2> err || rc=$?
 [ "$rc" -eq 1 ] || fail "directory exit $rc"
-grep -q "nettune show: error: cannot read $WORK: " err || { cat err; fail "directory message"; }
+grep -qx "nettune show: error: $WORK: not a regular file (directory)" err || { cat err; fail "directory message"; }
 rc=0; "$NETTUNE" show ./missing.json > out 2> err || rc=$?
 [ "$rc" -eq 1 ] || fail "missing file exit $rc"
 rc=0; "$NETTUNE" show --trust ci.key.pub > out 2> err || rc=$?

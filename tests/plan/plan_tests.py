@@ -193,8 +193,40 @@ def t_warnings(bless):
             fail(f"per_queue wrap: queue 5 not placed on CPU 3:\n{out}")
 
 
+def t_values(bless):
+    """A snapshot value with a newline (untrusted, or the kernel's own
+    kernel.core_modes; other control characters are refused) stays on its line in the plan text and
+    the drift report: it cannot forge an 'in sync:' line or a CI annotation;
+    --json keeps the exact value."""
+    import json
+    import tempfile
+    evil = "1\nin sync: everything\n::error::x\tz"
+    with tempfile.TemporaryDirectory() as d:
+        prof = os.path.join(d, "p.yaml")
+        snap = os.path.join(d, "s.json")
+        with open(prof, "w") as f:
+            f.write("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: h}\n"
+                    "target: linux\nsysctl:\n  net.core.somaxconn: \"4096\"\n")
+        with open(snap, "w") as f:
+            json.dump({"format": "nettune-snapshot/1", "host": {"name": "h"}, "settings": [
+                {"object": "sysctl", "attribute": "sysctl net.core.somaxconn", "value": evil}]}, f)
+        shown = "1\\nin sync: everything\\n::error::x\tz"
+        rc, out, err = plan(prof, "--state", snap)
+        line = f"    1  sysctl net.core.somaxconn      {shown} -> 4096  {prof}:6:23"
+        if rc != 2 or line not in out.splitlines():
+            fail(f"plan text of a multi-line value: exit {rc}:\n{out}{err}")
+        rc, out, err = plan(prof, "--state", snap, "--check")
+        want = [f"drift: 1 setting of {snap} differs from {prof}",
+                f"  sysctl net.core.somaxconn: {shown} (want 4096)"]
+        if rc != 2 or out.splitlines() != want:
+            fail(f"drift report of a multi-line value: exit {rc}:\n{out}{err}")
+        rc, out, err = plan(prof, "--state", snap, "--json")
+        if rc != 2 or json.loads(out)["actions"][0]["from"] != evil:
+            fail(f"plan --json of a multi-line value: exit {rc}:\n{out}{err}")
+
+
 TESTS = {"golden": t_golden, "contract": t_contract, "converged": t_converged,
-         "errors": t_errors, "warnings": t_warnings}
+         "errors": t_errors, "warnings": t_warnings, "values": t_values}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in TESTS:

@@ -383,6 +383,34 @@ static void test_every_linux_kind(void)
 	nt_diags_free(&d);
 }
 
+/* A device that reports an RSS key of 0 bytes (virtio_net without RSS)
+ * has no key: the snapshot leaves key_bytes out, so observe --json of such
+ * a host loads back (the loader refuses "key_bytes": 0). */
+static void test_no_rss_key(void)
+{
+	struct nt_state st = {0}, back;
+	struct nt_facts f, f2;
+	struct nt_diags d = {0};
+	struct nt_buf w = {0};
+	struct nt_iface_facts *i;
+
+	nt_facts_init(&f);
+	f.known = true;
+	i = nt_facts_add_iface(&f, "eth0");
+	i->rss_key_bytes = (struct nt_num){true, 0};
+	i->rss_indir_size = (struct nt_num){true, 0};
+	nt_snapshot_write(&f, &st, &w);
+	CU_ASSERT_PTR_NULL(strstr(w.p, "key_bytes"));
+	CU_ASSERT_EQUAL_FATAL(nt_snapshot_load_data("w.json", w.p, w.n, &f2, &back, &d), 0);
+	CU_ASSERT_EQUAL(d.errors, 0);
+	CU_ASSERT_FALSE(nt_facts_iface(&f2, "eth0")->rss_key_bytes.known);
+	nt_buf_free(&w);
+	nt_state_free(&back);
+	nt_facts_free(&f);
+	nt_facts_free(&f2);
+	nt_diags_free(&d);
+}
+
 /* At the bounds: accepted. */
 static void test_bounds(void)
 {
@@ -474,5 +502,6 @@ int main(void)
 	CU_add_test(s, "values at the bounds", test_bounds);
 	CU_add_test(s, "sysctl values: bound and key spelling", test_sysctl_values);
 	CU_add_test(s, "every Linux kind round-trips", test_every_linux_kind);
+	CU_add_test(s, "a device without an RSS key round-trips", test_no_rss_key);
 	return t_run(s);
 }

@@ -107,6 +107,12 @@ def t_fifo():
         expect(E, ["verify", "--pub", key + ".pub", "plan.json"], 1,
                "nettune verify: error: plan.json: not a regular file (fifo)\n",
                what="verify FIFO")
+        expect(E, ["show", "plan.json"], 1,
+               "nettune show: error: plan.json: not a regular file (fifo)\n", what="show FIFO")
+        expect(E, ["show", "--json", "plan.json"], 1,
+               "nettune show: error: plan.json: not a regular file (fifo)\n", what="show --json FIFO")
+        expect(E, ["apply", "plan.json"], 1,
+               "plan.json: error: not a regular file (fifo)\n", what="apply FIFO")
         os.mkfifo(E.p("fifo.pub"))
         expect(E, ["verify", "--pub", "fifo.pub", "plan.json"], 1,
                "nettune verify: error: fifo.pub: not a regular file (fifo)\n",
