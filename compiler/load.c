@@ -12,6 +12,7 @@
 #include "load.h"
 #include "paths.h"
 #include "schema.h"
+#include "typed.h"
 
 #define MAX_EXTENDS_DEPTH 8
 
@@ -518,34 +519,24 @@ static int apply_defaults(struct loader *L, struct nt_ynode *root)
 static int finish(struct loader *L, struct nt_ynode *root, const char *file,
 		  struct nt_loaded *out)
 {
-	struct nt_ynode *copy;
-	struct nt_buf text = {0};
 	struct nt_profile *p = NULL;
-	cyaml_err_t err;
+	struct nt_mark where;
+	const char *why;
 
 	if (!root || apply_defaults(L, root) || (L->d->errors && !L->o->keep_going)) {
 		nt_yfree(root);
 		return -1;
 	}
-	copy = nt_ycopy(root);
-	drop_key(copy, "extends");
-	nt_check_lower_kv(copy, &nt_profile_schema);
-	if (nt_yemit(copy, &text)) {
-		nt_error(L->d, root->mark, "internal", "cannot serialise the merged profile");
-		goto fail;
-	}
-	err = cyaml_load_data((const uint8_t *)text.p, text.n, &nt_cyaml_config,
-			      &nt_profile_schema, (cyaml_data_t **)&p, NULL);
-	if (err != CYAML_OK) {
+	/* built from the tree that was parsed and checked: no second parse */
+	if (nt_typed_load(root, &nt_profile_schema, (void **)&p, &where, &why)) {
 		/* after schema errors, what is left may lack a required key:
 		 * those errors already say why */
 		if (!L->d->errors)
-			nt_error(L->d, root->mark, "internal",
-				 "libcyaml rejected the merged profile: %s", cyaml_strerror(err));
-		goto fail;
+			nt_error(L->d, where, "internal", "the merged profile does not load: %s",
+				 why);
+		nt_yfree(root);
+		return -1;
 	}
-	nt_yfree(copy);
-	nt_buf_free(&text);
 	out->p = p;
 	out->tree = root;
 	out->file = nt_intern(file);
@@ -555,11 +546,6 @@ static int finish(struct loader *L, struct nt_ynode *root, const char *file,
 	out->npruned = L->npruned;
 	L->pruned = NULL;
 	return 0;
-fail:
-	nt_yfree(copy);
-	nt_yfree(root);
-	nt_buf_free(&text);
-	return -1;
 }
 
 static int load_common(const char *file, struct nt_ynode *parsed, const struct nt_load_opts *o,
