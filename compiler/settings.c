@@ -242,7 +242,7 @@ void nt_value_json(const struct nt_value *v, struct nt_buf *b)
 		nt_buf_puts(b, v->b ? "true" : "false");
 		return;
 	case NT_V_U32:
-		nt_buf_printf(b, "%u", v->u);
+		nt_buf_put_u64(b, v->u);
 		return;
 	case NT_V_STR:
 		nt_buf_json_str(b, v->s ? v->s : "");
