@@ -17,6 +17,7 @@ void *nt_xmalloc(size_t n)
 
 	if (!p) {
 		fputs("nettune: out of memory\n", stderr);
+		fflush(stderr);	/* it may be fully buffered */
 		abort();
 	}
 	return p;
@@ -28,6 +29,7 @@ void *nt_xcalloc(size_t n, size_t m)
 
 	if (!p) {
 		fputs("nettune: out of memory\n", stderr);
+		fflush(stderr);	/* it may be fully buffered */
 		abort();
 	}
 	return p;
@@ -38,6 +40,7 @@ void *nt_xrealloc(void *p, size_t n)
 	p = realloc(p, n ? n : 1);
 	if (!p) {
 		fputs("nettune: out of memory\n", stderr);
+		fflush(stderr);	/* it may be fully buffered */
 		abort();
 	}
 	return p;

@@ -300,6 +300,7 @@ struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
 	}
 	if (!yaml_parser_initialize(&p)) {
 		fputs("nettune: out of memory\n", stderr);
+		fflush(stderr);	/* it may be fully buffered */
 		abort();
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
