@@ -204,8 +204,7 @@ static void check_kv(struct ctx *c, struct nt_ynode *n, bool boolean, const char
 			    hpath, n->keys[i]->scalar, val->scalar);
 			continue;
 		}
-		free(val->scalar);
-		val->scalar = nt_xstrdup(b ? "true" : "false");
+		nt_yset_scalar(val, b ? "true" : "false");
 	}
 }
 
@@ -226,8 +225,7 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 			struct nt_ynode *val = nt_ynew_scalar(n->scalar, n->plain, n->mark);
 			struct nt_ynode *key = nt_ynew_scalar("all", true, n->mark);
 
-			free(n->scalar);
-			n->scalar = NULL;
+			nt_yset_scalar(n, NULL);
 			n->type = NT_Y_MAP;
 			nt_ymap_set(n, key, val);
 		}
@@ -307,8 +305,7 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 			    n->plain ? "" : "the quoted string ", n->scalar);
 			return;
 		}
-		free(n->scalar);
-		n->scalar = nt_xstrdup(b ? "true" : "false");
+		nt_yset_scalar(n, b ? "true" : "false");
 		return;
 	}
 	case CYAML_ENUM: {
