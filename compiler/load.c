@@ -306,13 +306,68 @@ static void drop_key(struct nt_ynode *map, const char *key)
 static struct nt_ynode *load_tree(struct loader *L, const char *path,
 				  struct nt_ynode *parsed);
 
+/*
+ * Policies are parsed and checked once per process: a batch where
+ * thousands of profiles extend one policy would otherwise parse it
+ * thousands of times.  An entry is the policy's name as the user would
+ * write it and its exact bytes, with what parsing and checking them gave:
+ * the checked tree (or none) and every diagnostic, replayed on a hit.
+ * The file is still opened and read each time, with the same checks.
+ */
+#define POLICY_CACHE 16
+
+struct policy {
+	const char *file;	/* interned */
+	char *bytes;
+	size_t n;
+	bool parsed;		/* it parsed (it counts as a source) */
+	struct nt_ynode *tree;	/* checked; NULL when the check failed */
+	struct nt_diags d;
+};
+
+static struct policy policy_cache[POLICY_CACHE];
+static size_t policy_next;
+
+static struct policy *policy_parse(const char *p, struct nt_buf *b)
+{
+	const char *file = nt_intern(p);
+	struct nt_ynode *t;
+	struct policy *c;
+	size_t i;
+
+	for (i = 0; i < POLICY_CACHE; i++) {
+		c = &policy_cache[i];
+		if (c->file == file && c->n == b->n && !memcmp(c->bytes, b->p, b->n))
+			return c;
+	}
+	c = &policy_cache[policy_next++ % POLICY_CACHE];
+	free(c->bytes);
+	nt_yfree(c->tree);
+	nt_diags_free(&c->d);
+	c->file = file;
+	c->n = b->n;
+	c->bytes = nt_xmalloc(b->n + 1);
+	memcpy(c->bytes, b->p, b->n);
+	t = nt_yparse_data(p, b->p, b->n, &c->d);
+	c->parsed = t != NULL;
+	if (t && nt_check(t, &nt_profile_schema, &c->d)) {
+		nt_yfree(t);
+		t = NULL;
+	}
+	c->tree = t;
+	return c;
+}
+
+static struct nt_ynode *extend_tree(struct loader *L, struct nt_ynode *root);
+
 /* Reads a resolved policy by its canonical path, not following a link
  * swapped in since it was resolved, and names it as the user would. */
 static struct nt_ynode *load_policy(struct loader *L, const char *p, const char *rp)
 {
-	struct nt_ynode *parsed;
+	struct policy *c;
 	struct nt_buf b;
 	char why[256];
+	size_t i;
 
 	if (nt_read_input(rp, NT_YAML_MAX_BYTES, NT_IN_NOFOLLOW, &b, why, sizeof(why))) {
 		struct nt_mark m = {nt_intern(p), 0, 0};
@@ -320,9 +375,14 @@ static struct nt_ynode *load_policy(struct loader *L, const char *p, const char 
 		nt_error(L->d, m, "io", "%s", why);
 		return NULL;
 	}
-	parsed = nt_yparse_data(p, b.p, b.n, L->d);
+	c = policy_parse(p, &b);
 	nt_buf_free(&b);
-	return parsed ? load_tree(L, p, parsed) : NULL;
+	for (i = 0; i < c->d.n; i++)
+		nt_diag_add(L->d, c->d.v[i].sev, c->d.v[i].mark, c->d.v[i].rule, "%s",
+			    c->d.v[i].msg);
+	if (c->parsed)
+		add_source(L, c->file);
+	return c->tree ? extend_tree(L, nt_ycopy(c->tree)) : NULL;
 }
 
 /* Resolves and merges the extends of root; returns the merged tree. */
@@ -472,6 +532,12 @@ static struct nt_ynode *load_tree(struct loader *L, const char *path,
 		nt_yfree(root);
 		return NULL;
 	}
+	return extend_tree(L, root);
+}
+
+/* Merges the extends of a checked tree (the file is on the stack meanwhile). */
+static struct nt_ynode *extend_tree(struct loader *L, struct nt_ynode *root)
+{
 	L->stack[L->depth] = root->mark.file;
 	L->real[L->depth++] = realpath(root->mark.file, NULL);
 	root = apply_extends(L, root);

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "check.h"
@@ -438,6 +439,71 @@ static void test_typed(void)
 	CU_ASSERT(refused >= 5);
 }
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static size_t count_diag(const struct nt_diags *d, const char *msg)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < d->n; i++)
+		n += !strcmp(d->v[i].msg, msg);
+	return n;
+}
+
+/* A policy is parsed once per process, but every profile that extends it
+ * gets its diagnostics, and a policy whose bytes changed is read anew. */
+static void test_policy_cache(void)
+{
+	char dir[] = "/tmp/nt-policy-XXXXXX";
+	struct nt_diags d = {0};
+	struct nt_loaded l;
+	char *pol, *a, *b;
+	int k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	pol = nt_xasprintf("%s/pol.yaml", dir);
+	a = nt_xasprintf("%s/a.yaml", dir);
+	b = nt_xasprintf("%s/b.yaml", dir);
+	write_text(pol, "apiVersion: nettune/v1\nkind: PolicyProfile\nsysctl: {x: 1}\nbogus: 1\n");
+	write_text(a, "apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: a}\n"
+		   "target: linux\nextends: [pol]\n");
+	write_text(b, "apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: b}\n"
+		   "target: linux\nextends: [pol]\n");
+	for (k = 0; k < 2; k++) {
+		CU_ASSERT_EQUAL(nt_load_profile(a, NULL, &l, &d), -1);
+		CU_ASSERT_EQUAL(nt_load_profile(b, NULL, &l, &d), -1);
+	}
+	CU_ASSERT_EQUAL(count_diag(&d, "unknown key 'bogus' at the top level"), 4);
+	nt_diags_free(&d);
+	/* fixed: the next load sees the new bytes */
+	write_text(pol, "apiVersion: nettune/v1\nkind: PolicyProfile\nsysctl: {x: 2}\n");
+	CU_ASSERT_EQUAL_FATAL(nt_load_profile(a, NULL, &l, &d), 0);
+	CU_ASSERT_EQUAL(d.n, 0);
+	CU_ASSERT_EQUAL_FATAL(l.p->sysctl_count, 1);
+	CU_ASSERT_STRING_EQUAL(l.p->sysctl[0].value, "2");
+	CU_ASSERT_EQUAL(l.nsources, 2);
+	nt_loaded_free(&l);
+	write_text(pol, "apiVersion: nettune/v1\nkind: PolicyProfile\nsysctl: {x: 3}\n");
+	CU_ASSERT_EQUAL_FATAL(nt_load_profile(b, NULL, &l, &d), 0);
+	CU_ASSERT_STRING_EQUAL(l.p->sysctl[0].value, "3");
+	nt_loaded_free(&l);
+	nt_diags_free(&d);
+	unlink(pol);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+	free(pol);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -452,6 +518,7 @@ int main(void)
 	CU_add_test(s, "failing loads", test_failures);
 	CU_add_test(s, "yaml tree", test_ytree);
 	CU_add_test(s, "typed load agrees with libcyaml", test_typed);
+	CU_add_test(s, "policies parsed once, diagnostics for each profile", test_policy_cache);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures() + CU_get_number_of_failure_records();
