@@ -42,8 +42,13 @@ void nt_sha256_hex(const void *data, size_t n, char out[NT_SHA256_HEX])
 		out[64] = '\0';
 		return;
 	}
-	for (i = 0; i < mdlen; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	for (i = 0; i < mdlen; i++) {
+		static const char hex[] = "0123456789abcdef";
+
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[2 * mdlen] = '\0';
 }
 
 void nt_time_format(int64_t t, char out[32])
