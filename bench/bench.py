@@ -40,6 +40,15 @@ def timed(cmd, env=None, ok=(0,)):
     return dt, r
 
 
+def timed_cpu(cmd, ok=(0,)):
+    """timed(), plus the CPU time (user + system) of the command and its
+    children: less sensitive than wall time to other load on the machine."""
+    t0 = os.times()
+    dt, r = timed(cmd, ok=ok)
+    t1 = os.times()
+    return dt, (t1.children_user - t0.children_user) + (t1.children_system - t0.children_system), r
+
+
 def med(xs):
     return statistics.median(xs)
 
@@ -253,22 +262,27 @@ def bench_batch(a, work, res):
     times = {k: [] for k in names}
     out = {"n": len(files), "jobs": jobs, "pyver": pyver}
     manifest_bytes = None
+    cpu = {k: [] for k in names}
+
+    def step(i, cmd, ok=(0,)):
+        dt, c, r = timed_cpu(cmd, ok)
+        times[names[i]].append(dt)
+        cpu[names[i]].append(c)
+        return r
+
     for run in range(a.runs):
         # one run = every method once, in this order; output directories
         # are emptied before each compile (not timed)
-        dt, r = timed(py)
-        times[names[0]].append(dt)
+        r = step(0, py)
         out["py_invalid"] = re.search(r"invalid (\d+)", r.stdout).group(1)
         out.setdefault("py_validate_only", []).append(
             float(re.search(r"validate ([0-9.]+)", r.stdout).group(1)))
-        dt, r = timed([NETTUNE, "validate", "--jobs", jobs] + files, ok=(0, 1))
-        times[names[1]].append(dt)
+        r = step(1, [NETTUNE, "validate", "--jobs", jobs] + files, ok=(0, 1))
         out["nt_summary"] = r.stderr.strip().splitlines()[-1]
-        times[names[2]].append(timed([floor, "validate", jobs] + files)[0])
+        step(2, [floor, "validate", jobs] + files)
         shutil.rmtree(out_nt, ignore_errors=True)
-        dt, r = timed([NETTUNE, "compile", "--jobs", jobs, "--out-dir", out_nt, "--key", key,
-                       "--state-dir", states, "--created", "2026-01-01T00:00:00Z"] + files, ok=(0, 1))
-        times[names[3]].append(dt)
+        r = step(3, [NETTUNE, "compile", "--jobs", jobs, "--out-dir", out_nt, "--key", key,
+                     "--state-dir", states, "--created", "2026-01-01T00:00:00Z"] + files, ok=(0, 1))
         out["compile_summary"] = r.stdout.strip().splitlines()[-1]
         if manifest_bytes is None:
             plans = [f for f in os.listdir(out_nt) if f.endswith(".plan.json")]
@@ -276,8 +290,9 @@ def bench_batch(a, work, res):
             out["manifests"] = len(plans)
             out["manifest_bytes"] = manifest_bytes
         shutil.rmtree(out_fl, ignore_errors=True)
-        times[names[4]].append(timed([floor, "compile", jobs, key, out_fl, str(manifest_bytes)]
-                                     + files)[0])
+        step(4, [floor, "compile", jobs, key, out_fl, str(manifest_bytes)] + files)
+        out.setdefault("load", []).append(open("/proc/loadavg").read().split()[0])
+    out["cpu"] = {k: med(v) for k, v in cpu.items()}
     out["all"] = times
     out["times"] = {k: med(v) for k, v in times.items()}
     out["py_validate_only"] = med(out["py_validate_only"])
@@ -365,11 +380,16 @@ def report(a, res, mach):
               f"compile also sign {r['manifest_bytes']} bytes per profile with the same "
               "key and write them and the signature to two new files (open, write, close; "
               "nettune writes each file to a temporary name and renames it).", "",
-              "| method | median | per profile | runs (s) | jsonschema / method |",
-              "|---|---|---|---|---|"]
+              f"Load average after each run: {', '.join(r['load'])} (on {os.cpu_count()} CPUs).", "",
+              "| method | median wall | per profile | runs (s) | jsonschema / method | "
+              "median CPU (user + sys) | jsonschema / method, CPU |",
+              "|---|---|---|---|---|---|---|"]
+        pyc = r["cpu"]["python3-jsonschema (YAML load + validate)"]
         for k, v in t.items():
             runs = ", ".join(f"{x:.2f}" for x in r["all"][k])
-            L.append(f"| {k} | {ms(v)} | {v / r['n'] * 1e6:.0f} us | {runs} | {py / v:.1f}x |")
+            c = r["cpu"][k]
+            L.append(f"| {k} | {ms(v)} | {v / r['n'] * 1e6:.0f} us | {runs} | {py / v:.1f}x | "
+                     f"{ms(c)} | {pyc / c:.1f}x |")
         rv = py / t["nettune validate"]
         rc = py / t["nettune compile + sign"]
         fv = py / t["floor: libyaml pass"]
