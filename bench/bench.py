@@ -419,12 +419,22 @@ def merge(old, new, only):
     and keeps the others, saying so."""
     _, olds = sections(old)
     head, news = sections(new)
-    stamp = re.search(r"on (\d{4}-\d\d-\d\d \d\d:\d\d UTC)", old)
+    # the run the kept sections come from, and its machine (carried over
+    # when the previous file was itself a partial run)
+    prev = re.search(r"(?m)^Sections .* are kept from (.*)$", old)
+    if prev:
+        origin = prev.group(1).split(" (this run")[0]
+    else:
+        stamp = re.search(r"on (\d{4}-\d\d-\d\d \d\d:\d\d UTC)", old)
+        mach = dict(re.findall(r"(?m)^\| (CPU|kernel|load average at start) \| (.*) \|$", old))
+        origin = f"the run of {stamp.group(1) if stamp else 'an earlier date'}" + \
+            (f" on {mach.get('CPU', '?')}, kernel {mach.get('kernel', '?')}, load average "
+             f"{mach.get('load average at start', '?')}" if mach else "")
     kept = sorted(k for k in olds if k not in only)
     if kept:
         head = head.rstrip("\n") + "\n\n" + f"Sections {', '.join('(' + k + ')' for k in kept)} are " \
-            f"kept from the run of {stamp.group(1) if stamp else 'an earlier date'} " \
-            f"(this run, `--only {','.join(sorted(only))}`, on the machine above, made the rest).\n\n"
+            f"kept from {origin} (this run, `--only {','.join(sorted(only))}`, on the machine " \
+            "above, made the rest).\n\n"
     body = [news.get(k) or olds.get(k) for k in sorted(set(olds) | set(news))]
     return head + "".join(b.rstrip("\n") + "\n\n" for b in body if b)
 
