@@ -539,7 +539,11 @@ static struct nt_ynode *load_tree(struct loader *L, const char *path,
 static struct nt_ynode *extend_tree(struct loader *L, struct nt_ynode *root)
 {
 	L->stack[L->depth] = root->mark.file;
-	L->real[L->depth++] = realpath(root->mark.file, NULL);
+	/* the canonical path is only compared when a file on the stack is
+	 * extended again, and a file in a cycle has extends: one without
+	 * (most profiles of a batch) needs no realpath (5 syscalls) */
+	L->real[L->depth++] = nt_ymap_get(root, "extends", NULL) ?
+			      realpath(root->mark.file, NULL) : NULL;
 	root = apply_extends(L, root);
 	free(L->real[--L->depth]);
 	return root;
