@@ -1,16 +1,33 @@
 #!/bin/sh
-# One command for every benchmark (bench/README.md): builds nettune,
-# checks the tools, runs bench/bench.py and writes bench/RESULTS.md.
-# usage (as root): bench/run.sh [--runs N] [--only a,b,c,d] [--profiles N]
+# One command for every benchmark (bench/README.md): builds nettune and the
+# floor program (bench/floor_batch.c), checks the tools, runs bench/bench.py
+# and writes bench/RESULTS.md.
+# usage: bench/run.sh [--runs N] [--only a,b,c,d] [--profiles N]
+# (a) and (b) need root (a private network namespace); (d) does not.
 set -eu
 cd "$(dirname "$0")/.."
-[ "$(id -u)" -eq 0 ] || { echo "bench/run.sh: run as root (a private network namespace)" >&2; exit 1; }
+only=a,b,c,d
+prev=
+for a in "$@"; do
+	[ "$prev" = --only ] && only=$a
+	case $a in --only=*) only=${a#--only=} ;; esac
+	prev=$a
+done
+case ",$only," in
+*,a,*|*,b,*)
+	[ "$(id -u)" -eq 0 ] || { echo "bench/run.sh: (a) and (b) need root (a private network namespace)" >&2; exit 1; } ;;
+esac
 missing=
-for t in ip ethtool strace python3 /usr/bin/time; do
+for t in ip ethtool strace python3 /usr/bin/time cc pkg-config; do
 	command -v "$t" >/dev/null 2>&1 || missing="$missing $t"
 done
-python3 -c 'import jsonschema, yaml' 2>/dev/null || missing="$missing python3-jsonschema/python3-yaml"
-[ -z "$missing" ] || { echo "bench/run.sh: missing:$missing (apt-get install iproute2 ethtool strace time python3-jsonschema python3-yaml)" >&2; exit 1; }
+# the baseline is Debian's python3-jsonschema, run by the system python
+/usr/bin/python3 -c 'import jsonschema, yaml' 2>/dev/null || missing="$missing python3-jsonschema/python3-yaml"
+pkg-config --exists yaml-0.1 libcrypto 2>/dev/null || missing="$missing libyaml-dev/libssl-dev"
+[ -z "$missing" ] || { echo "bench/run.sh: missing:$missing (apt-get install iproute2 ethtool strace time gcc pkg-config python3-jsonschema python3-yaml libyaml-dev libssl-dev)" >&2; exit 1; }
 [ -d build ] || meson setup build >/dev/null
 ninja -C build nettune >/dev/null
+# the floor of (d): only the unavoidable work (one libyaml pass, Ed25519, writing)
+cc -O2 -o build/floor_batch bench/floor_batch.c $(pkg-config --cflags --libs yaml-0.1 libcrypto)
+export FLOOR_BATCH="$PWD/build/floor_batch"
 NETTUNE=${NETTUNE:-$PWD/build/nettune} exec python3 bench/bench.py "$@"

@@ -56,7 +56,8 @@ static void help(void)
 	       "Policy profiles are validated and skipped.  Every invalid profile is reported\n"
 	       "as FILE:LINE:COL on stderr and the batch goes on.  Progress is shown on a\n"
 	       "terminal only.  --jobs N workers (default: one per online CPU); the NIC\n"
-	       "capability tables are loaded once, before the workers start.\n\n"
+	       "capability tables are loaded once, before the workers start; a snapshot\n"
+	       "shared by several profiles (links, identical files) is parsed once per worker.\n\n"
 	       "Exit status: 0 every profile compiled or validated, 1 some failed, 64 usage.\n");
 }
 
@@ -170,18 +171,68 @@ static char *snapshot_for(const struct batch *B, const char *profile, const char
 	return p;
 }
 
+/*
+ * Snapshots shared by many profiles (hard or symbolic links to one host
+ * state, a fleet of identical hosts) are parsed once per worker: a loaded
+ * snapshot is kept with the bytes it was loaded from and reused when a
+ * later file has exactly these bytes.  The file is still opened and read
+ * each time with the same checks, so a cache hit can only skip the parse.
+ * (The observed values keep the marks of the file first read; compile
+ * reports nothing located at them.)
+ */
+#define SNAP_CACHE 8
+
+struct snap {
+	char *bytes;
+	size_t n;
+	struct nt_facts *facts;
+	struct nt_state observed;
+};
+
+static struct snap snap_cache[SNAP_CACHE];
+static size_t snap_next;
+
+static struct snap *snap_lookup(const struct nt_buf *b)
+{
+	size_t i;
+
+	for (i = 0; i < SNAP_CACHE; i++)
+		if (snap_cache[i].facts && snap_cache[i].n == b->n &&
+		    !memcmp(snap_cache[i].bytes, b->p, b->n))
+			return &snap_cache[i];
+	return NULL;
+}
+
+static struct snap *snap_store(struct nt_buf *b, struct nt_facts *facts, struct nt_state *obs)
+{
+	struct snap *c = &snap_cache[snap_next++ % SNAP_CACHE];
+
+	if (c->facts) {
+		nt_facts_free(c->facts);
+		free(c->facts);
+		nt_state_free(&c->observed);
+		free(c->bytes);
+	}
+	c->n = b->n;
+	c->bytes = nt_buf_take(b);
+	c->facts = facts;
+	c->observed = *obs;
+	return c;
+}
+
 /* The snapshot of a profile found by walking a directory is not followed
  * through a link either: it sits in the same untrusted tree. */
-static int load_snapshot(const char *path, bool walked, bool own_dir, struct nt_facts *facts,
-			 struct nt_state *observed, struct nt_diags *d)
+static int load_snapshot(const char *path, bool walked, bool own_dir, const struct nt_facts **facts,
+			 const struct nt_state **observed, struct nt_diags *d)
 {
 	struct nt_buf b;
+	struct nt_facts *f;
+	struct nt_state obs;
+	struct snap *c;
 	char why[256];
 	int r;
 
-	if (!walked)
-		return nt_snapshot_load(path, facts, observed, d);
-	if (own_dir) {
+	if (walked && own_dir) {
 		/* its states/ folder is part of the walked tree: not a link out */
 		char *dir = nt_xstrdup(path), *slash = strrchr(dir, '/');
 		struct stat st;
@@ -197,22 +248,37 @@ static int load_snapshot(const char *path, bool walked, bool own_dir, struct nt_
 		if (r)
 			return -1;
 	}
-	if (nt_read_input(path, NT_JSON_MAX_BYTES, NT_IN_NOFOLLOW, &b, why, sizeof(why))) {
+	if (nt_read_input(path, NT_JSON_MAX_BYTES, walked ? NT_IN_NOFOLLOW : 0, &b, why,
+			  sizeof(why))) {
 		nt_error(d, ((struct nt_mark){nt_intern(path), 0, 0}), "io", "%s", why);
 		return -1;
 	}
-	r = nt_snapshot_load_data(path, b.p, b.n, facts, observed, d);
+	c = snap_lookup(&b);
+	if (!c) {
+		f = nt_xmalloc(sizeof(*f));
+		if (nt_snapshot_load_data(path, b.p, b.n, f, &obs, d)) {
+			free(f);
+			nt_buf_free(&b);
+			return -1;
+		}
+		c = snap_store(&b, f, &obs);
+	}
 	nt_buf_free(&b);
-	return r;
+	*facts = c->facts;
+	*observed = &c->observed;
+	return 0;
 }
 
 /* One profile: R_WRITTEN, R_VALIDATED, R_POLICY, or -1 (diagnostics in d). */
 static int compile_one(struct batch *B, const char *profile, bool walked, struct nt_diags *d)
 {
 	struct nt_load_opts lo = nt_cli_load_opts();
+	static const struct nt_facts nofacts;
+	static const struct nt_state noobs;
 	struct nt_loaded l;
-	struct nt_facts facts;
-	struct nt_state observed = {0}, desired = {0};
+	const struct nt_facts *facts = &nofacts;	/* shared: see load_snapshot() */
+	const struct nt_state *observed = &noobs;
+	struct nt_state desired = {0};
 	struct nt_plan plan = {0};
 	struct nt_manifest m = {0};
 	struct nt_buf out = {0};
@@ -231,7 +297,6 @@ static int compile_one(struct batch *B, const char *profile, bool walked, struct
 	char err[512];
 	int r = -1, lowered;
 
-	nt_facts_init(&facts);
 	if (walked)
 		lo.open_flags = NT_IN_NOFOLLOW;
 	if (nt_load_profile(profile, &lo, &l, d)) {
@@ -252,16 +317,16 @@ static int compile_one(struct batch *B, const char *profile, bool walked, struct
 	if (load_snapshot(state, walked, !B->state_dir, &facts, &observed, d))
 		goto out;
 	want = l.p->target && *l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
-	if (facts.target && strcmp(facts.target, want)) {
+	if (facts->target && strcmp(facts->target, want)) {
 		nt_error(d, nt_loaded_mark(&l, "/target", false), "plan",
 			 "the profile targets %s but the snapshot %s is of a %s host", want, state,
-			 facts.target);
+			 facts->target);
 		goto out;
 	}
 	L.l = &l;
 	L.db = B->db;
-	L.facts = &facts;
-	L.observed = &observed;
+	L.facts = facts;
+	L.observed = observed;
 	L.desired = &desired;
 	L.d = d;
 	L.hostname = l.p->metadata->name;
@@ -275,11 +340,11 @@ static int compile_one(struct batch *B, const char *profile, bool walked, struct
 	if (lowered)
 		goto out;
 	{
-		struct nt_plan_input in = {&l, &desired, &observed, &facts};
+		struct nt_plan_input in = {&l, &desired, observed, facts};
 
 		nt_plan_build(&in, &plan);
 	}
-	if (nt_manifest_build(&m, &l, &facts, &plan, state, &B->mo, d))
+	if (nt_manifest_build(&m, &l, facts, &plan, state, &B->mo, d))
 		goto out;
 	outp = nt_xasprintf("%s/%s.plan.json", B->out_dir, name);
 	if (B->sign) {
@@ -306,8 +371,6 @@ out:
 	nt_manifest_free(&m);
 	nt_plan_free(&plan);
 	nt_state_free(&desired);
-	nt_state_free(&observed);
-	nt_facts_free(&facts);
 	nt_loaded_free(&l);
 	free(outp);
 	free(state);

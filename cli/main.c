@@ -136,6 +136,8 @@ static bool reader_gone(void)
 
 int main(int argc, char **argv)
 {
+	static const char *const buffered[] = {"validate", "compile", "plan", "emit", "caps",
+					       "schema", "sign", "verify", NULL};
 	char **rest = nt_xcalloc((size_t)argc + 1, sizeof(char *));
 	const char *cmd = NULL;
 	int nrest = 0, i, r = NT_EXIT_USAGE;
@@ -217,6 +219,11 @@ int main(int argc, char **argv)
 	}
 	if (help)
 		rest[nrest++] = "--help";
+	/* batch and offline commands: diagnostics leave in a few large writes
+	 * (none of these asks anything or runs another program meanwhile) */
+	for (i = 0; buffered[i]; i++)
+		if (!strcmp(cmd, buffered[i]))
+			nt_diag_buffer_stderr();
 	if (nt_g.root)
 		nt_sys_root = nt_g.root;
 	/* output to a closed pipe (nettune apply | head -1) must not kill an

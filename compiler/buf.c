@@ -2,6 +2,7 @@
 /* Growable buffers and allocation helpers that abort on exhaustion. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ void *nt_xmalloc(size_t n)
 
 	if (!p) {
 		fputs("nettune: out of memory\n", stderr);
+		fflush(stderr);	/* it may be fully buffered */
 		abort();
 	}
 	return p;
@@ -27,6 +29,7 @@ void *nt_xcalloc(size_t n, size_t m)
 
 	if (!p) {
 		fputs("nettune: out of memory\n", stderr);
+		fflush(stderr);	/* it may be fully buffered */
 		abort();
 	}
 	return p;
@@ -37,6 +40,7 @@ void *nt_xrealloc(void *p, size_t n)
 	p = realloc(p, n ? n : 1);
 	if (!p) {
 		fputs("nettune: out of memory\n", stderr);
+		fflush(stderr);	/* it may be fully buffered */
 		abort();
 	}
 	return p;
@@ -88,6 +92,11 @@ void nt_buf_puts(struct nt_buf *b, const char *s)
 
 void nt_buf_putc(struct nt_buf *b, char c)
 {
+	if (b->n + 1 < b->cap) {
+		b->p[b->n++] = c;
+		b->p[b->n] = '\0';
+		return;
+	}
 	nt_buf_putn(b, &c, 1);
 }
 
@@ -157,14 +166,27 @@ size_t nt_utf8_len(const char *str, size_t avail)
 	return n;
 }
 
-void nt_buf_json_str(struct nt_buf *b, const char *s)
+/* Printable ASCII that needs no escape in a JSON string. */
+static bool json_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+void nt_buf_json_body(struct nt_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
-	nt_buf_putc(b, '"');
 	while (*p) {
+		const unsigned char *st = p;
 		size_t n;
 
+		/* runs of plain characters are copied at once */
+		while (json_plain(*p))
+			p++;
+		if (p != st)
+			nt_buf_putn(b, (const char *)st, (size_t)(p - st));
+		if (!*p)
+			break;
 		switch (*p) {
 		case '"': nt_buf_puts(b, "\\\""); p++; continue;
 		case '\\': nt_buf_puts(b, "\\\\"); p++; continue;
@@ -187,7 +209,25 @@ void nt_buf_json_str(struct nt_buf *b, const char *s)
 		nt_buf_putn(b, (const char *)p, n);
 		p += n;
 	}
+}
+
+void nt_buf_json_str(struct nt_buf *b, const char *s)
+{
 	nt_buf_putc(b, '"');
+	nt_buf_json_body(b, s);
+	nt_buf_putc(b, '"');
+}
+
+void nt_buf_put_u64(struct nt_buf *b, uint64_t v)
+{
+	char t[24];
+	size_t i = sizeof(t);
+
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	nt_buf_putn(b, t + i, sizeof(t) - i);
 }
 
 void nt_buf_free(struct nt_buf *b)

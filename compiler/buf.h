@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct nt_buf {
@@ -21,6 +22,10 @@ void nt_buf_printf(struct nt_buf *b, const char *fmt, ...)
 void nt_buf_vprintf(struct nt_buf *b, const char *fmt, va_list ap);
 /* A JSON string literal, with quotes; invalid UTF-8 is escaped as \ufffd. */
 void nt_buf_json_str(struct nt_buf *b, const char *s);
+/* The same without the quotes (a literal written in pieces). */
+void nt_buf_json_body(struct nt_buf *b, const char *s);
+/* Decimal digits of v. */
+void nt_buf_put_u64(struct nt_buf *b, uint64_t v);
 /* Length of the valid UTF-8 sequence at s (at most avail bytes), or 0. */
 size_t nt_utf8_len(const char *s, size_t avail);
 void nt_buf_free(struct nt_buf *b);

@@ -24,7 +24,63 @@ struct ctx {
 	/* the containers something was dropped from (nt_check_prune) */
 	struct nt_mark *parents;
 	size_t nparents;
+	struct nt_buf hpb[2];	/* rendered paths, for messages only */
+	int hpi;
 };
+
+/*
+ * Where a value is ("interfaces[0].offloads.uso"), kept as a chain of
+ * frames on the stack and rendered only for a message: building the text
+ * for every value checked was a tenth of the time of validating a batch.
+ */
+enum hp_kind { HP_TOP, HP_KEY, HP_SAME, HP_IDX };
+
+struct hp {
+	const struct hp *up;
+	enum hp_kind kind;
+	const char *key;	/* HP_KEY */
+	size_t idx;		/* HP_IDX */
+};
+
+static bool hp_top(const struct hp *h)
+{
+	while (h->kind == HP_SAME)
+		h = h->up;
+	return h->kind == HP_TOP;
+}
+
+static void hp_render(const struct hp *h, struct nt_buf *b)
+{
+	switch (h->kind) {
+	case HP_TOP:
+		nt_buf_puts(b, "(top level)");
+		return;
+	case HP_SAME:
+		hp_render(h->up, b);
+		return;
+	case HP_KEY:
+		if (!hp_top(h->up)) {
+			hp_render(h->up, b);
+			nt_buf_putc(b, '.');
+		}
+		nt_buf_puts(b, h->key);
+		return;
+	case HP_IDX:
+		hp_render(h->up, b);
+		nt_buf_printf(b, "[%zu]", h->idx);
+		return;
+	}
+}
+
+/* The text of h, valid until the next call but one. */
+static const char *HP(struct ctx *c, const struct hp *h)
+{
+	struct nt_buf *b = &c->hpb[c->hpi++ & 1];
+
+	b->n = 0;
+	hp_render(h, b);
+	return b->p;
+}
 
 static void note_bad(struct ctx *c, struct nt_mark m)
 {
@@ -97,20 +153,20 @@ static bool parse_int(const char *s, bool is_signed, int64_t *out)
 }
 
 static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_value_t *v,
-			const struct nt_field_rule *rule, const char *hpath);
+			const struct nt_field_rule *rule, const struct hp *h);
 
-/* Whether hpath names an offloads mapping ("interfaces[0].offloads"). */
-static bool is_offloads(const char *hpath)
+/* Whether path names an offloads mapping ("interfaces[0].offloads"). */
+static bool is_offloads(const char *path)
 {
-	size_t n = strlen(hpath);
+	size_t n = strlen(path);
 
-	return n >= 8 && !strcmp(hpath + n - 8, "offloads");
+	return n >= 8 && !strcmp(path + n - 8, "offloads");
 }
 
 /* Offload names are a closed portable vocabulary; an ethtool name such as
  * tx-udp-segmentation is a common slip, so say where those go. */
 static void unknown_offload(struct ctx *c, const struct nt_ynode *key,
-			    const cyaml_schema_field_t *fields, const char *hpath)
+			    const cyaml_schema_field_t *fields, const struct hp *h)
 {
 	struct nt_buf list = {0};
 	const cyaml_schema_field_t *f;
@@ -119,20 +175,20 @@ static void unknown_offload(struct ctx *c, const struct nt_ynode *key,
 		nt_buf_printf(&list, "%s%s", list.n ? ", " : "", f->key);
 	ERR(c, key->mark, "unknown-key",
 	    "unknown key '%s' in %s; offloads are %s; ethtool feature names go in linux.features",
-	    key->scalar, hpath, list.p);
+	    key->scalar, HP(c, h), list.p);
 	nt_buf_free(&list);
 }
 
 static void check_mapping(struct ctx *c, struct nt_ynode *n,
-			  const cyaml_schema_field_t *fields, const char *hpath)
+			  const cyaml_schema_field_t *fields, const struct hp *h)
 {
 	const cyaml_schema_field_t *f;
-	bool top = *hpath == '(';
+	bool top = h->kind == HP_TOP;
 	size_t i;
 
 	for (i = 0; i < n->n; i++) {
 		const char *key = n->keys[i]->scalar;
-		char *sub;
+		struct hp sub = {h, HP_KEY, key, 0};
 
 		for (f = fields; f->key; f++)
 			if (!strcmp(f->key, key))
@@ -148,23 +204,18 @@ static void check_mapping(struct ctx *c, struct nt_ynode *n,
 			if (s)
 				ERR(c, n->keys[i]->mark, "unknown-key",
 				    "unknown key '%s' %s%s; did you mean '%s'?", key,
-				    top ? "at the " : "in ", top ? "top level" : hpath, s);
-			else if (is_offloads(hpath))
-				unknown_offload(c, n->keys[i], fields, hpath);
+				    top ? "at the " : "in ", top ? "top level" : HP(c, h), s);
+			else if (is_offloads(HP(c, h)))
+				unknown_offload(c, n->keys[i], fields, h);
 			else
 				ERR(c, n->keys[i]->mark, "unknown-key",
 				    "unknown key '%s' %s%s", key, top ? "at the " : "in ",
-				    top ? "top level" : hpath);
+				    top ? "top level" : HP(c, h));
 			continue;
 		}
 		if (fields == nt_toggle_fields && !strcmp(key, "all"))
-			sub = nt_xstrdup(hpath);	/* the "uso: on" shorthand */
-		else if (*hpath == '(')
-			sub = nt_xstrdup(key);
-		else
-			sub = nt_xasprintf("%s.%s", hpath, key);
-		check_value(c, n->vals[i], &f->value, nt_field_rule(fields, key), sub);
-		free(sub);
+			sub.kind = HP_SAME;	/* the "uso: on" shorthand */
+		check_value(c, n->vals[i], &f->value, nt_field_rule(fields, key), &sub);
 	}
 	for (f = fields; f->key; f++) {
 		if (f->value.flags & CYAML_FLAG_OPTIONAL)
@@ -174,18 +225,18 @@ static void check_mapping(struct ctx *c, struct nt_ynode *n,
 			    f->key);
 		else if (!nt_ymap_get(n, f->key, NULL))
 			ERR(c, n->mark, "missing-key", "%s: missing required key '%s'",
-			    hpath, f->key);
+			    HP(c, h), f->key);
 	}
 }
 
 /* A free-form map whose values are scalars ("sysctl", "features"). */
-static void check_kv(struct ctx *c, struct nt_ynode *n, bool boolean, const char *hpath)
+static void check_kv(struct ctx *c, struct nt_ynode *n, bool boolean, const struct hp *h)
 {
 	size_t i;
 
 	if (n->type != NT_Y_MAP) {
 		ERR(c, n->mark, "type", "%s must be a mapping of names to values, not %s",
-		    hpath, type_word(n));
+		    HP(c, h), type_word(n));
 		return;
 	}
 	for (i = 0; i < n->n; i++) {
@@ -194,28 +245,27 @@ static void check_kv(struct ctx *c, struct nt_ynode *n, bool boolean, const char
 
 		if (val->type != NT_Y_SCALAR || is_null(val)) {
 			ERR(c, val->mark, "type", "%s.%s must be a scalar value, not %s",
-			    hpath, n->keys[i]->scalar, type_word(val));
+			    HP(c, h), n->keys[i]->scalar, type_word(val));
 			continue;
 		}
 		if (!boolean)
 			continue;
 		if (!val->plain || !nt_parse_bool(val->scalar, &b)) {
 			ERR(c, val->mark, "type", "%s.%s must be on or off, not '%s'",
-			    hpath, n->keys[i]->scalar, val->scalar);
+			    HP(c, h), n->keys[i]->scalar, val->scalar);
 			continue;
 		}
-		free(val->scalar);
-		val->scalar = nt_xstrdup(b ? "true" : "false");
+		nt_yset_scalar(val, b ? "true" : "false");
 	}
 }
 
 static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_value_t *v,
-			const struct nt_field_rule *rule, const char *hpath)
+			const struct nt_field_rule *rule, const struct hp *h)
 {
 	size_t i;
 
 	if (v == &nt_kv_entry || v == &nt_kv_bool_entry) {
-		check_kv(c, n, v == &nt_kv_bool_entry, hpath);
+		check_kv(c, n, v == &nt_kv_bool_entry, h);
 		return;
 	}
 	switch (v->type) {
@@ -226,8 +276,7 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 			struct nt_ynode *val = nt_ynew_scalar(n->scalar, n->plain, n->mark);
 			struct nt_ynode *key = nt_ynew_scalar("all", true, n->mark);
 
-			free(n->scalar);
-			n->scalar = NULL;
+			nt_yset_scalar(n, NULL);
 			n->type = NT_Y_MAP;
 			nt_ymap_set(n, key, val);
 		}
@@ -235,13 +284,13 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 			if (v->mapping.fields == nt_toggle_fields)
 				ERR(c, n->mark, "type",
 				    "%s must be on, off or a mapping {ipv4: on|off, ipv6: on|off}, not %s",
-				    hpath, type_word(n));
+				    HP(c, h), type_word(n));
 			else
-				ERR(c, n->mark, "type", "%s must be a mapping, not %s", hpath,
+				ERR(c, n->mark, "type", "%s must be a mapping, not %s", HP(c, h),
 				    type_word(n));
 			return;
 		}
-		check_mapping(c, n, v->mapping.fields, hpath);
+		check_mapping(c, n, v->mapping.fields, h);
 		return;
 	case CYAML_SEQUENCE:
 		if (n->type != NT_Y_SEQ) {
@@ -251,31 +300,30 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 				/* libcyaml would refuse it later, without a position */
 				if (n->type == NT_Y_MAP && n->n > v->sequence.max)
 					ERR(c, n->mark, "range", "%s allows at most %u entries, has %zu",
-					    hpath, v->sequence.max, n->n);
-				check_kv(c, n, v->sequence.entry == &nt_kv_bool_entry, hpath);
+					    HP(c, h), v->sequence.max, n->n);
+				check_kv(c, n, v->sequence.entry == &nt_kv_bool_entry, h);
 				return;
 			}
-			ERR(c, n->mark, "type", "%s must be a sequence, not %s", hpath, type_word(n));
+			ERR(c, n->mark, "type", "%s must be a sequence, not %s", HP(c, h), type_word(n));
 			return;
 		}
 		if (n->n < v->sequence.min)
 			ERR(c, n->mark, "range", "%s needs at least %u entries, has %zu",
-			    hpath, v->sequence.min, n->n);
+			    HP(c, h), v->sequence.min, n->n);
 		if (n->n > v->sequence.max)
 			ERR(c, n->mark, "range", "%s allows at most %u entries, has %zu",
-			    hpath, v->sequence.max, n->n);
+			    HP(c, h), v->sequence.max, n->n);
 		for (i = 0; i < n->n; i++) {
-			char *sub = nt_xasprintf("%s[%zu]", hpath, i);
+			struct hp sub = {h, HP_IDX, NULL, i};
 
-			check_value(c, n->vals[i], v->sequence.entry, rule, sub);
-			free(sub);
+			check_value(c, n->vals[i], v->sequence.entry, rule, &sub);
 		}
 		return;
 	default:
 		break;
 	}
 	if (n->type != NT_Y_SCALAR || is_null(n)) {
-		ERR(c, n->mark, "type", "%s must be a single value, not %s", hpath, type_word(n));
+		ERR(c, n->mark, "type", "%s must be a single value, not %s", HP(c, h), type_word(n));
 		return;
 	}
 	switch (v->type) {
@@ -289,26 +337,25 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 			max = rule->max;
 		}
 		if (!n->plain || !parse_int(n->scalar, v->type == CYAML_INT, &x)) {
-			ERR(c, n->mark, "type", "%s must be a%s integer, not %s'%s'", hpath,
+			ERR(c, n->mark, "type", "%s must be a%s integer, not %s'%s'", HP(c, h),
 			    v->type == CYAML_UINT ? " non-negative" : "n",
 			    n->plain ? "" : "the quoted string ", n->scalar);
 			return;
 		}
 		if (x < min || x > max)
 			ERR(c, n->mark, "range", "%s = %" PRId64 " is out of range %" PRId64
-			    "..%" PRId64, hpath, x, min, max);
+			    "..%" PRId64, HP(c, h), x, min, max);
 		return;
 	}
 	case CYAML_BOOL: {
 		bool b;
 
 		if (!n->plain || !nt_parse_bool(n->scalar, &b)) {
-			ERR(c, n->mark, "type", "%s must be on or off, not %s'%s'", hpath,
+			ERR(c, n->mark, "type", "%s must be on or off, not %s'%s'", HP(c, h),
 			    n->plain ? "" : "the quoted string ", n->scalar);
 			return;
 		}
-		free(n->scalar);
-		n->scalar = nt_xstrdup(b ? "true" : "false");
+		nt_yset_scalar(n, b ? "true" : "false");
 		return;
 	}
 	case CYAML_ENUM: {
@@ -326,10 +373,10 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 		s = nt_suggest(n->scalar, cands, i);
 		if (s)
 			ERR(c, n->mark, "enum", "%s: unknown value '%s'; did you mean '%s'? (one of %s)",
-			    hpath, n->scalar, s, list.p);
+			    HP(c, h), n->scalar, s, list.p);
 		else
 			ERR(c, n->mark, "enum", "%s: unknown value '%s'; expected one of %s",
-			    hpath, n->scalar, list.p);
+			    HP(c, h), n->scalar, list.p);
 		nt_buf_free(&list);
 		return;
 	}
@@ -337,14 +384,14 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 		size_t len = strlen(n->scalar);
 
 		if (len < v->string.min)
-			ERR(c, n->mark, "range", "%s must not be empty", hpath);
+			ERR(c, n->mark, "range", "%s must not be empty", HP(c, h));
 		else if (len > v->string.max)
 			ERR(c, n->mark, "range", "%s is %zu bytes long; at most %u allowed",
-			    hpath, len, v->string.max);
+			    HP(c, h), len, v->string.max);
 		return;
 	}
 	default:
-		ERR(c, n->mark, "internal", "%s: unsupported schema type", hpath);
+		ERR(c, n->mark, "internal", "%s: unsupported schema type", HP(c, h));
 		return;
 	}
 }
@@ -400,19 +447,22 @@ static void prune(struct ctx *c, struct nt_ynode *n)
 static size_t check(struct nt_ynode *node, const cyaml_schema_value_t *v, struct nt_diags *d,
 		    bool pruning, struct nt_mark **parents, size_t *nparents)
 {
-	struct ctx c = {d, 0, NULL, 0, NULL, 0};
+	struct ctx c = {d, 0, NULL, 0, NULL, 0, {{0}}, 0};
+	struct hp top = {NULL, HP_TOP, NULL, 0};
 
 	if (node->type != NT_Y_MAP) {
 		ERR(&c, node->mark, "type", "a profile must be a mapping with apiVersion and kind, not %s",
 		    type_word(node));
 	} else {
-		check_mapping(&c, node, v->mapping.fields, "(top level)");
+		check_mapping(&c, node, v->mapping.fields, &top);
 		if (pruning && c.errors) {
 			qsort(c.bad, c.nbad, sizeof(*c.bad), nt_mark_cmp);
 			prune(&c, node);
 		}
 	}
 	free(c.bad);
+	nt_buf_free(&c.hpb[0]);
+	nt_buf_free(&c.hpb[1]);
 	if (parents) {
 		*parents = c.parents;
 		*nparents = c.nparents;

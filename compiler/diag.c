@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "diag.h"
@@ -202,6 +204,21 @@ static void text_escape(struct nt_buf *b, const char *s)
 		else
 			nt_buf_putc(b, (char)c);
 	}
+}
+
+void nt_diag_buffer_stderr(void)
+{
+	static char buf[1 << 16];
+	struct stat e, o;
+
+	if (isatty(STDERR_FILENO))
+		return;
+	/* one file for both (2>&1): stdout is buffered the same way only for
+	 * a pipe or a file, so keep stderr unbuffered and the order intact */
+	if (!fstat(STDERR_FILENO, &e) && !fstat(STDOUT_FILENO, &o) && e.st_dev == o.st_dev &&
+	    e.st_ino == o.st_ino)
+		return;
+	setvbuf(stderr, buf, _IOFBF, sizeof(buf));
 }
 
 /* Rendered into memory and written at once: stderr is unbuffered, and

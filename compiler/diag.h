@@ -53,6 +53,12 @@ void nt_diags_sort(struct nt_diags *d);
 void nt_diags_free(struct nt_diags *d);
 void nt_diags_move(struct nt_diags *dst, struct nt_diags *src);
 
+/* Makes stderr fully buffered (flushed at exit, or when the buffer fills)
+ * for batch commands whose stderr is neither a terminal nor the file
+ * stdout goes to: thousands of diagnostics and progress lines in a few
+ * writes instead of one write each, in the same order.  Code that forks
+ * or runs another program flushes first (fflush(NULL)). */
+void nt_diag_buffer_stderr(void);
 void nt_diags_print_text(const struct nt_diags *d, FILE *f);
 void nt_diags_print_github(const struct nt_diags *d, FILE *f);
 /* files/nfiles: every file that was checked, listed even when clean */

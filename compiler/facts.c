@@ -8,13 +8,11 @@
 
 void nt_facts_init(struct nt_facts *f)
 {
-	size_t i;
-
 	memset(f, 0, sizeof(*f));
-	for (i = 0; i < NT_MAX_CPUS; i++) {
-		f->cpu_node[i] = -1;
-		f->cpu_core[i] = -1;
-	}
+	/* all bits set is -1: one vectorised fill, not 8,192 stores (a batch
+	 * compile initialises facts three times per profile) */
+	memset(f->cpu_node, 0xff, sizeof(f->cpu_node));
+	memset(f->cpu_core, 0xff, sizeof(f->cpu_core));
 	f->irqbalance = -1;
 	f->uro_disabled_mask = -1;
 }

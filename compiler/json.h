@@ -23,6 +23,7 @@ struct nt_json {
 	size_t n;
 	char **keys;		/* NT_J_OBJ */
 	struct nt_json **v;	/* NT_J_OBJ values, NT_J_ARR items */
+	void *arena;		/* the root of a parse: holds every node and string */
 };
 
 #define NT_JSON_MAX_BYTES (64u << 20)
@@ -30,6 +31,7 @@ struct nt_json {
 
 struct nt_json *nt_json_parse(const char *file, const char *data, size_t len, struct nt_diags *d);
 struct nt_json *nt_json_parse_file(const char *path, struct nt_diags *d);
+/* Frees a tree nt_json_parse returned (its nodes cannot be freed one by one). */
 void nt_json_free(struct nt_json *j);
 const struct nt_json *nt_json_get(const struct nt_json *o, const char *key);
 /* Typed getters: false (and a located error when d is set) on a wrong type. */

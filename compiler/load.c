@@ -13,6 +13,7 @@
 #include "load.h"
 #include "paths.h"
 #include "schema.h"
+#include "typed.h"
 
 #define MAX_EXTENDS_DEPTH 8
 
@@ -343,28 +344,90 @@ static void drop_key(struct nt_ynode *map, const char *key)
 static struct nt_ynode *load_tree(struct loader *L, const char *path,
 				  struct nt_ynode *parsed);
 
+/*
+ * Policies are parsed and checked once per process: a batch where
+ * thousands of profiles extend one policy would otherwise parse it
+ * thousands of times.  An entry is the policy's name as the user would
+ * write it and its exact bytes, with what parsing and checking them gave:
+ * the checked tree (or none) and every diagnostic, replayed on a hit.
+ * The file is still opened and read each time, with the same checks.
+ */
+#define POLICY_CACHE 16
+
+struct policy {
+	const char *file;	/* interned */
+	char *bytes;
+	size_t n;
+	bool parsed;		/* it parsed (it counts as a source) */
+	struct nt_ynode *tree;	/* checked; NULL when the check failed */
+	struct nt_diags d;
+};
+
+static struct policy policy_cache[POLICY_CACHE];
+static size_t policy_next;
+
+static struct policy *policy_parse(const char *p, struct nt_buf *b)
+{
+	const char *file = nt_intern(p);
+	struct nt_ynode *t;
+	struct policy *c;
+	size_t i;
+
+	for (i = 0; i < POLICY_CACHE; i++) {
+		c = &policy_cache[i];
+		if (c->file == file && c->n == b->n && !memcmp(c->bytes, b->p, b->n))
+			return c;
+	}
+	c = &policy_cache[policy_next++ % POLICY_CACHE];
+	free(c->bytes);
+	nt_yfree(c->tree);
+	nt_diags_free(&c->d);
+	c->file = file;
+	c->n = b->n;
+	c->bytes = nt_xmalloc(b->n + 1);
+	memcpy(c->bytes, b->p, b->n);
+	t = nt_yparse_data(p, b->p, b->n, &c->d);
+	c->parsed = t != NULL;
+	if (t && nt_check(t, &nt_profile_schema, &c->d)) {
+		nt_yfree(t);
+		t = NULL;
+	}
+	c->tree = t;
+	return c;
+}
+
+static struct nt_ynode *extend_tree(struct loader *L, struct nt_ynode *root);
+
 /* Reads a resolved policy by its canonical path, not following a link
  * swapped in since it was resolved, and names it as the user would. */
 static struct nt_ynode *load_policy(struct loader *L, const char *p, const char *rp)
 {
 	const struct nt_caps_text *bi = nt_builtin_policy(p);
-	struct nt_ynode *parsed;
+	struct policy *c;
 	struct nt_buf b;
 	char why[256];
+	size_t i;
 
 	if (bi) {
-		parsed = nt_yparse_data(p, bi->text, bi->len, L->d);
-		return parsed ? load_tree(L, p, parsed) : NULL;
-	}
-	if (nt_read_input(rp, NT_YAML_MAX_BYTES, NT_IN_NOFOLLOW, &b, why, sizeof(why))) {
+		/* built-in: parsed from the embedded text, never freed */
+		b.p = (char *)bi->text;
+		b.n = b.cap = bi->len;
+		c = policy_parse(p, &b);
+	} else if (nt_read_input(rp, NT_YAML_MAX_BYTES, NT_IN_NOFOLLOW, &b, why, sizeof(why))) {
 		struct nt_mark m = {nt_intern(p), 0, 0};
 
 		nt_error(L->d, m, "io", "%s", why);
 		return NULL;
+	} else {
+		c = policy_parse(p, &b);
+		nt_buf_free(&b);
 	}
-	parsed = nt_yparse_data(p, b.p, b.n, L->d);
-	nt_buf_free(&b);
-	return parsed ? load_tree(L, p, parsed) : NULL;
+	for (i = 0; i < c->d.n; i++)
+		nt_diag_add(L->d, c->d.v[i].sev, c->d.v[i].mark, c->d.v[i].rule, "%s",
+			    c->d.v[i].msg);
+	if (c->parsed)
+		add_source(L, c->file);
+	return c->tree ? extend_tree(L, nt_ycopy(c->tree)) : NULL;
 }
 
 /* Resolves and merges the extends of root; returns the merged tree. */
@@ -514,8 +577,18 @@ static struct nt_ynode *load_tree(struct loader *L, const char *path,
 		nt_yfree(root);
 		return NULL;
 	}
+	return extend_tree(L, root);
+}
+
+/* Merges the extends of a checked tree (the file is on the stack meanwhile). */
+static struct nt_ynode *extend_tree(struct loader *L, struct nt_ynode *root)
+{
 	L->stack[L->depth] = root->mark.file;
-	L->real[L->depth++] = realpath(root->mark.file, NULL);
+	/* the canonical path is only compared when a file on the stack is
+	 * extended again, and a file in a cycle has extends: one without
+	 * (most profiles of a batch) needs no realpath (5 syscalls) */
+	L->real[L->depth++] = nt_ymap_get(root, "extends", NULL) ?
+			      realpath(root->mark.file, NULL) : NULL;
 	root = apply_extends(L, root);
 	free(L->real[--L->depth]);
 	return root;
@@ -561,34 +634,24 @@ static int apply_defaults(struct loader *L, struct nt_ynode *root)
 static int finish(struct loader *L, struct nt_ynode *root, const char *file,
 		  struct nt_loaded *out)
 {
-	struct nt_ynode *copy;
-	struct nt_buf text = {0};
 	struct nt_profile *p = NULL;
-	cyaml_err_t err;
+	struct nt_mark where;
+	const char *why;
 
 	if (!root || apply_defaults(L, root) || (L->d->errors && !L->o->keep_going)) {
 		nt_yfree(root);
 		return -1;
 	}
-	copy = nt_ycopy(root);
-	drop_key(copy, "extends");
-	nt_check_lower_kv(copy, &nt_profile_schema);
-	if (nt_yemit(copy, &text)) {
-		nt_error(L->d, root->mark, "internal", "cannot serialise the merged profile");
-		goto fail;
-	}
-	err = cyaml_load_data((const uint8_t *)text.p, text.n, &nt_cyaml_config,
-			      &nt_profile_schema, (cyaml_data_t **)&p, NULL);
-	if (err != CYAML_OK) {
+	/* built from the tree that was parsed and checked: no second parse */
+	if (nt_typed_load(root, &nt_profile_schema, (void **)&p, &where, &why)) {
 		/* after schema errors, what is left may lack a required key:
 		 * those errors already say why */
 		if (!L->d->errors)
-			nt_error(L->d, root->mark, "internal",
-				 "libcyaml rejected the merged profile: %s", cyaml_strerror(err));
-		goto fail;
+			nt_error(L->d, where, "internal", "the merged profile does not load: %s",
+				 why);
+		nt_yfree(root);
+		return -1;
 	}
-	nt_yfree(copy);
-	nt_buf_free(&text);
 	out->p = p;
 	out->tree = root;
 	out->file = nt_intern(file);
@@ -598,11 +661,6 @@ static int finish(struct loader *L, struct nt_ynode *root, const char *file,
 	out->npruned = L->npruned;
 	L->pruned = NULL;
 	return 0;
-fail:
-	nt_yfree(copy);
-	nt_yfree(root);
-	nt_buf_free(&text);
-	return -1;
 }
 
 static int load_common(const char *file, struct nt_ynode *parsed, const struct nt_load_opts *o,

@@ -44,8 +44,13 @@ void nt_sha256_hex(const void *data, size_t n, char out[NT_SHA256_HEX])
 		out[64] = '\0';
 		return;
 	}
-	for (i = 0; i < mdlen; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	for (i = 0; i < mdlen; i++) {
+		static const char hex[] = "0123456789abcdef";
+
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[2 * mdlen] = '\0';
 }
 
 void nt_time_format(int64_t t, char out[32])
@@ -322,15 +327,20 @@ static void str_or_null(struct nt_buf *b, const char *s)
 
 static void write_action(const struct nt_action *a, struct nt_buf *b)
 {
-	char *attr = nt_action_attr(a);
 	bool first = true;
 	size_t k;
 
+	/* written piece by piece (no printf, no temporary strings): a batch
+	 * compile writes tens of thousands of these */
 	nt_buf_puts(b, "    {\"object\": ");
 	nt_buf_json_str(b, a->object);
-	nt_buf_puts(b, ", \"attribute\": ");
-	nt_buf_json_str(b, attr);
-	nt_buf_puts(b, ", \"from\": ");
+	nt_buf_puts(b, ", \"attribute\": \"");
+	nt_buf_json_body(b, nt_kinds[a->kind].name);	/* nt_action_attr() */
+	if (a->arg) {
+		nt_buf_putc(b, ' ');
+		nt_buf_json_body(b, a->arg);
+	}
+	nt_buf_puts(b, "\", \"from\": ");
 	if (a->has_from)
 		nt_value_json(&a->from, b);
 	else
@@ -340,22 +350,26 @@ static void write_action(const struct nt_action *a, struct nt_buf *b)
 	nt_buf_puts(b, ", \"flags\": [");
 	for (k = 0; k < NFLAGS; k++)
 		if (a->flags & flag_names[k].flag) {
-			nt_buf_printf(b, "%s\"%s\"", first ? "" : ", ", flag_names[k].name);
+			nt_buf_puts(b, first ? "\"" : ", \"");
+			nt_buf_puts(b, flag_names[k].name);
+			nt_buf_putc(b, '"');
 			first = false;
 		}
 	nt_buf_puts(b, "], \"source\": ");
 	if (a->src.file) {
-		char *s = nt_xasprintf("%s:%u:%u", a->src.file, a->src.line, a->src.col);
-
-		nt_buf_json_str(b, s);
-		free(s);
+		nt_buf_putc(b, '"');
+		nt_buf_json_body(b, a->src.file);
+		nt_buf_putc(b, ':');
+		nt_buf_put_u64(b, a->src.line);
+		nt_buf_putc(b, ':');
+		nt_buf_put_u64(b, a->src.col);
+		nt_buf_putc(b, '"');
 	} else {
 		nt_buf_puts(b, "null");
 	}
 	nt_buf_puts(b, ", \"note\": ");
 	str_or_null(b, a->note);
 	nt_buf_puts(b, "}");
-	free(attr);
 }
 
 void nt_manifest_write(const struct nt_manifest *m, struct nt_buf *b)

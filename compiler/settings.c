@@ -194,8 +194,11 @@ static void format_indir(const struct nt_value *v, struct nt_buf *b, bool full)
 		nt_buf_printf(b, "custom over queues 0-%u (%zu entries)", max, v->n);
 		return;
 	}
-	for (i = 0; i < v->n; i++)
-		nt_buf_printf(b, "%s%u", i ? " " : "", v->list[i]);
+	for (i = 0; i < v->n; i++) {
+		if (i)
+			nt_buf_putc(b, ' ');
+		nt_buf_put_u64(b, v->list[i]);
+	}
 }
 
 void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full)
@@ -236,8 +239,12 @@ void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full)
 				      v->bytes[2], v->bytes[v->n - 1], v->n);
 			return;
 		}
-		for (i = 0; i < v->n; i++)
-			nt_buf_printf(b, "%s%02x", i ? ":" : "", v->bytes[i]);
+		for (i = 0; i < v->n; i++) {
+			static const char hex[] = "0123456789abcdef";
+			char h[3] = {':', hex[v->bytes[i] >> 4], hex[v->bytes[i] & 15]};
+
+			nt_buf_putn(b, i ? h : h + 1, i ? 3 : 2);
+		}
 		return;
 	case NT_V_U32LIST:
 		format_indir(v, b, full);
@@ -254,7 +261,7 @@ void nt_value_json(const struct nt_value *v, struct nt_buf *b)
 		nt_buf_puts(b, v->b ? "true" : "false");
 		return;
 	case NT_V_U32:
-		nt_buf_printf(b, "%u", v->u);
+		nt_buf_put_u64(b, v->u);
 		return;
 	case NT_V_STR:
 		nt_buf_json_str(b, v->s ? v->s : "");
@@ -276,8 +283,11 @@ void nt_value_json(const struct nt_value *v, struct nt_buf *b)
 	}
 	case NT_V_U32LIST:
 		nt_buf_putc(b, '[');
-		for (i = 0; i < v->n; i++)
-			nt_buf_printf(b, "%s%u", i ? "," : "", v->list[i]);
+		for (i = 0; i < v->n; i++) {
+			if (i)
+				nt_buf_putc(b, ',');
+			nt_buf_put_u64(b, v->list[i]);
+		}
 		nt_buf_putc(b, ']');
 		return;
 	}

@@ -48,6 +48,9 @@ struct nt_ynode *nt_ycopy(const struct nt_ynode *n);
 
 struct nt_ynode *nt_ynew(enum nt_ytype t, struct nt_mark m);
 struct nt_ynode *nt_ynew_scalar(const char *s, bool plain, struct nt_mark m);
+/* Replaces a scalar's text (NULL: none, when the node becomes a map);
+ * never assign n->scalar directly: it may live in the node's allocation. */
+void nt_yset_scalar(struct nt_ynode *n, const char *s);
 void nt_ymap_set(struct nt_ynode *map, struct nt_ynode *key, struct nt_ynode *val);
 void nt_yseq_push(struct nt_ynode *seq, struct nt_ynode *item);
 /* Map lookup by key; *idx gets the position when found. */

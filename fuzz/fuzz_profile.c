@@ -3,6 +3,7 @@
  * what validates (against a Linux and a Windows seed snapshot). */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../compiler/buf.h"
@@ -11,6 +12,7 @@
 #include "../compiler/lower.h"
 #include "../compiler/plan.h"
 #include "../compiler/snapshot.h"
+#include "../compiler/typed.h"
 #include "../compiler/validate.h"
 #include "config.h"
 #include "fuzz.h"
@@ -86,6 +88,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&d, 0, sizeof(d));
 	if (nt_load_profile_data("fuzz.yaml", (const char *)data, size, &o, &l, &d))
 		goto out;
+	{
+		/* the typed profile built from the tree is what libcyaml makes of it */
+		void *ref = NULL;
+
+		if (nt_typed_load_cyaml(l.tree, &nt_profile_schema, &ref) ||
+		    !nt_typed_equal(&nt_profile_schema, l.p, ref))
+			abort();
+		cyaml_free(&nt_cyaml_config, &nt_profile_schema, ref, 0);
+	}
 	if (nt_validate(&l, db, &d) || l.p->kind != NT_KIND_HOST)
 		goto out_loaded;
 	windows = l.p->target && *l.p->target == NT_TARGET_WINDOWS;

@@ -616,6 +616,34 @@ def t_compile():
         check(rc == 0 and "0 failed" in so, "compile of good profiles: %d %s %s" % (rc, so, se))
         rc, _, _ = E.run(["compile", tree])
         check(rc == 64, "compile without --out-dir: %d" % rc)
+        # one snapshot for several hosts (a hard link, a symbolic link, a
+        # copy): a worker parses it once, and every manifest is still the
+        # one a compile of that profile alone writes
+        sh = E.p("shared")
+        os.makedirs(os.path.join(sh, "states"))
+        hosts = ["h%d" % i for i in range(4)]
+        for i, h in enumerate(hosts):
+            with open(os.path.join(sh, h + ".yaml"), "w") as f:
+                f.write(x710.replace("name: sg-gw-01", "name: " + h).replace("mtu: 1500", "mtu: %d" % (1500 + i)))
+        shutil.copy(os.path.join(SRCROOT, X710_STATE), os.path.join(sh, "states", "h0.json"))
+        os.link(os.path.join(sh, "states", "h0.json"), os.path.join(sh, "states", "h1.json"))
+        os.symlink("h0.json", os.path.join(sh, "states", "h2.json"))
+        # h3: the same snapshot but for its observed MTU
+        snap3 = snap.replace('"attribute": "mtu",\n      "value": 1500', '"attribute": "mtu",\n      "value": 1280', 1)
+        check(snap3 != snap, "the snapshot has no enp1s0f0 mtu to change")
+        open(os.path.join(sh, "states", "h3.json"), "w").write(snap3)
+        files = [os.path.join(sh, h + ".yaml") for h in hosts]
+        rc, so, se = E.run(["--profile-path", os.path.join(SRCROOT, "profiles"), "compile", "--jobs", "1",
+                            "--out-dir", E.p("out4"), "--created", CREATED] + files)
+        check(rc == 0 and "4 manifests written" in so, "compile with a shared snapshot: %d %s %s" % (rc, so, se))
+        for h, f in zip(hosts, files):
+            E.run(["--profile-path", os.path.join(SRCROOT, "profiles"), "compile",
+                   "--out-dir", E.p("out5"), "--created", CREATED, f])
+            a = open(os.path.join(E.p("out4"), h + ".plan.json"), "rb").read()
+            b = open(os.path.join(E.p("out5"), h + ".plan.json"), "rb").read()
+            check(a == b and (b'"name": "%s"' % h.encode()) in a and
+                  (b'"from": 1280' in a) == (h == "h3"),
+                  "%s: the manifest from a shared snapshot differs from its own compile" % h)
     finally:
         E.close()
 

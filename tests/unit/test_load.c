@@ -2,11 +2,16 @@
 /* Profile loader: mark index, extends merge rules, defaults, cycles, and
  * the failure contract (-1, zeroed result, exact located message). */
 #include <CUnit/Basic.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
+#include "check.h"
 #include "load.h"
+#include "profile.h"
+#include "typed.h"
 #include "ytree.h"
 
 static const char host_text[] =
@@ -315,6 +320,190 @@ static void test_ytree(void)
 	nt_diags_free(&d);
 }
 
+/* The typed profile built from the tree must be what libcyaml makes of the
+ * same tree re-emitted as YAML: both load or both refuse, and what loads is
+ * equal field by field.  Checked on every profile of the repository, on
+ * what the schema check leaves of every bad one, and on hand-made shapes
+ * the check lets through. */
+static int typed_agree(struct nt_ynode *t)
+{
+	void *a = NULL, *b = NULL;
+	struct nt_mark where;
+	const char *why;
+	int ra = nt_typed_load(t, &nt_profile_schema, &a, &where, &why);
+	int rb = nt_typed_load_cyaml(t, &nt_profile_schema, &b);
+	int ok = ra == rb && (ra || nt_typed_equal(&nt_profile_schema, a, b));
+
+	if (a)
+		cyaml_free(&nt_cyaml_config, &nt_profile_schema, a, 0);
+	if (b)
+		cyaml_free(&nt_cyaml_config, &nt_profile_schema, b, 0);
+	return ok ? (ra ? 0 : 1) : -1;
+}
+
+static void typed_dir(const char *dir, size_t *loaded, size_t *refused)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dp);
+	while ((e = readdir(dp))) {
+		size_t n = strlen(e->d_name);
+		char *path;
+		struct nt_diags d = {0};
+		struct nt_loaded l;
+		struct nt_load_opts o = {0};
+		struct nt_ynode *t;
+		int r;
+
+		if (n < 6 || strcmp(e->d_name + n - 5, ".yaml"))
+			continue;
+		path = nt_xasprintf("%s/%s", dir, e->d_name);
+		/* the whole loader (extends, defaults) on the file */
+		o.keep_going = true;
+		if (!nt_load_profile(path, &o, &l, &d)) {
+			void *b = NULL;
+
+			CU_ASSERT_EQUAL(nt_typed_load_cyaml(l.tree, &nt_profile_schema, &b), 0);
+			if (!nt_typed_equal(&nt_profile_schema, l.p, b))
+				CU_FAIL(path);
+			if (b)
+				cyaml_free(&nt_cyaml_config, &nt_profile_schema, b, 0);
+			nt_loaded_free(&l);
+		}
+		nt_diags_free(&d);
+		/* what the schema check leaves of the file, errors and all */
+		t = nt_yparse_file(path, &d);
+		if (t && t->type == NT_Y_MAP) {
+			struct nt_mark *parents = NULL;
+			size_t np = 0;
+
+			nt_check_prune(t, &nt_profile_schema, &d, &parents, &np);
+			free(parents);
+			r = typed_agree(t);
+			if (r < 0)
+				CU_FAIL(path);
+			*(r > 0 ? loaded : refused) += 1;
+		}
+		nt_yfree(t);
+		nt_diags_free(&d);
+		free(path);
+	}
+	closedir(dp);
+}
+
+static void test_typed(void)
+{
+	static const char *const shapes[] = {
+		/* a sysctl sequence of {key, value}: the check allows it */
+		"apiVersion: v\nkind: HostProfile\nsysctl: [{key: a, value: b}]\n",
+		/* ... and of anything else: both refuse */
+		"apiVersion: v\nkind: HostProfile\nsysctl: [{a: 1}]\n",
+		"apiVersion: v\nkind: HostProfile\nsysctl: {}\nextends: []\n",
+		"apiVersion: v\nkind: PolicyProfile\nextends: [a, b]\ninterfaces: []\n",
+		"apiVersion: v\nkind: HostProfile\nhost: {numa: []}\n",
+		"apiVersion: v\nkind: HostProfile\ninterfaces: [{name: x, irq: {per_queue: ['0', 1-2]}}]\n",
+		"apiVersion: v\nkind: HostProfile\nprocesses: [{match: {comm: x}, cpus: '1'}]\n",
+		"apiVersion: v\nkind: HostProfile\nprocesses: [{cpus: '1'}]\n",
+		"apiVersion: v\nkind: HostProfile\ninterfaces: [{mtu: 0x10, offloads: {uso: {all: yes}}}]\n",
+		"apiVersion: v\nkind: HostProfile\ninterfaces: [{mtu: 99999999999}]\n",
+		"apiVersion: v\nkind: HostProfile\ninterfaces: [{linux: {features: {a: 'true', b: x}}}]\n",
+		"apiVersion: v\nkind: HostProfile\nglobal: {uro: enabled}\ntarget: windows\n",
+		"apiVersion: ''\nkind: HostProfile\n",
+		"kind: HostProfile\n",
+	};
+	size_t loaded = 0, refused = 0, i;
+	int r;
+
+	typed_dir("../../examples", &loaded, &refused);
+	typed_dir("../../profiles", &loaded, &refused);
+	typed_dir("fixtures", &loaded, &refused);
+	typed_dir("../bad", &loaded, &refused);
+	typed_dir("../bad/policies", &loaded, &refused);
+	/* both paths were exercised */
+	CU_ASSERT(loaded >= 50);
+	CU_ASSERT(refused >= 1);
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		struct nt_diags d = {0};
+		struct nt_ynode *t = nt_yparse_data("s.yaml", shapes[i], strlen(shapes[i]), &d);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+		r = typed_agree(t);
+		if (r < 0)
+			CU_FAIL(shapes[i]);
+		*(r > 0 ? &loaded : &refused) += r >= 0;
+		nt_yfree(t);
+		nt_diags_free(&d);
+	}
+	/* the hand-made shapes refuse in 4 ways */
+	CU_ASSERT(refused >= 5);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static size_t count_diag(const struct nt_diags *d, const char *msg)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < d->n; i++)
+		n += !strcmp(d->v[i].msg, msg);
+	return n;
+}
+
+/* A policy is parsed once per process, but every profile that extends it
+ * gets its diagnostics, and a policy whose bytes changed is read anew. */
+static void test_policy_cache(void)
+{
+	char dir[] = "/tmp/nt-policy-XXXXXX";
+	struct nt_diags d = {0};
+	struct nt_loaded l;
+	char *pol, *a, *b;
+	int k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	pol = nt_xasprintf("%s/pol.yaml", dir);
+	a = nt_xasprintf("%s/a.yaml", dir);
+	b = nt_xasprintf("%s/b.yaml", dir);
+	write_text(pol, "apiVersion: nettune/v1\nkind: PolicyProfile\nsysctl: {x: 1}\nbogus: 1\n");
+	write_text(a, "apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: a}\n"
+		   "target: linux\nextends: [pol]\n");
+	write_text(b, "apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: b}\n"
+		   "target: linux\nextends: [pol]\n");
+	for (k = 0; k < 2; k++) {
+		CU_ASSERT_EQUAL(nt_load_profile(a, NULL, &l, &d), -1);
+		CU_ASSERT_EQUAL(nt_load_profile(b, NULL, &l, &d), -1);
+	}
+	CU_ASSERT_EQUAL(count_diag(&d, "unknown key 'bogus' at the top level"), 4);
+	nt_diags_free(&d);
+	/* fixed: the next load sees the new bytes */
+	write_text(pol, "apiVersion: nettune/v1\nkind: PolicyProfile\nsysctl: {x: 2}\n");
+	CU_ASSERT_EQUAL_FATAL(nt_load_profile(a, NULL, &l, &d), 0);
+	CU_ASSERT_EQUAL(d.n, 0);
+	CU_ASSERT_EQUAL_FATAL(l.p->sysctl_count, 1);
+	CU_ASSERT_STRING_EQUAL(l.p->sysctl[0].value, "2");
+	CU_ASSERT_EQUAL(l.nsources, 2);
+	nt_loaded_free(&l);
+	write_text(pol, "apiVersion: nettune/v1\nkind: PolicyProfile\nsysctl: {x: 3}\n");
+	CU_ASSERT_EQUAL_FATAL(nt_load_profile(b, NULL, &l, &d), 0);
+	CU_ASSERT_STRING_EQUAL(l.p->sysctl[0].value, "3");
+	nt_loaded_free(&l);
+	nt_diags_free(&d);
+	unlink(pol);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+	free(pol);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -328,6 +517,8 @@ int main(void)
 	CU_add_test(s, "extends cycle", test_cycle);
 	CU_add_test(s, "failing loads", test_failures);
 	CU_add_test(s, "yaml tree", test_ytree);
+	CU_add_test(s, "typed load agrees with libcyaml", test_typed);
+	CU_add_test(s, "policies parsed once, diagnostics for each profile", test_policy_cache);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures() + CU_get_number_of_failure_records();
