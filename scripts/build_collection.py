@@ -90,6 +90,7 @@ def main():
     galaxy = read(os.path.join(coll, "galaxy.yml.in")).decode().replace("@VERSION@", version)
     add("galaxy.yml", galaxy)
     add("README.md", read(os.path.join(coll, "README.md")))
+    add("meta/runtime.yml", read(os.path.join(coll, "meta", "runtime.yml")))
     for root, _, names in os.walk(os.path.join(coll, "roles")):
         for n in names:
             p = os.path.join(root, n)
