@@ -187,6 +187,11 @@ mkdir "$WORK/unpacked"
 tar -xzf "$NETTUNE_COLLECTION" -C "$WORK/unpacked"
 grep -q '^requires_ansible: ">=2\.[0-9]*' "$WORK/unpacked/meta/runtime.yml" 2>/dev/null ||
 	fail "collection: no meta/runtime.yml with requires_ansible"
+# galaxy.yml: optional keys are left out, not null (Galaxy's schema wants
+# strings), and a changelog ships
+python3 -c 'import sys, yaml; g = yaml.safe_load(open(sys.argv[1])); n = [k for k, v in g.items() if v is None]; sys.exit("null keys: %s" % n if n else 0 if isinstance(g.get("repository"), str) else "no repository")' \
+	"$WORK/unpacked/galaxy.yml" || fail "collection: galaxy.yml has null values"
+[ -s "$WORK/unpacked/CHANGELOG.md" ] || fail "collection: no CHANGELOG.md"
 rm "$WORK/unpacked/MANIFEST.json" "$WORK/unpacked/FILES.json"
 ansible-galaxy collection build --output-path "$WORK" "$WORK/unpacked" > "$WORK/build.log" 2>&1 ||
 	{ cat "$WORK/build.log" >&2; fail "ansible-galaxy collection build of the unpacked collection"; }
