@@ -17,6 +17,19 @@ static int is_dir(const char *p)
 	return !stat(p, &st) && S_ISDIR(st.st_mode);
 }
 
+/* Whether directory dir (canonical, from /proc/self/exe) is the build
+ * directory or below it. */
+static int in_build_tree(const char *dir)
+{
+	char build[PATH_MAX];
+	size_t n;
+
+	if (!realpath(NT_BUILDDIR, build))
+		return 0;
+	n = strlen(build);
+	return !strncmp(dir, build, n) && (dir[n] == '\0' || dir[n] == '/');
+}
+
 char *nt_data_dir(const char *what)
 {
 	const char *env = getenv("NETTUNE_DATADIR");
@@ -44,10 +57,16 @@ char *nt_data_dir(const char *what)
 			free(p);
 		}
 	}
-	p = nt_xasprintf("%s/%s", NT_SRCDIR, !strcmp(what, "nics") ? "schema/nics" : what);
-	if (is_dir(p))
-		return p;
-	free(p);
+	/* The source tree only for an executable run from its build tree: a
+	 * copy (installed, packaged, shipped in the Ansible collection, or the
+	 * module in Ansible's temporary directory) must not read whatever
+	 * lies at the build machine's source path on the host it runs on. */
+	if (n > 0 && in_build_tree(exe)) {
+		p = nt_xasprintf("%s/%s", NT_SRCDIR, !strcmp(what, "nics") ? "schema/nics" : what);
+		if (is_dir(p))
+			return p;
+		free(p);
+	}
 	p = nt_xasprintf("%s/%s", NT_DATADIR, what);
 	if (is_dir(p))
 		return p;

@@ -90,6 +90,8 @@ def main():
     galaxy = read(os.path.join(coll, "galaxy.yml.in")).decode().replace("@VERSION@", version)
     add("galaxy.yml", galaxy)
     add("README.md", read(os.path.join(coll, "README.md")))
+    add("CHANGELOG.md", read(os.path.join(coll, "CHANGELOG.md")))
+    add("meta/runtime.yml", read(os.path.join(coll, "meta", "runtime.yml")))
     for root, _, names in os.walk(os.path.join(coll, "roles")):
         for n in names:
             p = os.path.join(root, n)
@@ -127,7 +129,7 @@ def main():
             "authors": g.get("authors") or [], "readme": "README.md",
             "tags": g.get("tags") or [], "description": g.get("description"),
             "license": g.get("license") or [], "license_file": None,
-            "dependencies": {}, "repository": None, "documentation": None,
+            "dependencies": {}, "repository": g.get("repository"), "documentation": None,
             "homepage": None, "issues": None,
         },
         "file_manifest_file": {"name": "FILES.json", "ftype": "file", "chksum_type": "sha256",

@@ -173,4 +173,26 @@ expect_eq "$(stat_of changed)" 0 "second persist run: stats changed"
 # nothing under the real HOME: Ansible wrote only below $WORK
 [ ! -e "$WORK/home/.ansible" ] || [ -z "$(find "$WORK/home/.ansible" -type f)" ] ||
 	echo "note: ansible wrote $(find "$WORK/home/.ansible" -type f | head -3) (inside the test HOME)"
+# 8. the role checks its variables (meta/argument_specs.yml): a string
+# where a bool belongs fails naming the variable instead of reading as false
+play nettune_json "$WORK/host.yaml" -e nettune_persist=true -e nettune_persist_root="$WORK/root2" \
+	-e nettune_persist_enable=false -e nettune_bindir=/opt/nt/bin -e nettune_persist_install_binary=maybe
+[ "$rc" -ne 0 ] || fail "persist role took nettune_persist_install_binary=maybe"
+grep -q "nettune_persist_install_binary" "$WORK/out" ||
+	{ cat "$WORK/out" >&2; fail "persist role: the refusal does not name the variable"; }
+[ ! -e "$WORK/root2/etc/nettune/host.yaml" ] || fail "persist role installed files despite a bad variable"
+# 9. the collection declares the ansible-core it needs (meta/runtime.yml)
+# and its unpacked tree builds again with ansible-galaxy itself
+mkdir "$WORK/unpacked"
+tar -xzf "$NETTUNE_COLLECTION" -C "$WORK/unpacked"
+grep -q '^requires_ansible: ">=2\.[0-9]*' "$WORK/unpacked/meta/runtime.yml" 2>/dev/null ||
+	fail "collection: no meta/runtime.yml with requires_ansible"
+# galaxy.yml: optional keys are left out, not null (Galaxy's schema wants
+# strings), and a changelog ships
+python3 -c 'import sys, yaml; g = yaml.safe_load(open(sys.argv[1])); n = [k for k, v in g.items() if v is None]; sys.exit("null keys: %s" % n if n else 0 if isinstance(g.get("repository"), str) else "no repository")' \
+	"$WORK/unpacked/galaxy.yml" || fail "collection: galaxy.yml has null values"
+[ -s "$WORK/unpacked/CHANGELOG.md" ] || fail "collection: no CHANGELOG.md"
+rm "$WORK/unpacked/MANIFEST.json" "$WORK/unpacked/FILES.json"
+ansible-galaxy collection build --output-path "$WORK" "$WORK/unpacked" > "$WORK/build.log" 2>&1 ||
+	{ cat "$WORK/build.log" >&2; fail "ansible-galaxy collection build of the unpacked collection"; }
 echo "ok: collection installed; ansible-playbook check, diff, apply, idempotent re-run, located failure, netns refusal, persist role"

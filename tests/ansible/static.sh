@@ -51,7 +51,23 @@ printf '{"profile": "%s", "state": "planned", "state_dir": "%s", "_ansible_check
 printf '{"profile": "%s", "state": "planned", "netns": "%s", "state_dir": "%s", "_ansible_check_mode": false, "_ansible_diff": false}\n' \
 	"$W/host.yaml" "$NS" "$W/state" > "$W/args-ns"
 sed 's/low-latency/low-latncy/' "$W/host.yaml" > "$W/typo.yaml"
-ip netns add "$NS"
+# a copy of the module or CLI (Ansible's temp directory, the collection, the
+# persist role's CLI, a package) never reads the tree it was built from: with
+# the source tree still visible and no data directory, the policy comes from
+# the built-in copy, not from $SRCROOT/profiles
+if [ ! -d "$DATADIR/profiles" ]; then
+	env -u NETTUNE_DATADIR "$W/bin/module" "$W/args" > "$W/mod-src.json" || fail "module: $(cat "$W/mod-src.json")"
+	! grep -qF "$SRCROOT/profiles/" "$W/mod-src.json" ||
+		fail "a copied module read the source tree's policies: $(grep -oF "$SRCROOT/profiles/low-latency.yaml" "$W/mod-src.json" | head -1)"
+	grep -qF '<built-in>/profiles/low-latency.yaml:' "$W/mod-src.json" || fail "module: no built-in policy: $(cat "$W/mod-src.json")"
+	# the CLI: planning the policy's host-wide sysctls in a namespace is
+	# refused, located in the policy it read
+	ip netns add "$NS"
+	env -u NETTUNE_DATADIR "$W/bin/nettune" --netns "$NS" plan "$W/host.yaml" > "$W/cli-src" 2>&1 || true
+	grep -qF '<built-in>/profiles/low-latency.yaml:56:23: error: sysctl net.core.busy_poll is host-wide' "$W/cli-src" ||
+		fail "a copied CLI did not use the built-in policy: $(cat "$W/cli-src")"
+fi
+[ -e "/run/netns/$NS" ] || ip netns add "$NS"
 cat > "$W/run.sh" <<SH
 set -eu
 unset NETTUNE_DATADIR NETTUNE_CAPS_DIR

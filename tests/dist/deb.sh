@@ -57,6 +57,11 @@ if grep -q '^E:' "$W/lintian"; then cat "$W/lintian" >&2; fail "lintian reports 
 grep '^W:' "$W/lintian" | sed 's/^/lintian /' || true
 
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: built and checked; installing needs root"; exit 77; fi
+# one install at a time on this machine: a second run (another checkout's
+# meson test) waits here instead of installing over this one, or purging
+# it, between the check below and our purge
+exec 9> /run/lock/nettune-deb-test.lock
+flock -w 900 9 || fail "another deb test held /run/lock/nettune-deb-test.lock for 15 minutes"
 if dpkg-query -W nettune > /dev/null 2>&1 || [ -e /usr/bin/nettune ]; then
 	echo "SKIP: built and checked; nettune is already installed here, not touched"
 	exit 77
@@ -91,4 +96,22 @@ while read -r f; do
 	if [ -e "$f" ] || [ -L "$f" ]; then fail "$f is still there after dpkg --purge"; fi
 done < "$W/contents"
 if [ -e /usr/share/nettune ] || [ -e /usr/lib/nettune ]; then fail "nettune directories left after purge"; fi
+# nettune.service (StateDirectory=nettune) and every apply create
+# /var/lib/nettune: its journals and lock are the package's state, which a
+# purge removes and a remove keeps.  The package's postrm is run on a scratch
+# root (DPKG_ROOT), never on this host's /var/lib/nettune.
+dpkg-deb -e "$deb" "$W/ctl"
+[ -x "$W/ctl/postrm" ] || fail "the package has no postrm"
+for act in remove purge; do
+	mkdir -p "$W/root/var/lib/nettune/journal"
+	echo '{}' > "$W/root/var/lib/nettune/journal/x.json"
+	: > "$W/root/var/lib/nettune/lock"
+	DPKG_ROOT="$W/root" DPKG_MAINTSCRIPT_NAME=postrm DPKG_MAINTSCRIPT_PACKAGE=nettune \
+		"$W/ctl/postrm" "$act" > "$W/postrm.log" 2>&1 || { cat "$W/postrm.log" >&2; fail "postrm $act"; }
+	case $act in
+	remove) [ -e "$W/root/var/lib/nettune/journal/x.json" ] || fail "postrm remove deleted the journals" ;;
+	purge) [ ! -e "$W/root/var/lib/nettune" ] || fail "postrm purge left /var/lib/nettune" ;;
+	esac
+done
+[ ! -e "$W/root/etc" ] && [ ! -e "$W/root/usr" ] || fail "postrm wrote outside /var/lib/nettune: $(ls "$W/root")"
 echo "ok: nettune_${VERSION}_$arch.deb built from a clean copy, lintian without errors, installed, ran, purged"
