@@ -18,6 +18,7 @@
 #include "../compiler/snapshot.h"
 #include "../compiler/validate.h"
 #include "common.h"
+#include "parallel.h"
 #include "plans.h"
 
 struct batch {
@@ -405,11 +406,12 @@ static int write_all(int fd, const void *p, size_t n)
 
 /* Worker w of nw: profiles w, w + nw, ...; one record each on fd. */
 static void worker(struct batch *B, char **files, const char *const *dup, size_t n, size_t w,
-		   size_t nw, int fd)
+		   size_t nw, int fd, size_t *shared)
 {
+	struct nt_par_claim c = {shared, 0, 0, w, nw, false};
 	size_t i;
 
-	for (i = w; i < n; i += nw) {
+	for (i = nt_par_next(&c); i < n; i = nt_par_next(&c)) {
 		struct nt_diags d = {0};
 		struct record rec = {(uint32_t)i, R_FAILED, 0};
 		char *text = NULL;
@@ -466,7 +468,7 @@ static void run(struct batch *B, char **files, size_t n, size_t nw)
 	bool *got = nt_xcalloc(n + 1, sizeof(bool));
 	struct reader *rd = nt_xcalloc(nw, sizeof(*rd));
 	pid_t *pids = nt_xcalloc(nw, sizeof(pid_t));
-	size_t i, k, done = 0, next = 0, open_fds = 0;
+	size_t i, k, done = 0, next = 0, open_fds = 0, *shared;
 	size_t *outs = nt_xcalloc(n + 1, sizeof(size_t)), nouts = 0;
 	struct nt_strindex seen = {0};
 	double last = 0;
@@ -488,6 +490,7 @@ static void run(struct batch *B, char **files, size_t n, size_t nw)
 	}
 	nt_strindex_reset(&seen);
 	free(outs);
+	shared = nt_par_counter();
 	fflush(stdout);
 	fflush(stderr);
 	for (k = 0; k < nw; k++) {
@@ -502,7 +505,7 @@ static void run(struct batch *B, char **files, size_t n, size_t nw)
 			for (i = 0; i < k; i++)
 				if (rd[i].fd >= 0)
 					close(rd[i].fd);
-			worker(B, files, dup, n, k, nw, p[1]);
+			worker(B, files, dup, n, k, nw, p[1], shared);
 			close(p[1]);
 			_exit(0);
 		}
@@ -576,6 +579,7 @@ static void run(struct batch *B, char **files, size_t n, size_t nw)
 	for (k = 0; k < nw; k++)
 		if (pids[k] > 0)
 			waitpid(pids[k], NULL, 0);
+	nt_par_counter_free(shared);
 	if (B->tty)
 		fputs("\r\033[K", stderr);
 	for (i = 0; i < n; i++) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,12 +42,51 @@ size_t nt_par_cpus(void)
 	return n > 0 ? (size_t)n : 1;
 }
 
-static void worker(size_t n, size_t w, size_t nw, nt_par_fn fn, void *arg, int fd)
+/* Items are claimed this many at a time from a counter shared by the
+ * workers, so that a worker whose CPU is busy with something else takes
+ * fewer of them (a fixed split waits for the slowest worker). */
+#define CLAIM 8
+
+size_t *nt_par_counter(void)
+{
+	size_t *c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			 -1, 0);
+
+	if (c == MAP_FAILED)
+		return NULL;
+	*c = 0;
+	return c;
+}
+
+void nt_par_counter_free(size_t *c)
+{
+	if (c)
+		munmap(c, sizeof(*c));
+}
+
+size_t nt_par_next(struct nt_par_claim *c)
+{
+	if (!c->shared) {
+		c->i = c->started ? c->i + c->nw : c->w;
+	} else if (c->started && c->left) {
+		c->left--;
+		c->i++;
+	} else {
+		c->left = CLAIM - 1;
+		c->i = __atomic_fetch_add(c->shared, CLAIM, __ATOMIC_RELAXED);
+	}
+	c->started = true;
+	return c->i;
+}
+
+static void worker(size_t n, size_t w, size_t nw, nt_par_fn fn, void *arg, int fd,
+		   size_t *shared)
 {
 	struct nt_buf out = {0}, batch = {0};
+	struct nt_par_claim c = {shared, 0, 0, w, nw, false};
 	size_t i;
 
-	for (i = w; i < n; i += nw) {
+	for (i = nt_par_next(&c); i < n; i = nt_par_next(&c)) {
 		struct rec r;
 
 		out.n = 0;
@@ -72,7 +112,7 @@ void nt_par_run(size_t n, size_t nw, nt_par_fn fn, void *arg, struct nt_buf *res
 	struct pollfd *pf;
 	struct nt_buf *in;
 	pid_t *pids;
-	size_t k, i, open_fds = 0;
+	size_t k, i, open_fds = 0, *shared;
 
 	memset(res, 0, n * sizeof(*res));
 	if (nw > n)
@@ -88,6 +128,7 @@ void nt_par_run(size_t n, size_t nw, nt_par_fn fn, void *arg, struct nt_buf *res
 	pf = nt_xcalloc(nw, sizeof(*pf));
 	in = nt_xcalloc(nw, sizeof(*in));
 	pids = nt_xcalloc(nw, sizeof(*pids));
+	shared = nt_par_counter();
 	fflush(stdout);
 	fflush(stderr);
 	for (k = 0; k < nw; k++) {
@@ -102,7 +143,7 @@ void nt_par_run(size_t n, size_t nw, nt_par_fn fn, void *arg, struct nt_buf *res
 			for (i = 0; i < k; i++)
 				if (pf[i].fd >= 0)
 					close(pf[i].fd);
-			worker(n, k, nw, fn, arg, p[1]);
+			worker(n, k, nw, fn, arg, p[1], shared);
 		}
 		close(p[1]);
 		if (pids[k] < 0) {
@@ -156,6 +197,7 @@ void nt_par_run(size_t n, size_t nw, nt_par_fn fn, void *arg, struct nt_buf *res
 			waitpid(pids[k], NULL, 0);
 		nt_buf_free(&in[k]);
 	}
+	nt_par_counter_free(shared);
 	free(pf);
 	free(in);
 	free(pids);

@@ -12,13 +12,29 @@
 typedef void (*nt_par_fn)(size_t i, struct nt_buf *out, void *arg);
 
 /*
- * Runs fn for items 0..n-1 over nw forked workers (worker w takes w,
- * w + nw, ...; what was loaded before the call is shared copy-on-write)
+ * Runs fn for items 0..n-1 over nw forked workers (each claims the next
+ * few unclaimed items from a shared counter; what was loaded before the
+ * call is shared copy-on-write)
  * and returns item i's bytes in res[i] (zeroed before; res[i].p stays
  * NULL when its worker died).  With nw <= 1 the items run in this
  * process.  stdout and stderr are flushed before the fork.
  */
 void nt_par_run(size_t n, size_t nw, nt_par_fn fn, void *arg, struct nt_buf *res);
+
+/* Forked workers that share out items themselves: nt_par_counter() before
+ * the fork (NULL when it cannot be mapped: then worker w of nw takes w,
+ * w + nw, ...), and in each worker nt_par_next() until it returns n or
+ * more.  nt_par_counter_free() after the workers. */
+struct nt_par_claim {
+	size_t *shared;		/* from nt_par_counter() */
+	size_t i, left;
+	size_t w, nw;		/* this worker, of nw */
+	bool started;
+};
+
+size_t *nt_par_counter(void);
+void nt_par_counter_free(size_t *c);
+size_t nt_par_next(struct nt_par_claim *c);
 
 /* Online CPUs, at least 1. */
 size_t nt_par_cpus(void);

@@ -500,7 +500,7 @@ void nt_check_lower_kv(struct nt_ynode *n, const cyaml_schema_value_t *v)
 	case CYAML_SEQUENCE:
 		if (v->sequence.entry == &nt_kv_entry || v->sequence.entry == &nt_kv_bool_entry) {
 			struct nt_ynode **keys = n->keys, **vals = n->vals;
-			size_t cnt = n->n;
+			size_t cnt = n->n, cap = n->cap;
 
 			if (n->type != NT_Y_MAP)
 				return;
@@ -516,8 +516,8 @@ void nt_check_lower_kv(struct nt_ynode *n, const cyaml_schema_value_t *v)
 				nt_ymap_set(e, nt_ynew_scalar("value", true, vals[i]->mark), vals[i]);
 				nt_yseq_push(n, e);
 			}
-			free(keys);
-			free(vals);
+			nt_yarr_free(keys, cap);
+			nt_yarr_free(vals, cap);
 			return;
 		}
 		if (n->type != NT_Y_SEQ)

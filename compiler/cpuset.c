@@ -80,19 +80,29 @@ bool nt_cpuset_intersects(const struct nt_cpuset *a, const struct nt_cpuset *b)
 	return false;
 }
 
+/* The first CPU >= from that is set (want) or clear (!want), or
+ * NT_MAX_CPUS: a word at a time. */
+static unsigned scan(const struct nt_cpuset *s, unsigned from, bool want)
+{
+	unsigned i = from / 64;
+	uint64_t w;
+
+	if (from >= NT_MAX_CPUS)
+		return NT_MAX_CPUS;
+	w = (want ? s->w[i] : ~s->w[i]) & (~0ull << (from % 64));
+	while (!w) {
+		if (++i >= NT_MAX_CPUS / 64)
+			return NT_MAX_CPUS;
+		w = want ? s->w[i] : ~s->w[i];
+	}
+	return i * 64 + (unsigned)__builtin_ctzll(w);
+}
+
 int nt_cpuset_next(const struct nt_cpuset *s, unsigned from)
 {
-	unsigned c;
+	unsigned c = scan(s, from, true);
 
-	for (c = from; c < NT_MAX_CPUS; c++) {
-		if (!(c % 64) && !s->w[c / 64]) {
-			c += 63;
-			continue;
-		}
-		if (nt_cpuset_has(s, c))
-			return (int)c;
-	}
-	return -1;
+	return c < NT_MAX_CPUS ? (int)c : -1;
 }
 
 static bool parse_uint(const char **p, unsigned *out)
@@ -201,14 +211,15 @@ void nt_cpuset_format(const struct nt_cpuset *s, struct nt_buf *b)
 
 	nt_buf_puts(b, "");
 	while (c >= 0) {
-		int e = c;
+		int e = (int)scan(s, (unsigned)c, false) - 1;	/* the range's last CPU */
 
-		while (e + 1 < NT_MAX_CPUS && nt_cpuset_has(s, (unsigned)e + 1))
-			e++;
-		if (e == c)
-			nt_buf_printf(b, "%s%d", first ? "" : ",", c);
-		else
-			nt_buf_printf(b, "%s%d-%d", first ? "" : ",", c, e);
+		if (!first)
+			nt_buf_putc(b, ',');
+		nt_buf_put_u64(b, (uint64_t)c);
+		if (e != c) {
+			nt_buf_putc(b, '-');
+			nt_buf_put_u64(b, (uint64_t)e);
+		}
 		first = false;
 		c = nt_cpuset_next(s, (unsigned)e + 1);
 	}

@@ -58,6 +58,19 @@ static int candidate(const char *dir, const char *p, char **real, char *why, siz
 	if (lstat(p, &st))
 		return 1;
 	rdir = realpath(dir, NULL);
+	if (rdir && S_ISREG(st.st_mode)) {
+		/* p is dir/NAME.yaml (a policy name has no '/') and no link:
+		 * its canonical path is the directory's plus its own name,
+		 * and it is inside the directory (saves realpath's readlink
+		 * of every component and a stat, for every profile that
+		 * extends a policy) */
+		const char *base = strrchr(p, '/');
+
+		*real = nt_xasprintf("%s/%s", strcmp(rdir, "/") ? rdir : "",
+				     base ? base + 1 : p);
+		free(rdir);
+		return 0;
+	}
 	rfile = realpath(p, NULL);
 	if (!rfile || !rdir) {
 		snprintf(why, whylen, "%s", S_ISLNK(st.st_mode) ? "is a dangling symbolic link" :
@@ -708,8 +721,7 @@ int nt_load_profile_data(const char *file, const char *data, size_t len,
 
 void nt_loaded_free(struct nt_loaded *l)
 {
-	if (l->p)
-		cyaml_free(&nt_cyaml_config, &nt_profile_schema, l->p, 0);
+	nt_typed_free(&nt_profile_schema, l->p);
 	nt_yfree(l->tree);
 	free(l->sources);
 	free(l->pruned);

@@ -30,7 +30,7 @@ static int in_build_tree(const char *dir)
 	return !strncmp(dir, build, n) && (dir[n] == '\0' || dir[n] == '/');
 }
 
-char *nt_data_dir(const char *what)
+static char *find_data_dir(const char *what)
 {
 	const char *env = getenv("NETTUNE_DATADIR");
 	char exe[PATH_MAX];
@@ -72,4 +72,27 @@ char *nt_data_dir(const char *what)
 		return p;
 	free(p);
 	return NULL;
+}
+
+/* The answer is looked up once per process and kind: a batch resolves
+ * the extends of thousands of profiles, and each lookup was a readlink
+ * and up to four stat calls. */
+char *nt_data_dir(const char *what)
+{
+	static struct {
+		const char *what;
+		char *dir;
+	} seen[4];
+	static size_t nseen;
+	size_t i;
+
+	for (i = 0; i < nseen; i++)
+		if (!strcmp(seen[i].what, what))
+			return seen[i].dir ? nt_xstrdup(seen[i].dir) : NULL;
+	if (nseen == sizeof(seen) / sizeof(seen[0]))
+		return find_data_dir(what);
+	seen[nseen].what = nt_xstrdup(what);
+	seen[nseen].dir = find_data_dir(what);
+	i = nseen++;
+	return seen[i].dir ? nt_xstrdup(seen[i].dir) : NULL;
 }

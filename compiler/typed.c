@@ -214,7 +214,7 @@ static int load_at(struct tl *t, const struct nt_ynode *n, const cyaml_schema_va
 			return fail(t, n, "wrong number of entries");
 		if (n->n)
 			arr = nt_xcalloc(n->n, esize);
-		/* stored first, so that cyaml_free() frees what was built so far */
+		/* stored first, so that nt_typed_free() frees what was built so far */
 		memcpy(slot, &arr, sizeof(arr));
 		for (i = 0; i < n->n; i++) {
 			if (count)
@@ -238,6 +238,42 @@ static int load_at(struct tl *t, const struct nt_ynode *n, const cyaml_schema_va
 	return fill_scalar(t, n, v, data);
 }
 
+/* Frees what v describes at slot (count: the entries of a sequence),
+ * as cyaml_free() does, without its generic per-call setup: a batch frees
+ * one typed profile per file. */
+static void free_at(const cyaml_schema_value_t *v, uint8_t *slot, uint64_t count)
+{
+	uint8_t *data = slot;
+
+	if (v->flags & CYAML_FLAG_POINTER) {
+		memcpy(&data, slot, sizeof(data));
+		if (!data)
+			return;
+	}
+	if (v->type == CYAML_MAPPING) {
+		const cyaml_schema_field_t *f;
+
+		for (f = v->mapping.fields; f->key; f++)
+			free_at(&f->value, data + f->data_offset,
+				f->count_size ? get_uint(data + f->count_offset, f->count_size) : 0);
+	} else if (v->type == CYAML_SEQUENCE) {
+		const cyaml_schema_value_t *e = v->sequence.entry;
+		size_t esize = e->flags & CYAML_FLAG_POINTER ? sizeof(void *) : e->data_size;
+		uint64_t i;
+
+		for (i = 0; i < count; i++)
+			free_at(e, data + i * esize, 0);
+	}
+	if (v->flags & CYAML_FLAG_POINTER)
+		free(data);
+}
+
+void nt_typed_free(const cyaml_schema_value_t *schema, void *data)
+{
+	if (data)
+		free_at(schema, (uint8_t *)&data, 0);
+}
+
 int nt_typed_load(const struct nt_ynode *root, const cyaml_schema_value_t *schema, void **out,
 		  struct nt_mark *where, const char **why)
 {
@@ -252,7 +288,7 @@ int nt_typed_load(const struct nt_ynode *root, const cyaml_schema_value_t *schem
 	}
 	data = nt_xcalloc(1, schema->data_size);
 	if (fill_mapping(&t, root, schema->mapping.fields, data, true)) {
-		cyaml_free(&nt_cyaml_config, schema, data, 0);
+		nt_typed_free(schema, data);
 		*where = t.bad->mark;
 		*why = t.why;
 		return -1;

@@ -22,6 +22,7 @@ struct nt_ynode {
 	struct nt_mark mark;	/* where the node starts */
 	char *scalar;		/* NT_Y_SCALAR: the text */
 	bool plain;		/* scalar was unquoted (so may be a number/bool) */
+	unsigned char blk;	/* ytree.c: the node's block size class */
 	size_t n, cap;
 	struct nt_ynode **keys;	/* NT_Y_MAP: scalar key nodes */
 	struct nt_ynode **vals;	/* NT_Y_MAP values, NT_Y_SEQ items */
@@ -44,6 +45,7 @@ struct nt_ynode *nt_yparse_input(const char *path, unsigned flags, struct nt_dia
 struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
 				struct nt_diags *d);
 void nt_yfree(struct nt_ynode *n);
+void nt_yarr_free(struct nt_ynode **a, size_t cap);	/* a node's keys or vals array */
 struct nt_ynode *nt_ycopy(const struct nt_ynode *n);
 
 struct nt_ynode *nt_ynew(enum nt_ytype t, struct nt_mark m);
