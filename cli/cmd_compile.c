@@ -387,23 +387,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Worker w of nw: profiles w, w + nw, ...; one record each on fd. */
 static void worker(struct batch *B, char **files, const char *const *dup, size_t n, size_t w,
 		   size_t nw, int fd, size_t *shared)
@@ -437,7 +420,7 @@ static void worker(struct batch *B, char **files, const char *const *dup, size_t
 			fclose(m);
 		}
 		rec.len = (uint32_t)(text ? len : 0);
-		if (write_all(fd, &rec, sizeof(rec)) || write_all(fd, text ? text : "", rec.len))
+		if (nt_write_all(fd, &rec, sizeof(rec)) || nt_write_all(fd, text ? text : "", rec.len))
 			_exit(1);
 		free(text);
 		nt_diags_free(&d);

@@ -52,14 +52,6 @@ static const char *const status_word[] = {
 	[NT_SIG_UNTRUSTED] = "key not trusted",
 };
 
-static void json_str_or_null(struct nt_buf *b, const char *s)
-{
-	if (s)
-		nt_buf_json_str(b, s);
-	else
-		nt_buf_puts(b, "null");
-}
-
 static void show_json(const char *path, const struct nt_manifest *m, enum nt_sig_status st,
 		      const struct nt_key *who, const char *why, struct nt_buf *out)
 {
@@ -73,21 +65,21 @@ static void show_json(const char *path, const struct nt_manifest *m, enum nt_sig
 	nt_buf_puts(out, ", \"host\": ");
 	nt_buf_json_str(out, m->host_name);
 	nt_buf_puts(out, ", \"machine_id\": ");
-	json_str_or_null(out, m->machine_id);
+	nt_buf_json_str_or_null(out, m->machine_id);
 	nt_buf_puts(out, ", \"netns\": ");
-	json_str_or_null(out, m->netns);
+	nt_buf_json_str_or_null(out, m->netns);
 	nt_buf_puts(out, ", \"profile\": ");
-	json_str_or_null(out, m->profile);
+	nt_buf_json_str_or_null(out, m->profile);
 	nt_buf_puts(out, ", \"against\": ");
-	json_str_or_null(out, m->against);
+	nt_buf_json_str_or_null(out, m->against);
 	nt_buf_printf(out, ", \"created\": \"%s\", \"expires\": \"%s\", \"expired\": %s,\n", created,
 		      expires, (int64_t)time(NULL) >= m->expires ? "true" : "false");
 	nt_buf_printf(out, " \"signature\": {\"status\": \"%s\", \"signer\": ", status_word[st]);
-	json_str_or_null(out, m->signer ? m->signer : who ? who->id : NULL);
+	nt_buf_json_str_or_null(out, m->signer ? m->signer : who ? who->id : NULL);
 	nt_buf_puts(out, ", \"key\": ");
-	json_str_or_null(out, who ? who->path : NULL);
+	nt_buf_json_str_or_null(out, who ? who->path : NULL);
 	nt_buf_puts(out, ", \"reason\": ");
-	json_str_or_null(out, st == NT_SIG_VALID ? NULL : why);
+	nt_buf_json_str_or_null(out, st == NT_SIG_VALID ? NULL : why);
 	nt_buf_puts(out, "},\n \"plan\": ");
 	nt_plan_print_json(&m->plan, &plan);
 	while (plan.n && (plan.p[plan.n - 1] == '\n' || plan.p[plan.n - 1] == ' '))

@@ -18,23 +18,6 @@ struct rec {
 	uint64_t len;
 };
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 size_t nt_par_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -97,12 +80,12 @@ static void worker(size_t n, size_t w, size_t nw, nt_par_fn fn, void *arg, int f
 		nt_buf_putn(&batch, out.p ? out.p : "", out.n);
 		/* a few pipe buffers at a time: fewer writes, and the parent
 		 * still sees progress */
-		if (batch.n >= 32768 && write_all(fd, batch.p, batch.n))
+		if (batch.n >= 32768 && nt_write_all(fd, batch.p, batch.n))
 			_exit(1);
 		if (batch.n >= 32768)
 			batch.n = 0;
 	}
-	if (batch.n && write_all(fd, batch.p, batch.n))
+	if (batch.n && nt_write_all(fd, batch.p, batch.n))
 		_exit(1);
 	_exit(0);
 }

@@ -365,3 +365,30 @@ void *nt_xgrow(void *p, size_t n, size_t size)
 		return p;
 	return nt_xrealloc(p, (n < 8 ? 8 : 2 * n) * size);
 }
+
+int nt_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+void nt_buf_json_str_or_null(struct nt_buf *b, const char *s)
+{
+	if (s)
+		nt_buf_json_str(b, s);
+	else
+		nt_buf_puts(b, "null");
+}

@@ -22,6 +22,8 @@ void nt_buf_printf(struct nt_buf *b, const char *fmt, ...)
 void nt_buf_vprintf(struct nt_buf *b, const char *fmt, va_list ap);
 /* A JSON string literal, with quotes; invalid UTF-8 is escaped as \ufffd. */
 void nt_buf_json_str(struct nt_buf *b, const char *s);
+/* nt_buf_json_str, or null for NULL. */
+void nt_buf_json_str_or_null(struct nt_buf *b, const char *s);
 /* The same without the quotes (a literal written in pieces). */
 void nt_buf_json_body(struct nt_buf *b, const char *s);
 /* Decimal digits of v. */
@@ -63,5 +65,9 @@ void *nt_xrealloc(void *p, size_t n);
 void *nt_xgrow(void *p, size_t n, size_t size);
 char *nt_xstrdup(const char *s);
 char *nt_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Writes all n bytes of p to fd, retrying short writes and EINTR: 0, or
+ * -errno (-EIO when write returns 0). */
+int nt_write_all(int fd, const void *p, size_t n);
 
 #endif

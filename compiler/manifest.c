@@ -317,14 +317,6 @@ void nt_manifest_free(struct nt_manifest *m)
 
 /* ---- canonical writer ---- */
 
-static void str_or_null(struct nt_buf *b, const char *s)
-{
-	if (s)
-		nt_buf_json_str(b, s);
-	else
-		nt_buf_puts(b, "null");
-}
-
 static void write_action(const struct nt_action *a, struct nt_buf *b)
 {
 	bool first = true;
@@ -368,7 +360,7 @@ static void write_action(const struct nt_action *a, struct nt_buf *b)
 		nt_buf_puts(b, "null");
 	}
 	nt_buf_puts(b, ", \"note\": ");
-	str_or_null(b, a->note);
+	nt_buf_json_str_or_null(b, a->note);
 	nt_buf_puts(b, "}");
 }
 
@@ -386,7 +378,7 @@ void nt_manifest_write(const struct nt_manifest *m, struct nt_buf *b)
 	nt_buf_puts(b, ",\n  \"host\": {\"name\": ");
 	nt_buf_json_str(b, m->host_name);
 	nt_buf_puts(b, ", \"machine_id\": ");
-	str_or_null(b, m->machine_id);
+	nt_buf_json_str_or_null(b, m->machine_id);
 	if (m->netns) {
 		/* only when planned in a namespace: older manifests stay canonical */
 		nt_buf_puts(b, ", \"netns\": ");
@@ -406,7 +398,7 @@ void nt_manifest_write(const struct nt_manifest *m, struct nt_buf *b)
 	nt_buf_json_str(b, m->against);
 	nt_buf_printf(b, ",\n  \"created\": \"%s\",\n  \"expires\": \"%s\",\n  \"signer\": ",
 		      created, expires);
-	str_or_null(b, m->signer);
+	nt_buf_json_str_or_null(b, m->signer);
 	nt_buf_printf(b, ",\n  \"summary\": {\"changes\": %zu, \"disruptive\": %zu, "
 		      "\"cannot_change\": %zu},\n  \"actions\": [", m->plan.n, m->plan.disruptive,
 		      m->plan.cannot);

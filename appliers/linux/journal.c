@@ -169,14 +169,6 @@ static void json_time(struct nt_buf *b, const char *key, long long ns)
 	nt_buf_printf(b, "\"%s\": \"%s\", \"%s_ns\": %lld", key, s, key, ns);
 }
 
-static void json_str_or_null(struct nt_buf *b, const char *s)
-{
-	if (s)
-		nt_buf_json_str(b, s);
-	else
-		nt_buf_puts(b, "null");
-}
-
 void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
 {
 	size_t i;
@@ -191,15 +183,15 @@ void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
 	else
 		nt_buf_puts(b, "\"deadline\": null, \"deadline_ns\": 0");
 	nt_buf_printf(b, ",\n \"pid\": %d, \"pid_start\": %llu, \"command\": ", j->pid, j->pid_start);
-	json_str_or_null(b, j->command ? j->command : "apply");
+	nt_buf_json_str_or_null(b, j->command ? j->command : "apply");
 	nt_buf_puts(b, ",\n \"host\": {\"hostname\": ");
-	json_str_or_null(b, j->hostname);
+	nt_buf_json_str_or_null(b, j->hostname);
 	nt_buf_puts(b, ", \"machine_id\": ");
-	json_str_or_null(b, j->machine_id);
+	nt_buf_json_str_or_null(b, j->machine_id);
 	nt_buf_puts(b, ", \"boot_id\": ");
-	json_str_or_null(b, j->boot_id);
+	nt_buf_json_str_or_null(b, j->boot_id);
 	nt_buf_puts(b, "},\n \"target\": {\"netns\": ");
-	json_str_or_null(b, j->netns);
+	nt_buf_json_str_or_null(b, j->netns);
 	nt_buf_printf(b, ", \"netns_inode\": %llu, \"netns_cookie\": %llu, \"root\": ",
 		      j->netns_ino, j->netns_cookie);
 	nt_buf_json_str(b, j->root ? j->root : "");
@@ -235,22 +227,6 @@ void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
 	nt_buf_puts(b, "\n ]}\n");
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int nt_journal_save(int jfd, const struct nt_journal *j)
 {
 	static unsigned seq;
@@ -270,7 +246,7 @@ int nt_journal_save(int jfd, const struct nt_journal *j)
 		r = -errno;
 		goto out;
 	}
-	r = write_all(fd, b.p, b.n);
+	r = nt_write_all(fd, b.p, b.n);
 	if (!r && fsync(fd))
 		r = -errno;
 	if (close(fd) && !r)
