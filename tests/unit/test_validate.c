@@ -237,6 +237,7 @@ static void test_examples_clean(void)
 	static const char *const ex[] = {
 		"examples/x710-wireguard-gateway.yaml", "examples/windows-wireguard-host.yaml",
 		"examples/windows-uro-workstation.yaml", "examples/veth-lab.yaml",
+		"examples/overlay-tunnels.yaml",
 	};
 	const char *root = getenv("SRCROOT");
 	size_t i;
