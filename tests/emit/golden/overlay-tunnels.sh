@@ -12,6 +12,7 @@
 # Environment: NETTUNE_STATE_DIR (default /var/lib/nettune), where each run
 # saves the previous values in a new file, or NETTUNE_ROLLBACK=FILE (a file
 # that must not exist yet).
+# Ordered against the snapshot examples/states/overlay-tunnels.json; values are read at run time.
 
 NT_HOST='overlay-gw'
 set -eu
