@@ -37,16 +37,18 @@ const cyaml_strval_t nt_rss_profile_strings[] = {
 	{"numa", NT_RSSP_NUMA}, {"numa-static", NT_RSSP_NUMA_STATIC},
 	{"conservative", NT_RSSP_CONSERVATIVE},
 };
-static const cyaml_strval_t tunnel_kind_strings[] = {
+const cyaml_strval_t nt_tunnel_kind_strings[] = {
 	{"wireguard", NT_TUNNEL_WIREGUARD}, {"vxlan", NT_TUNNEL_VXLAN},
 	{"geneve", NT_TUNNEL_GENEVE}, {"gre", NT_TUNNEL_GRE}, {"gretap", NT_TUNNEL_GRETAP},
 	{"ipip", NT_TUNNEL_IPIP}, {"sit", NT_TUNNEL_SIT}, {"ip6tnl", NT_TUNNEL_IP6TNL},
 	{"ip6gre", NT_TUNNEL_IP6GRE}, {"ip6gretap", NT_TUNNEL_IP6GRETAP}, {"esp", NT_TUNNEL_ESP},
 };
-static const cyaml_strval_t esp_cipher_strings[] = {
+const cyaml_strval_t nt_esp_cipher_strings[] = {
 	{"aes-gcm", NT_ESP_AES_GCM}, {"chacha20-poly1305", NT_ESP_CHACHA20_POLY1305},
 	{"aes-cbc-sha1", NT_ESP_AES_CBC_SHA1}, {"aes-cbc-sha256", NT_ESP_AES_CBC_SHA256},
 };
+const size_t nt_tunnel_kind_nstrings = CYAML_ARRAY_LEN(nt_tunnel_kind_strings);
+const size_t nt_esp_cipher_nstrings = CYAML_ARRAY_LEN(nt_esp_cipher_strings);
 const cyaml_strval_t nt_outer_strings[] = {
 	{"ipv4", NT_OUTER_IPV4}, {"ipv6", NT_OUTER_IPV6}, {"dual", NT_OUTER_DUAL},
 };
@@ -157,7 +159,7 @@ static const cyaml_schema_field_t xps_fields[] = {
 
 static const cyaml_schema_field_t tunnel_fields[] = {
 	CYAML_FIELD_ENUM("kind", CYAML_FLAG_DEFAULT, struct nt_tunnel, kind,
-			 tunnel_kind_strings, CYAML_ARRAY_LEN(tunnel_kind_strings)),
+			 nt_tunnel_kind_strings, CYAML_ARRAY_LEN(nt_tunnel_kind_strings)),
 	CYAML_FIELD_STRING_PTR("underlay", CYAML_FLAG_POINTER, struct nt_tunnel,
 			       underlay, 1, 255),
 	ENUM_FIELD("outer", struct nt_tunnel, outer, nt_outer_strings),
@@ -166,7 +168,7 @@ static const cyaml_schema_field_t tunnel_fields[] = {
 	CYAML_FIELD_BOOL_PTR("sequence", OPT, struct nt_tunnel, sequence),
 	CYAML_FIELD_BOOL_PTR("checksum", OPT, struct nt_tunnel, checksum),
 	CYAML_FIELD_BOOL_PTR("encap_limit", OPT, struct nt_tunnel, encap_limit),
-	ENUM_FIELD("cipher", struct nt_tunnel, cipher, esp_cipher_strings),
+	ENUM_FIELD("cipher", struct nt_tunnel, cipher, nt_esp_cipher_strings),
 	CYAML_FIELD_BOOL_PTR("nat_traversal", OPT, struct nt_tunnel, nat_traversal),
 	CYAML_FIELD_END
 };

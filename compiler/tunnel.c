@@ -111,7 +111,8 @@ static const struct nt_esp_cipher_row ciphers[] = {
 		"rfc4106(gcm(aes)): include/crypto/gcm.h GCM_RFC4106_IV_SIZE 8; net/xfrm/xfrm_algo.c "
 		"icv_truncbits 128 (the 16-byte ICV); block size 1, padded to 4"},
 	[NT_ESP_CHACHA20_POLY1305] = {"chacha20-poly1305", 8, 16, 4,
-		"rfc7539esp(chacha20,poly1305): crypto/chacha20poly1305.c IV 8; net/xfrm/xfrm_algo.c "
+		"rfc7539esp(chacha20,poly1305): crypto/chacha20poly1305.c rfc7539esp_create ivsize 8; "
+		"net/xfrm/xfrm_algo.c "
 		"icv_truncbits 128; block size 1, padded to 4"},
 	[NT_ESP_AES_CBC_SHA1] = {"aes-cbc-sha1", 16, 12, 16,
 		"cbc(aes) IV and block AES_BLOCK_SIZE 16; hmac(sha1) net/xfrm/xfrm_algo.c "
@@ -120,6 +121,10 @@ static const struct nt_esp_cipher_row ciphers[] = {
 		"cbc(aes) IV and block 16; hmac(sha256) truncated to 128 bits (RFC 4868, as IKE "
 		"daemons set it through XFRMA_ALG_AUTH_TRUNC; xfrm_algo.c's own default is 96)"},
 };
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+const size_t nt_tunnel_nkinds = LEN(kinds);
+const size_t nt_esp_nciphers = LEN(ciphers);
 
 const struct nt_tunnel_kind_info *nt_tunnel_kind(enum nt_tunnel_kind k)
 {
@@ -177,7 +182,7 @@ void nt_tunnel_overhead(const struct nt_tunnel *t, struct nt_overhead *o)
 		const bool *f[] = {t->key, t->sequence, t->checksum};
 		static const char *const fn[] = {"key", "sequence", "checksum"};
 
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < LEN(f); i++)
 			if (f[i] && *f[i]) {
 				o->fixed += 4;
 				add_what(o, fn[i]);
@@ -232,7 +237,7 @@ bool nt_tunnel_link_kind(const char *link_kind)
 {
 	size_t k;
 
-	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+	for (k = 0; k < LEN(kinds); k++)
 		if (nt_tunnel_link_is((enum nt_tunnel_kind)k, link_kind))
 			return true;
 	return false;

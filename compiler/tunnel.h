@@ -42,6 +42,7 @@ struct nt_tunnel_kind_info {
 	bool windows;			/* an adapter nettune tunes on Windows */
 };
 const struct nt_tunnel_kind_info *nt_tunnel_kind(enum nt_tunnel_kind k);
+extern const size_t nt_tunnel_nkinds;		/* entries of the kind table */
 
 /* One ESP transform: IV, ICV and padding block in bytes. */
 struct nt_esp_cipher_row {
@@ -50,6 +51,7 @@ struct nt_esp_cipher_row {
 	const char *source;
 };
 const struct nt_esp_cipher_row *nt_esp_cipher(enum nt_esp_cipher c);
+extern const size_t nt_esp_nciphers;
 
 /* A profile tunnel resolved against the table. */
 struct nt_overhead {

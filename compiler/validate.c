@@ -703,7 +703,7 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 	const void *has[] = {f->channels, f->rings, f->rss, f->irq, f->coalesce};
 	size_t n;
 
-	for (n = 0; n < 5; n++)
+	for (n = 0; n < sizeof(no) / sizeof(no[0]); n++)
 		if (has[n])
 			E(v, at(v, true, "/interfaces/%zu/%s", i, no[n]), "tunnel",
 			  "%s is a %s tunnel; it has no %s (those belong to the underlay NIC)",

@@ -6,6 +6,7 @@
  * option and outer-family rules, and the live device kind at plan time.
  */
 #include "nt_test.h"
+#include "schema.h"
 #include "tunnel.h"
 
 #define HEAD \
@@ -106,6 +107,17 @@ static void test_rows(void)
 	CU_ASSERT_FALSE(nt_tunnel_link_kind("veth"));
 	CU_ASSERT_FALSE(nt_tunnel_link_is(NT_TUNNEL_VXLAN, "geneve"));
 	CU_ASSERT_EQUAL(nt_esp_cipher(NT_ESP_AES_CBC_SHA1)->icv, 12);
+	/* the profile's spellings and the table's: one per enum value, the same */
+	CU_ASSERT_EQUAL(nt_tunnel_kind_nstrings, nt_tunnel_nkinds);
+	CU_ASSERT_EQUAL(nt_tunnel_nkinds, NT_TUNNEL_ESP + 1);
+	for (i = 0; i < nt_tunnel_kind_nstrings; i++)
+		CU_ASSERT_STRING_EQUAL(nt_tunnel_kind_strings[i].str,
+				       nt_tunnel_kind((enum nt_tunnel_kind)nt_tunnel_kind_strings[i].val)->name);
+	CU_ASSERT_EQUAL(nt_esp_cipher_nstrings, nt_esp_nciphers);
+	CU_ASSERT_EQUAL(nt_esp_nciphers, NT_ESP_AES_CBC_SHA256 + 1);
+	for (i = 0; i < nt_esp_cipher_nstrings; i++)
+		CU_ASSERT_STRING_EQUAL(nt_esp_cipher_strings[i].str,
+				       nt_esp_cipher((enum nt_esp_cipher)nt_esp_cipher_strings[i].val)->name);
 	CU_ASSERT_EQUAL(nt_esp_cipher(NT_ESP_AES_GCM)->iv, 8);
 }
 
@@ -167,33 +179,43 @@ static void test_derived(void)
 static void test_rules(void)
 {
 	/* outer families a kind does not have */
-	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    tunnel: {kind: sit, underlay: eth0, outer: ipv6}\n",
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n"
+	       "    tunnel: {kind: sit, underlay: eth0, outer: ipv6}\n",
 	       "8:48: outer: ipv6 does not fit kind sit, whose outer header is IPv4 (ip6tnl "
 	       "carries over IPv6)\n");
-	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    tunnel: {kind: ip6gre, underlay: eth0, outer: ipv4}\n",
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n"
+	       "    tunnel: {kind: ip6gre, underlay: eth0, outer: ipv4}\n",
 	       "8:51: outer: ipv4 does not fit kind ip6gre, whose outer header is IPv6 (gre "
 	       "carries over IPv4)\n");
-	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    tunnel: {kind: vxlan, underlay: eth0, outer: dual}\n",
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n"
+	       "    tunnel: {kind: vxlan, underlay: eth0, outer: dual}\n",
 	       "8:50: a vxlan device has one outer family: say ipv4 or ipv6, not dual (dual is "
 	       "for wireguard and esp, whose peers may be of both)\n");
 	/* options of another kind, a bad cipher, bad option lengths */
-	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    tunnel: {kind: vxlan, underlay: eth0, cipher: aes-gcm}\n",
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n"
+	       "    tunnel: {kind: vxlan, underlay: eth0, cipher: aes-gcm}\n",
 	       "8:43: tunnel.cipher applies to esp tunnels; t0 is vxlan\n");
-	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    tunnel: {kind: esp, underlay: eth0, key: on}\n",
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n"
+	       "    tunnel: {kind: esp, underlay: eth0, key: on}\n",
 	       "8:41: tunnel.key applies to gre, gretap, ip6gre and ip6gretap tunnels; t0 is esp\n");
-	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    tunnel: {kind: gre, underlay: eth0, encap_limit: off}\n",
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n"
+	       "    tunnel: {kind: gre, underlay: eth0, encap_limit: off}\n",
 	       "8:41: tunnel.encap_limit applies to ip6tnl, ip6gre and ip6gretap tunnels; t0 is gre\n");
-	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    tunnel: {kind: geneve, underlay: eth0, options_length: 6}\n",
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n"
+	       "    tunnel: {kind: geneve, underlay: eth0, options_length: 6}\n",
 	       "8:60: tunnel.options_length 6: Geneve options are counted in 4-byte words, at most "
 	       "63 (genevehdr.opt_len is 6 bits): 0-252, a multiple of 4\n");
-	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    tunnel: {kind: geneve, underlay: eth0, options_length: 256}\n",
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n"
+	       "    tunnel: {kind: geneve, underlay: eth0, options_length: 256}\n",
 	       "8:60: tunnel.options_length 256: Geneve options are counted in 4-byte words, at most "
 	       "63 (genevehdr.opt_len is 6 bits): 0-252, a multiple of 4\n");
 	/* the inner packets of sit are IPv6 */
-	EXPECT(HEAD "  - {name: eth0, mtu: 1299}\n  - name: t0\n    tunnel: {kind: sit, underlay: eth0}\n",
+	EXPECT(HEAD "  - {name: eth0, mtu: 1299}\n  - name: t0\n"
+	       "    tunnel: {kind: sit, underlay: eth0}\n",
 	       "6:23: underlay eth0 mtu 1299 - SIT overhead 20 (ipv4 outer) = 1279 leaves tunnel t0 "
 	       "below the IPv6 minimum mtu of 1280\n");
-	EXPECT(HEAD "  - {name: eth0, mtu: 1300}\n  - name: t0\n    tunnel: {kind: sit, underlay: eth0}\n", "");
+	EXPECT(HEAD "  - {name: eth0, mtu: 1300}\n  - name: t0\n"
+	       "    tunnel: {kind: sit, underlay: eth0}\n", "");
 	/* Windows tunes WireGuard adapters only */
 	EXPECT("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: h1}\n"
 	       "target: windows\ninterfaces:\n  - {name: Ethernet}\n  - name: t0\n"
