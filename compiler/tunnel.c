@@ -89,19 +89,24 @@ static const char *const lk_esp[] = {"xfrm", "vti", "vti6", NULL};
 
 /* Indexed by enum nt_tunnel_kind. */
 static const struct nt_tunnel_kind_info kinds[] = {
-	[NT_TUNNEL_WIREGUARD] = {"wireguard", "WireGuard", lk_wg, V4 | V6 | DUAL, NT_OUTER_IPV4, 68, 0, true},
-	[NT_TUNNEL_VXLAN] = {"vxlan", "VXLAN", lk_vxlan, V4 | V6, NT_OUTER_IPV4, 68, 0, false},
-	[NT_TUNNEL_GENEVE] = {"geneve", "Geneve", lk_geneve, V4 | V6, NT_OUTER_IPV4, 68, NT_TOPT_GENEVE, false},
-	[NT_TUNNEL_GRE] = {"gre", "GRE", lk_gre, V4, NT_OUTER_IPV4, 68, NT_TOPT_GRE, false},
-	[NT_TUNNEL_GRETAP] = {"gretap", "GRETAP", lk_gretap, V4, NT_OUTER_IPV4, 68, NT_TOPT_GRE, false},
-	[NT_TUNNEL_IPIP] = {"ipip", "IPIP", lk_ipip, V4, NT_OUTER_IPV4, 68, 0, false},
-	[NT_TUNNEL_SIT] = {"sit", "SIT", lk_sit, V4, NT_OUTER_IPV4, 1280, 0, false},
-	[NT_TUNNEL_IP6TNL] = {"ip6tnl", "ip6tnl", lk_ip6tnl, V6, NT_OUTER_IPV6, 68, NT_TOPT_ENCAP_LIMIT, false},
+	[NT_TUNNEL_WIREGUARD] = {"wireguard", "WireGuard", lk_wg, V4 | V6 | DUAL, NT_OUTER_IPV4, 68, 0, true,
+				 NULL},
+	[NT_TUNNEL_VXLAN] = {"vxlan", "VXLAN", lk_vxlan, V4 | V6, NT_OUTER_IPV4, 68, 0, false, NULL},
+	[NT_TUNNEL_GENEVE] = {"geneve", "Geneve", lk_geneve, V4 | V6, NT_OUTER_IPV4, 68, NT_TOPT_GENEVE,
+			      false, NULL},
+	[NT_TUNNEL_GRE] = {"gre", "GRE", lk_gre, V4, NT_OUTER_IPV4, 68, NT_TOPT_GRE, false, "ip6gre"},
+	[NT_TUNNEL_GRETAP] = {"gretap", "GRETAP", lk_gretap, V4, NT_OUTER_IPV4, 68, NT_TOPT_GRE, false,
+			      "ip6gretap"},
+	[NT_TUNNEL_IPIP] = {"ipip", "IPIP", lk_ipip, V4, NT_OUTER_IPV4, 68, 0, false, "ip6tnl"},
+	[NT_TUNNEL_SIT] = {"sit", "SIT", lk_sit, V4, NT_OUTER_IPV4, 1280, 0, false, "ip6tnl"},
+	[NT_TUNNEL_IP6TNL] = {"ip6tnl", "ip6tnl", lk_ip6tnl, V6, NT_OUTER_IPV6, 68, NT_TOPT_ENCAP_LIMIT,
+			      false, "ipip and sit"},
 	[NT_TUNNEL_IP6GRE] = {"ip6gre", "ip6gre", lk_ip6gre, V6, NT_OUTER_IPV6, 68,
-			      NT_TOPT_GRE | NT_TOPT_ENCAP_LIMIT, false},
+			      NT_TOPT_GRE | NT_TOPT_ENCAP_LIMIT, false, "gre"},
 	[NT_TUNNEL_IP6GRETAP] = {"ip6gretap", "ip6gretap", lk_ip6gretap, V6, NT_OUTER_IPV6, 68,
-				 NT_TOPT_GRE | NT_TOPT_ENCAP_LIMIT, false},
-	[NT_TUNNEL_ESP] = {"esp", "ESP", lk_esp, V4 | V6 | DUAL, NT_OUTER_IPV4, 68, NT_TOPT_ESP, false},
+				 NT_TOPT_GRE | NT_TOPT_ENCAP_LIMIT, false, "gretap"},
+	[NT_TUNNEL_ESP] = {"esp", "ESP", lk_esp, V4 | V6 | DUAL, NT_OUTER_IPV4, 68, NT_TOPT_ESP, false,
+			   NULL},
 };
 
 /* Indexed by enum nt_esp_cipher.  The padding block is

@@ -40,6 +40,7 @@ struct nt_tunnel_kind_info {
 	unsigned min_inner;		/* smallest MTU the inner packets allow */
 	unsigned opts;			/* NT_TOPT_* */
 	bool windows;			/* an adapter nettune tunes on Windows */
+	const char *other_family;	/* the kinds that carry over the other family */
 };
 const struct nt_tunnel_kind_info *nt_tunnel_kind(enum nt_tunnel_kind k);
 extern const size_t nt_tunnel_nkinds;		/* entries of the kind table */

@@ -733,15 +733,13 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 			  "wireguard and esp, whose peers may be of both)", k->name);
 		else
 			E(v, at(v, false, "/interfaces/%zu/tunnel/outer", i), "tunnel",
-			  "outer: %s does not fit kind %s, whose outer header is %s%s",
+			  "outer: %s does not fit kind %s, whose outer header is %s%s%s%s%s",
 			  nt_outer_strings[*t->outer].str, k->name,
 			  k->outers & (1u << NT_OUTER_IPV4) ? "IPv4" : "IPv6",
-			  t->kind == NT_TUNNEL_SIT || t->kind == NT_TUNNEL_IPIP ? " (ip6tnl carries over IPv6)" :
-			  t->kind == NT_TUNNEL_GRE ? " (ip6gre carries over IPv6)" :
-			  t->kind == NT_TUNNEL_GRETAP ? " (ip6gretap carries over IPv6)" :
-			  t->kind == NT_TUNNEL_IP6GRE ? " (gre carries over IPv4)" :
-			  t->kind == NT_TUNNEL_IP6GRETAP ? " (gretap carries over IPv4)" :
-			  t->kind == NT_TUNNEL_IP6TNL ? " (ipip and sit carry over IPv4)" : "");
+			  k->other_family ? " (" : "", k->other_family ? k->other_family : "",
+			  k->other_family ? (strchr(k->other_family, ' ') ? " carry over " :
+					     " carries over ") : "",
+			  k->other_family ? (k->outers & (1u << NT_OUTER_IPV4) ? "IPv6)" : "IPv4)") : "");
 		return;
 	}
 	if (v->windows && !k->windows)

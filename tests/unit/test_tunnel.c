@@ -214,6 +214,14 @@ static void test_rules(void)
 	       "    tunnel: {kind: sit, underlay: eth0}\n",
 	       "6:23: underlay eth0 mtu 1299 - SIT overhead 20 (ipv4 outer) = 1279 leaves tunnel t0 "
 	       "below the IPv6 minimum mtu of 1280\n");
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    mtu: 1279\n"
+	       "    tunnel: {kind: sit, underlay: eth0}\n",
+	       "8:10: tunnel t0 mtu 1279 is below 1280, the smallest MTU of the IPv6 packets a sit "
+	       "tunnel carries\n");
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n"
+	       "    tunnel: {kind: gretap, underlay: eth0, outer: ipv6}\n",
+	       "8:51: outer: ipv6 does not fit kind gretap, whose outer header is IPv4 (ip6gretap "
+	       "carries over IPv6)\n");
 	EXPECT(HEAD "  - {name: eth0, mtu: 1300}\n  - name: t0\n"
 	       "    tunnel: {kind: sit, underlay: eth0}\n", "");
 	/* Windows tunes WireGuard adapters only */
