@@ -8,20 +8,23 @@
 
 #include "hostprofile.h"
 #include "lower.h"
+#include "tunnel.h"
 #include "validate.h"
 
-/* Link kinds (IFLA_INFO_KIND) of tunnels. */
-static const char *const tunnel_kinds[] = {
-	"wireguard", "ipip", "sit", "gre", "gretap", "ip6gre", "ip6gretap", "ip6tnl", "vti",
-	"vti6", "vxlan", "geneve", "erspan", "ip6erspan", "bareudp", NULL,
+/* Link kinds (IFLA_INFO_KIND) of tunnels: those of the overhead table
+ * (tunnel.c) and a few it has no row for. */
+static const char *const other_tunnel_kinds[] = {
+	"erspan", "ip6erspan", "bareudp", NULL,
 };
 
 static bool is_tunnel(const char *kind)
 {
 	size_t k;
 
-	for (k = 0; kind && tunnel_kinds[k]; k++)
-		if (!strcmp(kind, tunnel_kinds[k]))
+	if (nt_tunnel_link_kind(kind))
+		return true;
+	for (k = 0; kind && other_tunnel_kinds[k]; k++)
+		if (!strcmp(kind, other_tunnel_kinds[k]))
 			return true;
 	return false;
 }
@@ -42,8 +45,15 @@ static uint32_t default_mtu(const struct nt_iface_facts *i)
 {
 	if (i->driver || (i->kind && !strcmp(i->kind, "veth")))
 		return 1500;
-	if (i->kind && !strcmp(i->kind, "wireguard"))
-		return 1420;
+	if (i->kind && !strcmp(i->kind, "wireguard")) {
+		struct nt_tunnel t = {.kind = NT_TUNNEL_WIREGUARD};
+		enum nt_outer v6 = NT_OUTER_IPV6;
+		struct nt_overhead o;
+
+		t.outer = &v6;
+		nt_tunnel_overhead(&t, &o);
+		return 1500 - o.fixed;	/* 1420 */
+	}
 	return 0;
 }
 

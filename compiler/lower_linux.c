@@ -12,6 +12,7 @@
 #include "lower.h"
 #include "profile.h"
 #include "schema.h"
+#include "tunnel.h"
 #include "validate.h"
 
 /* Portable name -> ethtool netlink feature names (ethtool(8) off_flag_def
@@ -895,10 +896,10 @@ static void lower_mtu(struct ictx *c)
 	if (f->tunnel) {
 		const struct nt_setting *u = nt_state_get(c->L->desired, NT_K_MTU, f->tunnel->underlay, NULL);
 		const struct nt_setting *uo = nt_state_get(c->L->observed, NT_K_MTU, f->tunnel->underlay, NULL);
-		int outer = f->tunnel->outer ? (int)*f->tunnel->outer : NT_OUTER_IPV4;
-		unsigned oh = nt_wireguard_overhead(outer);
-		uint32_t umtu;
+		struct nt_overhead o;
+		uint32_t umtu, fit;
 
+		nt_tunnel_overhead(f->tunnel, &o);
 		if (!u)
 			u = uo;
 		if (!u) {
@@ -908,14 +909,15 @@ static void lower_mtu(struct ictx *c)
 			return;
 		}
 		umtu = u->val.u;
-		if (umtu < 68 + oh) {
-			LERR(c->L, mk(c, "tunnel", true), "underlay %s mtu %u leaves no room for %u bytes of WireGuard overhead",
-			     f->tunnel->underlay, umtu, oh);
+		fit = nt_overhead_fit(&o, umtu);
+		if (fit < o.k->min_inner) {
+			LERR(c->L, mk(c, "tunnel", true), "underlay %s mtu %u leaves no room for %u bytes of %s overhead",
+			     f->tunnel->underlay, umtu, fit ? umtu - fit : o.fixed + o.trailer, o.k->label);
 			return;
 		}
-		s = put(c, NT_K_MTU, NULL, nt_v_u32(umtu - oh), "tunnel/underlay");
-		set_note(s, "derived: %s mtu %u - WireGuard overhead %u (%s outer)", f->tunnel->underlay,
-			 umtu, oh, nt_outer_strings[outer].str);
+		s = put(c, NT_K_MTU, NULL, nt_v_u32(fit), "tunnel/underlay");
+		set_note(s, "derived: %s mtu %u - %s overhead %u (%s)", f->tunnel->underlay,
+			 umtu, o.k->label, umtu - fit, o.what);
 	}
 }
 
@@ -925,7 +927,7 @@ static void check_tunnel_fit(struct ictx *c)
 {
 	const struct nt_iface *f = c->f;
 	const struct nt_setting *u, *t;
-	int outer;
+	struct nt_overhead o;
 	unsigned oh;
 
 	if (!f->tunnel || !f->mtu)
@@ -936,13 +938,28 @@ static void check_tunnel_fit(struct ictx *c)
 	t = nt_state_get(c->L->desired, NT_K_MTU, f->name, NULL);
 	if (!u || !t)
 		return;
-	outer = f->tunnel->outer ? (int)*f->tunnel->outer : NT_OUTER_IPV4;
-	oh = nt_wireguard_overhead(outer);
+	nt_tunnel_overhead(f->tunnel, &o);
+	oh = nt_overhead_at(&o, t->val.u);
 	if (t->val.u + oh > u->val.u)
 		LERR(c->L, mk(c, "mtu", false),
-		     "tunnel %s mtu %u + WireGuard overhead %u (%s outer) = %u exceeds underlay %s mtu %u; at most %u fits",
-		     f->name, t->val.u, oh, nt_outer_strings[outer].str, t->val.u + oh,
-		     f->tunnel->underlay, u->val.u, u->val.u > oh ? u->val.u - oh : 0);
+		     "tunnel %s mtu %u + %s overhead %u (%s) = %u exceeds underlay %s mtu %u; at most %u fits",
+		     f->name, t->val.u, o.k->label, oh, o.what, t->val.u + oh,
+		     f->tunnel->underlay, u->val.u, nt_overhead_fit(&o, u->val.u));
+}
+
+/* A tunnel the host has as a device of another tunnel kind (the link kind
+ * rtnetlink reports in IFLA_INFO_KIND, or a snapshot's "kind"). */
+static void check_tunnel_kind(struct ictx *c)
+{
+	const struct nt_iface *f = c->f;
+	const struct nt_iface_facts *F = c->F;
+
+	if (!f->tunnel || !F || !F->kind || !nt_tunnel_link_kind(F->kind) ||
+	    nt_tunnel_link_is(f->tunnel->kind, F->kind))
+		return;
+	LERR(c->L, mk(c, "tunnel/kind", false),
+	     "%s is a %s device on this host; the profile says tunnel kind %s", f->name, F->kind,
+	     nt_tunnel_kind(f->tunnel->kind)->name);
 }
 
 /* The observed driver of an interface: the bound driver, else the link kind
@@ -1114,6 +1131,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 			check_chosen_caps(&c);
 			lower_mtu(&c);
 			check_tunnel_fit(&c);
+			check_tunnel_kind(&c);
 			lower_offloads(&c);
 			lower_channels(&c);
 			lower_rings(&c);

@@ -11,6 +11,7 @@
 #include "lower.h"
 #include "profile.h"
 #include "schema.h"
+#include "tunnel.h"
 #include "validate.h"
 
 static size_t werrs;
@@ -189,7 +190,7 @@ size_t nt_lower_windows(struct nt_lower *L)
 			const struct nt_offloads *o = f->offloads;
 			uint32_t mtu = 0;
 			const char *note = NULL;
-			char notebuf[160];
+			char notebuf[256];
 			const char *mpath = "mtu";
 
 			if (!!f->tunnel != pass)
@@ -207,17 +208,17 @@ size_t nt_lower_windows(struct nt_lower *L)
 			} else if (f->tunnel) {
 				const struct nt_setting *u = nt_state_get(L->desired, NT_K_WIN_IP_MTU,
 									  f->tunnel->underlay, "ipv4");
-				int outer = f->tunnel->outer ? (int)*f->tunnel->outer : NT_OUTER_IPV4;
-				unsigned oh = nt_wireguard_overhead(outer);
+				struct nt_overhead o;
 
+				nt_tunnel_overhead(f->tunnel, &o);
 				if (!u)
 					u = nt_state_get(L->observed, NT_K_WIN_IP_MTU, f->tunnel->underlay, "ipv4");
-				if (u && u->val.u >= 68 + oh) {
-					mtu = u->val.u - oh;
+				if (u && nt_overhead_fit(&o, u->val.u) >= o.k->min_inner) {
+					mtu = nt_overhead_fit(&o, u->val.u);
 					snprintf(notebuf, sizeof(notebuf),
-						 "derived: %s mtu %u - WireGuard overhead %u (%s outer); also put "
+						 "derived: %s mtu %u - %s overhead %u (%s); also put "
 						 "MTU = %u in the tunnel config, or the service resets it",
-						 f->tunnel->underlay, u->val.u, oh, nt_outer_strings[outer].str, mtu);
+						 f->tunnel->underlay, u->val.u, o.k->label, u->val.u - mtu, o.what, mtu);
 					note = notebuf;
 					mpath = "tunnel/underlay";
 				} else if (!L->facts->known) {

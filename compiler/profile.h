@@ -31,7 +31,16 @@ enum nt_rss_profile {
 	NT_RSSP_CLOSEST, NT_RSSP_CLOSEST_STATIC, NT_RSSP_NUMA,
 	NT_RSSP_NUMA_STATIC, NT_RSSP_CONSERVATIVE,
 };
-enum nt_tunnel_kind { NT_TUNNEL_WIREGUARD };
+/* One per row group of the overhead table (compiler/tunnel.c). */
+enum nt_tunnel_kind {
+	NT_TUNNEL_WIREGUARD, NT_TUNNEL_VXLAN, NT_TUNNEL_GENEVE, NT_TUNNEL_GRE,
+	NT_TUNNEL_GRETAP, NT_TUNNEL_IPIP, NT_TUNNEL_SIT, NT_TUNNEL_IP6TNL,
+	NT_TUNNEL_IP6GRE, NT_TUNNEL_IP6GRETAP, NT_TUNNEL_ESP,
+};
+/* IPsec ESP transforms whose overhead the table knows. */
+enum nt_esp_cipher {
+	NT_ESP_AES_GCM, NT_ESP_CHACHA20_POLY1305, NT_ESP_AES_CBC_SHA1, NT_ESP_AES_CBC_SHA256,
+};
 enum nt_outer { NT_OUTER_IPV4, NT_OUTER_IPV6, NT_OUTER_DUAL };
 enum nt_enabled { NT_DISABLED, NT_ENABLED };
 
@@ -126,7 +135,14 @@ struct nt_xps {
 struct nt_tunnel {
 	enum nt_tunnel_kind kind;
 	char *underlay;
-	enum nt_outer *outer;		/* default ipv4 */
+	enum nt_outer *outer;		/* default: the kind's (tunnel.c) */
+	uint32_t *options_length;	/* geneve: option bytes, multiple of 4 */
+	bool *key;			/* gre family: GRE key field (+4) */
+	bool *sequence;			/* gre family: sequence number (+4) */
+	bool *checksum;			/* gre family: GRE checksum (+4) */
+	bool *encap_limit;		/* ip6tnl, ip6gre: encapsulation limit option (+8, default on) */
+	enum nt_esp_cipher *cipher;	/* esp: default aes-gcm */
+	bool *nat_traversal;		/* esp: UDP encapsulation (+8) */
 };
 
 struct nt_match {

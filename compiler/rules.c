@@ -157,10 +157,13 @@ const struct nt_rule_doc nt_rule_docs[] = {
 	 "The key or value does not exist on the profile's target (linux or windows).",
 	 "Remove it, or use the target's own key."},
 	{"tunnel", P, "Invalid tunnel",
-	 "A tunnel interface sets NIC keys it does not have, or its underlay is not in the profile.",
-	 "Put NIC settings on the underlay; name an underlay listed in interfaces."},
+	 "A tunnel interface sets NIC keys it does not have, an option of another tunnel kind or "
+	 "an outer family its kind does not have, or its underlay is not in the profile.",
+	 "Put NIC settings on the underlay; name an underlay listed in interfaces; keep to the "
+	 "options and outer family of the kind (nettune-profile(5), tunnel)."},
 	{"tunnel-mtu", P, "Tunnel MTU does not fit the underlay",
-	 "The tunnel's MTU plus the WireGuard overhead exceeds the underlay's MTU.",
+	 "The tunnel's MTU plus its kind's overhead (WireGuard, VXLAN, Geneve, GRE, IPIP, SIT, "
+	 "ip6tnl, ip6gre, ESP) exceeds the underlay's MTU.",
 	 "Lower the tunnel mtu to what the message says fits, or raise the underlay's."},
 	{"type", P, "Wrong type",
 	 "A value has the wrong type: a mapping, list, integer or on/off was expected.",

@@ -37,9 +37,18 @@ const cyaml_strval_t nt_rss_profile_strings[] = {
 	{"numa", NT_RSSP_NUMA}, {"numa-static", NT_RSSP_NUMA_STATIC},
 	{"conservative", NT_RSSP_CONSERVATIVE},
 };
-static const cyaml_strval_t tunnel_kind_strings[] = {
-	{"wireguard", NT_TUNNEL_WIREGUARD},
+const cyaml_strval_t nt_tunnel_kind_strings[] = {
+	{"wireguard", NT_TUNNEL_WIREGUARD}, {"vxlan", NT_TUNNEL_VXLAN},
+	{"geneve", NT_TUNNEL_GENEVE}, {"gre", NT_TUNNEL_GRE}, {"gretap", NT_TUNNEL_GRETAP},
+	{"ipip", NT_TUNNEL_IPIP}, {"sit", NT_TUNNEL_SIT}, {"ip6tnl", NT_TUNNEL_IP6TNL},
+	{"ip6gre", NT_TUNNEL_IP6GRE}, {"ip6gretap", NT_TUNNEL_IP6GRETAP}, {"esp", NT_TUNNEL_ESP},
 };
+const cyaml_strval_t nt_esp_cipher_strings[] = {
+	{"aes-gcm", NT_ESP_AES_GCM}, {"chacha20-poly1305", NT_ESP_CHACHA20_POLY1305},
+	{"aes-cbc-sha1", NT_ESP_AES_CBC_SHA1}, {"aes-cbc-sha256", NT_ESP_AES_CBC_SHA256},
+};
+const size_t nt_tunnel_kind_nstrings = CYAML_ARRAY_LEN(nt_tunnel_kind_strings);
+const size_t nt_esp_cipher_nstrings = CYAML_ARRAY_LEN(nt_esp_cipher_strings);
 const cyaml_strval_t nt_outer_strings[] = {
 	{"ipv4", NT_OUTER_IPV4}, {"ipv6", NT_OUTER_IPV6}, {"dual", NT_OUTER_DUAL},
 };
@@ -150,10 +159,17 @@ static const cyaml_schema_field_t xps_fields[] = {
 
 static const cyaml_schema_field_t tunnel_fields[] = {
 	CYAML_FIELD_ENUM("kind", CYAML_FLAG_DEFAULT, struct nt_tunnel, kind,
-			 tunnel_kind_strings, CYAML_ARRAY_LEN(tunnel_kind_strings)),
+			 nt_tunnel_kind_strings, CYAML_ARRAY_LEN(nt_tunnel_kind_strings)),
 	CYAML_FIELD_STRING_PTR("underlay", CYAML_FLAG_POINTER, struct nt_tunnel,
 			       underlay, 1, 255),
 	ENUM_FIELD("outer", struct nt_tunnel, outer, nt_outer_strings),
+	CYAML_FIELD_UINT_PTR("options_length", OPT, struct nt_tunnel, options_length),
+	CYAML_FIELD_BOOL_PTR("key", OPT, struct nt_tunnel, key),
+	CYAML_FIELD_BOOL_PTR("sequence", OPT, struct nt_tunnel, sequence),
+	CYAML_FIELD_BOOL_PTR("checksum", OPT, struct nt_tunnel, checksum),
+	CYAML_FIELD_BOOL_PTR("encap_limit", OPT, struct nt_tunnel, encap_limit),
+	ENUM_FIELD("cipher", struct nt_tunnel, cipher, nt_esp_cipher_strings),
+	CYAML_FIELD_BOOL_PTR("nat_traversal", OPT, struct nt_tunnel, nat_traversal),
 	CYAML_FIELD_END
 };
 
@@ -456,9 +472,23 @@ const struct nt_key_doc nt_key_docs[] = {
 	{rps_fields, "cpus", "CPU list for receive packet steering."},
 	{rps_fields, "flow_cnt", "rps_flow_cnt per RX queue."},
 	{xps_fields, "cpus", "CPU list for transmit packet steering."},
-	{tunnel_fields, "kind", "wireguard."},
+	{tunnel_fields, "kind", "wireguard, vxlan, geneve, gre, gretap, ipip, sit (IPv4 outer "
+	 "only), ip6tnl, ip6gre, ip6gretap (IPv6 outer only) or esp (route-based IPsec, tunnel "
+	 "mode). The MTU is derived from the underlay's minus the kind's overhead (nettune-profile(5))."},
 	{tunnel_fields, "underlay", "Name of the interface the tunnel's packets leave by."},
-	{tunnel_fields, "outer", "Outer IP version: ipv4 (default), ipv6 or dual."},
+	{tunnel_fields, "outer", "Outer IP version: ipv4 (default; ipv6 for ip6tnl, ip6gre, "
+	 "ip6gretap), ipv6, or dual (wireguard, esp: the larger IPv6 overhead)."},
+	{tunnel_fields, "options_length", "geneve: bytes of Geneve options each packet carries, "
+	 "0-252, a multiple of 4 (default 0)."},
+	{tunnel_fields, "key", "gre, gretap, ip6gre, ip6gretap: the GRE key field is used (+4 bytes)."},
+	{tunnel_fields, "sequence", "gre, gretap, ip6gre, ip6gretap: GRE sequence numbers (+4 bytes)."},
+	{tunnel_fields, "checksum", "gre, gretap, ip6gre, ip6gretap: GRE checksums (+4 bytes)."},
+	{tunnel_fields, "encap_limit", "ip6tnl, ip6gre, ip6gretap: the tunnel encapsulation limit "
+	 "option is sent (default on, 8 bytes; off for encaplimit none)."},
+	{tunnel_fields, "cipher", "esp: aes-gcm (default; 16-byte ICV), chacha20-poly1305, "
+	 "aes-cbc-sha1 (96-bit ICV) or aes-cbc-sha256 (128-bit ICV); padding is counted for "
+	 "the MTU itself."},
+	{tunnel_fields, "nat_traversal", "esp: ESP in UDP (NAT traversal, +8 bytes)."},
 	{linux_fields, "features", "Map of ethtool feature name to on/off, e.g. "
 	 "rx-udp-gro-forwarding: on."},
 	{windows_fields, "advanced_properties", "Map of NetAdapter advanced property to value, "

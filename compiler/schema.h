@@ -41,5 +41,11 @@ extern const cyaml_strval_t nt_irqbalance_strings[];
 extern const cyaml_strval_t nt_hash_strings[];
 extern const cyaml_strval_t nt_rss_profile_strings[];
 extern const cyaml_strval_t nt_outer_strings[];
+/* The profile spellings of tunnel kinds and ESP ciphers; tests check them
+ * against the overhead table (tunnel.c). */
+extern const cyaml_strval_t nt_tunnel_kind_strings[];
+extern const size_t nt_tunnel_kind_nstrings;
+extern const cyaml_strval_t nt_esp_cipher_strings[];
+extern const size_t nt_esp_cipher_nstrings;
 
 #endif

@@ -9,6 +9,7 @@
 #include "cpuset.h"
 #include "profile.h"
 #include "schema.h"
+#include "tunnel.h"
 #include "validate.h"
 
 struct v {
@@ -109,12 +110,6 @@ const char *nt_windows_name_problem(const char *s)
 			return "contains a backtick, PowerShell's escape character";
 	}
 	return NULL;
-}
-
-unsigned nt_wireguard_overhead(int outer)
-{
-	/* 32 (header 16 + Poly1305 tag 16) + UDP 8 + IPv4 20 / IPv6 40 */
-	return outer == NT_OUTER_IPV4 ? 60 : 80;
 }
 
 int nt_parse_rss_key(const char *s, unsigned char *key, size_t max, bool *per_host)
@@ -687,47 +682,106 @@ static void check_iface_target(struct v *v, const struct nt_iface *f, size_t i)
 	}
 }
 
+/* A tunnel key the kind has no use for. */
+static void tunnel_opt_unused(struct v *v, const struct nt_iface *f, size_t i, const void *set,
+			      const char *key, const char *kinds)
+{
+	if (set)
+		E(v, at(v, true, "/interfaces/%zu/tunnel/%s", i, key), "tunnel",
+		  "tunnel.%s applies to %s tunnels; %s is %s", key, kinds, f->name,
+		  nt_tunnel_kind(f->tunnel->kind)->name);
+}
+
 static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 {
+	const struct nt_tunnel *t = f->tunnel;
+	const struct nt_tunnel_kind_info *k = nt_tunnel_kind(t->kind);
 	const struct nt_iface *u;
+	struct nt_overhead o;
 	size_t ui;
-	unsigned oh;
-	int outer;
 	static const char *const no[] = {"channels", "rings", "rss", "irq", "coalesce"};
 	const void *has[] = {f->channels, f->rings, f->rss, f->irq, f->coalesce};
-	size_t k;
+	size_t n;
 
-	for (k = 0; k < 5; k++)
-		if (has[k])
-			E(v, at(v, true, "/interfaces/%zu/%s", i, no[k]), "tunnel",
-			  "%s is a WireGuard tunnel; it has no %s (those belong to the underlay NIC)",
-			  f->name, no[k]);
-	if (!strcmp(f->tunnel->underlay, f->name)) {
+	for (n = 0; n < sizeof(no) / sizeof(no[0]); n++)
+		if (has[n])
+			E(v, at(v, true, "/interfaces/%zu/%s", i, no[n]), "tunnel",
+			  "%s is a %s tunnel; it has no %s (those belong to the underlay NIC)",
+			  f->name, k->label, no[n]);
+	if (!(k->opts & NT_TOPT_GENEVE))
+		tunnel_opt_unused(v, f, i, t->options_length, "options_length", "geneve");
+	if (!(k->opts & NT_TOPT_GRE)) {
+		tunnel_opt_unused(v, f, i, t->key, "key", "gre, gretap, ip6gre and ip6gretap");
+		tunnel_opt_unused(v, f, i, t->sequence, "sequence", "gre, gretap, ip6gre and ip6gretap");
+		tunnel_opt_unused(v, f, i, t->checksum, "checksum", "gre, gretap, ip6gre and ip6gretap");
+	}
+	if (!(k->opts & NT_TOPT_ENCAP_LIMIT))
+		tunnel_opt_unused(v, f, i, t->encap_limit, "encap_limit", "ip6tnl, ip6gre and ip6gretap");
+	if (!(k->opts & NT_TOPT_ESP)) {
+		tunnel_opt_unused(v, f, i, t->cipher, "cipher", "esp");
+		tunnel_opt_unused(v, f, i, t->nat_traversal, "nat_traversal", "esp");
+	}
+	if ((k->opts & NT_TOPT_GENEVE) && t->options_length &&
+	    (*t->options_length > 252 || *t->options_length % 4))
+		E(v, at(v, false, "/interfaces/%zu/tunnel/options_length", i), "tunnel",
+		  "tunnel.options_length %u: Geneve options are counted in 4-byte words, at most 63 "
+		  "(genevehdr.opt_len is 6 bits): 0-252, a multiple of 4", *t->options_length);
+	if (t->outer && !(k->outers & (1u << *t->outer))) {
+		if (*t->outer == NT_OUTER_DUAL)
+			E(v, at(v, false, "/interfaces/%zu/tunnel/outer", i), "tunnel",
+			  "a %s device has one outer family: say ipv4 or ipv6, not dual (dual is for "
+			  "wireguard and esp, whose peers may be of both)", k->name);
+		else
+			E(v, at(v, false, "/interfaces/%zu/tunnel/outer", i), "tunnel",
+			  "outer: %s does not fit kind %s, whose outer header is %s%s%s%s%s",
+			  nt_outer_strings[*t->outer].str, k->name,
+			  k->outers & (1u << NT_OUTER_IPV4) ? "IPv4" : "IPv6",
+			  k->other_family ? " (" : "", k->other_family ? k->other_family : "",
+			  k->other_family ? (strchr(k->other_family, ' ') ? " carry over " :
+					     " carries over ") : "",
+			  k->other_family ? (k->outers & (1u << NT_OUTER_IPV4) ? "IPv6)" : "IPv4)") : "");
+		return;
+	}
+	if (v->windows && !k->windows)
+		E(v, at(v, false, "/interfaces/%zu/tunnel/kind", i), "target",
+		  "tunnel kind %s has no Windows adapter nettune tunes; this profile targets windows, "
+		  "where only wireguard tunnels are tuned", k->name);
+	if (!strcmp(t->underlay, f->name)) {
 		E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
 		  "tunnel %s cannot be its own underlay", f->name);
 		return;
 	}
-	u = find_iface(v->p, f->tunnel->underlay, &ui);
+	u = find_iface(v->p, t->underlay, &ui);
 	if (!u) {
-		const char *s = suggest_iface(v->p, f->tunnel->underlay);
+		const char *s = suggest_iface(v->p, t->underlay);
 
 		E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
-		  "underlay '%s' names no interface in this profile%s%s%s", f->tunnel->underlay,
+		  "underlay '%s' names no interface in this profile%s%s%s", t->underlay,
 		  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
 		return;
 	}
-	outer = f->tunnel->outer ? (int)*f->tunnel->outer : NT_OUTER_IPV4;
-	oh = nt_wireguard_overhead(outer);
-	if (f->mtu && u->mtu && *f->mtu + oh > *u->mtu)
+	nt_tunnel_overhead(t, &o);
+	if (f->mtu && *f->mtu < k->min_inner)
 		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
-		  "tunnel %s mtu %u + WireGuard overhead %u (%s outer) = %u exceeds underlay %s mtu %u; "
-		  "at most %u fits", f->name, *f->mtu, oh, nt_outer_strings[outer].str, *f->mtu + oh,
-		  u->name, *u->mtu, *u->mtu > oh ? *u->mtu - oh : 0);
-	if (!f->mtu && u->mtu && *u->mtu < 68 + oh)
+		  "tunnel %s mtu %u is below %u, the smallest MTU of the IPv6 packets a %s tunnel "
+		  "carries", f->name, *f->mtu, k->min_inner, k->name);
+	if (f->mtu && u->mtu && *f->mtu + nt_overhead_at(&o, *f->mtu) > *u->mtu) {
+		unsigned oh = nt_overhead_at(&o, *f->mtu);
+
+		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
+		  "tunnel %s mtu %u + %s overhead %u (%s) = %u exceeds underlay %s mtu %u; "
+		  "at most %u fits", f->name, *f->mtu, k->label, oh, o.what, *f->mtu + oh,
+		  u->name, *u->mtu, nt_overhead_fit(&o, *u->mtu));
+	}
+	if (!f->mtu && u->mtu && nt_overhead_fit(&o, *u->mtu) < k->min_inner) {
+		unsigned fit = nt_overhead_fit(&o, *u->mtu);
+		unsigned oh = fit ? *u->mtu - fit : o.fixed + o.trailer;
+
 		E(v, at(v, false, "/interfaces/%zu/mtu", ui), "tunnel-mtu",
-		  "underlay %s mtu %u - WireGuard overhead %u (%s outer) = %d leaves tunnel %s below "
-		  "the IPv4 minimum mtu of 68", u->name, *u->mtu, oh, nt_outer_strings[outer].str,
-		  (int)*u->mtu - (int)oh, f->name);
+		  "underlay %s mtu %u - %s overhead %u (%s) = %d leaves tunnel %s below "
+		  "the %s minimum mtu of %u", u->name, *u->mtu, k->label, oh, o.what,
+		  (int)*u->mtu - (int)oh, f->name, k->min_inner > 68 ? "IPv6" : "IPv4", k->min_inner);
+	}
 }
 
 static void check_irq(struct v *v, const struct nt_iface *f, size_t i)

@@ -39,8 +39,6 @@ const char *nt_path_component_problem(const char *name);
  */
 const char *nt_setting_problem(enum nt_kind_id k, const char *object, const char *arg,
 			       const char **what);
-/* WireGuard encapsulation overhead for an outer family. */
-unsigned nt_wireguard_overhead(int outer);
 /* Parses "per-host" (returns 0, *per_host = true) or hex bytes "6d:5a:.."
  * into key (up to max bytes); returns the byte count or -1. */
 int nt_parse_rss_key(const char *s, unsigned char *key, size_t max, bool *per_host);

@@ -7,6 +7,7 @@
 #include "../../compiler/load.h"
 #include "../../compiler/profile.h"
 #include "../../compiler/schema.h"
+#include "../../compiler/tunnel.h"
 #include "../../compiler/validate.h"
 #include "../../compiler/version.h"
 #include "../emit.h"
@@ -250,22 +251,23 @@ static void derived_mtus(const struct nt_emit_input *in, struct nt_buf *set, str
 
 	for (i = 0; p && i < p->interfaces_count; i++) {
 		const struct nt_iface *f = &p->interfaces[i];
-		int outer;
+		struct nt_overhead o;
 
 		if (!f->tunnel || !f->tunnel->underlay || f->mtu ||
 		    nt_state_get(in->desired, NT_K_WIN_IP_MTU, f->name, "ipv4") ||
 		    nt_ps_name_problem(f->name) || nt_ps_name_problem(f->tunnel->underlay))
 			continue;
-		outer = f->tunnel->outer ? (int)*f->tunnel->outer : NT_OUTER_IPV4;
+		nt_tunnel_overhead(f->tunnel, &o);
 		snprintf(path, sizeof(path), "/interfaces/%zu/tunnel/underlay", i);
-		nt_buf_puts(set, "    # derived on the host: the underlay's IPv4 MTU minus the WireGuard overhead\n");
+		nt_buf_printf(set, "    # derived on the host: the underlay's IPv4 MTU minus the %s overhead\n",
+			      o.k->label);
 		for (k = 0; k < 2; k++) {
 			nt_buf_printf(set, "    @{ Kind = 'ip-mtu'; Object = ");
 			nt_ps_quote(set, f->name);
 			nt_buf_printf(set, "; Arg = '%s'; Want = $null; Derive = @{ Underlay = ", fams[k]);
 			nt_ps_quote(set, f->tunnel->underlay);
 			nt_buf_printf(set, "; Overhead = %u; Outer = '%s' }; Source = ",
-				      nt_wireguard_overhead(outer), nt_outer_strings[outer].str);
+				      o.fixed + o.trailer, nt_outer_strings[o.outer].str);
 			put_source(set, in, nt_loaded_mark(in->loaded, path, false));
 			nt_buf_puts(set, " }\n");
 		}

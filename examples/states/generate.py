@@ -161,6 +161,29 @@ def windows_uro():
     }
 
 
+# The overlay gateway of ../overlay-tunnels.yaml: a veth underlay at 1500
+# and four tunnels at the MTU the kernel gives them on it (vxlan 1500 - 50,
+# geneve 1500 - 50, gre 1500 - 24, an XFRM interface at 1500), each with
+# its rtnetlink link kind.  kinds overrides the kind of some devices (the
+# plan error test of a geneve profile on a vxlan device).
+def overlay(kinds=None):
+    devs = [("ovu0", "veth", 1500), ("ovx0", "vxlan", 1450), ("ogn0", "geneve", 1450),
+            ("ogr0", "gre", 1476), ("oes0", "xfrm", 1500)]
+    kinds = kinds or {}
+    return {
+        "format": "nettune-snapshot/1",
+        "host": {"name": "overlay-gw", "target": "linux", "kernel": "6.18.44"},
+        "cpus": {"online": "0-1", "nodes": {"0": "0-1"}, "siblings": ["0", "1"]},
+        "irqbalance": "inactive",
+        "interfaces": [{"name": n, "kind": kinds.get(n, k), "numa_node": -1,
+                        "queues": {"rx": 1, "tx": 1}, "irqs": []} for n, k, _ in devs],
+        "settings": [s(n, "mtu", m) for n, _, m in devs],
+    }
+
+
 write("x710-wireguard-gateway.json", x710())
 write("windows-wireguard-host.json", windows_wg())
 write("windows-uro-workstation.json", windows_uro())
+write("overlay-tunnels.json", overlay())
+write(os.path.join("..", "..", "tests", "plan", "states", "overlay-geneve-is-vxlan.json"),
+      overlay({"ogn0": "vxlan"}))

@@ -43,6 +43,8 @@ ERRORS = [
      "tests/plan/states/x710-truncated.json"),
     ("missing-snapshot", "examples/x710-wireguard-gateway.yaml",
      "tests/plan/states/no-such-file.json"),
+    ("tunnel-kind-mismatch", "examples/overlay-tunnels.yaml",
+     "tests/plan/states/overlay-geneve-is-vxlan.json"),
 ]
 
 failures = []
