@@ -270,82 +270,70 @@ static int load_snapshot(const char *path, bool walked, bool own_dir, const stru
 	return 0;
 }
 
+/* The pipeline's observer for one profile: its snapshot, if it has one. */
+struct snap_observer {
+	struct batch *B;
+	const char *profile, *name;
+	bool walked;
+	char *state;			/* the snapshot's path */
+};
+
+static int observe_snapshot(void *ctx, struct nt_compiled *c, struct nt_diags *d)
+{
+	struct snap_observer *so = ctx;
+
+	so->state = snapshot_for(so->B, so->profile, so->name);
+	if (!so->state)
+		return NT_PIPE_NO_STATE;
+	if (load_snapshot(so->state, so->walked, !so->B->state_dir, &c->lent_facts,
+			  &c->lent_observed, d))
+		return -1;
+	c->against = so->state;
+	return 0;
+}
+
 /* One profile: R_WRITTEN, R_VALIDATED, R_POLICY, or -1 (diagnostics in d). */
 static int compile_one(struct batch *B, const char *profile, bool walked, struct nt_diags *d)
 {
-	struct nt_load_opts lo = nt_cli_load_opts();
-	static const struct nt_facts nofacts;
-	static const struct nt_state noobs;
-	struct nt_loaded l;
-	const struct nt_facts *facts = &nofacts;	/* shared: see load_snapshot() */
-	const struct nt_state *observed = &noobs;
-	struct nt_state desired = {0};
-	struct nt_plan plan = {0};
+	struct nt_pipeline_req rq = nt_cli_request(profile);
+	struct snap_observer so = {B, profile, NULL, walked, NULL};
+	struct nt_observer ob = {observe_snapshot, &so};
+	struct nt_compiled c;
 	struct nt_manifest m = {0};
 	struct nt_buf out = {0};
-	struct nt_lower L = {0};
-	char *name = stem(profile), *state = NULL, *outp = NULL;
+	char *name = stem(profile), *outp = NULL;
 
 	/* the name becomes a file name and the manifest's "file": printable */
-	for (const char *c = name; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+	for (const char *ch = name; *ch; ch++)
+		if ((unsigned char)*ch < 0x20 || *ch == 0x7f) {
 			nt_error(d, ((struct nt_mark){nt_intern(profile), 0, 0}), "name",
 				 "the file name has a control character; rename it");
 			free(name);
 			return -1;
 		}
-	const char *want;
 	char err[512];
-	int r = -1, lowered;
+	int r = -1;
 
+	so.name = name;
 	if (walked)
-		lo.open_flags = NT_IN_NOFOLLOW;
-	if (nt_load_profile(profile, &lo, &l, d)) {
-		free(name);
-		return -1;
-	}
-	if (nt_validate(&l, B->db, d))
-		goto out;
-	if (l.p->kind != NT_KIND_HOST) {
+		rq.load.open_flags = NT_IN_NOFOLLOW;
+	rq.db = B->db;
+	rq.source = NT_STATE_OBSERVER;
+	rq.observer = &ob;
+	rq.policy_stops = true;
+	switch (nt_pipeline_run(&rq, &c, d)) {
+	case 0:
+		break;
+	case NT_PIPE_POLICY:
 		r = R_POLICY;
 		goto out;
-	}
-	state = snapshot_for(B, profile, name);
-	if (!state) {
+	case NT_PIPE_NO_STATE:
 		r = R_VALIDATED;
 		goto out;
-	}
-	if (load_snapshot(state, walked, !B->state_dir, &facts, &observed, d))
-		goto out;
-	want = l.p->target && *l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
-	if (facts->target && strcmp(facts->target, want)) {
-		nt_error(d, nt_loaded_mark(&l, "/target", false), "plan",
-			 "the profile targets %s but the snapshot %s is of a %s host", want, state,
-			 facts->target);
+	default:
 		goto out;
 	}
-	L.l = &l;
-	L.db = B->db;
-	L.facts = facts;
-	L.observed = observed;
-	L.desired = &desired;
-	L.d = d;
-	L.hostname = l.p->metadata->name;
-	if (nt_g.netns && nt_netns_refuse_target(want, nt_loaded_mark(&l, "/target", false),
-						 nt_g.netns, d))
-		goto out;
-	lowered = nt_lower(&L);
-	/* refused with every other error of the profile, not instead of them */
-	if (nt_g.netns && nt_netns_refuse_state(&desired, NULL, nt_g.netns, d))
-		lowered = -1;
-	if (lowered)
-		goto out;
-	{
-		struct nt_plan_input in = {&l, &desired, observed, facts};
-
-		nt_plan_build(&in, &plan);
-	}
-	if (nt_manifest_build(&m, &l, facts, &plan, state, &B->mo, d))
+	if (nt_manifest_build(&m, &c.l, nt_compiled_facts(&c), &c.plan, so.state, &B->mo, d))
 		goto out;
 	outp = nt_xasprintf("%s/%s.plan.json", B->out_dir, name);
 	if (B->sign) {
@@ -370,11 +358,9 @@ static int compile_one(struct batch *B, const char *profile, bool walked, struct
 out:
 	nt_buf_free(&out);
 	nt_manifest_free(&m);
-	nt_plan_free(&plan);
-	nt_state_free(&desired);
-	nt_loaded_free(&l);
+	nt_compiled_free(&c);
 	free(outp);
-	free(state);
+	free(so.state);
 	free(name);
 	return r;
 }

@@ -15,8 +15,9 @@
 #include "../compiler/caps.h"
 #include "../compiler/diag.h"
 #include "../compiler/version.h"
+#include "../pipeline/netns.h"
 #include "cli.h"
-#include "netns.h"
+#include "common.h"
 #include "txn.h"
 
 struct nt_globals nt_g;
@@ -84,6 +85,22 @@ struct nt_load_opts nt_cli_load_opts(void)
 	struct nt_load_opts o = {nt_g.profile_path, nt_g.nprofile_path};
 
 	return o;
+}
+
+struct nt_pipeline_req nt_cli_request(const char *profile)
+{
+	struct nt_pipeline_req rq = {0};
+
+	rq.profile = profile;
+	rq.load = nt_cli_load_opts();
+	rq.netns = nt_g.netns;
+	return rq;
+}
+
+void nt_print_diags(struct nt_diags *d)
+{
+	nt_diags_sort(d);
+	nt_diags_print_text(d, stderr);
 }
 
 /* Takes a global option at argv[*i] (with its value); returns 1 if it was
