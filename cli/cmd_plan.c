@@ -8,7 +8,7 @@
 
 #include "common.h"
 #include "plans.h"
-#include "topomap.h"
+#include "../report/topomap.h"
 
 
 static void help(void)

@@ -18,7 +18,7 @@
 #include "../compiler/json.h"
 #include "../compiler/profile.h"
 #include "common.h"
-#include "topomap.h"
+#include "../report/topomap.h"
 
 static void help(void)
 {
