@@ -21,6 +21,15 @@
 #include "parallel.h"
 #include "plans.h"
 
+#define SNAP_CACHE 8
+
+struct snap {
+	char *bytes;
+	size_t n;
+	struct nt_facts *facts;
+	struct nt_state observed;
+};
+
 struct batch {
 	const char *out_dir, *state_dir;
 	struct nt_key key;
@@ -30,6 +39,9 @@ struct batch {
 	const bool *walked;		/* per input: found by walking a directory */
 	size_t written, validated, policies, failed;
 	bool tty;
+	/* a worker's snapshots, parsed once (load_snapshot()) */
+	struct snap snaps[SNAP_CACHE];
+	size_t snap_next;
 };
 
 /* What a worker reports per profile, followed by len bytes of diagnostics. */
@@ -181,32 +193,21 @@ static char *snapshot_for(const struct batch *B, const char *profile, const char
  * (The observed values keep the marks of the file first read; compile
  * reports nothing located at them.)
  */
-#define SNAP_CACHE 8
-
-struct snap {
-	char *bytes;
-	size_t n;
-	struct nt_facts *facts;
-	struct nt_state observed;
-};
-
-static struct snap snap_cache[SNAP_CACHE];
-static size_t snap_next;
-
-static struct snap *snap_lookup(const struct nt_buf *b)
+static struct snap *snap_lookup(struct batch *B, const struct nt_buf *b)
 {
 	size_t i;
 
 	for (i = 0; i < SNAP_CACHE; i++)
-		if (snap_cache[i].facts && snap_cache[i].n == b->n &&
-		    !memcmp(snap_cache[i].bytes, b->p, b->n))
-			return &snap_cache[i];
+		if (B->snaps[i].facts && B->snaps[i].n == b->n &&
+		    !memcmp(B->snaps[i].bytes, b->p, b->n))
+			return &B->snaps[i];
 	return NULL;
 }
 
-static struct snap *snap_store(struct nt_buf *b, struct nt_facts *facts, struct nt_state *obs)
+static struct snap *snap_store(struct batch *B, struct nt_buf *b, struct nt_facts *facts,
+			       struct nt_state *obs)
 {
-	struct snap *c = &snap_cache[snap_next++ % SNAP_CACHE];
+	struct snap *c = &B->snaps[B->snap_next++ % SNAP_CACHE];
 
 	if (c->facts) {
 		nt_facts_free(c->facts);
@@ -223,8 +224,9 @@ static struct snap *snap_store(struct nt_buf *b, struct nt_facts *facts, struct 
 
 /* The snapshot of a profile found by walking a directory is not followed
  * through a link either: it sits in the same untrusted tree. */
-static int load_snapshot(const char *path, bool walked, bool own_dir, const struct nt_facts **facts,
-			 const struct nt_state **observed, struct nt_diags *d)
+static int load_snapshot(struct batch *B, const char *path, bool walked,
+			 const struct nt_facts **facts, const struct nt_state **observed,
+			 struct nt_diags *d)
 {
 	struct nt_buf b;
 	struct nt_facts *f;
@@ -233,7 +235,7 @@ static int load_snapshot(const char *path, bool walked, bool own_dir, const stru
 	char why[256];
 	int r;
 
-	if (walked && own_dir) {
+	if (walked && !B->state_dir) {
 		/* its states/ folder is part of the walked tree: not a link out */
 		char *dir = nt_xstrdup(path), *slash = strrchr(dir, '/');
 		struct stat st;
@@ -254,7 +256,7 @@ static int load_snapshot(const char *path, bool walked, bool own_dir, const stru
 		nt_error(d, ((struct nt_mark){nt_intern(path), 0, 0}), "io", "%s", why);
 		return -1;
 	}
-	c = snap_lookup(&b);
+	c = snap_lookup(B, &b);
 	if (!c) {
 		f = nt_xmalloc(sizeof(*f));
 		if (nt_snapshot_load_data(path, b.p, b.n, f, &obs, d)) {
@@ -262,7 +264,7 @@ static int load_snapshot(const char *path, bool walked, bool own_dir, const stru
 			nt_buf_free(&b);
 			return -1;
 		}
-		c = snap_store(&b, f, &obs);
+		c = snap_store(B, &b, f, &obs);
 	}
 	nt_buf_free(&b);
 	*facts = c->facts;
@@ -285,8 +287,7 @@ static int observe_snapshot(void *ctx, struct nt_compiled *c, struct nt_diags *d
 	so->state = snapshot_for(so->B, so->profile, so->name);
 	if (!so->state)
 		return NT_PIPE_NO_STATE;
-	if (load_snapshot(so->state, so->walked, !so->B->state_dir, &c->lent_facts,
-			  &c->lent_observed, d))
+	if (load_snapshot(so->B, so->state, so->walked, &c->lent_facts, &c->lent_observed, d))
 		return -1;
 	c->against = so->state;
 	return 0;

@@ -112,7 +112,7 @@ static int take_global(int argc, char **argv, int *i)
 	static const char *const withval[] = {"--root", "--netns", "--profile-path", "--caps-dir"};
 	size_t k;
 
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < NT_ARRAY_SIZE(withval); k++) {
 		size_t n = strlen(withval[k]);
 
 		if (!strncmp(a, withval[k], n) && (a[n] == '\0' || a[n] == '=')) {

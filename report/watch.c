@@ -213,7 +213,7 @@ static void judge_softnet(const struct nt_facts *f, struct nt_watch_report *r, d
 
 	if (!r->softnet)
 		return;
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < NT_ARRAY_SIZE(rows); k++) {
 		const uint64_t *v = *(uint64_t *const *)((const char *)r + rows[k].off);
 		uint64_t tot = 0;
 		unsigned c, ncpu = 0;
@@ -252,7 +252,7 @@ static void judge_nodes(const struct nt_facts *f, struct nt_watch_report *r)
 	for (k = 0; k < r->nifs; k++) {
 		int nd = r->ifs[k].numa_node;
 
-		if (nd < 0 || nd >= 64)
+		if (nd < 0 || nd >= (int)NT_ARRAY_SIZE(want))
 			continue;
 		if (!want[nd]) {
 			nt_buf_printf(&nodes, "%s%d", nwant ? "," : "", nd);
@@ -267,7 +267,7 @@ static void judge_nodes(const struct nt_facts *f, struct nt_watch_report *r)
 		int nd = f->cpu_node[c];
 
 		tot += r->net_rx[c];
-		if (nd >= 0 && nd < 64 && !want[nd]) {
+		if (nd >= 0 && nd < (int)NT_ARRAY_SIZE(want) && !want[nd]) {
 			off += r->net_rx[c];
 			if (r->net_rx[c] && (top < 0 || r->net_rx[c] > r->net_rx[top]))
 				top = (int)c;
