@@ -275,7 +275,6 @@ static int load_snapshot(struct batch *B, const char *path, bool walked,
 /* The pipeline's observer for one profile: its snapshot, if it has one. */
 struct snap_observer {
 	struct batch *B;
-	const char *profile, *name;
 	bool walked;
 	char *state;			/* the snapshot's path */
 };
@@ -284,9 +283,6 @@ static int observe_snapshot(void *ctx, struct nt_compiled *c, struct nt_diags *d
 {
 	struct snap_observer *so = ctx;
 
-	so->state = snapshot_for(so->B, so->profile, so->name);
-	if (!so->state)
-		return NT_PIPE_NO_STATE;
 	if (load_snapshot(so->B, so->state, so->walked, &c->lent_facts, &c->lent_observed, d))
 		return -1;
 	c->against = so->state;
@@ -297,7 +293,7 @@ static int observe_snapshot(void *ctx, struct nt_compiled *c, struct nt_diags *d
 static int compile_one(struct batch *B, const char *profile, bool walked, struct nt_diags *d)
 {
 	struct nt_pipeline_req rq = nt_cli_request(profile);
-	struct snap_observer so = {B, profile, NULL, walked, NULL};
+	struct snap_observer so = {B, walked, NULL};
 	struct nt_observer ob = {observe_snapshot, &so};
 	struct nt_compiled c;
 	struct nt_manifest m = {0};
@@ -315,11 +311,12 @@ static int compile_one(struct batch *B, const char *profile, bool walked, struct
 	char err[512];
 	int r = -1;
 
-	so.name = name;
 	if (walked)
 		rq.load.open_flags = NT_IN_NOFOLLOW;
 	rq.db = B->db;
-	rq.source = NT_STATE_OBSERVER;
+	/* without a snapshot the profile is validated only */
+	so.state = snapshot_for(B, profile, name);
+	rq.source = so.state ? NT_STATE_OBSERVER : NT_STATE_NONE;
 	rq.observer = &ob;
 	rq.policy_stops = true;
 	switch (nt_pipeline_run(&rq, &c, d)) {

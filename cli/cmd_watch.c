@@ -15,6 +15,7 @@
 #include "../appliers/linux/linux.h"
 #include "../appliers/linux/sysio.h"
 #include "../appliers/linux/watch.h"
+#include "../report/watch.h"
 #include "../compiler/json.h"
 #include "../compiler/profile.h"
 #include "common.h"

@@ -78,6 +78,8 @@ static int observe(const struct nt_pipeline_req *rq, const char *want, struct nt
 		return 0;
 	case NT_STATE_OBSERVER:
 		return rq->observer->observe(rq->observer->ctx, c, d);
+	case NT_STATE_NONE:
+		return NT_PIPE_NO_STATE;
 	case NT_STATE_LIVE:
 		break;
 	}
@@ -121,6 +123,8 @@ int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
 			 "%s is a PolicyProfile; plan a HostProfile that extends it", rq->profile);
 		return -1;
 	}
+	if (rq->source == NT_STATE_NONE)
+		return NT_PIPE_NO_STATE;
 	want = c->l.p->target && *c->l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
 	if (rq->netns && nt_netns_refuse_target(want, nt_loaded_mark(&c->l, "/target", false),
 						rq->netns, d))

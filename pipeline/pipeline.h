@@ -53,12 +53,14 @@ enum nt_state_source {
 	NT_STATE_SNAPSHOT,	/* rq.state_path: a JSON snapshot */
 	NT_STATE_OFFLINE,	/* no host facts: emitted scripts check at run time */
 	NT_STATE_OBSERVER,	/* rq.observer */
+	NT_STATE_NONE,		/* none at all: stop after validation (NT_PIPE_NO_STATE) */
 };
 
 /* Return values of nt_pipeline_run() besides 0 and -1. */
 enum {
 	NT_PIPE_POLICY = 1,	/* rq.policy_stops and the profile is a PolicyProfile */
-	NT_PIPE_NO_STATE = 2,	/* the observer has no state for it: validated only */
+	NT_PIPE_NO_STATE = 2,	/* no state for it (NT_STATE_NONE, or the observer
+				 * said so): validated only */
 };
 
 struct nt_observer {
