@@ -29,68 +29,55 @@ unsigned nt_record_flag(const char *name)
 
 /* ---- writer ---- */
 
-struct w {
-	struct nt_buf *b;
-	const char *sep, *colon;
-	bool first;
+/* The literal pieces of each form, between the values. */
+static const struct {
+	const char *object, *attribute, *from, *to, *source, *note;
+} forms[] = {
+	[NT_REC_PLAN] = {"{\"object\":", ",\"attribute\":\"", "\",\"from\":", ",\"to\":",
+			 ",\"source\":", ",\"note\":"},
+	[NT_REC_MANIFEST] = {"{\"object\": ", ", \"attribute\": \"", "\", \"from\": ", ", \"to\": ",
+			     "], \"source\": ", ", \"note\": "},
+	[NT_REC_JOURNAL] = {"{\"object\": ", ", \"attribute\": \"", "\", \"before\": ",
+			    ", \"after\": ", NULL, NULL},
 };
-
-static void key(struct w *w, const char *k)
-{
-	if (!w->first)
-		nt_buf_puts(w->b, w->sep);
-	w->first = false;
-	nt_buf_putc(w->b, '"');
-	nt_buf_puts(w->b, k);
-	nt_buf_putc(w->b, '"');
-	nt_buf_puts(w->b, w->colon);
-}
-
-static void put_bool(struct w *w, const char *k, bool v)
-{
-	key(w, k);
-	nt_buf_puts(w->b, v ? "true" : "false");
-}
 
 /* written piece by piece (no printf, no temporary strings): a batch
  * compile writes tens of thousands of these */
 void nt_record_write(const struct nt_record *r, enum nt_record_form form, struct nt_buf *b)
 {
-	struct w w = {b, form == NT_REC_PLAN ? "," : ", ", form == NT_REC_PLAN ? ":" : ": ", true};
 	size_t k;
 
-	nt_buf_putc(b, '{');
-	key(&w, "object");
+	nt_buf_puts(b, forms[form].object);
 	nt_buf_json_str(b, r->object);
-	key(&w, "attribute");
-	nt_buf_putc(b, '"');
+	nt_buf_puts(b, forms[form].attribute);
 	nt_buf_json_body(b, nt_kinds[r->kind].name);	/* nt_setting_attr() */
 	if (r->arg) {
 		nt_buf_putc(b, ' ');
 		nt_buf_json_body(b, r->arg);
 	}
-	nt_buf_putc(b, '"');
-	key(&w, form == NT_REC_JOURNAL ? "before" : "from");
+	nt_buf_puts(b, forms[form].from);
 	if (r->from)
 		nt_value_json(r->from, b);
 	else
 		nt_buf_puts(b, "null");
-	key(&w, form == NT_REC_JOURNAL ? "after" : "to");
+	nt_buf_puts(b, forms[form].to);
 	nt_value_json(r->to, b);
 	if (form == NT_REC_JOURNAL) {
 		nt_buf_putc(b, '}');
 		return;
 	}
 	if (form == NT_REC_PLAN) {
-		put_bool(&w, "disruptive", r->flags & NT_SF_DISRUPTIVE);
-		put_bool(&w, "cannot_change", r->flags & NT_SF_CANNOT_CHANGE);
-		put_bool(&w, "observed", !(r->flags & NT_SF_NOT_OBSERVED));
-		put_bool(&w, "implied", r->flags & NT_SF_IMPLIED);
+		nt_buf_puts(b, r->flags & NT_SF_DISRUPTIVE ? ",\"disruptive\":true" :
+			    ",\"disruptive\":false");
+		nt_buf_puts(b, r->flags & NT_SF_CANNOT_CHANGE ? ",\"cannot_change\":true" :
+			    ",\"cannot_change\":false");
+		nt_buf_puts(b, r->flags & NT_SF_NOT_OBSERVED ? ",\"observed\":false" :
+			    ",\"observed\":true");
+		nt_buf_puts(b, r->flags & NT_SF_IMPLIED ? ",\"implied\":true" : ",\"implied\":false");
 	} else {
 		bool first = true;
 
-		key(&w, "flags");
-		nt_buf_putc(b, '[');
+		nt_buf_puts(b, ", \"flags\": [");
 		for (k = 0; k < NFLAGS; k++)
 			if (r->flags & flag_names[k].flag) {
 				nt_buf_puts(b, first ? "\"" : ", \"");
@@ -98,9 +85,8 @@ void nt_record_write(const struct nt_record *r, enum nt_record_form form, struct
 				nt_buf_putc(b, '"');
 				first = false;
 			}
-		nt_buf_putc(b, ']');
 	}
-	key(&w, "source");
+	nt_buf_puts(b, forms[form].source);
 	if (r->src.file) {
 		nt_buf_putc(b, '"');
 		nt_buf_json_body(b, r->src.file);
@@ -113,7 +99,7 @@ void nt_record_write(const struct nt_record *r, enum nt_record_form form, struct
 		nt_buf_puts(b, "null");
 	}
 	if (form == NT_REC_MANIFEST || r->note) {
-		key(&w, "note");
+		nt_buf_puts(b, forms[form].note);
 		nt_buf_json_str_or_null(b, r->note);
 	}
 	nt_buf_putc(b, '}');

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* load -> validate -> observe -> lower -> plan: the one pipeline of every front end. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,8 +104,9 @@ int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
 	const char *want;
 	int r;
 
-	memset(c, 0, sizeof(*c));
-	nt_facts_init(&c->facts);
+	memset(c, 0, offsetof(struct nt_compiled, facts));
+	if (rq->source != NT_STATE_OBSERVER && rq->source != NT_STATE_NONE)
+		nt_compiled_own_facts(c);
 	if (rq->manifest)
 		return run_manifest(rq, c, d);
 	c->db = rq->db ? rq->db : nt_capsdb_default(d);
@@ -132,6 +134,8 @@ int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
 	r = observe(rq, want, c, d);
 	if (r)
 		return r;
+	if (!c->lent_facts)
+		nt_compiled_own_facts(c);	/* an observer that filled none */
 	facts = nt_compiled_facts(c);
 	if (rq->source == NT_STATE_SNAPSHOT && facts->hostname && c->l.p->metadata &&
 	    c->l.p->metadata->name && strcmp(facts->hostname, c->l.p->metadata->name))
@@ -174,6 +178,8 @@ void nt_compiled_free(struct nt_compiled *c)
 	nt_plan_free(&c->plan);
 	nt_state_free(&c->desired);
 	nt_state_free(&c->observed);
-	nt_facts_free(&c->facts);
+	if (c->facts_ready)
+		nt_facts_free(&c->facts);
+	c->facts_ready = false;
 	nt_loaded_free(&c->l);
 }

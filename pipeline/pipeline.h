@@ -26,21 +26,32 @@
 struct nt_compiled {
 	struct nt_loaded l;
 	const struct nt_capsdb *db;
-	struct nt_facts facts;		/* owned, unless an observer lent its own */
 	struct nt_state observed;
 	struct nt_state desired;
 	struct nt_plan plan;		/* empty for a PLAN.json request: see rq.manifest */
 	const char *against;		/* "the live host", a snapshot path, NULL offline */
 	/* set by an observer that lends facts and state it keeps (compile's
-	 * snapshot cache); then facts and observed above stay unused */
+	 * snapshot cache); then facts and observed stay unused */
 	const struct nt_facts *lent_facts;
 	const struct nt_state *lent_observed;
+	bool facts_ready;		/* facts below is initialised (and owned) */
+	/* last and initialised only when used: it is large (per-CPU tables),
+	 * and a batch compile borrows its facts for every profile */
+	struct nt_facts facts;
 };
 
 /* The facts and observed state a run planned against. */
 static inline const struct nt_facts *nt_compiled_facts(const struct nt_compiled *c)
 {
 	return c->lent_facts ? c->lent_facts : &c->facts;
+}
+/* For an observer that fills c->facts itself: initialises it and returns it. */
+static inline struct nt_facts *nt_compiled_own_facts(struct nt_compiled *c)
+{
+	if (!c->facts_ready)
+		nt_facts_init(&c->facts);
+	c->facts_ready = true;
+	return &c->facts;
 }
 static inline const struct nt_state *nt_compiled_observed(const struct nt_compiled *c)
 {
@@ -64,8 +75,9 @@ enum {
 };
 
 struct nt_observer {
-	/* Fills c->facts and c->observed (or sets c->lent_facts and
-	 * c->lent_observed) and c->against for the loaded profile c->l.
+	/* Fills nt_compiled_own_facts(c) and c->observed (or sets
+	 * c->lent_facts and c->lent_observed) and c->against for the loaded
+	 * profile c->l.
 	 * Returns 0, -1 with diagnostics in d, or NT_PIPE_NO_STATE. */
 	int (*observe)(void *ctx, struct nt_compiled *c, struct nt_diags *d);
 	void *ctx;
