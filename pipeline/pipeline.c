@@ -105,7 +105,7 @@ int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
 	int r;
 
 	memset(c, 0, offsetof(struct nt_compiled, facts));
-	if (rq->source != NT_STATE_OBSERVER && rq->source != NT_STATE_NONE)
+	if (rq->manifest || (rq->source != NT_STATE_OBSERVER && rq->source != NT_STATE_NONE))
 		nt_compiled_own_facts(c);
 	if (rq->manifest)
 		return run_manifest(rq, c, d);

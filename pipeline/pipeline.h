@@ -108,9 +108,11 @@ struct nt_pipeline_req {
 /*
  * Profile: load, validate, refuse a PolicyProfile (or stop: policy_stops),
  * observe (rq.source), lower, plan; c holds every stage's result.
- * PLAN.json (rq.manifest): observe on the live host what its actions
- * touch; c->desired gets the values it sets (the plan stays in the
- * manifest).  Returns 0, -1 with diagnostics in d, or NT_PIPE_*.
+ * PLAN.json (rq.manifest): observe on the live host (whatever rq.source
+ * says) what its actions touch; observation problems are left to the
+ * caller's staleness check; c->desired gets the values it sets (the plan
+ * stays in the manifest).  Returns 0, -1 with diagnostics in d, or
+ * NT_PIPE_*.
  */
 int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
 		    struct nt_diags *d);
