@@ -8,26 +8,12 @@
 #include <unistd.h>
 
 #include "../appliers/linux/apply.h"
-#include "../cli/common.h"
-#include "../cli/netns.h"
+#include "../pipeline/netns.h"
+#include "../pipeline/pipeline.h"
 #include "../compiler/buf.h"
 #include "../compiler/caps.h"
 #include "../compiler/json.h"
 #include "../compiler/profile.h"
-
-/*
- * cli/common.c (the compile pipeline, linked in) expects the CLI's
- * globals and load options; the module provides them rather
- * than linking the subcommand files.
- */
-struct nt_globals nt_g;
-
-struct nt_load_opts nt_cli_load_opts(void)
-{
-	struct nt_load_opts o = {NULL, 0};
-
-	return o;
-}
 
 /* The module's arguments (ansible/nettune.yml documents them). */
 struct nt_margs {
@@ -239,7 +225,7 @@ static void run(const struct nt_margs *a, struct nt_result *r)
 	struct nt_diags d = {0};
 	struct nt_compiled c;
 	struct nt_plan p = {0};
-	struct nt_compile_opts co = {0};
+	struct nt_pipeline_req rq = {0};
 	const char *name = a->profile ? a->profile :
 			   a->profile_name && *a->profile_name ? a->profile_name : "profile_content";
 	int rc;
@@ -249,16 +235,17 @@ static void run(const struct nt_margs *a, struct nt_result *r)
 	if (a->datadir)
 		setenv("NETTUNE_DATADIR", a->datadir, 1);
 	if (a->netns) {
-		nt_g.netns = a->netns;
 		if (nt_enter_netns(a->netns, true)) {
 			result_fail(r, "cannot enter network namespace %s", a->netns);
 			return;
 		}
 	}
-	co.data = a->profile_content;
-	co.len = a->profile_content ? strlen(a->profile_content) : 0;
-	co.only = a->only;
-	rc = nt_compile_with(name, NULL, &co, &c, &d);
+	rq.profile = name;
+	rq.data = a->profile_content;
+	rq.len = a->profile_content ? strlen(a->profile_content) : 0;
+	rq.only = a->only;
+	rq.netns = a->netns;
+	rc = nt_pipeline_run(&rq, &c, &d);
 	take_diags(&d, r);
 	nt_diags_free(&d);
 	if (rc) {

@@ -61,7 +61,7 @@ static void apply_help(void)
 int cmd_apply(int argc, char **argv)
 {
 	struct nt_apply_opts o = {0};
-	struct nt_compile_opts co = {0};
+	bool skip_missing = false;
 	const char *profile = NULL;
 	struct nt_diags d = {0};
 	struct nt_compiled c;
@@ -82,7 +82,7 @@ int cmd_apply(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y")) {
 			yes = true;
 		} else if (!strcmp(argv[i], "--skip-missing")) {
-			co.skip_missing = true;
+			skip_missing = true;
 		} else if (!strcmp(argv[i], "--trust")) {
 			if (i + 1 >= argc) {
 				nt_trust_free(&trust);
@@ -160,8 +160,14 @@ int cmd_apply(int argc, char **argv)
 	abs = realpath(profile, NULL);
 	o.profile = abs ? abs : profile;
 	o.netns = nt_g.netns;
-	co.only = o.only;
-	if (nt_compile_with(profile, NULL, &co, &c, &d)) {
+	{
+		struct nt_pipeline_req rq = nt_cli_request(profile);
+
+		rq.only = o.only;
+		rq.skip_missing = skip_missing;
+		r = nt_pipeline_run(&rq, &c, &d);
+	}
+	if (r) {
 		nt_print_diags(&d);
 		nt_diags_free(&d);
 		nt_compiled_free(&c);

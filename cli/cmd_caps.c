@@ -33,6 +33,12 @@ static const char *tri(enum nt_tri t)
 	return t == NT_TRI_YES ? "yes" : t == NT_TRI_NO ? "no" : "unknown";
 }
 
+static const char *const hash_names[] = {
+	[NT_HASH_TOEPLITZ] = "toeplitz",
+	[NT_HASH_XOR] = "xor",
+	[NT_HASH_CRC32] = "crc32",
+};
+
 static void show(const struct nt_caps *c)
 {
 	size_t i;
@@ -90,9 +96,9 @@ static void show(const struct nt_caps *c)
 	printf("  %-22s", "hash functions");
 	if (!c->hash_known)
 		printf(" unknown");
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < NT_ARRAY_SIZE(hash_names); i++)
 		if (c->hash_mask & (1u << i))
-			printf(" %s", i == NT_HASH_TOEPLITZ ? "toeplitz" : i == NT_HASH_XOR ? "xor" : "crc32");
+			printf(" %s", hash_names[i]);
 	printf("\n");
 	num("xor max channels", c->xor_max_channels);
 	if (c->src_rss)

@@ -21,6 +21,15 @@
 #include "parallel.h"
 #include "plans.h"
 
+#define SNAP_CACHE 8
+
+struct snap {
+	char *bytes;
+	size_t n;
+	struct nt_facts *facts;
+	struct nt_state observed;
+};
+
 struct batch {
 	const char *out_dir, *state_dir;
 	struct nt_key key;
@@ -30,6 +39,9 @@ struct batch {
 	const bool *walked;		/* per input: found by walking a directory */
 	size_t written, validated, policies, failed;
 	bool tty;
+	/* a worker's snapshots, parsed once (load_snapshot()) */
+	struct snap snaps[SNAP_CACHE];
+	size_t snap_next;
 };
 
 /* What a worker reports per profile, followed by len bytes of diagnostics. */
@@ -181,32 +193,21 @@ static char *snapshot_for(const struct batch *B, const char *profile, const char
  * (The observed values keep the marks of the file first read; compile
  * reports nothing located at them.)
  */
-#define SNAP_CACHE 8
-
-struct snap {
-	char *bytes;
-	size_t n;
-	struct nt_facts *facts;
-	struct nt_state observed;
-};
-
-static struct snap snap_cache[SNAP_CACHE];
-static size_t snap_next;
-
-static struct snap *snap_lookup(const struct nt_buf *b)
+static struct snap *snap_lookup(struct batch *B, const struct nt_buf *b)
 {
 	size_t i;
 
 	for (i = 0; i < SNAP_CACHE; i++)
-		if (snap_cache[i].facts && snap_cache[i].n == b->n &&
-		    !memcmp(snap_cache[i].bytes, b->p, b->n))
-			return &snap_cache[i];
+		if (B->snaps[i].facts && B->snaps[i].n == b->n &&
+		    !memcmp(B->snaps[i].bytes, b->p, b->n))
+			return &B->snaps[i];
 	return NULL;
 }
 
-static struct snap *snap_store(struct nt_buf *b, struct nt_facts *facts, struct nt_state *obs)
+static struct snap *snap_store(struct batch *B, struct nt_buf *b, struct nt_facts *facts,
+			       struct nt_state *obs)
 {
-	struct snap *c = &snap_cache[snap_next++ % SNAP_CACHE];
+	struct snap *c = &B->snaps[B->snap_next++ % SNAP_CACHE];
 
 	if (c->facts) {
 		nt_facts_free(c->facts);
@@ -223,8 +224,9 @@ static struct snap *snap_store(struct nt_buf *b, struct nt_facts *facts, struct 
 
 /* The snapshot of a profile found by walking a directory is not followed
  * through a link either: it sits in the same untrusted tree. */
-static int load_snapshot(const char *path, bool walked, bool own_dir, const struct nt_facts **facts,
-			 const struct nt_state **observed, struct nt_diags *d)
+static int load_snapshot(struct batch *B, const char *path, bool walked,
+			 const struct nt_facts **facts, const struct nt_state **observed,
+			 struct nt_diags *d)
 {
 	struct nt_buf b;
 	struct nt_facts *f;
@@ -233,7 +235,7 @@ static int load_snapshot(const char *path, bool walked, bool own_dir, const stru
 	char why[256];
 	int r;
 
-	if (walked && own_dir) {
+	if (walked && !B->state_dir) {
 		/* its states/ folder is part of the walked tree: not a link out */
 		char *dir = nt_xstrdup(path), *slash = strrchr(dir, '/');
 		struct stat st;
@@ -254,7 +256,7 @@ static int load_snapshot(const char *path, bool walked, bool own_dir, const stru
 		nt_error(d, ((struct nt_mark){nt_intern(path), 0, 0}), "io", "%s", why);
 		return -1;
 	}
-	c = snap_lookup(&b);
+	c = snap_lookup(B, &b);
 	if (!c) {
 		f = nt_xmalloc(sizeof(*f));
 		if (nt_snapshot_load_data(path, b.p, b.n, f, &obs, d)) {
@@ -262,7 +264,7 @@ static int load_snapshot(const char *path, bool walked, bool own_dir, const stru
 			nt_buf_free(&b);
 			return -1;
 		}
-		c = snap_store(&b, f, &obs);
+		c = snap_store(B, &b, f, &obs);
 	}
 	nt_buf_free(&b);
 	*facts = c->facts;
@@ -270,82 +272,66 @@ static int load_snapshot(const char *path, bool walked, bool own_dir, const stru
 	return 0;
 }
 
+/* The pipeline's observer for one profile: its snapshot, if it has one. */
+struct snap_observer {
+	struct batch *B;
+	bool walked;
+	char *state;			/* the snapshot's path */
+};
+
+static int observe_snapshot(void *ctx, struct nt_compiled *c, struct nt_diags *d)
+{
+	struct snap_observer *so = ctx;
+
+	if (load_snapshot(so->B, so->state, so->walked, &c->lent_facts, &c->lent_observed, d))
+		return -1;
+	c->against = so->state;
+	return 0;
+}
+
 /* One profile: R_WRITTEN, R_VALIDATED, R_POLICY, or -1 (diagnostics in d). */
 static int compile_one(struct batch *B, const char *profile, bool walked, struct nt_diags *d)
 {
-	struct nt_load_opts lo = nt_cli_load_opts();
-	static const struct nt_facts nofacts;
-	static const struct nt_state noobs;
-	struct nt_loaded l;
-	const struct nt_facts *facts = &nofacts;	/* shared: see load_snapshot() */
-	const struct nt_state *observed = &noobs;
-	struct nt_state desired = {0};
-	struct nt_plan plan = {0};
+	struct nt_pipeline_req rq = nt_cli_request(profile);
+	struct snap_observer so = {B, walked, NULL};
+	struct nt_observer ob = {observe_snapshot, &so};
+	struct nt_compiled c;
 	struct nt_manifest m = {0};
 	struct nt_buf out = {0};
-	struct nt_lower L = {0};
-	char *name = stem(profile), *state = NULL, *outp = NULL;
+	char *name = stem(profile), *outp = NULL;
 
 	/* the name becomes a file name and the manifest's "file": printable */
-	for (const char *c = name; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+	for (const char *ch = name; *ch; ch++)
+		if ((unsigned char)*ch < 0x20 || *ch == 0x7f) {
 			nt_error(d, ((struct nt_mark){nt_intern(profile), 0, 0}), "name",
 				 "the file name has a control character; rename it");
 			free(name);
 			return -1;
 		}
-	const char *want;
 	char err[512];
-	int r = -1, lowered;
+	int r = -1;
 
 	if (walked)
-		lo.open_flags = NT_IN_NOFOLLOW;
-	if (nt_load_profile(profile, &lo, &l, d)) {
-		free(name);
-		return -1;
-	}
-	if (nt_validate(&l, B->db, d))
-		goto out;
-	if (l.p->kind != NT_KIND_HOST) {
+		rq.load.open_flags = NT_IN_NOFOLLOW;
+	rq.db = B->db;
+	/* without a snapshot the profile is validated only */
+	so.state = snapshot_for(B, profile, name);
+	rq.source = so.state ? NT_STATE_OBSERVER : NT_STATE_NONE;
+	rq.observer = &ob;
+	rq.policy_stops = true;
+	switch (nt_pipeline_run(&rq, &c, d)) {
+	case 0:
+		break;
+	case NT_PIPE_POLICY:
 		r = R_POLICY;
 		goto out;
-	}
-	state = snapshot_for(B, profile, name);
-	if (!state) {
+	case NT_PIPE_NO_STATE:
 		r = R_VALIDATED;
 		goto out;
-	}
-	if (load_snapshot(state, walked, !B->state_dir, &facts, &observed, d))
-		goto out;
-	want = l.p->target && *l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
-	if (facts->target && strcmp(facts->target, want)) {
-		nt_error(d, nt_loaded_mark(&l, "/target", false), "plan",
-			 "the profile targets %s but the snapshot %s is of a %s host", want, state,
-			 facts->target);
+	default:
 		goto out;
 	}
-	L.l = &l;
-	L.db = B->db;
-	L.facts = facts;
-	L.observed = observed;
-	L.desired = &desired;
-	L.d = d;
-	L.hostname = l.p->metadata->name;
-	if (nt_g.netns && nt_netns_refuse_target(want, nt_loaded_mark(&l, "/target", false),
-						 nt_g.netns, d))
-		goto out;
-	lowered = nt_lower(&L);
-	/* refused with every other error of the profile, not instead of them */
-	if (nt_g.netns && nt_netns_refuse_state(&desired, NULL, nt_g.netns, d))
-		lowered = -1;
-	if (lowered)
-		goto out;
-	{
-		struct nt_plan_input in = {&l, &desired, observed, facts};
-
-		nt_plan_build(&in, &plan);
-	}
-	if (nt_manifest_build(&m, &l, facts, &plan, state, &B->mo, d))
+	if (nt_manifest_build(&m, &c.l, nt_compiled_facts(&c), &c.plan, so.state, &B->mo, d))
 		goto out;
 	outp = nt_xasprintf("%s/%s.plan.json", B->out_dir, name);
 	if (B->sign) {
@@ -370,11 +356,9 @@ static int compile_one(struct batch *B, const char *profile, bool walked, struct
 out:
 	nt_buf_free(&out);
 	nt_manifest_free(&m);
-	nt_plan_free(&plan);
-	nt_state_free(&desired);
-	nt_loaded_free(&l);
+	nt_compiled_free(&c);
 	free(outp);
-	free(state);
+	free(so.state);
 	free(name);
 	return r;
 }

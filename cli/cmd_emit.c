@@ -38,6 +38,7 @@ int cmd_emit(int argc, char **argv)
 	const char *cert = NULL, *key = NULL;
 	struct nt_diags d = {0};
 	struct nt_compiled c;
+	struct nt_pipeline_req rq;
 	struct nt_buf out = {0};
 	struct nt_emit_input in;
 	bool windows;
@@ -87,7 +88,10 @@ int cmd_emit(int argc, char **argv)
 		return nt_usage_error("emit", "--sign-cert and --sign-key go together");
 	if (cert && strcmp(format, "ps1"))
 		return nt_usage_error("emit", "--sign-cert signs PowerShell scripts only (--format ps1)");
-	if (nt_compile_ex(profile, state, !state, &c, &d)) {
+	rq = nt_cli_request(profile);
+	rq.source = state ? NT_STATE_SNAPSHOT : NT_STATE_OFFLINE;
+	rq.state_path = state;
+	if (nt_pipeline_run(&rq, &c, &d)) {
 		nt_print_diags(&d);
 		goto out;
 	}

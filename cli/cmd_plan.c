@@ -8,7 +8,7 @@
 
 #include "common.h"
 #include "plans.h"
-#include "topomap.h"
+#include "../report/topomap.h"
 
 
 static void help(void)
@@ -168,7 +168,13 @@ int cmd_plan(int argc, char **argv)
 		if (!nt_created_time(created, &t, &why))
 			return nt_usage_error("plan", "--created %s", why);
 	}
-	if (nt_compile(profile, state, &c, &d)) {
+	struct nt_pipeline_req rq = nt_cli_request(profile);
+
+	if (state) {
+		rq.source = NT_STATE_SNAPSHOT;
+		rq.state_path = state;
+	}
+	if (nt_pipeline_run(&rq, &c, &d)) {
 		nt_print_diags(&d);
 		nt_diags_free(&d);
 		nt_compiled_free(&c);

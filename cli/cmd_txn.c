@@ -15,7 +15,7 @@
 #include "../appliers/linux/statedir.h"
 #include "../appliers/linux/sysio.h"
 #include "cli.h"
-#include "netns.h"
+#include "../pipeline/netns.h"
 #include "txn.h"
 
 static unsigned long long current_netns_ino(void)

@@ -15,10 +15,11 @@
 #include "../appliers/linux/linux.h"
 #include "../appliers/linux/sysio.h"
 #include "../appliers/linux/watch.h"
+#include "../report/watch.h"
 #include "../compiler/json.h"
 #include "../compiler/profile.h"
 #include "common.h"
-#include "topomap.h"
+#include "../report/topomap.h"
 
 static void help(void)
 {
@@ -121,7 +122,7 @@ static int load_intent(const char *profile, const char *const *ifaces, size_t ni
 		       struct intent *in)
 {
 	struct nt_diags d = {0};
-	struct nt_compile_opts co = {.read_only = true};
+	struct nt_pipeline_req rq = nt_cli_request(NULL);
 	struct nt_journal j = {0};
 	bool have_j = false;
 
@@ -130,12 +131,14 @@ static int load_intent(const char *profile, const char *const *ifaces, size_t ni
 		if (have_j && j.profile && *j.profile && !access(j.profile, R_OK))
 			profile = j.profile;
 	}
+	rq.profile = profile;
+	rq.read_only = true;
 	if (profile && have_j && nifaces) {
 		/* the journal's profile must cover the named interfaces */
 		struct nt_compiled c;
 		size_t k;
 
-		if (nt_compile_with(profile, NULL, &co, &c, &d)) {
+		if (nt_pipeline_run(&rq, &c, &d)) {
 			profile = NULL;
 		} else {
 			for (k = 0; k < nifaces; k++)
@@ -147,7 +150,7 @@ static int load_intent(const char *profile, const char *const *ifaces, size_t ni
 		memset(&d, 0, sizeof(d));
 	}
 	if (profile) {
-		if (nt_compile_with(profile, NULL, &co, &in->c, &d)) {
+		if (nt_pipeline_run(&rq, &in->c, &d)) {
 			nt_print_diags(&d);
 			nt_diags_free(&d);
 			nt_compiled_free(&in->c);

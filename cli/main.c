@@ -15,8 +15,9 @@
 #include "../compiler/caps.h"
 #include "../compiler/diag.h"
 #include "../compiler/version.h"
+#include "../pipeline/netns.h"
 #include "cli.h"
-#include "netns.h"
+#include "common.h"
 #include "txn.h"
 
 struct nt_globals nt_g;
@@ -86,6 +87,22 @@ struct nt_load_opts nt_cli_load_opts(void)
 	return o;
 }
 
+struct nt_pipeline_req nt_cli_request(const char *profile)
+{
+	struct nt_pipeline_req rq = {0};
+
+	rq.profile = profile;
+	rq.load = nt_cli_load_opts();
+	rq.netns = nt_g.netns;
+	return rq;
+}
+
+void nt_print_diags(struct nt_diags *d)
+{
+	nt_diags_sort(d);
+	nt_diags_print_text(d, stderr);
+}
+
 /* Takes a global option at argv[*i] (with its value); returns 1 if it was
  * one, 0 if not, -1 on a missing value. */
 static int take_global(int argc, char **argv, int *i)
@@ -95,7 +112,7 @@ static int take_global(int argc, char **argv, int *i)
 	static const char *const withval[] = {"--root", "--netns", "--profile-path", "--caps-dir"};
 	size_t k;
 
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < NT_ARRAY_SIZE(withval); k++) {
 		size_t n = strlen(withval[k]);
 
 		if (!strncmp(a, withval[k], n) && (a[n] == '\0' || a[n] == '=')) {

@@ -136,41 +136,6 @@ int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_b
 	return -1;
 }
 
-/* What to observe to re-check the plan's "from" values. */
-static void request_for(const struct nt_manifest *m, struct nt_observe_req *req)
-{
-	const char **ifs = nt_xcalloc(m->plan.n + 1, sizeof(char *));
-	const char **sys = nt_xcalloc(m->plan.n + 1, sizeof(char *));
-	const char **procs = nt_xcalloc(m->plan.n + 1, sizeof(char *));
-	size_t i, k;
-
-	memset(req, 0, sizeof(*req));
-	for (i = 0; i < m->plan.n; i++) {
-		const struct nt_action *a = &m->plan.v[i];
-
-		/* the kind says which namespace the object is in: an interface
-		 * may be named "sysctl" or "irqbalance" */
-		if (a->kind == NT_K_SYSCTL) {
-			sys[req->nsysctls++] = a->arg;
-		} else if (a->kind == NT_K_IRQBALANCE_BAN || a->kind == NT_K_IRQBALANCE_SERVICE) {
-			req->irqbalance = true;
-		} else if (a->kind == NT_K_PROCESS_CPUS) {
-			for (k = 0; k < req->nprocesses && strcmp(procs[k], a->object); k++)
-				;
-			if (k == req->nprocesses)
-				procs[req->nprocesses++] = a->object;
-		} else {
-			for (k = 0; k < req->nifaces && strcmp(ifs[k], a->object); k++)
-				;
-			if (k == req->nifaces)
-				ifs[req->nifaces++] = a->object;
-		}
-	}
-	req->ifaces = ifs;
-	req->sysctls = sys;
-	req->processes = procs;
-}
-
 static bool same_host(const struct nt_manifest *m, const struct nt_facts *f)
 {
 	char *live_id = f->machine_id ? nt_xstrdup(f->machine_id) : NULL;
@@ -191,18 +156,17 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 {
 	struct nt_manifest m;
 	struct nt_diags d = {0};
-	struct nt_observe_req req;
-	struct nt_facts f;
-	struct nt_state live = {0}, desired = {0};
+	struct nt_pipeline_req rq = {0};
+	struct nt_compiled c = {0};
+	const struct nt_facts *f = &c.facts;
+	struct nt_state none_desired = {0};
 	const struct nt_key *who = NULL;
 	struct nt_buf diff = {0};
 	char when[32], made[32];
 	int64_t now = (int64_t)time(NULL);
 	size_t nstale;
 	int r = NT_EXIT_FAIL;
-	bool observed = false;
 
-	nt_facts_init(&f);
 	if (nt_manifest_load_data(path, bytes->p, bytes->n, &m, &d)) {
 		nt_print_diags(&d);
 		fprintf(stderr, "nettune apply: error: %s is not a valid plan manifest; nothing was "
@@ -257,29 +221,25 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 			o->netns ? o->netns : "", o->netns ? " (--netns)" : "");
 		goto out;
 	}
-	request_for(&m, &req);
-	nt_linux_observe(&req, &f, &live, &d);
-	observed = true;
-	free((void *)req.ifaces);
-	free((void *)req.sysctls);
-	free((void *)req.processes);
-	if (!same_host(&m, &f)) {
-		char *lid = f.machine_id ? nt_xstrdup(f.machine_id) : NULL;
+	rq.manifest = &m;
+	nt_pipeline_run(&rq, &c, &d);
+	if (!same_host(&m, f)) {
+		char *lid = f->machine_id ? nt_xstrdup(f->machine_id) : NULL;
 
 		if (lid)
 			lid[strcspn(lid, " \t\r\n")] = '\0';
 		if (m.machine_id && lid && *lid)
 			fprintf(stderr, "nettune apply: error: plan for another host: %s is for machine-id "
 				"%s (host %s), this host is machine-id %s (host %s)\n", path, m.machine_id,
-				m.host_name, lid, f.hostname ? f.hostname : "?");
+				m.host_name, lid, f->hostname ? f->hostname : "?");
 		else
 			fprintf(stderr, "nettune apply: error: plan for another host: %s is for host %s, "
-				"this host is %s\n", path, m.host_name, f.hostname ? f.hostname : "unknown");
+				"this host is %s\n", path, m.host_name, f->hostname ? f->hostname : "unknown");
 		free(lid);
 		goto out;
 	}
-	nstale = nt_manifest_stale(&m, &live, &diff);
-	if (nstale && nt_manifest_converged(&m, &live)) {
+	nstale = nt_manifest_stale(&m, &c.observed, &diff);
+	if (nstale && nt_manifest_converged(&m, &c.observed)) {
 		/* applied already: a re-run (a pipeline retry, a timer) is a
 		 * converged host, handled like a converged apply (lock, no journal) */
 		struct nt_plan none = m.plan;
@@ -289,14 +249,14 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 
 		none.n = 0;
 		o->nothing_msg = msg;
-		r = nt_linux_apply(&none, &desired, &f, o);
+		r = nt_linux_apply(&none, &none_desired, &c.facts, o);
 		o->nothing_msg = NULL;
 		free(msg);
 		goto out;
 	}
 	if (nstale) {
 		struct nt_buf held = {0};
-		size_t nkeys, missing = nt_manifest_not_held(&m, &live, &nkeys, &held);
+		size_t nkeys, missing = nt_manifest_not_held(&m, &c.observed, &nkeys, &held);
 
 		fprintf(stderr, "nettune apply: error: stale plan: %zu setting%s of this host changed "
 			"since %s was made (%s, against %s); nothing was changed:\n%s", nstale,
@@ -321,14 +281,10 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 		nt_buf_write(&out, stdout);
 		nt_buf_free(&out);
 	}
-	nt_manifest_desired(&m, &desired);
-	r = nt_linux_apply(&m.plan, &desired, &f, o);
+	r = nt_linux_apply(&m.plan, &c.desired, &c.facts, o);
 out:
 	nt_buf_free(&diff);
-	nt_state_free(&desired);
-	if (observed)
-		nt_state_free(&live);
-	nt_facts_free(&f);
+	nt_compiled_free(&c);
 	nt_manifest_free(&m);
 	nt_diags_free(&d);
 	return r;

@@ -70,4 +70,7 @@ char *nt_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * -errno (-EIO when write returns 0). */
 int nt_write_all(int fd, const void *p, size_t n);
 
+/* The number of elements of an array (not of a pointer). */
+#define NT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #endif

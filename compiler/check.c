@@ -97,7 +97,8 @@ bool nt_parse_bool(const char *s, bool *out)
 	static const char *const no[] = {"off", "false", "no"};
 	size_t i;
 
-	for (i = 0; i < 3; i++) {
+	_Static_assert(NT_ARRAY_SIZE(yes) == NT_ARRAY_SIZE(no), "yes[i] pairs with no[i]");
+	for (i = 0; i < NT_ARRAY_SIZE(yes); i++) {
 		if (!strcasecmp(s, yes[i])) {
 			*out = true;
 			return true;

@@ -166,6 +166,8 @@ static void coalesce(const struct nt_state *st, const char *name, struct nt_buf 
 	bool first = true;
 	size_t n;
 
+	_Static_assert(NT_ARRAY_SIZE(args) == NT_ARRAY_SIZE(keys) + 1 &&
+		       NT_ARRAY_SIZE(keys) == NT_ARRAY_SIZE(max), "keys[n] and max[n] pair with args[n]");
 	for (n = 0; n < 2; n++) {
 		const struct nt_setting *s = get(st, NT_K_COALESCE_ADAPTIVE, name, n ? "tx" : "rx");
 

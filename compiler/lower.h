@@ -26,6 +26,7 @@ struct nt_lower {
 	 * settings, and their own hotplug event applies them later. */
 	const char *only;
 	bool skip_missing;
+	size_t errs;				/* errors added so far (what nt_lower returns) */
 };
 
 /* Returns the number of errors added. */

@@ -71,9 +71,7 @@ static struct nt_mark mk(struct ictx *c, const char *sub, bool key)
 	return nt_loaded_mark(c->L->l, path, key);
 }
 
-static size_t errs;
-
-#define LERR(L, m, ...) do { errs++; nt_error((L)->d, m, "plan", __VA_ARGS__); } while (0)
+#define LERR(L, m, ...) do { (L)->errs++; nt_error((L)->d, m, "plan", __VA_ARGS__); } while (0)
 
 static struct nt_setting *put(struct ictx *c, enum nt_kind_id k, const char *arg,
 			      struct nt_value v, const char *srcpath)
@@ -347,7 +345,7 @@ static void check_chosen_caps(struct ictx *c)
 		t.rss_key_bytes.known = false;	/* lower_rss checks the length */
 	if (c->F && c->F->rss_indir_size.known)
 		t.rss_indir_size = c->F->rss_indir_size;
-	errs += nt_validate_chosen_caps(c->L->l, c->L->d, c->i, &t,
+	c->L->errs += nt_validate_chosen_caps(c->L->l, c->L->d, c->i, &t,
 					!(c->F && c->F->features_known));
 }
 
@@ -1055,7 +1053,7 @@ static void check_numa(struct nt_lower *L, const struct nt_cpuset *reserved)
 		if (node >= 64 || !nt_cpuset_equal(&s, &L->facts->node_cpus[node])) {
 			char *obs = node < 64 ? nt_cpuset_str(&L->facts->node_cpus[node]) : nt_xstrdup("");
 
-			errs++;
+			L->errs++;
 			nt_error(L->d, nt_loaded_mark(L->l, path, false), "numa",
 				 "host.numa declares node %u with CPUs %s, but the host has %s%s", node,
 				 p->host->numa[k].cpus, *obs ? "CPUs " : "no such node", obs);
@@ -1074,7 +1072,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 	struct nt_mark ban_src = {0};
 	struct ictx c;
 
-	errs = 0;
+	L->errs = 0;
 	nt_cpuset_clear(&reserved);
 	if (p->host && p->host->reserved_cpus) {
 		const char *err;
@@ -1121,7 +1119,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 				continue;
 			}
 			if (L->facts->known && !c.F && (L->observed->n || L->facts->nifs)) {
-				errs++;
+				L->errs++;
 				nt_error(L->d, mk(&c, "name", false), "plan",
 					 "interface %s does not exist on this host%s", f->name,
 					 f->tunnel ? " (bring the tunnel up first)" : "");
@@ -1186,7 +1184,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 			const struct nt_iface_facts *F = nt_facts_iface(L->facts, pr->cpus + 14);
 
 			if (!F || F->numa_node < 0) {
-				errs++;
+				L->errs++;
 				nt_error(L->d, nt_loaded_mark(L->l, path, false), "plan",
 					 "the NUMA node of %s is unknown", pr->cpus + 14);
 				free(obj);
@@ -1210,5 +1208,5 @@ size_t nt_lower_linux(struct nt_lower *L)
 			LERR(L, st->src, "%s %s \"%s\" %s", nt_kinds[st->kind].name, part,
 			     *part == 'o' ? st->object : st->arg ? st->arg : "", why);
 	}
-	return errs;
+	return L->errs;
 }

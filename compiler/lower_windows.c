@@ -14,8 +14,6 @@
 #include "tunnel.h"
 #include "validate.h"
 
-static size_t werrs;
-
 static struct nt_mark mkw(struct nt_lower *L, size_t i, const char *sub)
 {
 	char path[512];
@@ -52,12 +50,12 @@ static void fam(const struct nt_toggle *t, int out[2])
 static void per_family(struct nt_lower *L, size_t i, const char *obj, enum nt_kind_id k,
 		       const struct nt_toggle *t, const char *path)
 {
-	static const char *const fams[2] = {"ipv4", "ipv6"};
+	static const char *const fams[] = {"ipv4", "ipv6"};
 	int v[2];
 	int f;
 
 	fam(t, v);
-	for (f = 0; f < 2; f++)
+	for (f = 0; f < (int)NT_ARRAY_SIZE(fams); f++)
 		if (v[f] >= 0)
 			put(L, obj, k, fams[f], nt_v_bool(v[f]), mkw(L, i, path), NULL);
 }
@@ -77,7 +75,7 @@ static void checksum(struct nt_lower *L, size_t i, const struct nt_iface *f)
 	fam(o->checksum, both);
 	fam(o->rx_checksum, rx);
 	fam(o->tx_checksum, tx);
-	for (k = 0; k < 5; k++) {
+	for (k = 0; k < NT_ARRAY_SIZE(fields); k++) {
 		int fm = fields[k].family;
 		int r = rx[fm] >= 0 ? rx[fm] : both[fm];
 		int t = tx[fm] >= 0 ? tx[fm] : both[fm];
@@ -89,7 +87,7 @@ static void checksum(struct nt_lower *L, size_t i, const struct nt_iface *f)
 		if (r < 0 && t < 0)
 			continue;
 		if (r < 0 || t < 0) {
-			werrs++;
+			L->errs++;
 			nt_error(L->d, mkw(L, i, path), "plan",
 				 "Windows sets receive and transmit checksum offload together; give both "
 				 "rx_checksum and tx_checksum (or checksum) for %s",
@@ -168,7 +166,7 @@ static void diagnose(struct nt_lower *L)
 		if (!f->offloads || !f->offloads->rsc)
 			continue;
 		fam(f->offloads->rsc, v);
-		for (k = 0; k < 2; k++)
+		for (k = 0; k < NT_ARRAY_SIZE(r); k++)
 			if (v[k] > 0 && r[k] && strcmp(r[k], "NoFailure") &&
 			    strcmp(r[k], "NicPropertyDisabled"))
 				nt_warn(L->d, mkw(L, i, "offloads/rsc"), "rsc-failure",
@@ -183,7 +181,7 @@ size_t nt_lower_windows(struct nt_lower *L)
 	const struct nt_profile *p = L->l->p;
 	size_t i, k;
 
-	werrs = 0;
+	L->errs = 0;
 	for (int pass = 0; pass < 2; pass++)
 		for (i = 0; i < p->interfaces_count; i++) {
 			const struct nt_iface *f = &p->interfaces[i];
@@ -196,7 +194,7 @@ size_t nt_lower_windows(struct nt_lower *L)
 			if (!!f->tunnel != pass)
 				continue;
 			if (L->facts->known && L->facts->nifs && !nt_facts_iface(L->facts, f->name)) {
-				werrs++;
+				L->errs++;
 				nt_error(L->d, mkw(L, i, "name"), "plan",
 					 "adapter '%s' is not in the snapshot%s", f->name,
 					 f->tunnel ? "; a WireGuard tunnel adapter exists only while the "
@@ -269,7 +267,7 @@ size_t nt_lower_windows(struct nt_lower *L)
 		    "software URO (netsh int udp set global uro=...); a global disable mask can "
 		    "still veto it");
 	diagnose(L);
-	return werrs;
+	return L->errs;
 }
 
 size_t nt_lower(struct nt_lower *L)

@@ -14,6 +14,7 @@
 #include "load.h"
 #include "manifest.h"
 #include "profile.h"
+#include "record.h"
 #include "snapshot.h"
 #include "validate.h"
 #include "version.h"
@@ -21,18 +22,6 @@
 #define MAX_STR 4096
 #define MAX_ACTIONS 1000000
 #define MAX_SOURCES 256
-
-static const struct {
-	unsigned flag;
-	const char *name;
-} flag_names[] = {
-	{NT_SF_IMPLIED, "implied"},
-	{NT_SF_CANNOT_CHANGE, "cannot-change"},
-	{NT_SF_DISRUPTIVE, "disruptive"},
-	{NT_SF_NOT_OBSERVED, "not-observed"},
-	{NT_SF_RESET, "reset"},
-};
-#define NFLAGS (sizeof(flag_names) / sizeof(flag_names[0]))
 
 void nt_sha256_hex(const void *data, size_t n, char out[NT_SHA256_HEX])
 {
@@ -319,49 +308,11 @@ void nt_manifest_free(struct nt_manifest *m)
 
 static void write_action(const struct nt_action *a, struct nt_buf *b)
 {
-	bool first = true;
-	size_t k;
+	struct nt_record r = {a->object, a->kind, a->arg, a->has_from ? &a->from : NULL, &a->to,
+			      a->flags, a->src, a->note};
 
-	/* written piece by piece (no printf, no temporary strings): a batch
-	 * compile writes tens of thousands of these */
-	nt_buf_puts(b, "    {\"object\": ");
-	nt_buf_json_str(b, a->object);
-	nt_buf_puts(b, ", \"attribute\": \"");
-	nt_buf_json_body(b, nt_kinds[a->kind].name);	/* nt_action_attr() */
-	if (a->arg) {
-		nt_buf_putc(b, ' ');
-		nt_buf_json_body(b, a->arg);
-	}
-	nt_buf_puts(b, "\", \"from\": ");
-	if (a->has_from)
-		nt_value_json(&a->from, b);
-	else
-		nt_buf_puts(b, "null");
-	nt_buf_puts(b, ", \"to\": ");
-	nt_value_json(&a->to, b);
-	nt_buf_puts(b, ", \"flags\": [");
-	for (k = 0; k < NFLAGS; k++)
-		if (a->flags & flag_names[k].flag) {
-			nt_buf_puts(b, first ? "\"" : ", \"");
-			nt_buf_puts(b, flag_names[k].name);
-			nt_buf_putc(b, '"');
-			first = false;
-		}
-	nt_buf_puts(b, "], \"source\": ");
-	if (a->src.file) {
-		nt_buf_putc(b, '"');
-		nt_buf_json_body(b, a->src.file);
-		nt_buf_putc(b, ':');
-		nt_buf_put_u64(b, a->src.line);
-		nt_buf_putc(b, ':');
-		nt_buf_put_u64(b, a->src.col);
-		nt_buf_putc(b, '"');
-	} else {
-		nt_buf_puts(b, "null");
-	}
-	nt_buf_puts(b, ", \"note\": ");
-	nt_buf_json_str_or_null(b, a->note);
-	nt_buf_puts(b, "}");
+	nt_buf_puts(b, "    ");
+	nt_record_write(&r, NT_REC_MANIFEST, b);
 }
 
 void nt_manifest_write(const struct nt_manifest *m, struct nt_buf *b)
@@ -548,41 +499,43 @@ static bool count_field(struct ld *c, const struct nt_json *o, const char *key, 
 	return true;
 }
 
-static bool parse_source(const char *s, struct nt_mark *m)
-{
-	const char *c2 = strrchr(s, ':'), *c1;
-	char *end, *file;
-	unsigned long line, col;
+struct action_ld {
+	struct ld *c;
+	const struct nt_action *a;
+	const char *attr;
+};
 
-	if (!c2 || c2 == s)
-		return false;
-	for (c1 = c2 - 1; c1 > s && *c1 != ':'; c1--)
-		;
-	if (c1 == s || c1[1] < '0' || c1[1] > '9' || c2[1] < '0' || c2[1] > '9')
-		return false;
-	line = strtoul(c1 + 1, &end, 10);
-	if (end != c2 || !line || line > 10000000)
-		return false;
-	col = strtoul(c2 + 1, &end, 10);
-	if (*end || !col || col > 10000000)
-		return false;
-	file = strndup(s, (size_t)(c1 - s));
-	if (!file)
-		return false;
-	m->file = nt_intern(file);
-	free(file);
-	m->line = (unsigned)line;
-	m->col = (unsigned)col;
-	return true;
+static void action_err(void *ctx, const struct nt_json *at, enum nt_record_problem p,
+		       const char *a, const char *b)
+{
+	struct action_ld *x = ctx;
+
+	switch (p) {
+	case NT_RECP_ATTR_UNKNOWN:
+		ld_err(x->c, at->mark, "unknown attribute \"%s\"", a);
+		return;
+	case NT_RECP_NAME:
+		ld_err(x->c, at->mark, "%s \"%s\" of %s %s", a,
+		       *a == 'o' ? x->a->object : x->a->arg ? x->a->arg : "", x->attr, b);
+		return;
+	case NT_RECP_NULL:
+		ld_err(x->c, at->mark, "\"%s\" of %s cannot be null", a, x->attr);
+		return;
+	case NT_RECP_VALUE:
+		ld_err(x->c, at->mark, "\"%s\" of %s %s", a, x->attr, b);
+		return;
+	}
 }
 
 static void load_action(struct ld *c, const struct nt_json *j, struct nt_action *a)
 {
 	static const char *const keys[] = {"object", "attribute", "from", "to", "flags", "source",
 					   "note", NULL};
-	const char *what = "an action", *obj, *attr, *src, *note, *why = NULL;
+	const char *what = "an action", *obj, *attr, *src, *note;
 	const struct nt_json *from, *to, *flags;
-	bool have_kind = false;
+	struct action_ld x = {c, a, NULL};
+	struct nt_record_reader rd = {action_err, &x, nt_setting_problem};
+	bool have_kind = false, has_to;
 	size_t k;
 
 	if (j->t != NT_J_OBJ) {
@@ -594,21 +547,9 @@ static void load_action(struct ld *c, const struct nt_json *j, struct nt_action 
 	attr = str_field(c, j, what, "attribute", false);
 	if (obj)
 		a->object = nt_xstrdup(obj);
-	if (attr) {
-		if (nt_parse_attr(attr, &a->kind, &a->arg))
-			have_kind = true;
-		else
-			ld_err(c, nt_json_get(j, "attribute")->mark, "unknown attribute \"%s\"", attr);
-	}
-	if (obj && have_kind) {
-		const char *part, *bad = nt_setting_problem(a->kind, obj, a->arg, &part);
-
-		/* the object and argument become sysfs and procfs path components */
-		if (bad)
-			ld_err(c, nt_json_get(j, *part == 'o' ? "object" : "attribute")->mark,
-			       "%s \"%s\" of %s %s", part, *part == 'o' ? obj : a->arg ? a->arg : "",
-			       attr, bad);
-	}
+	x.attr = attr;
+	if (attr)
+		have_kind = nt_record_read_attr(&rd, j, obj, attr, &a->kind, &a->arg) >= 0;
 	/* any JSON type here: the kind decides */
 	from = nt_json_get(j, "from");
 	if (!from)
@@ -616,37 +557,26 @@ static void load_action(struct ld *c, const struct nt_json *j, struct nt_action 
 	to = nt_json_get(j, "to");
 	if (!to)
 		ld_err(c, j->mark, "an action has no \"to\"");
-	if (have_kind && from && from->t != NT_J_NULL) {
-		if (nt_value_from_json(a->kind, from, &a->from, &why))
-			a->has_from = true;
-		else
-			ld_err(c, from->mark, "\"from\" of %s %s", attr, why);
-	}
-	if (have_kind && to) {
-		if (to->t == NT_J_NULL)
-			ld_err(c, to->mark, "\"to\" of %s cannot be null", attr);
-		else if (!nt_value_from_json(a->kind, to, &a->to, &why))
-			ld_err(c, to->mark, "\"to\" of %s %s", attr, why);
-	}
+	if (have_kind && from)
+		nt_record_read_value(&rd, from, "from", a->kind, true, &a->from, &a->has_from);
+	if (have_kind && to)
+		nt_record_read_value(&rd, to, "to", a->kind, false, &a->to, &has_to);
 	flags = field(c, j, what, "flags", NT_J_ARR, false);
 	for (k = 0; flags && k < flags->n; k++) {
 		const struct nt_json *f = flags->v[k];
-		size_t i;
+		unsigned bit = f->t == NT_J_STR ? nt_record_flag(f->s) : 0;
 
-		for (i = 0; f->t == NT_J_STR && i < NFLAGS; i++)
-			if (!strcmp(f->s, flag_names[i].name))
-				break;
-		if (f->t != NT_J_STR || i == NFLAGS) {
+		if (!bit) {
 			ld_err(c, f->mark, "unknown flag (implied, cannot-change, disruptive, "
 			       "not-observed, reset)");
 			continue;
 		}
-		a->flags |= flag_names[i].flag;
+		a->flags |= bit;
 	}
 	if (flags && from && !!(a->flags & NT_SF_NOT_OBSERVED) != (from->t == NT_J_NULL))
 		ld_err(c, flags->mark, "flag not-observed must be set exactly when \"from\" is null");
 	src = str_field(c, j, what, "source", true);
-	if (src && !parse_source(src, &a->src))
+	if (src && !nt_record_source_parse(src, &a->src))
 		ld_err(c, nt_json_get(j, "source")->mark, "\"source\" must be FILE:LINE:COL");
 	note = str_field(c, j, what, "note", true);
 	if (note)

@@ -5,6 +5,7 @@
 
 #include "plan.h"
 #include "profile.h"
+#include "record.h"
 
 char *nt_action_attr(const struct nt_action *a)
 {
@@ -333,39 +334,11 @@ void nt_plan_print_actions_json(const struct nt_plan *p, struct nt_buf *b)
 	nt_buf_puts(b, "[");
 	for (i = 0; i < p->n; i++) {
 		const struct nt_action *a = &p->v[i];
-		char *attr = nt_action_attr(a);
+		struct nt_record r = {a->object, a->kind, a->arg, a->has_from ? &a->from : NULL,
+				      &a->to, a->flags, a->src, a->note};
 
-		nt_buf_puts(b, i ? ",\n{\"object\":" : "\n{\"object\":");
-		nt_buf_json_str(b, a->object);
-		nt_buf_puts(b, ",\"attribute\":");
-		nt_buf_json_str(b, attr);
-		nt_buf_puts(b, ",\"from\":");
-		if (a->has_from)
-			nt_value_json(&a->from, b);
-		else
-			nt_buf_puts(b, "null");
-		nt_buf_puts(b, ",\"to\":");
-		nt_value_json(&a->to, b);
-		nt_buf_printf(b, ",\"disruptive\":%s,\"cannot_change\":%s,\"observed\":%s,\"implied\":%s",
-			      a->flags & NT_SF_DISRUPTIVE ? "true" : "false",
-			      a->flags & NT_SF_CANNOT_CHANGE ? "true" : "false",
-			      a->flags & NT_SF_NOT_OBSERVED ? "false" : "true",
-			      a->flags & NT_SF_IMPLIED ? "true" : "false");
-		nt_buf_puts(b, ",\"source\":");
-		if (a->src.file) {
-			char *s = nt_xasprintf("%s:%u:%u", a->src.file, a->src.line, a->src.col);
-
-			nt_buf_json_str(b, s);
-			free(s);
-		} else {
-			nt_buf_puts(b, "null");
-		}
-		if (a->note) {
-			nt_buf_puts(b, ",\"note\":");
-			nt_buf_json_str(b, a->note);
-		}
-		nt_buf_puts(b, "}");
-		free(attr);
+		nt_buf_puts(b, i ? ",\n" : "\n");
+		nt_record_write(&r, NT_REC_PLAN, b);
 	}
 	nt_buf_puts(b, "\n]");
 }

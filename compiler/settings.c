@@ -252,47 +252,6 @@ void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full)
 	}
 }
 
-void nt_value_json(const struct nt_value *v, struct nt_buf *b)
-{
-	size_t i;
-
-	switch (v->t) {
-	case NT_V_BOOL:
-		nt_buf_puts(b, v->b ? "true" : "false");
-		return;
-	case NT_V_U32:
-		nt_buf_put_u64(b, v->u);
-		return;
-	case NT_V_STR:
-		nt_buf_json_str(b, v->s ? v->s : "");
-		return;
-	case NT_V_CPUS: {
-		char *s = nt_cpuset_str(v->cpus);
-
-		nt_buf_json_str(b, s);
-		free(s);
-		return;
-	}
-	case NT_V_BYTES: {
-		struct nt_buf h = {0};
-
-		nt_value_format(v, &h, true);
-		nt_buf_json_str(b, h.p ? h.p : "");
-		nt_buf_free(&h);
-		return;
-	}
-	case NT_V_U32LIST:
-		nt_buf_putc(b, '[');
-		for (i = 0; i < v->n; i++) {
-			if (i)
-				nt_buf_putc(b, ',');
-			nt_buf_put_u64(b, v->list[i]);
-		}
-		nt_buf_putc(b, ']');
-		return;
-	}
-}
-
 struct nt_value nt_v_bool(bool b)
 {
 	struct nt_value v = {.t = NT_V_BOOL, .b = b};

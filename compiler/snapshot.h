@@ -13,6 +13,7 @@
 #include "facts.h"
 #include "json.h"
 #include "settings.h"
+#include "value.h"
 
 #define NT_SNAPSHOT_FORMAT "nettune-snapshot/1"
 
@@ -21,9 +22,6 @@ int nt_snapshot_load(const char *path, struct nt_facts *facts, struct nt_state *
 		     struct nt_diags *d);
 int nt_snapshot_load_data(const char *file, const char *data, size_t len,
 			  struct nt_facts *facts, struct nt_state *observed, struct nt_diags *d);
-/* Parses one JSON value of a setting of kind k. */
-bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_value *out,
-			const char **why);
 void nt_snapshot_write(const struct nt_facts *facts, const struct nt_state *observed,
 		       struct nt_buf *out);
 #endif

@@ -105,7 +105,7 @@ static int fill_scalar(struct tl *t, const struct nt_ynode *n, const cyaml_schem
 		static const char *const no[] = {"false", "no", "off", "disable", "0"};
 		bool b = true;
 
-		for (i = 0; i < 5; i++)
+		for (i = 0; i < (uint32_t)NT_ARRAY_SIZE(no); i++)
 			if (!strcasecmp(s, no[i]))
 				b = false;
 		put_uint(data, v->data_size, b);

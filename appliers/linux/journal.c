@@ -13,6 +13,7 @@
 
 #include "../../compiler/buf.h"
 #include "../../compiler/json.h"
+#include "../../compiler/record.h"
 #include "../../compiler/snapshot.h"
 #include "../../compiler/validate.h"
 #include "journal.h"
@@ -207,22 +208,11 @@ void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
 	nt_buf_puts(b, "\n ],\n \"entries\": [");
 	for (i = 0; i < j->n; i++) {
 		const struct nt_jentry *e = &j->e[i];
-		struct nt_setting s = {.kind = e->kind, .object = e->object, .arg = e->arg};
-		char *attr = nt_setting_attr(&s);
+		struct nt_record r = {e->object, e->kind, e->arg, e->had ? &e->before : NULL,
+				      &e->after};
 
-		nt_buf_puts(b, i ? ",\n  {\"object\": " : "\n  {\"object\": ");
-		nt_buf_json_str(b, e->object);
-		nt_buf_puts(b, ", \"attribute\": ");
-		nt_buf_json_str(b, attr);
-		nt_buf_puts(b, ", \"before\": ");
-		if (e->had)
-			nt_value_json(&e->before, b);
-		else
-			nt_buf_puts(b, "null");
-		nt_buf_puts(b, ", \"after\": ");
-		nt_value_json(&e->after, b);
-		nt_buf_puts(b, "}");
-		free(attr);
+		nt_buf_puts(b, i ? ",\n  " : "\n  ");
+		nt_record_write(&r, NT_REC_JOURNAL, b);
 	}
 	nt_buf_puts(b, "\n ]}\n");
 }
@@ -418,8 +408,36 @@ static char *dup_str(const struct nt_json *o, const char *key, size_t max, bool 
 	return nt_xstrdup(v->s);
 }
 
+struct entry_ld {
+	struct nt_diags *d;
+	size_t i;
+	const char *obj, *attr;
+};
+
+static void entry_err(void *ctx, const struct nt_json *at, enum nt_record_problem p, const char *a,
+		      const char *b)
+{
+	struct entry_ld *x = ctx;
+
+	if (p == NT_RECP_ATTR_UNKNOWN)
+		JERR(x->d, at, "entry %zu: unknown attribute '%s'", x->i, a);
+	else if (p == NT_RECP_NAME)
+		JERR(x->d, at, "entry %zu: '%s %s': %s", x->i, x->obj, x->attr, b);
+	else
+		JERR(x->d, at, "entry %zu: \"%s\" is not a %s value: %s", x->i, a, x->attr, b);
+}
+
+static const char *entry_problem(enum nt_kind_id k, const char *object, const char *arg,
+				 const char **part)
+{
+	*part = "object";
+	return nt_jentry_problem(k, object, arg);
+}
+
 static bool load_entries(const struct nt_json *ents, struct nt_journal *j, struct nt_diags *d)
 {
+	struct entry_ld x = {d, 0, NULL, NULL};
+	struct nt_record_reader rd = {entry_err, &x, entry_problem};
 	bool ok = true;
 
 	if (ents->n > NT_JOURNAL_MAX_ENTRIES) {
@@ -428,53 +446,48 @@ static bool load_entries(const struct nt_json *ents, struct nt_journal *j, struc
 	}
 	j->e = nt_xcalloc(ents->n ? ents->n : 1, sizeof(*j->e));
 	for (size_t i = 0; i < ents->n; i++) {
-		const struct nt_json *x = ents->v[i], *bv, *av;
-		const char *obj, *attr, *why;
+		const struct nt_json *r = ents->v[i], *bv, *av;
+		const char *obj, *attr;
 		struct nt_jentry *e = &j->e[j->n];
 		enum nt_kind_id k;
+		bool has_after;
 		char *arg;
+		int ar;
 
-		if (x->t != NT_J_OBJ) {
-			JERR(d, x, "entry %zu must be an object", i);
+		if (r->t != NT_J_OBJ) {
+			JERR(d, r, "entry %zu must be an object", i);
 			ok = false;
 			continue;
 		}
-		if (!nt_json_str(x, "object", &obj, true, d) ||
-		    !nt_json_str(x, "attribute", &attr, true, d)) {
+		if (!nt_json_str(r, "object", &obj, true, d) ||
+		    !nt_json_str(r, "attribute", &attr, true, d)) {
 			ok = false;
 			continue;
 		}
-		if (!nt_parse_attr(attr, &k, &arg)) {
-			JERR(d, nt_json_get(x, "attribute"), "entry %zu: unknown attribute '%s'", i, attr);
-			ok = false;
-			continue;
-		}
-		why = nt_jentry_problem(k, obj, arg);
-		if (why) {
-			JERR(d, nt_json_get(x, "object"), "entry %zu: '%s %s': %s", i, obj, attr, why);
-			free(arg);
-			ok = false;
-			continue;
-		}
-		bv = nt_json_get(x, "before");
-		av = nt_json_get(x, "after");
-		if (!bv || !av) {
-			JERR(d, x, "entry %zu needs \"before\" and \"after\"", i);
-			free(arg);
-			ok = false;
-			continue;
-		}
-		if (bv->t != NT_J_NULL) {
-			if (!nt_value_from_json(k, bv, &e->before, &why)) {
-				JERR(d, bv, "entry %zu: \"before\" is not a %s value: %s", i, attr, why);
+		x.i = i;
+		x.obj = obj;
+		x.attr = attr;
+		ar = nt_record_read_attr(&rd, r, obj, attr, &k, &arg);
+		if (ar) {
+			if (ar > 0)
 				free(arg);
-				ok = false;
-				continue;
-			}
-			e->had = true;
+			ok = false;
+			continue;
 		}
-		if (!nt_value_from_json(k, av, &e->after, &why)) {
-			JERR(d, av, "entry %zu: \"after\" is not a %s value: %s", i, attr, why);
+		bv = nt_json_get(r, "before");
+		av = nt_json_get(r, "after");
+		if (!bv || !av) {
+			JERR(d, r, "entry %zu needs \"before\" and \"after\"", i);
+			free(arg);
+			ok = false;
+			continue;
+		}
+		if (!nt_record_read_value(&rd, bv, "before", k, true, &e->before, &e->had)) {
+			free(arg);
+			ok = false;
+			continue;
+		}
+		if (!nt_record_read_value(&rd, av, "after", k, false, &e->after, &has_after)) {
 			if (e->had)
 				nt_value_free(&e->before);
 			e->had = false;

@@ -261,7 +261,7 @@ static void derived_mtus(const struct nt_emit_input *in, struct nt_buf *set, str
 		snprintf(path, sizeof(path), "/interfaces/%zu/tunnel/underlay", i);
 		nt_buf_printf(set, "    # derived on the host: the underlay's IPv4 MTU minus the %s overhead\n",
 			      o.k->label);
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < NT_ARRAY_SIZE(fams); k++) {
 			nt_buf_printf(set, "    @{ Kind = 'ip-mtu'; Object = ");
 			nt_ps_quote(set, f->name);
 			nt_buf_printf(set, "; Arg = '%s'; Want = $null; Derive = @{ Underlay = ", fams[k]);

@@ -727,7 +727,7 @@ def t_sarif_rules():
     # the rule id is the third argument (fourth of nt_diag_add); JERR and
     # LERR fix theirs in the macro
     call = re.compile(r"(?<![\w>.#])\b(nt_error|nt_warn|ERR|E|W|nt_diag_add)\s*\(")
-    for root in ("compiler", "cli", "appliers"):
+    for root in ("compiler", "pipeline", "report", "cli", "appliers"):
         for dp, _, fn in os.walk(os.path.join(SRCROOT, root)):
             for f in fn:
                 if not f.endswith(".c"):

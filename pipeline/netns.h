@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Entering a named network namespace (--netns; the Ansible module's netns). */
-#ifndef NT_CLI_NETNS_H
-#define NT_CLI_NETNS_H
+#ifndef NT_PIPELINE_NETNS_H
+#define NT_PIPELINE_NETNS_H
 
 #include <stdbool.h>
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../appliers/linux/watch.h"
+#include "rate.h"
 #include "topomap.h"
 
 struct core {
