@@ -76,6 +76,10 @@ enum nt_kind_id {
 	NT_K_IRQBALANCE_BAN,
 	NT_K_IRQBALANCE_SERVICE,
 	NT_K_PROCESS_CPUS,
+	NT_K_TXQLEN,
+	NT_K_PAUSE,
+	NT_K_PRIV_FLAG,
+	NT_K_FLOW_HASH,
 	/* Windows */
 	NT_K_WIN_ADVPROP,
 	NT_K_WIN_CHECKSUM,
@@ -107,6 +111,17 @@ enum nt_scope {
 	NT_SCOPE_BY_KEY,	/* sysctl: decided per key (nt_sysctl_scope()) */
 };
 
+/* What the argument of a kind is (tests/unit/test_kinds.c checks that
+ * NT_KF_HAS_ARG and NT_KF_PER_QUEUE agree with it). */
+enum nt_argshape {
+	NT_ARG_NONE,			/* no argument */
+	NT_ARG_RXQ,			/* an RX queue index (queues/rx-N) */
+	NT_ARG_TXQ,			/* a TX queue index (queues/tx-N) */
+	NT_ARG_IRQQ,			/* a queue index, addressing the queue's IRQ */
+	NT_ARG_NAMED,			/* one of args[] */
+	NT_ARG_OPEN,			/* a name the device or profile gives (argfrom) */
+};
+
 struct nt_kinddef {
 	enum nt_kind_id id;
 	const char *name;		/* attribute word: "feature", "irq-affinity" */
@@ -115,10 +130,29 @@ struct nt_kinddef {
 	unsigned flags;
 	const char *help;
 	enum nt_scope scope;		/* under --netns: confined or host-wide */
+	const char *keys;		/* profile key(s) it is lowered from */
+	enum nt_argshape argshape;
+	const char *const *args;	/* NT_ARG_NAMED: the names, NULL-terminated */
+	const char *argfrom;		/* NT_ARG_OPEN: where the names come from */
 };
 
 extern const struct nt_kinddef nt_kinds[NT_K__COUNT];
 const struct nt_kinddef *nt_kind_by_name(const char *name);
+/* Index of arg in the kind's args[], or -1. */
+int nt_kind_arg_index(enum nt_kind_id k, const char *arg);
+
+/* rx-flow-hash fields: RXH_* bits of include/uapi/linux/ethtool.h (Linux
+ * v2.6.30+; RXH_DISCARD is 1 << 31), in the order ethtool(8) prints them. */
+struct nt_rxh_field {
+	const char *name;		/* profile and plan word: src-ip */
+	uint32_t bit;
+	char letter;			/* ethtool -N ... rx-flow-hash FLOW LETTERS */
+};
+extern const struct nt_rxh_field nt_rxh_fields[];
+/* "src-ip dst-ip src-port dst-port" ("none" for 0); malloc'd */
+char *nt_rxh_format(uint32_t bits);
+/* The reverse; false on an unknown word. */
+bool nt_rxh_parse(const char *s, uint32_t *bits);
 
 enum nt_setting_flag {
 	NT_SF_IMPLIED = 1 << 0,		/* added by lowering for a dependency */

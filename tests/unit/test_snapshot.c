@@ -355,7 +355,8 @@ static void test_every_linux_kind(void)
 				  k == NT_K_SYSCTL ? "net.core.somaxconn" :
 				  kd->flags & NT_KF_PER_QUEUE ? "3" :
 				  k == NT_K_FEATURE ? "rx-gro" : k == NT_K_CHANNELS ? "combined" :
-				  k == NT_K_RING ? "rx" : k == NT_K_COALESCE ? "rx-usecs" : "rx";
+				  k == NT_K_RING ? "rx" : k == NT_K_COALESCE ? "rx-usecs" :
+				  k == NT_K_FLOW_HASH ? "udp4" : k == NT_K_PRIV_FLAG ? "legacy-rx" : "rx";
 		struct nt_value v;
 
 		if (kd->flags & NT_KF_WINDOWS)
@@ -364,7 +365,8 @@ static void test_every_linux_kind(void)
 		switch (kd->vtype) {
 		case NT_V_BOOL: v = nt_v_bool(true); break;
 		case NT_V_U32: v = nt_v_u32(4096); break;
-		case NT_V_STR: v = nt_v_str(k == NT_K_IRQBALANCE_SERVICE ? "stopped" : "1 2"); break;
+		case NT_V_STR: v = nt_v_str(k == NT_K_IRQBALANCE_SERVICE ? "stopped" :
+					     k == NT_K_FLOW_HASH ? "src-ip dst-ip" : "1 2"); break;
 		case NT_V_CPUS: v = nt_v_cpus(&cs); break;
 		case NT_V_BYTES: v = nt_v_bytes(key, sizeof(key)); break;
 		case NT_V_U32LIST: v = nt_v_list(indir, 4); break;
