@@ -37,6 +37,8 @@ static const struct fgroup fgroups[] = {
 	{"ntuple", {"rx-ntuple-filter"}},
 	{"rxvlan", {"rx-vlan-hw-parse"}},
 	{"txvlan", {"tx-vlan-hw-insert"}},
+	{"udp_gro_forwarding", {"rx-udp-gro-forwarding"}},
+	{"gro_list", {"rx-gro-list"}},
 };
 
 /* Rank for ordering inside the feature phase: prerequisites first when
@@ -228,6 +230,8 @@ static void lower_offloads(struct ictx *c)
 		{"ntuple", "offloads/ntuple", o ? o->ntuple : NULL},
 		{"rxvlan", "offloads/rxvlan", o ? o->rxvlan : NULL},
 		{"txvlan", "offloads/txvlan", o ? o->txvlan : NULL},
+		{"udp_gro_forwarding", "offloads/udp_gro_forwarding", o ? o->udp_gro_forwarding : NULL},
+		{"gro_list", "offloads/gro_list", o ? o->gro_list : NULL},
 	};
 	bool want[sizeof(m) / sizeof(m[0])], have[sizeof(m) / sizeof(m[0])];
 	size_t k;
@@ -526,6 +530,60 @@ static void lower_rings(struct ictx *c)
 	}
 }
 
+/* A private flag by name: the names are the driver's (ETH_SS_PRIV_FLAGS,
+ * at most ETH_GSTRING_LEN - 1 = 31 bytes); a device that reports some
+ * flags but not this one is an error here, one that reports none (veth)
+ * is left to the kernel's answer at apply time. */
+static void lower_private_flag(struct ictx *c, const struct nt_kv *kv)
+{
+	char path[300];
+	const struct nt_state *o = c->L->observed;
+	struct nt_buf have = {0};
+	size_t i;
+
+	snprintf(path, sizeof(path), "linux/private_flags/%s", kv->key);
+	if (strlen(kv->key) > 31) {
+		LERR(c->L, mk(c, path, true), "private flag '%s' is longer than 31 bytes "
+		     "(ETH_GSTRING_LEN); no driver has such a name", kv->key);
+		return;
+	}
+	for (i = 0; o && i < o->n; i++)
+		if (o->v[i].kind == NT_K_PRIV_FLAG && !strcmp(o->v[i].object, c->f->name))
+			nt_buf_printf(&have, "%s%s", have.n ? ", " : "", o->v[i].arg);
+	if (have.n && !nt_state_get(o, NT_K_PRIV_FLAG, c->f->name, kv->key))
+		LERR(c->L, mk(c, path, true), "%s has no private flag '%s' (it has: %s)",
+		     c->f->name, kv->key, have.p);
+	else
+		put(c, NT_K_PRIV_FLAG, kv->key, nt_v_bool(!strcmp(kv->value, "true")), path);
+	nt_buf_free(&have);
+}
+
+/* One flow type of rss.flow_hash; ah4 and esp4 (ah6, esp6) are one
+ * setting of the device (AH_ESP_V4_FLOW), so both may not be given. */
+static void lower_flow_hash(struct ictx *c, const char *type, const uint32_t *f, unsigned n,
+			    const uint32_t *twin)
+{
+	char path[64];
+	uint32_t bits = 0;
+	unsigned k;
+	char *v;
+
+	if (!f)
+		return;
+	snprintf(path, sizeof(path), "rss/flow_hash/%s", type);
+	if (twin) {
+		LERR(c->L, mk(c, path, true), "rss.flow_hash: %s and %s are one setting of the "
+		     "device (ethtool names both AH_ESP_V%c_FLOW); give one", type[0] == 'e' ?
+		     (type[3] == '4' ? "ah4" : "ah6") : type, type, type[3]);
+		return;
+	}
+	for (k = 0; k < n; k++)
+		bits |= f[k];
+	v = nt_rxh_format(bits);
+	put(c, NT_K_FLOW_HASH, type, nt_v_str(v), path);
+	free(v);
+}
+
 static void lower_coalesce(struct ictx *c)
 {
 	const struct nt_coalesce *co = c->f->coalesce;
@@ -559,6 +617,33 @@ static void lower_coalesce(struct ictx *c)
 	for (k = 0; k < 4; k++)
 		if (m[k].v)
 			put(c, NT_K_COALESCE, m[k].n, nt_v_u32(*m[k].v), m[k].path);
+}
+
+/* txqueuelen, pause, private flags and rx-flow-hash: one line per profile
+ * key; the kind rows (settings.c, appliers/linux/rows.c) do the rest. */
+static void lower_rows(struct ictx *c)
+{
+	const struct nt_iface *f = c->f;
+	const struct nt_flow_hash *fh = f->rss ? f->rss->flow_hash : NULL;
+	const struct nt_linux_opts *lo = f->linux_opts;
+	size_t k;
+
+	if (f->txqueuelen)
+		put(c, NT_K_TXQLEN, NULL, nt_v_u32(*f->txqueuelen), "txqueuelen");
+	if (f->pause && f->pause->autoneg)
+		put(c, NT_K_PAUSE, "autoneg", nt_v_bool(*f->pause->autoneg), "pause/autoneg");
+	if (f->pause && f->pause->rx)
+		put(c, NT_K_PAUSE, "rx", nt_v_bool(*f->pause->rx), "pause/rx");
+	if (f->pause && f->pause->tx)
+		put(c, NT_K_PAUSE, "tx", nt_v_bool(*f->pause->tx), "pause/tx");
+	for (k = 0; lo && k < lo->private_flags_count; k++)
+		lower_private_flag(c, &lo->private_flags[k]);
+	if (fh) {
+#define FH(t, twin) lower_flow_hash(c, #t, fh->t, fh->t##_count, twin)
+		FH(tcp4, NULL); FH(udp4, NULL); FH(sctp4, NULL); FH(ah4, NULL); FH(esp4, fh->ah4);
+		FH(tcp6, NULL); FH(udp6, NULL); FH(sctp6, NULL); FH(ah6, NULL); FH(esp6, fh->ah6);
+#undef FH
+	}
 }
 
 static struct nt_num key_bytes(struct ictx *c)
@@ -1121,6 +1206,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 			lower_rss(&c);
 			lower_irq(&c);
 			lower_rps_xps(&c);
+			lower_rows(&c);
 			if (c.irq_placed && f->irq) {
 				int pol = f->irq->irqbalance ? (int)*f->irq->irqbalance : NT_IRQBAL_BAN;
 				uint32_t n;

@@ -150,17 +150,12 @@ int nt_kind_arg_index(enum nt_kind_id k, const char *arg)
 	return -1;
 }
 
+#define RXH_ROW(name, bit, letter) {name, bit, letter},
 const struct nt_rxh_field nt_rxh_fields[] = {
-	{"l2da", 1u << 1, 'm'},		/* RXH_L2DA */
-	{"vlan", 1u << 2, 'v'},		/* RXH_VLAN */
-	{"l3-proto", 1u << 3, 't'},	/* RXH_L3_PROTO */
-	{"src-ip", 1u << 4, 's'},	/* RXH_IP_SRC */
-	{"dst-ip", 1u << 5, 'd'},	/* RXH_IP_DST */
-	{"src-port", 1u << 6, 'f'},	/* RXH_L4_B_0_1 */
-	{"dst-port", 1u << 7, 'n'},	/* RXH_L4_B_2_3 */
-	{"discard", 1u << 31, 'r'},	/* RXH_DISCARD */
+	NT_RXH_FIELDS(RXH_ROW)
 	{NULL, 0, 0},
 };
+#undef RXH_ROW
 
 char *nt_rxh_format(uint32_t bits)
 {

@@ -230,6 +230,8 @@ static const char *arg_problem(enum nt_kind_id k, const char *arg)
 				return "is not a queue number 0..65535";
 		return NULL;
 	}
+	if (nt_kinds[k].argshape == NT_ARG_NAMED && nt_kind_arg_index(k, arg) < 0)
+		return "is not one of the names the kind takes";
 	if (strlen(arg) > NT_NAME_MAX)
 		return "is longer than 255 bytes";
 	for (c = arg; *c; c++)
@@ -352,6 +354,8 @@ static size_t toggles(const struct nt_offloads *o, struct toggle_ref *r)
 	T("ntuple", ntuple, NT_OFF_NTUPLE, false, true, false);
 	T("rxvlan", rxvlan, NT_OFF_RXVLAN, false, true, false);
 	T("txvlan", txvlan, NT_OFF_TXVLAN, false, true, false);
+	T("udp_gro_forwarding", udp_gro_forwarding, -1, false, true, false);
+	T("gro_list", gro_list, -1, false, true, false);
 #undef T
 	return n;
 }

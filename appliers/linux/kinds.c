@@ -11,6 +11,7 @@
 
 #include "../../compiler/buf.h"
 #include "../../compiler/caps.h"
+#include "../../compiler/validate.h"
 #include "link.h"
 #include "linux.h"
 #include "rows.h"
@@ -958,6 +959,26 @@ static int privflag_read(struct nt_lctx *x, const char *obj, const char *arg, st
 	return s ? 0 : -ENOENT;
 }
 
+static int privflag_all(struct nt_lctx *x, const char *obj, struct nt_state *st)
+{
+	struct nt_features f;
+	const char *part;
+	size_t i;
+	int r;
+
+	if (!x->nl)
+		return -ENOENT;
+	r = nt_ethnl_privflags_get(x->nl, obj, &f);
+	if (r)
+		return absent(r);
+	for (i = 0; i < f.n; i++)
+		if (!nt_setting_problem(NT_K_PRIV_FLAG, obj, f.v[i].name, &part))
+			nt_state_set(st, NT_K_PRIV_FLAG, obj, f.v[i].name, nt_v_bool(f.v[i].active),
+				     (struct nt_mark){0});
+	nt_features_free(&f);
+	return 0;
+}
+
 static int privflag_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
 {
 	int r;
@@ -1022,6 +1043,44 @@ const struct nt_linux_ops nt_linux_ops[NT_K__COUNT] = {
 	[NT_K_PROCESS_CPUS] = {process_read, process_write},
 	[NT_K_TXQLEN] = {txqlen_read, txqlen_write},
 	[NT_K_PAUSE] = {pause_read, pause_write},
-	[NT_K_PRIV_FLAG] = {privflag_read, privflag_write},
+	[NT_K_PRIV_FLAG] = {privflag_read, privflag_write, privflag_all},
 	[NT_K_FLOW_HASH] = {flowhash_read, flowhash_write},
 };
+
+void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st, bool rss)
+{
+	static const enum nt_kind_id k[] = {NT_K_TXQLEN, NT_K_PAUSE, NT_K_PRIV_FLAG, NT_K_FLOW_HASH};
+	size_t i;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		const struct nt_kinddef *kd = &nt_kinds[k[i]];
+		const struct nt_linux_ops *op = &nt_linux_ops[k[i]];
+		const char *const *a;
+		struct nt_value v;
+
+		if (k[i] == NT_K_FLOW_HASH && !rss)
+			continue;
+		switch (kd->argshape) {
+		case NT_ARG_NONE:
+			if (!op->read(x, obj, NULL, &v))
+				nt_state_set(st, k[i], obj, NULL, v, (struct nt_mark){0});
+			break;
+		case NT_ARG_NAMED:
+			for (a = kd->args; *a; a++) {
+				/* one refusal is the device's answer for the others */
+				int r = op->read(x, obj, *a, &v);
+
+				if (r == -ENOENT && a == kd->args)
+					break;
+				if (!r)
+					nt_state_set(st, k[i], obj, *a, v, (struct nt_mark){0});
+			}
+			break;
+		case NT_ARG_OPEN:
+			op->all(x, obj, st);
+			break;
+		default:
+			break;
+		}
+	}
+}

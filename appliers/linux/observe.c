@@ -417,6 +417,7 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 		grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "rx");
 		grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "tx");
 	}
+	nt_linux_observe_rows(x, name, st, !(skip & NT_OBS_RSS) && !*nt_sys_root);
 	if (!(skip & NT_OBS_RSS)) {
 		grab(x, st, NT_K_RSS_HFUNC, name, NULL);
 		grab(x, st, NT_K_RSS_KEY, name, NULL);
