@@ -385,8 +385,8 @@ void nt_hostprofile_linux(const struct nt_facts *f, const struct nt_state *st,
 			  const struct nt_capsdb *db, const char *const *ifaces, size_t n,
 			  struct nt_buf *b)
 {
-	static const char *const chan_args[] = {"combined", "rx", "tx", "other", NULL};
-	static const char *const ring_args[] = {"rx", "tx", "rx-mini", "rx-jumbo", NULL};
+	const char *const *chan_args = nt_kinds[NT_K_CHANNELS].args;
+	const char *const *ring_args = nt_kinds[NT_K_RING].args;
 	static const char *const ring_keys[] = {"rx", "tx", "rx_mini", "rx_jumbo"};
 	size_t k;
 

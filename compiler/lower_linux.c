@@ -431,11 +431,12 @@ static void lower_channels(struct ictx *c)
 static void lower_rings(struct ictx *c)
 {
 	const struct nt_rings *r = c->f->rings;
+	const char *const *n = nt_kinds[NT_K_RING].args;	/* rx, tx, rx-mini, rx-jumbo */
 	struct { const char *n; uint32_t *v; const struct nt_num *max; } m[] = {
-		{"rx", r ? r->rx : NULL, c->F ? &c->F->ring_rx_max : NULL},
-		{"tx", r ? r->tx : NULL, c->F ? &c->F->ring_tx_max : NULL},
-		{"rx-mini", r ? r->rx_mini : NULL, NULL},
-		{"rx-jumbo", r ? r->rx_jumbo : NULL, NULL},
+		{n[0], r ? r->rx : NULL, c->F ? &c->F->ring_rx_max : NULL},
+		{n[1], r ? r->tx : NULL, c->F ? &c->F->ring_tx_max : NULL},
+		{n[2], r ? r->rx_mini : NULL, NULL},
+		{n[3], r ? r->rx_jumbo : NULL, NULL},
 	};
 	static const char *const yaml[] = {"rx", "tx", "rx_mini", "rx_jumbo"};
 	size_t k;

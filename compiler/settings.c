@@ -34,7 +34,7 @@ static const char *const win_global_args[] = {"receive-segment-coalescing", "uro
 #define IFK "interfaces[]."
 
 const struct nt_kinddef nt_kinds[NT_K__COUNT] = {
-	[NT_K_SYSCTL] = {NT_K_SYSCTL, "sysctl", NT_V_STR, 10, NT_KF_HAS_ARG,
+	[NT_K_SYSCTL] = {NT_K_SYSCTL, "sysctl", NT_V_STR, 10, NT_KF_HAS_ARG | NT_KF_HOST_OBJ,
 			 "/proc/sys value", NT_SCOPE_BY_KEY, "sysctl", NT_ARG_OPEN, NULL,
 			 "the sysctl keys the profile names"},
 	[NT_K_MTU] = {NT_K_MTU, "mtu", NT_V_U32, 20, NT_KF_DISRUPTIVE,
@@ -91,13 +91,13 @@ const struct nt_kinddef nt_kinds[NT_K__COUNT] = {
 	[NT_K_XPS_CPUS] = {NT_K_XPS_CPUS, "xps-cpus", NT_V_CPUS, 82,
 			   NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "XPS CPUs of a TX queue", NT_SCOPE_NETNS,
 			   IFK "xps.cpus", NT_ARG_TXQ, NULL, NULL},
-	[NT_K_IRQBALANCE_BAN] = {NT_K_IRQBALANCE_BAN, "banned-irqs", NT_V_STR, 90, 0,
+	[NT_K_IRQBALANCE_BAN] = {NT_K_IRQBALANCE_BAN, "banned-irqs", NT_V_STR, 90, NT_KF_HOST_OBJ,
 				 "irqbalance --banirq list (systemd drop-in)", NT_SCOPE_HOST,
 				 IFK "irq.irqbalance: ban", NT_ARG_NONE, NULL, NULL},
-	[NT_K_IRQBALANCE_SERVICE] = {NT_K_IRQBALANCE_SERVICE, "service", NT_V_STR, 91, 0,
+	[NT_K_IRQBALANCE_SERVICE] = {NT_K_IRQBALANCE_SERVICE, "service", NT_V_STR, 91, NT_KF_HOST_OBJ,
 				     "irqbalance.service running|stopped", NT_SCOPE_HOST,
 				     IFK "irq.irqbalance: stop", NT_ARG_NONE, NULL, NULL},
-	[NT_K_PROCESS_CPUS] = {NT_K_PROCESS_CPUS, "cpus", NT_V_CPUS, 95, 0,
+	[NT_K_PROCESS_CPUS] = {NT_K_PROCESS_CPUS, "cpus", NT_V_CPUS, 95, NT_KF_HOST_OBJ,
 			       "CPU affinity of a process / systemd unit", NT_SCOPE_HOST,
 			       "processes[].cpus", NT_ARG_NONE, NULL, NULL},
 	[NT_K_WIN_ADVPROP] = {NT_K_WIN_ADVPROP, "advanced-property", NT_V_STR, 110,
@@ -134,7 +134,7 @@ const struct nt_kinddef nt_kinds[NT_K__COUNT] = {
 			     NT_SCOPE_HOST, IFK "mtu", NT_ARG_OPEN, NULL,
 			     "the IP family (ipv4, ipv6)"},
 	[NT_K_WIN_GLOBAL] = {NT_K_WIN_GLOBAL, "offload-global", NT_V_STR, 140,
-			     NT_KF_HAS_ARG | NT_KF_WINDOWS,
+			     NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_HOST_OBJ,
 			     "Set-NetOffloadGlobalSetting / netsh int udp set global",
 			     NT_SCOPE_HOST, "global", NT_ARG_NAMED, win_global_args, NULL},
 };

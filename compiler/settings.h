@@ -98,6 +98,8 @@ enum nt_kind_flag {
 	NT_KF_HAS_ARG = 1 << 1,		/* attribute takes an argument */
 	NT_KF_WINDOWS = 1 << 2,
 	NT_KF_PER_QUEUE = 1 << 3,	/* argument is a queue index */
+	NT_KF_HOST_OBJ = 1 << 4,	/* object is the host's ("sysctl", "irqbalance",
+					 * "process WHO", "global"), not an interface */
 };
 
 /*

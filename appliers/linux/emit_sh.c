@@ -468,7 +468,7 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 			bad = -1;
 			continue;
 		}
-		if ((r->sh_flags & NT_SH_IFACE) && s->object[0] == '-')
+		if (!(nt_kinds[s->kind].flags & NT_KF_HOST_OBJ) && s->object[0] == '-')
 			why = "an interface name that starts with '-' would be read as an ethtool option";
 		else if (!value_ok(s->object) || (s->arg && !value_ok(s->arg)) ||
 			 (s->arg && strchr(s->arg, '@')))
@@ -490,7 +490,7 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 			bad = -1;
 			continue;
 		}
-		if ((r->sh_flags & NT_SH_IFACE) && !have_iface(ifs, nifs, s->object)) {
+		if (!(nt_kinds[s->kind].flags & NT_KF_HOST_OBJ) && !have_iface(ifs, nifs, s->object)) {
 			ifs[nifs++] = s->object;
 			nt_buf_putc(&iflist, ' ');
 			nt_sh_quote(&iflist, s->object);
@@ -529,7 +529,7 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 		nt_buf_printf(&kinds, "%s%s", nk++ ? " | " : "\t\t", r->sh_fn);
 		if (r->sh_flags & NT_SH_ARG_IRQ)
 			nt_buf_printf(&irqk, "%s%s", irqk.n ? " | " : "", r->sh_fn);
-		if (!(r->sh_flags & NT_SH_IFACE))
+		if (nt_kinds[k].flags & NT_KF_HOST_OBJ)
 			nt_buf_printf(&hostk, " | %s", r->sh_fn);
 	}
 	if (bad)

@@ -397,9 +397,9 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 				unsigned skip)
 {
 	const struct nt_iface_facts *i = nt_facts_iface(x->facts, name);
-	static const char *const chans[] = {"combined", "rx", "tx", "other"};
-	static const char *const rings[] = {"rx", "tx", "rx-mini", "rx-jumbo"};
-	static const char *const coal[] = {"rx-usecs", "tx-usecs", "rx-frames", "tx-frames"};
+	const char *const *chans = nt_kinds[NT_K_CHANNELS].args;
+	const char *const *rings = nt_kinds[NT_K_RING].args;
+	const char *const *coal = nt_kinds[NT_K_COALESCE].args;
 	uint32_t q;
 	size_t k;
 

@@ -45,21 +45,21 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_MTU] = {NT_K_MTU,
 	 {NT_IO_RTNL, "RTM_GETLINK IFLA_MTU (under --root: the row's path)"},
 	 {NT_IO_RTNL, "RTM_NEWLINK IFLA_MTU"},
-	 "/sys/class/net/%s/mtu", "mtu", NT_SH_IFACE, NT_SHV_TEXT,
+	 "/sys/class/net/%s/mtu", "mtu", 0, NT_SHV_TEXT,
 	 "cat \"@PATH@\"",
 	 "ip link set dev \"$1\" mtu \"$3\"",
 	 {NULL}, NULL},
 	[NT_K_TXQLEN] = {NT_K_TXQLEN,
 	 {NT_IO_SYSFS, "the row's path"},
 	 {NT_IO_RTNL, "RTM_NEWLINK IFLA_TXQLEN"},
-	 "/sys/class/net/%s/tx_queue_len", "txqueuelen", NT_SH_IFACE, NT_SHV_TEXT,
+	 "/sys/class/net/%s/tx_queue_len", "txqueuelen", 0, NT_SHV_TEXT,
 	 "cat \"@PATH@\"",
 	 "ip link set dev \"$1\" txqueuelen \"$3\"",
 	 {NULL}, NULL},
 	[NT_K_FEATURE] = {NT_K_FEATURE,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_FEATURES_GET ETHTOOL_A_FEATURES_ACTIVE"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_FEATURES_SET ETHTOOL_A_FEATURES_WANTED"},
-	 NULL, "feature", NT_SH_IFACE, NT_SHV_TEXT,
+	 NULL, "feature", 0, NT_SHV_TEXT,
 	 "# ethtool -k prints some features under their legacy names\n"
 	 "\tcase \"$2\" in\n"
 	 "\trx-checksum) nt_l=rx-checksumming ;;\n"
@@ -80,7 +80,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_PAUSE] = {NT_K_PAUSE,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_PAUSE_GET ETHTOOL_A_PAUSE_{AUTONEG,RX,TX}"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_PAUSE_SET ETHTOOL_A_PAUSE_{AUTONEG,RX,TX}"},
-	 NULL, "pause", NT_SH_IFACE, NT_SHV_TEXT,
+	 NULL, "pause", 0, NT_SHV_TEXT,
 	 "case \"$2\" in\n"
 	 "\tautoneg) nt_l=Autonegotiate ;; rx) nt_l=RX ;; tx) nt_l=TX ;;\n"
 	 "\t*) return 1 ;;\n"
@@ -92,7 +92,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_PRIV_FLAG] = {NT_K_PRIV_FLAG,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_GET ETHTOOL_A_PRIVFLAGS_FLAGS (a bitset by name)"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_SET ETHTOOL_A_PRIVFLAGS_FLAGS (the named bit only)"},
-	 NULL, "private_flag", NT_SH_IFACE, NT_SHV_TEXT,
+	 NULL, "private_flag", 0, NT_SHV_TEXT,
 	 "# \"legacy-rx      : off\"\n"
 	 "\tethtool --show-priv-flags \"$1\" | awk -v k=\"$2\" -F: 'NR > 1 { n = $1; sub(/[ \\t]+$/, \"\", n)\n"
 	 "\t\tif (n == k) { v = $2; gsub(/[ \\t]/, \"\", v); print v; f = 1; exit } }\n"
@@ -102,7 +102,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_CHANNELS] = {NT_K_CHANNELS,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_CHANNELS_GET ETHTOOL_A_CHANNELS_*_COUNT"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_CHANNELS_SET ETHTOOL_A_CHANNELS_*_COUNT"},
-	 NULL, "channels", NT_SH_IFACE, NT_SHV_TEXT,
+	 NULL, "channels", 0, NT_SHV_TEXT,
 	 "case \"$2\" in\n"
 	 "\tcombined) nt_l=Combined ;; rx) nt_l=RX ;; tx) nt_l=TX ;; other) nt_l=Other ;;\n"
 	 "\t*) return 1 ;;\n"
@@ -113,7 +113,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_RING] = {NT_K_RING,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_GET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_SET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
-	 NULL, "ring", NT_SH_IFACE, NT_SHV_TEXT,
+	 NULL, "ring", 0, NT_SHV_TEXT,
 	 "case \"$2\" in\n"
 	 "\trx) nt_l=RX ;; tx) nt_l=TX ;; rx-mini) nt_l='RX Mini' ;; rx-jumbo) nt_l='RX Jumbo' ;;\n"
 	 "\t*) return 1 ;;\n"
@@ -124,7 +124,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_COALESCE] = {NT_K_COALESCE,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
-	 NULL, "coalesce", NT_SH_IFACE, NT_SHV_TEXT,
+	 NULL, "coalesce", 0, NT_SHV_TEXT,
 	 "ethtool -c \"$1\" | awk -v k=\"$2:\" '$1 == k { print $2; f = 1; exit }\n"
 	 "\t\tEND { if (!f) exit 1 }'",
 	 "ethtool -C \"$1\" \"$2\" \"$3\"",
@@ -132,7 +132,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_COALESCE_ADAPTIVE] = {NT_K_COALESCE_ADAPTIVE,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
-	 NULL, "coalesce_adaptive", NT_SH_IFACE, NT_SHV_TEXT,
+	 NULL, "coalesce_adaptive", 0, NT_SHV_TEXT,
 	 "# \"Adaptive RX: on  TX: off\"\n"
 	 "\tethtool -c \"$1\" | awk -v q=\"$2\" '$1 == \"Adaptive\" && $2 == \"RX:\" {\n"
 	 "\t\tprint (q == \"rx\" ? $3 : $5); f = 1; exit }\n"
@@ -142,7 +142,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_RSS_HFUNC] = {NT_K_RSS_HFUNC,
 	 {NT_IO_IOCTL, "ETHTOOL_GRSSH .hfunc (netlink RSS_GET is missing from 6.1 uapi headers)"},
 	 {NT_IO_IOCTL, "ETHTOOL_SRSSH .hfunc (netlink RSS_SET needs v6.17)"},
-	 NULL, "rss_hfunc", NT_SH_IFACE, NT_SHV_TEXT,
+	 NULL, "rss_hfunc", 0, NT_SHV_TEXT,
 	 "ethtool -x \"$1\" | awk '/^RSS hash function:/ { h = 1; next }\n"
 	 "\t\th && $2 == \"on\" { sub(/:$/, \"\", $1); print $1; f = 1; exit }\n"
 	 "\t\tEND { if (!f) exit 1 }'",
@@ -151,7 +151,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_RSS_KEY] = {NT_K_RSS_KEY,
 	 {NT_IO_IOCTL, "ETHTOOL_GRSSH .key_size, key (netlink RSS_GET is missing from 6.1 uapi headers)"},
 	 {NT_IO_IOCTL, "ETHTOOL_SRSSH key (netlink RSS_SET needs v6.17)"},
-	 NULL, "rss_key", NT_SH_IFACE, NT_SHV_TEXT,
+	 NULL, "rss_key", 0, NT_SHV_TEXT,
 	 "ethtool -x \"$1\" | awk '/^RSS hash key:/ { k = 1; next }\n"
 	 "\t\tk && /^[0-9a-fA-F:]+$/ { s = s (s == \"\" ? \"\" : \":\") $0; next }\n"
 	 "\t\tk { exit }\n"
@@ -161,7 +161,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_RSS_INDIR] = {NT_K_RSS_INDIR,
 	 {NT_IO_IOCTL, "ETHTOOL_GRSSH .indir_size, ring_index (netlink RSS_GET is missing from 6.1 uapi headers)"},
 	 {NT_IO_IOCTL, "ETHTOOL_SRSSH ring_index (netlink RSS_SET needs v6.17)"},
-	 NULL, "rss_indir", NT_SH_IFACE, NT_SHV_TEXT,
+	 NULL, "rss_indir", 0, NT_SHV_TEXT,
 	 "ethtool -x \"$1\" | awk '/^RX flow hash indirection table/ { t = 1; next }\n"
 	 "\t\tt && $1 ~ /^[0-9]+:$/ { for (i = 2; i <= NF; i++) s = s (s == \"\" ? \"\" : \" \") $i; next }\n"
 	 "\t\tt && NF { exit }\n"
@@ -175,7 +175,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_FLOW_HASH] = {NT_K_FLOW_HASH,
 	 {NT_IO_IOCTL, "ETHTOOL_GRXFH (struct ethtool_rxnfc .flow_type, .data: RXH_* bits)"},
 	 {NT_IO_IOCTL, "ETHTOOL_SRXFH (struct ethtool_rxnfc): no ethtool netlink message for it in the 6.1 uapi headers"},
-	 NULL, "rx_flow_hash", NT_SH_IFACE, NT_SHV_TEXT,
+	 NULL, "rx_flow_hash", 0, NT_SHV_TEXT,
 	 "# the fields as ethtool(8) unparse_rxfhashopts prints them, one a line\n"
 	 "\tethtool -n \"$1\" rx-flow-hash \"$2\" | awk '/ flows / { f = 1 } / discarded on RX/ { d = 1 }\n"
 	 "\t\t/^L2DA/ { s = s \" l2da\" } /^VLAN tag/ { s = s \" vlan\" } /^L3 proto/ { s = s \" l3-proto\" }\n"
@@ -192,7 +192,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_IRQ_AFFINITY] = {NT_K_IRQ_AFFINITY,
 	 {NT_IO_PROCFS, "the row's path, for the IRQ of the queue (facts)"},
 	 {NT_IO_PROCFS, "the row's path, for the IRQ of the queue (facts)"},
-	 "/proc/irq/%s/smp_affinity_list", "irq_affinity", NT_SH_IFACE | NT_SH_ARG_IRQ, NT_SHV_TEXT,
+	 "/proc/irq/%s/smp_affinity_list", "irq_affinity", NT_SH_ARG_IRQ, NT_SHV_TEXT,
 	 "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
 	 "\tcat \"@PATH@\"",
 	 "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
@@ -201,21 +201,21 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	[NT_K_RPS_CPUS] = {NT_K_RPS_CPUS,
 	 {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
 	 {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
-	 "/sys/class/net/%s/queues/rx-%s/rps_cpus", "rps_cpus", NT_SH_IFACE, NT_SHV_HEXMASK,
+	 "/sys/class/net/%s/queues/rx-%s/rps_cpus", "rps_cpus", 0, NT_SHV_HEXMASK,
 	 "nt_hexmask <\"@PATH@\"",
 	 "nt_hexwrite \"$3\" >\"@PATH@\"",
 	 {NULL}, NULL},
 	[NT_K_RPS_FLOW_CNT] = {NT_K_RPS_FLOW_CNT,
 	 {NT_IO_SYSFS, "the row's path"},
 	 {NT_IO_SYSFS, "the row's path"},
-	 "/sys/class/net/%s/queues/rx-%s/rps_flow_cnt", "rps_flow_cnt", NT_SH_IFACE, NT_SHV_TEXT,
+	 "/sys/class/net/%s/queues/rx-%s/rps_flow_cnt", "rps_flow_cnt", 0, NT_SHV_TEXT,
 	 "cat \"@PATH@\"",
 	 "printf '%s\\n' \"$3\" >\"@PATH@\"",
 	 {NULL}, NULL},
 	[NT_K_XPS_CPUS] = {NT_K_XPS_CPUS,
 	 {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
 	 {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
-	 "/sys/class/net/%s/queues/tx-%s/xps_cpus", "xps_cpus", NT_SH_IFACE, NT_SHV_HEXMASK,
+	 "/sys/class/net/%s/queues/tx-%s/xps_cpus", "xps_cpus", 0, NT_SHV_HEXMASK,
 	 "nt_hexmask <\"@PATH@\"",
 	 "nt_hexwrite \"$3\" >\"@PATH@\"",
 	 {NULL}, NULL},

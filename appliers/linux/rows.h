@@ -40,8 +40,7 @@ enum nt_sh_value {
 };
 
 enum nt_sh_flag {
-	NT_SH_IFACE = 1 << 0,	/* the object is a network interface */
-	NT_SH_ARG_IRQ = 1 << 1,	/* the argument is passed as QUEUE@IRQ when the IRQ is known */
+	NT_SH_ARG_IRQ = 1 << 0,	/* the argument is passed as QUEUE@IRQ when the IRQ is known */
 };
 
 struct nt_linux_row {
