@@ -132,7 +132,7 @@ struct nt_kinddef {
 	unsigned flags;
 	const char *help;
 	enum nt_scope scope;		/* under --netns: confined or host-wide */
-	const char *keys;		/* profile key(s) it is lowered from */
+	const char *keys;		/* profile key(s) it is lowered from, "; " between */
 	enum nt_argshape argshape;
 	const char *const *args;	/* NT_ARG_NAMED: the names, NULL-terminated */
 	const char *argfrom;		/* NT_ARG_OPEN: where the names come from */
