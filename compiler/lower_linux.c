@@ -531,10 +531,10 @@ static void lower_rings(struct ictx *c)
 	}
 }
 
-/* A private flag by name: the names are the driver's (ETH_SS_PRIV_FLAGS,
- * at most ETH_GSTRING_LEN - 1 = 31 bytes); a device that reports some
- * flags but not this one is an error here, one that reports none (veth)
- * is left to the kernel's answer at apply time. */
+/* A private flag by name: the names are the driver's (ETH_SS_PRIV_FLAGS;
+ * validate.c checks their form); a device that reports some flags but not
+ * this one is an error here, one that reports none (veth) is left to the
+ * kernel's answer at apply time. */
 static void lower_private_flag(struct ictx *c, const struct nt_kv *kv)
 {
 	char path[300];
@@ -543,11 +543,6 @@ static void lower_private_flag(struct ictx *c, const struct nt_kv *kv)
 	size_t i;
 
 	snprintf(path, sizeof(path), "linux/private_flags/%s", kv->key);
-	if (strlen(kv->key) > 31) {
-		LERR(c->L, mk(c, path, true), "private flag '%s' is longer than 31 bytes "
-		     "(ETH_GSTRING_LEN); no driver has such a name", kv->key);
-		return;
-	}
 	for (i = 0; o && i < o->n; i++)
 		if (o->v[i].kind == NT_K_PRIV_FLAG && !strcmp(o->v[i].object, c->f->name))
 			nt_buf_printf(&have, "%s%s", have.n ? ", " : "", o->v[i].arg);
@@ -559,10 +554,8 @@ static void lower_private_flag(struct ictx *c, const struct nt_kv *kv)
 	nt_buf_free(&have);
 }
 
-/* One flow type of rss.flow_hash; ah4 and esp4 (ah6, esp6) are one
- * setting of the device (AH_ESP_V4_FLOW), so both may not be given. */
-static void lower_flow_hash(struct ictx *c, const char *type, const uint32_t *f, unsigned n,
-			    const uint32_t *twin)
+/* One flow type of rss.flow_hash (validate.c refuses ah4 with esp4). */
+static void lower_flow_hash(struct ictx *c, const char *type, const uint32_t *f, unsigned n)
 {
 	char path[64];
 	uint32_t bits = 0;
@@ -572,12 +565,6 @@ static void lower_flow_hash(struct ictx *c, const char *type, const uint32_t *f,
 	if (!f)
 		return;
 	snprintf(path, sizeof(path), "rss/flow_hash/%s", type);
-	if (twin) {
-		LERR(c->L, mk(c, path, true), "rss.flow_hash: %s and %s are one setting of the "
-		     "device (ethtool names both AH_ESP_V%c_FLOW); give one", type[0] == 'e' ?
-		     (type[3] == '4' ? "ah4" : "ah6") : type, type, type[3]);
-		return;
-	}
 	for (k = 0; k < n; k++)
 		bits |= f[k];
 	v = nt_rxh_format(bits);
@@ -640,9 +627,9 @@ static void lower_rows(struct ictx *c)
 	for (k = 0; lo && k < lo->private_flags_count; k++)
 		lower_private_flag(c, &lo->private_flags[k]);
 	if (fh) {
-#define FH(t, twin) lower_flow_hash(c, #t, fh->t, fh->t##_count, twin)
-		FH(tcp4, NULL); FH(udp4, NULL); FH(sctp4, NULL); FH(ah4, NULL); FH(esp4, fh->ah4);
-		FH(tcp6, NULL); FH(udp6, NULL); FH(sctp6, NULL); FH(ah6, NULL); FH(esp6, fh->ah6);
+#define FH(t) lower_flow_hash(c, #t, fh->t, fh->t##_count)
+		FH(tcp4); FH(udp4); FH(sctp4); FH(ah4); FH(esp4);
+		FH(tcp6); FH(udp6); FH(sctp6); FH(ah6); FH(esp6);
 #undef FH
 	}
 }

@@ -122,6 +122,14 @@ const struct nt_rule_doc nt_rule_docs[] = {
 	{"offload", P, "Invalid offload setting",
 	 "An offload entry sets nothing or is not available on the target.",
 	 "Write on, off or {ipv4: on|off, ipv6: on|off}."},
+	{"flow-hash", P, "Invalid rx-flow-hash setting",
+	 "Two flow types of rss.flow_hash name one setting of the device (ah4 and esp4 are "
+	 "both AH_ESP_V4_FLOW).",
+	 "Give one of ah4/esp4 (ah6/esp6)."},
+	{"private-flag", P, "Invalid private flag name",
+	 "A linux.private_flags name cannot be a driver's: longer than 31 bytes (ETH_GSTRING_LEN) "
+	 "or with white space, '/' or control characters.",
+	 "Use a name as ethtool --show-priv-flags DEV lists it."},
 	{"plan", C, "Cannot plan",
 	 "The profile cannot be planned against the live host or snapshot (missing adapter, "
 	 "unsupported combination).",

@@ -654,22 +654,24 @@ size_t nt_validate_chosen_caps(const struct nt_loaded *l, struct nt_diags *d, si
 
 static void check_iface_target(struct v *v, const struct nt_iface *f, size_t i)
 {
-	static const char *const linux_only[] = {"channels", "rings", "coalesce", "irq", "rps", "xps", "linux"};
+	static const char *const linux_only[] = {"channels", "rings", "coalesce", "irq", "rps", "xps",
+						 "linux", "txqueuelen", "pause"};
 	static const char *const win_rss[] = {"enabled", "profile", "base_processor",
 					      "max_processor", "max_processors"};
-	static const char *const linux_rss[] = {"key", "spread", "hash"};
-	const void *lo[] = {f->channels, f->rings, f->coalesce, f->irq, f->rps, f->xps, f->linux_opts};
+	static const char *const linux_rss[] = {"key", "spread", "hash", "flow_hash"};
+	const void *lo[] = {f->channels, f->rings, f->coalesce, f->irq, f->rps, f->xps, f->linux_opts,
+			    f->txqueuelen, f->pause};
 	size_t k;
 
 	if (v->windows) {
-		for (k = 0; k < 7; k++)
+		for (k = 0; k < sizeof(lo) / sizeof(lo[0]); k++)
 			if (lo[k])
 				E(v, at(v, true, "/interfaces/%zu/%s", i, linux_only[k]), "target",
 				  "%s is a Linux setting; this profile targets windows", linux_only[k]);
 		if (f->rss)
-			for (k = 0; k < 3; k++)
+			for (k = 0; k < sizeof(linux_rss) / sizeof(linux_rss[0]); k++)
 				if (((k == 0 && f->rss->key) || (k == 1 && f->rss->spread) ||
-				     (k == 2 && f->rss->hash)))
+				     (k == 2 && f->rss->hash) || (k == 3 && f->rss->flow_hash)))
 					E(v, at(v, true, "/interfaces/%zu/rss/%s", i, linux_rss[k]),
 					  "target", "rss.%s is a Linux setting; Windows sets RSS with "
 					  "enabled, profile, base_processor, max_processor, max_processors "
@@ -683,7 +685,7 @@ static void check_iface_target(struct v *v, const struct nt_iface *f, size_t i)
 		const void *w[] = {f->rss->enabled, f->rss->profile, f->rss->base_processor,
 				   f->rss->max_processor, f->rss->max_processors};
 
-		for (k = 0; k < 5; k++)
+		for (k = 0; k < sizeof(w) / sizeof(w[0]); k++)
 			if (w[k])
 				E(v, at(v, true, "/interfaces/%zu/rss/%s", i, win_rss[k]), "target",
 				  "rss.%s is a Windows (Set-NetAdapterRss) setting; this profile targets linux",
@@ -858,6 +860,37 @@ static bool has_ctrl(const char *s)
 	return false;
 }
 
+/* rss.flow_hash and linux.private_flags: what the profile alone can tell */
+static void check_rows(struct v *v, const struct nt_iface *f, size_t i)
+{
+	const struct nt_flow_hash *fh = f->rss ? f->rss->flow_hash : NULL;
+	const struct nt_linux_opts *lo = f->linux_opts;
+	size_t k;
+
+	/* ethtool(8) rxflow_str_to_type: ah4 and esp4 are both AH_ESP_V4_FLOW */
+	if (fh && fh->ah4 && fh->esp4)
+		E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/esp4", i), "flow-hash",
+		  "rss.flow_hash: ah4 and esp4 are one setting of the device (AH_ESP_V4_FLOW); "
+		  "give one");
+	if (fh && fh->ah6 && fh->esp6)
+		E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/esp6", i), "flow-hash",
+		  "rss.flow_hash: ah6 and esp6 are one setting of the device (AH_ESP_V6_FLOW); "
+		  "give one");
+	/* names of ETH_SS_PRIV_FLAGS are ETH_GSTRING_LEN (32) bytes with the NUL */
+	for (k = 0; lo && k < lo->private_flags_count; k++) {
+		const char *n = lo->private_flags[k].key, *c;
+
+		for (c = n; *c && (unsigned char)*c > 0x20 && *c != 0x7f && *c != '/'; c++)
+			;
+		if (strlen(n) > 31 || *c)
+			E(v, at(v, true, "/interfaces/%zu/linux/private_flags/%s", i, n),
+			  "private-flag", "private flag '%s' %s; drivers name them in at most 31 "
+			  "bytes without white space, '/' or control characters", n,
+			  strlen(n) > 31 ? "is longer than 31 bytes" : "has white space, '/' or a "
+			  "control character");
+	}
+}
+
 static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 {
 	const struct nt_caps *caps = NULL;
@@ -928,6 +961,7 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 		E(v, at(v, true, "/interfaces/%zu/nic", i), "tunnel",
 		  "%s is a tunnel; a NIC model belongs to its underlay", f->name);
 	check_iface_target(v, f, i);
+	check_rows(v, f, i);
 	check_offloads(v, f, i, caps);
 	if (caps)
 		check_caps(v, f, i, caps);
