@@ -185,6 +185,12 @@ bool nt_rxh_parse(const char *s, uint32_t *bits)
 			s += n;
 			continue;
 		}
+		if (n > 2 && n <= 10 && !strncmp(s, "0x", 2) && strspn(s + 2, "0123456789abcdef") == n - 2) {
+			/* a bit nt_rxh_fields does not name, as nt_rxh_format wrote it */
+			*bits |= (uint32_t)strtoul(s, NULL, 16);
+			s += n;
+			continue;
+		}
 		for (i = 0; nt_rxh_fields[i].name; i++)
 			if (strlen(nt_rxh_fields[i].name) == n && !strncmp(nt_rxh_fields[i].name, s, n))
 				break;

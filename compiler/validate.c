@@ -230,8 +230,17 @@ static const char *arg_problem(enum nt_kind_id k, const char *arg)
 				return "is not a queue number 0..65535";
 		return NULL;
 	}
-	if (nt_kinds[k].argshape == NT_ARG_NAMED && nt_kind_arg_index(k, arg) < 0)
-		return "is not one of the names the kind takes";
+	if (nt_kinds[k].argshape == NT_ARG_NAMED && nt_kind_arg_index(k, arg) < 0) {
+		static _Thread_local char why[256];
+		const char *const *a;
+		size_t n;
+
+		n = (size_t)snprintf(why, sizeof(why), "is not one of");
+		for (a = nt_kinds[k].args; *a && n < sizeof(why); a++)
+			n += (size_t)snprintf(why + n, sizeof(why) - n, "%s %s",
+					      a == nt_kinds[k].args ? "" : ",", *a);
+		return why;
+	}
 	if (strlen(arg) > NT_NAME_MAX)
 		return "is longer than 255 bytes";
 	for (c = arg; *c; c++)

@@ -188,6 +188,14 @@ static const struct bad bads[] = {
 	 "bad.json:3:62: value of eth0 irq-affinity 0: expected a CPU number below 4096 after '-'"},
 	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"rss-indir\"", "[0, -1]") "]}",
 	 "bad.json:3:57: value of eth0 rss-indir: entries must be queue numbers 0..65535"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"rx-flow-hash udp4\"", "\"src-ip sdfn\"") "]}",
+	 "bad.json:3:65: value of eth0 rx-flow-hash udp4: is not a list of rx-flow-hash fields "
+	 "(l2da vlan l3-proto src-ip dst-ip src-port dst-port discard, or none)"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"rx-flow-hash udp5\"", "\"src-ip\"") "]}",
+	 "bad.json:3:35: eth0 rx-flow-hash udp5: argument \"udp5\" is not one of tcp4, udp4, "
+	 "sctp4, ah4, esp4, tcp6, udp6, sctp6, ah6, esp6"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"pause rxx\"", "true") "]}",
+	 "bad.json:3:35: eth0 pause rxx: argument \"rxx\" is not one of autoneg, rx, tx"},
 	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"mtu\"", "1500") ",\n  "
 	      SET("\"eth0\"", "\"mtu\"", "9000") "]}",
 	 "bad.json:4:3: eth0 mtu is listed twice"},
