@@ -174,10 +174,13 @@ static void test_rxh(void)
 	s = nt_rxh_format(1u << 31 | 1u << 1);
 	CU_ASSERT_STRING_EQUAL(s, "l2da discard");
 	free(s);
-	/* a bit this table does not name (RXH_GTP_TEID, 1 << 8) is shown, not dropped */
+	/* a bit this table does not name (RXH_GTP_TEID, 1 << 8) is shown, not
+	 * dropped, and reads back (a snapshot of such a NIC loads) */
 	s = nt_rxh_format(0x130);
 	CU_ASSERT_STRING_EQUAL(s, "src-ip dst-ip 0x100");
-	CU_ASSERT_FALSE(nt_rxh_parse(s, &bits));
+	CU_ASSERT_TRUE(nt_rxh_parse(s, &bits));
+	CU_ASSERT_EQUAL(bits, 0x130);
+	CU_ASSERT_FALSE(nt_rxh_parse("0xZ", &bits));
 	free(s);
 	CU_ASSERT_FALSE(nt_rxh_parse("src-ip dst", &bits));
 }
