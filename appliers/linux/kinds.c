@@ -588,7 +588,8 @@ static int queue_file_write(struct nt_lctx *x, enum nt_kind_id k, const char *ob
 	int r = nt_sys_write(p, val);
 
 	if (r)
-		seterr(x, "writing %s: %s", p ? p : nt_kinds[k].name, strerror(-r));
+		seterr(x, "writing %s of %s queue %s: %s", strrchr(nt_linux_rows[k].path, '/') + 1,
+		       obj, arg, strerror(-r));
 	free(p);
 	return r;
 }
