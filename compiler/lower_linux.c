@@ -441,7 +441,7 @@ static void lower_rings(struct ictx *c)
 	static const char *const yaml[] = {"rx", "tx", "rx_mini", "rx_jumbo"};
 	size_t k;
 
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
 		char path[64];
 		uint32_t want;
 		struct nt_setting *s;
@@ -575,11 +575,12 @@ static void lower_flow_hash(struct ictx *c, const char *type, const uint32_t *f,
 static void lower_coalesce(struct ictx *c)
 {
 	const struct nt_coalesce *co = c->f->coalesce;
+	const char *const *n = nt_kinds[NT_K_COALESCE].args;	/* rx-usecs .. tx-frames */
 	struct { const char *n, *path; uint32_t *v; } m[] = {
-		{"rx-usecs", "coalesce/rx_usecs", co ? co->rx_usecs : NULL},
-		{"tx-usecs", "coalesce/tx_usecs", co ? co->tx_usecs : NULL},
-		{"rx-frames", "coalesce/rx_frames", co ? co->rx_frames : NULL},
-		{"tx-frames", "coalesce/tx_frames", co ? co->tx_frames : NULL},
+		{n[0], "coalesce/rx_usecs", co ? co->rx_usecs : NULL},
+		{n[1], "coalesce/tx_usecs", co ? co->tx_usecs : NULL},
+		{n[2], "coalesce/rx_frames", co ? co->rx_frames : NULL},
+		{n[3], "coalesce/tx_frames", co ? co->tx_frames : NULL},
 	};
 	size_t k;
 
@@ -602,7 +603,7 @@ static void lower_coalesce(struct ictx *c)
 		put(c, NT_K_COALESCE_ADAPTIVE, "rx", nt_v_bool(*co->adaptive_rx), "coalesce/adaptive_rx");
 	if (co->adaptive_tx)
 		put(c, NT_K_COALESCE_ADAPTIVE, "tx", nt_v_bool(*co->adaptive_tx), "coalesce/adaptive_tx");
-	for (k = 0; k < 4; k++)
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++)
 		if (m[k].v)
 			put(c, NT_K_COALESCE, m[k].n, nt_v_u32(*m[k].v), m[k].path);
 }

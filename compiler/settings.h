@@ -7,9 +7,13 @@
  * an interface/adapter name, "sysctl", "irqbalance", "global" or
  * "process NAME"; the attribute is a kind (one row of nt_kinds[]) plus an
  * optional argument: "feature tx-udp-segmentation", "irq-affinity 3",
- * "uso ipv6".  Adding a tunable is adding a row to nt_kinds[], with its
- * scope under --netns (tests/unit/test_scope.c lists them), and to the
- * applier and emitter tables that test_settings.c checks for coverage.
+ * "uso ipv6".  Adding a Linux tunable is: its profile key (profile.h,
+ * schema.c with its one-line doc), a row of nt_kinds[] (keys, scope, phase,
+ * flags, argument shape and names), a row of nt_linux_rows[]
+ * (appliers/linux/rows.c: how it is read and written, its file, its sh
+ * getter and setter) with its read/write functions in nt_linux_ops[]
+ * (kinds.c), and one lowering line (lower_linux.c).  tests/unit/test_kinds.c
+ * fails when a row lacks a piece; test_scope.c repeats the scopes.
  */
 #ifndef NT_SETTINGS_H
 #define NT_SETTINGS_H

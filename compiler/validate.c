@@ -383,7 +383,8 @@ static bool toggle_any_off(const struct nt_toggle *t)
 static void check_offloads(struct v *v, const struct nt_iface *f, size_t i,
 			   const struct nt_caps *caps)
 {
-	struct toggle_ref r[32];
+	/* struct nt_offloads is one toggle pointer per portable name */
+	struct toggle_ref r[sizeof(struct nt_offloads) / sizeof(struct nt_toggle *)];
 	size_t n, k;
 	const struct nt_offloads *o = f->offloads;
 
@@ -540,7 +541,7 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 			{"rx_jumbo", f->rings->rx_jumbo, {false, 0}, {false, 0}},
 		};
 
-		for (k = 0; k < 4; k++) {
+		for (k = 0; k < sizeof(r) / sizeof(r[0]); k++) {
 			if (!r[k].val)
 				continue;
 			if (c->rings_settable == NT_TRI_NO && !(r[k].max.known && *r[k].val == r[k].max.v)) {
