@@ -1048,9 +1048,10 @@ const struct nt_linux_ops nt_linux_ops[NT_K__COUNT] = {
 	[NT_K_FLOW_HASH] = {flowhash_read, flowhash_write},
 };
 
-void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st, bool rss)
+void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st, unsigned skip)
 {
 	static const enum nt_kind_id k[] = {NT_K_TXQLEN, NT_K_PAUSE, NT_K_PRIV_FLAG, NT_K_FLOW_HASH};
+	static const unsigned bit[] = {NT_OBS_TXQLEN, NT_OBS_PAUSE, NT_OBS_PRIVFLAGS, NT_OBS_FLOWHASH};
 	size_t i;
 
 	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
@@ -1059,7 +1060,7 @@ void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *
 		const char *const *a;
 		struct nt_value v;
 
-		if (k[i] == NT_K_FLOW_HASH && !rss)
+		if (skip & bit[i])
 			continue;
 		switch (kd->argshape) {
 		case NT_ARG_NONE:

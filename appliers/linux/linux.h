@@ -57,9 +57,10 @@ struct nt_linux_ops {
 extern const struct nt_linux_ops nt_linux_ops[NT_K__COUNT];
 
 /* The current values of the kinds observed by their rows (txqueuelen,
- * pause, private flags; rx-flow-hash unless rss is false) of interface
- * obj, added to st: one loop over the rows by argument shape. */
-void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st, bool rss);
+ * pause, private flags, rx-flow-hash; those without their NT_OBS_ bit in
+ * skip) of interface obj, added to st: one loop over the rows by argument
+ * shape. */
+void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st, unsigned skip);
 
 int nt_lctx_open(struct nt_lctx *x, struct nt_facts *facts);
 void nt_lctx_close(struct nt_lctx *x);
@@ -88,6 +89,11 @@ enum {
 	NT_OBS_COALESCE = 1 << 1,
 	NT_OBS_RSS = 1 << 2,
 	NT_OBS_QUEUES = 1 << 3,		/* IRQ affinity, RPS, XPS files */
+	/* the kinds nt_linux_observe_rows reads, one bit each */
+	NT_OBS_TXQLEN = 1 << 4,
+	NT_OBS_PAUSE = 1 << 5,
+	NT_OBS_PRIVFLAGS = 1 << 6,
+	NT_OBS_FLOWHASH = 1 << 7,
 };
 
 int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *facts,
