@@ -196,6 +196,10 @@ static void test_sh_path(void)
 	nt_linux_row_sh(nt_linux_row(NT_K_IRQ_AFFINITY), nt_linux_row(NT_K_IRQ_AFFINITY)->sh_get, &b);
 	CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "cat \"/proc/irq/$nt_i/smp_affinity_list\""));
 	nt_buf_free(&b);
+	/* the capability tables' channel kinds are the kind row's names */
+	for (int k = 0; k < NT_CH__COUNT; k++)
+		CU_ASSERT_STRING_EQUAL(nt_kinds[NT_K_CHANNELS].args[k], nt_chan_names[k]);
+	CU_ASSERT_PTR_NULL(nt_kinds[NT_K_CHANNELS].args[NT_CH__COUNT]);
 	CU_ASSERT_EQUAL(nt_kind_arg_index(NT_K_RING, "rx-jumbo"), 3);
 	CU_ASSERT_EQUAL(nt_kind_arg_index(NT_K_PAUSE, "tx"), 2);
 	CU_ASSERT_EQUAL(nt_kind_arg_index(NT_K_FLOW_HASH, "udp7"), -1);
