@@ -34,6 +34,19 @@ static void help(void)
 	       "                    the measured one)\n\n"
 	       "Exit status: 0 no changes, 2 changes pending, 1 error (invalid profile,\n"
 	       "unreadable snapshot, or an action that cannot be applied), 64 usage.\n");
+	/* the attribute words of plans, snapshots and journals: the kind rows */
+	printf("\nAttributes (kind [argument]; * flaps the link):\n");
+	for (size_t k = 0; k < NT_K__COUNT; k++) {
+		const struct nt_kinddef *d = &nt_kinds[k];
+		const char *arg = d->argshape == NT_ARG_NONE ? "" :
+				  d->argshape == NT_ARG_NAMED ? " NAME" :
+				  d->argshape == NT_ARG_OPEN ? " NAME" : " QUEUE";
+		char word[48];
+
+		snprintf(word, sizeof(word), "%s%s%s", d->name, arg,
+			 d->flags & NT_KF_DISRUPTIVE ? " *" : "");
+		printf("  %-26s %s%s\n", word, d->flags & NT_KF_WINDOWS ? "Windows: " : "", d->help);
+	}
 }
 
 static int write_manifest(const struct nt_compiled *c, const char *path, const char *created,

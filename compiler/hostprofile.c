@@ -87,6 +87,23 @@ static void flow_end(struct nt_buf *b, bool first)
 /* offloads: one portable key per group whose changeable features agree;
  * the features of a mixed group, and changeable features no portable key
  * covers, go to linux.features (their driver defaults are not known). */
+/* pause frames as the device reports them (no kernel default to leave out) */
+static void pause(const struct nt_state *st, const char *name, struct nt_buf *b)
+{
+	const char *const *a = nt_kinds[NT_K_PAUSE].args;
+	size_t k, n = 0;
+
+	for (k = 0; a[k]; k++) {
+		const struct nt_setting *s = get(st, NT_K_PAUSE, name, a[k]);
+
+		if (s)
+			nt_buf_printf(b, "%s%s: %s", n++ ? ", " : "    pause: {", a[k],
+				      s->val.b ? "on" : "off");
+	}
+	if (n)
+		nt_buf_puts(b, "}\n");
+}
+
 static void offloads(const struct nt_iface_facts *i, const struct nt_state *st, struct nt_buf *b)
 {
 	struct nt_buf lf = {0};
@@ -397,8 +414,8 @@ void nt_hostprofile_linux(const struct nt_facts *f, const struct nt_state *st,
 			  const struct nt_capsdb *db, const char *const *ifaces, size_t n,
 			  struct nt_buf *b)
 {
-	static const char *const chan_args[] = {"combined", "rx", "tx", "other", NULL};
-	static const char *const ring_args[] = {"rx", "tx", "rx-mini", "rx-jumbo", NULL};
+	const char *const *chan_args = nt_kinds[NT_K_CHANNELS].args;
+	const char *const *ring_args = nt_kinds[NT_K_RING].args;
 	static const char *const ring_keys[] = {"rx", "tx", "rx_mini", "rx_jumbo"};
 	size_t k;
 
@@ -431,6 +448,11 @@ void nt_hostprofile_linux(const struct nt_facts *f, const struct nt_state *st,
 		s = get(st, NT_K_MTU, i->name, NULL);
 		if (s && s->val.u != default_mtu(i) && s->val.u >= 68 && s->val.u <= 65535)
 			nt_buf_printf(b, "    mtu: %u\n", s->val.u);
+		/* ether_setup's DEFAULT_TX_QUEUE_LEN (1000) for NICs and veth */
+		s = get(st, NT_K_TXQLEN, i->name, NULL);
+		if (s && s->val.u >= 1 && !(s->val.u == 1000 && default_mtu(i) == 1500))
+			nt_buf_printf(b, "    txqueuelen: %u\n", s->val.u);
+		pause(st, i->name, b);
 		offloads(i, st, b);
 		u32_group(st, i->name, NT_K_CHANNELS, "channels", chan_args, chan_args, 0, 4096, b);
 		u32_group(st, i->name, NT_K_RING, "rings", ring_args, ring_keys, 1, 1048576, b);

@@ -38,6 +38,8 @@ static const struct fgroup fgroups[] = {
 	{"ntuple", {"rx-ntuple-filter"}},
 	{"rxvlan", {"rx-vlan-hw-parse"}},
 	{"txvlan", {"tx-vlan-hw-insert"}},
+	{"udp_gro_forwarding", {"rx-udp-gro-forwarding"}},
+	{"gro_list", {"rx-gro-list"}},
 };
 
 /* Rank for ordering inside the feature phase: prerequisites first when
@@ -227,6 +229,8 @@ static void lower_offloads(struct ictx *c)
 		{"ntuple", "offloads/ntuple", o ? o->ntuple : NULL},
 		{"rxvlan", "offloads/rxvlan", o ? o->rxvlan : NULL},
 		{"txvlan", "offloads/txvlan", o ? o->txvlan : NULL},
+		{"udp_gro_forwarding", "offloads/udp_gro_forwarding", o ? o->udp_gro_forwarding : NULL},
+		{"gro_list", "offloads/gro_list", o ? o->gro_list : NULL},
 	};
 	bool want[sizeof(m) / sizeof(m[0])], have[sizeof(m) / sizeof(m[0])];
 	size_t k;
@@ -426,16 +430,17 @@ static void lower_channels(struct ictx *c)
 static void lower_rings(struct ictx *c)
 {
 	const struct nt_rings *r = c->f->rings;
+	const char *const *n = nt_kinds[NT_K_RING].args;	/* rx, tx, rx-mini, rx-jumbo */
 	struct { const char *n; uint32_t *v; const struct nt_num *max; } m[] = {
-		{"rx", r ? r->rx : NULL, c->F ? &c->F->ring_rx_max : NULL},
-		{"tx", r ? r->tx : NULL, c->F ? &c->F->ring_tx_max : NULL},
-		{"rx-mini", r ? r->rx_mini : NULL, NULL},
-		{"rx-jumbo", r ? r->rx_jumbo : NULL, NULL},
+		{n[0], r ? r->rx : NULL, c->F ? &c->F->ring_rx_max : NULL},
+		{n[1], r ? r->tx : NULL, c->F ? &c->F->ring_tx_max : NULL},
+		{n[2], r ? r->rx_mini : NULL, NULL},
+		{n[3], r ? r->rx_jumbo : NULL, NULL},
 	};
 	static const char *const yaml[] = {"rx", "tx", "rx_mini", "rx_jumbo"};
 	size_t k;
 
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
 		char path[64];
 		uint32_t want;
 		struct nt_setting *s;
@@ -525,14 +530,56 @@ static void lower_rings(struct ictx *c)
 	}
 }
 
+/* A private flag by name: the names are the driver's (ETH_SS_PRIV_FLAGS;
+ * validate.c checks their form); a device that reports some flags but not
+ * this one is an error here, one that reports none (veth) is left to the
+ * kernel's answer at apply time. */
+static void lower_private_flag(struct ictx *c, const struct nt_kv *kv)
+{
+	char path[300];
+	const struct nt_state *o = c->L->observed;
+	struct nt_buf have = {0};
+	size_t i;
+
+	snprintf(path, sizeof(path), "linux/private_flags/%s", kv->key);
+	for (i = 0; o && i < o->n; i++)
+		if (o->v[i].kind == NT_K_PRIV_FLAG && !strcmp(o->v[i].object, c->f->name))
+			nt_buf_printf(&have, "%s%s", have.n ? ", " : "", o->v[i].arg);
+	if (have.n && !nt_state_get(o, NT_K_PRIV_FLAG, c->f->name, kv->key))
+		LERR(c->L, mk(c, path, true), "%s has no private flag '%s' (it has: %s)",
+		     c->f->name, kv->key, have.p);
+	else
+		put(c, NT_K_PRIV_FLAG, kv->key, nt_v_bool(!strcmp(kv->value, "true")), path);
+	nt_buf_free(&have);
+}
+
+/* One flow type of rss.flow_hash (validate.c refuses ah4 with esp4). */
+static void lower_flow_hash(struct ictx *c, const char *type, const uint32_t *f, unsigned n)
+{
+	char path[64];
+	uint32_t bits = 0;
+	unsigned k;
+	char *v;
+
+	if (!f)
+		return;
+	snprintf(path, sizeof(path), "rss/flow_hash/%s", type);
+	for (k = 0; k < n; k++)
+		bits |= f[k];
+	v = nt_rxh_format(bits);
+	put(c, NT_K_FLOW_HASH, type, nt_v_str(v), path);
+	free(v);
+}
+
 static void lower_coalesce(struct ictx *c)
 {
 	const struct nt_coalesce *co = c->f->coalesce;
+	const char *const *n = nt_kinds[NT_K_COALESCE].args;	/* rx-usecs .. tx-frames */
 	struct { const char *n, *path; uint32_t *v; } m[] = {
-		{"rx-usecs", "coalesce/rx_usecs", co ? co->rx_usecs : NULL},
-		{"tx-usecs", "coalesce/tx_usecs", co ? co->tx_usecs : NULL},
-		{"rx-frames", "coalesce/rx_frames", co ? co->rx_frames : NULL},
-		{"tx-frames", "coalesce/tx_frames", co ? co->tx_frames : NULL},
+		{n[0], "coalesce/rx_usecs", co ? co->rx_usecs : NULL},
+		{n[1], "coalesce/tx_usecs", co ? co->tx_usecs : NULL},
+		{n[2], "coalesce/rx_frames", co ? co->rx_frames : NULL},
+		{n[3], "coalesce/tx_frames", co ? co->tx_frames : NULL},
 	};
 	size_t k;
 
@@ -555,9 +602,36 @@ static void lower_coalesce(struct ictx *c)
 		put(c, NT_K_COALESCE_ADAPTIVE, "rx", nt_v_bool(*co->adaptive_rx), "coalesce/adaptive_rx");
 	if (co->adaptive_tx)
 		put(c, NT_K_COALESCE_ADAPTIVE, "tx", nt_v_bool(*co->adaptive_tx), "coalesce/adaptive_tx");
-	for (k = 0; k < 4; k++)
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++)
 		if (m[k].v)
 			put(c, NT_K_COALESCE, m[k].n, nt_v_u32(*m[k].v), m[k].path);
+}
+
+/* txqueuelen, pause, private flags and rx-flow-hash: one line per profile
+ * key; the kind rows (settings.c, appliers/linux/rows.c) do the rest. */
+static void lower_rows(struct ictx *c)
+{
+	const struct nt_iface *f = c->f;
+	const struct nt_flow_hash *fh = f->rss ? f->rss->flow_hash : NULL;
+	const struct nt_linux_opts *lo = f->linux_opts;
+	size_t k;
+
+	if (f->txqueuelen)
+		put(c, NT_K_TXQLEN, NULL, nt_v_u32(*f->txqueuelen), "txqueuelen");
+	if (f->pause && f->pause->autoneg)
+		put(c, NT_K_PAUSE, "autoneg", nt_v_bool(*f->pause->autoneg), "pause/autoneg");
+	if (f->pause && f->pause->rx)
+		put(c, NT_K_PAUSE, "rx", nt_v_bool(*f->pause->rx), "pause/rx");
+	if (f->pause && f->pause->tx)
+		put(c, NT_K_PAUSE, "tx", nt_v_bool(*f->pause->tx), "pause/tx");
+	for (k = 0; lo && k < lo->private_flags_count; k++)
+		lower_private_flag(c, &lo->private_flags[k]);
+	if (fh) {
+#define FH(t) lower_flow_hash(c, #t, fh->t, fh->t##_count)
+		FH(tcp4); FH(udp4); FH(sctp4); FH(ah4); FH(esp4);
+		FH(tcp6); FH(udp6); FH(sctp6); FH(ah6); FH(esp6);
+#undef FH
+	}
 }
 
 static struct nt_num key_bytes(struct ictx *c)
@@ -1137,6 +1211,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 			lower_rss(&c);
 			lower_irq(&c);
 			lower_rps_xps(&c);
+			lower_rows(&c);
 			if (c.irq_placed && f->irq) {
 				int pol = f->irq->irqbalance ? (int)*f->irq->irqbalance : NT_IRQBAL_BAN;
 				uint32_t n;

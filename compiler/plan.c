@@ -238,9 +238,7 @@ void nt_plan_free(struct nt_plan *p)
 /* settings of the host rather than of an interface */
 static bool pseudo(const struct nt_action *a)
 {
-	return a->kind == NT_K_SYSCTL || a->kind == NT_K_IRQBALANCE_BAN ||
-	       a->kind == NT_K_IRQBALANCE_SERVICE || a->kind == NT_K_PROCESS_CPUS ||
-	       a->kind == NT_K_WIN_GLOBAL;
+	return (nt_kinds[a->kind].flags & NT_KF_HOST_OBJ) != 0;
 }
 
 static bool is_pseudo_name(const char *o)

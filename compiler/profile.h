@@ -72,6 +72,8 @@ struct nt_offloads {
 	struct nt_toggle *ntuple;
 	struct nt_toggle *rxvlan;
 	struct nt_toggle *txvlan;
+	struct nt_toggle *udp_gro_forwarding;	/* rx-udp-gro-forwarding */
+	struct nt_toggle *gro_list;		/* rx-gro-list (fraglist GRO) */
 };
 
 struct nt_kv {
@@ -102,6 +104,23 @@ struct nt_coalesce {
 	uint32_t *tx_frames;
 };
 
+/* rx-flow-hash: per flow type, the hash fields as RXH_* bits
+ * (nt_rxh_fields[], settings.h) */
+struct nt_flow_hash {
+#define NT_FLOW_FIELD(f) uint32_t *f; unsigned f##_count;
+	NT_FLOW_FIELD(tcp4) NT_FLOW_FIELD(udp4) NT_FLOW_FIELD(sctp4) NT_FLOW_FIELD(ah4)
+	NT_FLOW_FIELD(esp4) NT_FLOW_FIELD(tcp6) NT_FLOW_FIELD(udp6) NT_FLOW_FIELD(sctp6)
+	NT_FLOW_FIELD(ah6) NT_FLOW_FIELD(esp6)
+#undef NT_FLOW_FIELD
+};
+
+/* Pause frames (ethtool -A) */
+struct nt_pause {
+	bool *autoneg;
+	bool *rx;
+	bool *tx;
+};
+
 struct nt_rss {
 	char *key;			/* "per-host" or hex bytes "6d:5a:..." */
 	enum nt_spread *spread;
@@ -113,6 +132,7 @@ struct nt_rss {
 	uint32_t *base_processor;
 	uint32_t *max_processor;
 	uint32_t *max_processors;
+	struct nt_flow_hash *flow_hash;	/* Linux: ethtool -N rx-flow-hash */
 };
 
 struct nt_irq {
@@ -153,6 +173,8 @@ struct nt_match {
 struct nt_linux_opts {
 	struct nt_kv *features;		/* ethtool feature name -> on|off */
 	unsigned features_count;
+	struct nt_kv *private_flags;	/* driver private flag name -> on|off */
+	unsigned private_flags_count;
 };
 
 struct nt_windows_opts {
@@ -165,6 +187,8 @@ struct nt_iface {
 	char *nic;			/* capability table id */
 	struct nt_match *match;
 	uint32_t *mtu;
+	uint32_t *txqueuelen;
+	struct nt_pause *pause;
 	struct nt_offloads *offloads;
 	struct nt_channels *channels;
 	struct nt_rings *rings;

@@ -58,6 +58,10 @@ const struct nt_rule_doc nt_rule_docs[] = {
 	{"extends-cycle", P, "extends cycle",
 	 "Profiles extend each other in a cycle.",
 	 "Break the cycle; a policy must not extend a profile that extends it."},
+	{"flow-hash", P, "Invalid rx-flow-hash setting",
+	 "Two flow types of rss.flow_hash name one setting of the device (ah4 and esp4 are "
+	 "both AH_ESP_V4_FLOW).",
+	 "Give one of ah4/esp4 (ah6/esp6)."},
 	{"host", C, "Snapshot of another host",
 	 "The snapshot planned against describes a host other than the profile's metadata.name; "
 	 "the plan is computed against that host's state.",
@@ -129,6 +133,10 @@ const struct nt_rule_doc nt_rule_docs[] = {
 	{"policy", P, "Key not allowed in a PolicyProfile",
 	 "A PolicyProfile sets host or target, which belong to one host's profile.",
 	 "Move the key into the HostProfile that extends the policy."},
+	{"private-flag", P, "Invalid private flag name",
+	 "A linux.private_flags name cannot be a driver's: longer than 31 bytes (ETH_GSTRING_LEN) "
+	 "or with white space, '/' or control characters.",
+	 "Use a name as ethtool --show-priv-flags DEV lists it."},
 	{"process", P, "Invalid process entry",
 	 "processes[].match needs exactly one of systemd_unit, comm, pidfile, each a valid name.",
 	 "Give one valid match key and a CPU list."},

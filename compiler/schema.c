@@ -9,6 +9,7 @@
 
 #include "profile.h"
 #include "schema.h"
+#include "settings.h"
 
 #define OPT (CYAML_FLAG_OPTIONAL | CYAML_FLAG_POINTER)
 #define OPT_STR (CYAML_FLAG_OPTIONAL | CYAML_FLAG_POINTER)
@@ -76,6 +77,7 @@ static const cyaml_schema_field_t offloads_fields[] = {
 	TOGGLE("gro_hw", gro_hw), TOGGLE("lro", lro), TOGGLE("uso", uso),
 	TOGGLE("uro", uro), TOGGLE("rsc", rsc), TOGGLE("rxhash", rxhash),
 	TOGGLE("ntuple", ntuple), TOGGLE("rxvlan", rxvlan), TOGGLE("txvlan", txvlan),
+	TOGGLE("udp_gro_forwarding", udp_gro_forwarding), TOGGLE("gro_list", gro_list),
 	CYAML_FIELD_END
 };
 
@@ -120,6 +122,29 @@ static const cyaml_schema_field_t coalesce_fields[] = {
 	CYAML_FIELD_END
 };
 
+/* rx-flow-hash fields: the values are their RXH_* bits */
+#define RXH_STRVAL(name, bit, letter) {name, bit},
+static const cyaml_strval_t rxh_strings[] = {NT_RXH_FIELDS(RXH_STRVAL)};
+#undef RXH_STRVAL
+static const cyaml_schema_value_t rxh_entry = {
+	CYAML_VALUE_ENUM(CYAML_FLAG_DEFAULT, uint32_t, rxh_strings, CYAML_ARRAY_LEN(rxh_strings)),
+};
+
+#define FLOW(key) CYAML_FIELD_SEQUENCE(#key, OPT, struct nt_flow_hash, key, &rxh_entry, 1, 8)
+static const cyaml_schema_field_t flow_hash_fields[] = {
+	FLOW(tcp4), FLOW(udp4), FLOW(sctp4), FLOW(ah4), FLOW(esp4),
+	FLOW(tcp6), FLOW(udp6), FLOW(sctp6), FLOW(ah6), FLOW(esp6),
+	CYAML_FIELD_END
+};
+#undef FLOW
+
+static const cyaml_schema_field_t pause_fields[] = {
+	CYAML_FIELD_BOOL_PTR("autoneg", OPT, struct nt_pause, autoneg),
+	CYAML_FIELD_BOOL_PTR("rx", OPT, struct nt_pause, rx),
+	CYAML_FIELD_BOOL_PTR("tx", OPT, struct nt_pause, tx),
+	CYAML_FIELD_END
+};
+
 static const cyaml_schema_field_t rss_fields[] = {
 	CYAML_FIELD_STRING_PTR("key", OPT_STR, struct nt_rss, key, 1, 1024),
 	ENUM_FIELD("spread", struct nt_rss, spread, spread_strings),
@@ -130,6 +155,7 @@ static const cyaml_schema_field_t rss_fields[] = {
 	CYAML_FIELD_UINT_PTR("base_processor", OPT, struct nt_rss, base_processor),
 	CYAML_FIELD_UINT_PTR("max_processor", OPT, struct nt_rss, max_processor),
 	CYAML_FIELD_UINT_PTR("max_processors", OPT, struct nt_rss, max_processors),
+	CYAML_FIELD_MAPPING_PTR("flow_hash", OPT, struct nt_rss, flow_hash, flow_hash_fields),
 	CYAML_FIELD_END
 };
 
@@ -182,6 +208,8 @@ static const cyaml_schema_field_t match_fields[] = {
 static const cyaml_schema_field_t linux_fields[] = {
 	CYAML_FIELD_SEQUENCE("features", OPT, struct nt_linux_opts, features,
 			     &nt_kv_bool_entry, 0, 1024),
+	CYAML_FIELD_SEQUENCE("private_flags", OPT, struct nt_linux_opts, private_flags,
+			     &nt_kv_bool_entry, 0, 64),
 	CYAML_FIELD_END
 };
 
@@ -196,6 +224,8 @@ const cyaml_schema_field_t nt_iface_fields[] = {
 	CYAML_FIELD_STRING_PTR("nic", OPT_STR, struct nt_iface, nic, 1, 64),
 	CYAML_FIELD_MAPPING_PTR("match", OPT, struct nt_iface, match, match_fields),
 	CYAML_FIELD_UINT_PTR("mtu", OPT, struct nt_iface, mtu),
+	CYAML_FIELD_UINT_PTR("txqueuelen", OPT, struct nt_iface, txqueuelen),
+	CYAML_FIELD_MAPPING_PTR("pause", OPT, struct nt_iface, pause, pause_fields),
 	CYAML_FIELD_MAPPING_PTR("offloads", OPT, struct nt_iface, offloads, offloads_fields),
 	CYAML_FIELD_MAPPING_PTR("channels", OPT, struct nt_iface, channels, channels_fields),
 	CYAML_FIELD_MAPPING_PTR("rings", OPT, struct nt_iface, rings, rings_fields),
@@ -324,6 +354,9 @@ const struct nt_field_rule nt_field_rules[] = {
 	{rss_fields, "max_processor", NT_CLASS_NONE, 0, 4095},
 	{rss_fields, "max_processors", NT_CLASS_NONE, 1, 4096},
 	{rps_fields, "flow_cnt", NT_CLASS_NONE, 0, 1048576},
+	/* dev_change_tx_queue_len (net/core/dev.c) takes any unsigned int;
+	 * 0 leaves a queueing discipline without a queue */
+	{nt_iface_fields, "txqueuelen", NT_CLASS_NONE, 1, 4294967295},
 	{numa_fields, "node", NT_CLASS_NONE, 0, 1023},
 	{numa_fields, "cpus", NT_CLASS_CPULIST, 0, 0},
 	{host_fields, "reserved_cpus", NT_CLASS_CPULIST, 0, 0},
@@ -394,6 +427,13 @@ const struct nt_key_doc nt_key_docs[] = {
 	 "vendor:device."},
 	{nt_iface_fields, "mtu", "MTU, 68-65535. A tunnel without one gets the underlay's minus "
 	 "60 (ipv4) or 80 (ipv6, dual)."},
+	{nt_iface_fields, "txqueuelen", "Transmit queue length (ip link set DEV txqueuelen N; "
+	 "rtnetlink IFLA_TXQLEN), 1-4294967295. Changes no link state."},
+	{nt_iface_fields, "pause", "Pause frames (ethtool -A): autoneg, rx, tx, each on/off. Most "
+	 "drivers renegotiate the link; veth and other virtual devices have none."},
+	{pause_fields, "autoneg", "Negotiate pause with the link partner: on/off."},
+	{pause_fields, "rx", "Honour received pause frames: on/off."},
+	{pause_fields, "tx", "Send pause frames: on/off."},
 	{nt_iface_fields, "offloads", "Portable offload names, lowered per target to ethtool "
 	 "features or NetAdapter settings; each is on/off or a map {all, ipv4, ipv6}."},
 	{nt_iface_fields, "channels", "Queue counts: combined, rx, tx, other."},
@@ -409,7 +449,7 @@ const struct nt_key_doc nt_key_docs[] = {
 	{nt_iface_fields, "tunnel", "Marks a tunnel interface: kind: wireguard, underlay "
 	 "(interface name), outer (ipv4, ipv6, dual; default ipv4)."},
 	{nt_iface_fields, "linux", "features: map of ethtool feature name to on/off, e.g. "
-	 "rx-udp-gro-forwarding: on."},
+	 "rx-udp-gro-forwarding: on; private_flags: map of driver private flag to on/off."},
 	{nt_iface_fields, "windows", "advanced_properties: map of NetAdapter advanced property "
 	 "to value, e.g. '*JumboPacket': 9014."},
 	{match_fields, "driver", "Kernel driver name, e.g. i40e."},
@@ -433,6 +473,9 @@ const struct nt_key_doc nt_key_docs[] = {
 	{offloads_fields, "ntuple", "N-tuple filters: on/off or {all, ipv4, ipv6}."},
 	{offloads_fields, "rxvlan", "RX VLAN tag stripping: on/off or {all, ipv4, ipv6}."},
 	{offloads_fields, "txvlan", "TX VLAN tag insertion: on/off or {all, ipv4, ipv6}."},
+	{offloads_fields, "udp_gro_forwarding", "GRO of forwarded UDP (rx-udp-gro-forwarding), "
+	 "the main knob of a forwarding WireGuard/UDP gateway: on/off."},
+	{offloads_fields, "gro_list", "Fraglist GRO (rx-gro-list): on/off."},
 	{nt_toggle_fields, "all", "on/off for both IPv4 and IPv6."},
 	{nt_toggle_fields, "ipv4", "on/off for IPv4."},
 	{nt_toggle_fields, "ipv6", "on/off for IPv6."},
@@ -461,6 +504,23 @@ const struct nt_key_doc nt_key_docs[] = {
 	{rss_fields, "base_processor", "Windows: first processor RSS may use."},
 	{rss_fields, "max_processor", "Windows: last processor RSS may use."},
 	{rss_fields, "max_processors", "Windows: most processors RSS may use."},
+	{rss_fields, "flow_hash", "Linux: the fields RSS hashes per flow type (ethtool -N DEV "
+	 "rx-flow-hash), e.g. udp4: [src-ip, dst-ip, src-port, dst-port]."},
+	{flow_hash_fields, "tcp4", "TCP over IPv4: list of l2da, vlan, l3-proto, src-ip, dst-ip, "
+	 "src-port, dst-port, discard."},
+	{flow_hash_fields, "udp4", "UDP over IPv4: list of hash fields (as tcp4)."},
+	{flow_hash_fields, "sctp4", "SCTP over IPv4: list of hash fields (as tcp4)."},
+	{flow_hash_fields, "ah4", "IPsec AH and ESP over IPv4 (one setting with esp4): list of hash "
+	 "fields (as tcp4)."},
+	{flow_hash_fields, "esp4", "IPsec AH and ESP over IPv4 (one setting with ah4): list of hash "
+	 "fields (as tcp4)."},
+	{flow_hash_fields, "tcp6", "TCP over IPv6: list of hash fields (as tcp4)."},
+	{flow_hash_fields, "udp6", "UDP over IPv6: list of hash fields (as tcp4)."},
+	{flow_hash_fields, "sctp6", "SCTP over IPv6: list of hash fields (as tcp4)."},
+	{flow_hash_fields, "ah6", "IPsec AH and ESP over IPv6 (one setting with esp6): list of hash "
+	 "fields (as tcp4)."},
+	{flow_hash_fields, "esp6", "IPsec AH and ESP over IPv6 (one setting with ah6): list of hash "
+	 "fields (as tcp4)."},
 	{irq_fields, "policy", "numa-local-spread (one queue per core of the NIC's node), "
 	 "all-cpus (every online CPU or cpus), explicit (cpus or per_queue) or none (leave "
 	 "IRQ affinity alone, the default)."},
@@ -491,6 +551,8 @@ const struct nt_key_doc nt_key_docs[] = {
 	{tunnel_fields, "nat_traversal", "esp: ESP in UDP (NAT traversal, +8 bytes)."},
 	{linux_fields, "features", "Map of ethtool feature name to on/off, e.g. "
 	 "rx-udp-gro-forwarding: on."},
+	{linux_fields, "private_flags", "Map of driver private flag name (ethtool "
+	 "--show-priv-flags) to on/off, e.g. legacy-rx: on. Drivers may reset the device."},
 	{windows_fields, "advanced_properties", "Map of NetAdapter advanced property to value, "
 	 "e.g. '*JumboPacket': 9014."},
 	{process_fields, "match", "Which process: one of systemd_unit, comm or pidfile."},

@@ -20,74 +20,187 @@
  * not network objects at all.
  * Windows has no network namespaces.  Sysctls: compiler/scope.c.
  */
+static const char *const chan_args[] = {"combined", "rx", "tx", "other", NULL};
+static const char *const ring_args[] = {"rx", "tx", "rx-mini", "rx-jumbo", NULL};
+static const char *const coal_args[] = {"rx-usecs", "tx-usecs", "rx-frames", "tx-frames", NULL};
+static const char *const rxtx_args[] = {"rx", "tx", NULL};
+static const char *const pause_args[] = {"autoneg", "rx", "tx", NULL};
+/* ethtool(8) rxflow_str_to_type: ah4 and esp4 (ah6, esp6) both name
+ * AH_ESP_V4_FLOW (AH_ESP_V6_FLOW) */
+static const char *const flow_args[] = {"tcp4", "udp4", "sctp4", "ah4", "esp4",
+					"tcp6", "udp6", "sctp6", "ah6", "esp6", NULL};
+static const char *const win_global_args[] = {"receive-segment-coalescing", "uro", NULL};
+
+#define IFK "interfaces[]."
+
 const struct nt_kinddef nt_kinds[NT_K__COUNT] = {
-	[NT_K_SYSCTL] = {NT_K_SYSCTL, "sysctl", NT_V_STR, 10, NT_KF_HAS_ARG,
-			 "/proc/sys value", NT_SCOPE_BY_KEY},
+	[NT_K_SYSCTL] = {NT_K_SYSCTL, "sysctl", NT_V_STR, 10, NT_KF_HAS_ARG | NT_KF_HOST_OBJ,
+			 "/proc/sys value", NT_SCOPE_BY_KEY, "sysctl", NT_ARG_OPEN, NULL,
+			 "the sysctl keys the profile names"},
 	[NT_K_MTU] = {NT_K_MTU, "mtu", NT_V_U32, 20, NT_KF_DISRUPTIVE,
-		      "link MTU (rtnetlink IFLA_MTU)", NT_SCOPE_NETNS},
+		      "link MTU (rtnetlink IFLA_MTU)", NT_SCOPE_NETNS,
+		      IFK "mtu (a tunnel's is derived from its underlay)", NT_ARG_NONE, NULL, NULL},
+	[NT_K_TXQLEN] = {NT_K_TXQLEN, "txqueuelen", NT_V_U32, 25, 0,
+			 "transmit queue length (rtnetlink IFLA_TXQLEN)", NT_SCOPE_NETNS,
+			 IFK "txqueuelen", NT_ARG_NONE, NULL, NULL},
 	[NT_K_FEATURE] = {NT_K_FEATURE, "feature", NT_V_BOOL, 30, NT_KF_HAS_ARG,
-			  "ethtool feature (ETHTOOL_MSG_FEATURES_SET)", NT_SCOPE_NETNS},
+			  "ethtool feature (ETHTOOL_MSG_FEATURES_SET)", NT_SCOPE_NETNS,
+			  IFK "offloads; " IFK "linux.features", NT_ARG_OPEN, NULL,
+			  "the feature names the device reports (ETH_SS_FEATURES)"},
+	[NT_K_PAUSE] = {NT_K_PAUSE, "pause", NT_V_BOOL, 35, NT_KF_HAS_ARG | NT_KF_DISRUPTIVE,
+			"flow control (ETHTOOL_MSG_PAUSE_SET; drivers renegotiate the link)",
+			NT_SCOPE_NETNS, IFK "pause", NT_ARG_NAMED, pause_args, NULL},
+	[NT_K_PRIV_FLAG] = {NT_K_PRIV_FLAG, "private-flag", NT_V_BOOL, 36,
+			    NT_KF_HAS_ARG | NT_KF_DISRUPTIVE,
+			    "driver private flag (ETHTOOL_MSG_PRIVFLAGS_SET; drivers may reset)",
+			    NT_SCOPE_NETNS, IFK "linux.private_flags", NT_ARG_OPEN, NULL,
+			    "the private flag names the driver reports (ETH_SS_PRIV_FLAGS)"},
 	[NT_K_CHANNELS] = {NT_K_CHANNELS, "channels", NT_V_U32, 40,
 			   NT_KF_HAS_ARG | NT_KF_DISRUPTIVE, "queue count (ETHTOOL_MSG_CHANNELS_SET)",
-			   NT_SCOPE_NETNS},
+			   NT_SCOPE_NETNS, IFK "channels", NT_ARG_NAMED, chan_args, NULL},
 	[NT_K_RING] = {NT_K_RING, "ring", NT_V_U32, 50, NT_KF_HAS_ARG | NT_KF_DISRUPTIVE,
-		       "ring size (ETHTOOL_MSG_RINGS_SET)", NT_SCOPE_NETNS},
+		       "ring size (ETHTOOL_MSG_RINGS_SET)", NT_SCOPE_NETNS, IFK "rings",
+		       NT_ARG_NAMED, ring_args, NULL},
 	[NT_K_COALESCE] = {NT_K_COALESCE, "coalesce", NT_V_U32, 55, NT_KF_HAS_ARG,
-			   "interrupt coalescing (ETHTOOL_MSG_COALESCE_SET)", NT_SCOPE_NETNS},
+			   "interrupt coalescing (ETHTOOL_MSG_COALESCE_SET)", NT_SCOPE_NETNS,
+			   IFK "coalesce.{rx,tx}_{usecs,frames}", NT_ARG_NAMED, coal_args, NULL},
 	[NT_K_COALESCE_ADAPTIVE] = {NT_K_COALESCE_ADAPTIVE, "coalesce-adaptive", NT_V_BOOL, 54,
 				    NT_KF_HAS_ARG, "adaptive interrupt coalescing (rx, tx)",
-				    NT_SCOPE_NETNS},
+				    NT_SCOPE_NETNS, IFK "coalesce.adaptive_{rx,tx}", NT_ARG_NAMED,
+				    rxtx_args, NULL},
 	[NT_K_RSS_HFUNC] = {NT_K_RSS_HFUNC, "rss-hfunc", NT_V_STR, 60, 0,
-			    "RSS hash function", NT_SCOPE_NETNS},
+			    "RSS hash function", NT_SCOPE_NETNS, IFK "rss.hash", NT_ARG_NONE, NULL,
+			    NULL},
 	[NT_K_RSS_KEY] = {NT_K_RSS_KEY, "rss-key", NT_V_BYTES, 61, 0, "RSS hash key",
-	NT_SCOPE_NETNS},
+			  NT_SCOPE_NETNS, IFK "rss.key", NT_ARG_NONE, NULL, NULL},
 	[NT_K_RSS_INDIR] = {NT_K_RSS_INDIR, "rss-indir", NT_V_U32LIST, 62, 0,
-			    "RSS indirection table", NT_SCOPE_NETNS},
+			    "RSS indirection table", NT_SCOPE_NETNS, IFK "rss.queues; " IFK "rss.spread",
+			    NT_ARG_NONE, NULL, NULL},
+	[NT_K_FLOW_HASH] = {NT_K_FLOW_HASH, "rx-flow-hash", NT_V_STR, 63, NT_KF_HAS_ARG,
+			    "RSS hash fields of a flow type (ETHTOOL_SRXFH)", NT_SCOPE_NETNS,
+			    IFK "rss.flow_hash", NT_ARG_NAMED, flow_args, NULL},
 	[NT_K_IRQ_AFFINITY] = {NT_K_IRQ_AFFINITY, "irq-affinity", NT_V_CPUS, 70,
 			       NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "/proc/irq/N/smp_affinity_list of queue N's IRQ",
-			       NT_SCOPE_HOST},
+			       NT_SCOPE_HOST, IFK "irq", NT_ARG_IRQQ, NULL, NULL},
 	[NT_K_RPS_CPUS] = {NT_K_RPS_CPUS, "rps-cpus", NT_V_CPUS, 80,
-			   NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "queues/rx-N/rps_cpus", NT_SCOPE_NETNS},
+			   NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "RPS CPUs of an RX queue", NT_SCOPE_NETNS,
+			   IFK "rps.cpus", NT_ARG_RXQ, NULL, NULL},
 	[NT_K_RPS_FLOW_CNT] = {NT_K_RPS_FLOW_CNT, "rps-flow-cnt", NT_V_U32, 81,
-			       NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "queues/rx-N/rps_flow_cnt",
-			       NT_SCOPE_NETNS},
+			       NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "RFS flow count of an RX queue",
+			       NT_SCOPE_NETNS, IFK "rps.flow_cnt", NT_ARG_RXQ, NULL, NULL},
 	[NT_K_XPS_CPUS] = {NT_K_XPS_CPUS, "xps-cpus", NT_V_CPUS, 82,
-			   NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "queues/tx-N/xps_cpus", NT_SCOPE_NETNS},
-	[NT_K_IRQBALANCE_BAN] = {NT_K_IRQBALANCE_BAN, "banned-irqs", NT_V_STR, 90, 0,
-				 "irqbalance --banirq list (systemd drop-in)", NT_SCOPE_HOST},
-	[NT_K_IRQBALANCE_SERVICE] = {NT_K_IRQBALANCE_SERVICE, "service", NT_V_STR, 91, 0,
-				     "irqbalance.service running|stopped", NT_SCOPE_HOST},
-	[NT_K_PROCESS_CPUS] = {NT_K_PROCESS_CPUS, "cpus", NT_V_CPUS, 95, 0,
-			       "CPU affinity of a process / systemd unit", NT_SCOPE_HOST},
+			   NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "XPS CPUs of a TX queue", NT_SCOPE_NETNS,
+			   IFK "xps.cpus", NT_ARG_TXQ, NULL, NULL},
+	[NT_K_IRQBALANCE_BAN] = {NT_K_IRQBALANCE_BAN, "banned-irqs", NT_V_STR, 90, NT_KF_HOST_OBJ,
+				 "irqbalance --banirq list (systemd drop-in)", NT_SCOPE_HOST,
+				 IFK "irq.irqbalance: ban", NT_ARG_NONE, NULL, NULL},
+	[NT_K_IRQBALANCE_SERVICE] = {NT_K_IRQBALANCE_SERVICE, "service", NT_V_STR, 91, NT_KF_HOST_OBJ,
+				     "irqbalance.service running|stopped", NT_SCOPE_HOST,
+				     IFK "irq.irqbalance: stop", NT_ARG_NONE, NULL, NULL},
+	[NT_K_PROCESS_CPUS] = {NT_K_PROCESS_CPUS, "cpus", NT_V_CPUS, 95, NT_KF_HOST_OBJ,
+			       "CPU affinity of a process / systemd unit", NT_SCOPE_HOST,
+			       "processes[].cpus", NT_ARG_NONE, NULL, NULL},
 	[NT_K_WIN_ADVPROP] = {NT_K_WIN_ADVPROP, "advanced-property", NT_V_STR, 110,
 			      NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE,
-			      "Set-NetAdapterAdvancedProperty -RegistryKeyword", NT_SCOPE_HOST},
+			      "Set-NetAdapterAdvancedProperty -RegistryKeyword", NT_SCOPE_HOST,
+			      IFK "windows.advanced_properties", NT_ARG_OPEN, NULL,
+			      "the RegistryKeywords the profile names"},
 	[NT_K_WIN_CHECKSUM] = {NT_K_WIN_CHECKSUM, "checksum", NT_V_STR, 120,
 			       NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE,
-			       "Set-NetAdapterChecksumOffload", NT_SCOPE_HOST},
+			       "Set-NetAdapterChecksumOffload", NT_SCOPE_HOST,
+			       IFK "offloads.{checksum,rx_checksum,tx_checksum}", NT_ARG_OPEN, NULL,
+			       "Set-NetAdapterChecksumOffload parameter names (lower_windows.c)"},
 	[NT_K_WIN_LSO] = {NT_K_WIN_LSO, "lso", NT_V_BOOL, 121,
 			  NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterLso",
-			  NT_SCOPE_HOST},
+			  NT_SCOPE_HOST, IFK "offloads.{tso,lso}", NT_ARG_OPEN, NULL,
+			  "the IP family (lower_windows.c per_family)"},
 	[NT_K_WIN_USO] = {NT_K_WIN_USO, "uso", NT_V_BOOL, 122,
 			  NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterUso",
-			  NT_SCOPE_HOST},
+			  NT_SCOPE_HOST, IFK "offloads.uso", NT_ARG_OPEN, NULL,
+			  "the IP family (lower_windows.c per_family)"},
 	[NT_K_WIN_RSC] = {NT_K_WIN_RSC, "rsc", NT_V_BOOL, 123,
 			  NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterRsc",
-			  NT_SCOPE_HOST},
+			  NT_SCOPE_HOST, IFK "offloads.rsc", NT_ARG_OPEN, NULL,
+			  "the IP family (lower_windows.c per_family)"},
 	[NT_K_WIN_URO] = {NT_K_WIN_URO, "uro", NT_V_BOOL, 124,
 			  NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterUro (hardware URO)",
-			  NT_SCOPE_HOST},
+			  NT_SCOPE_HOST, IFK "offloads.uro", NT_ARG_NONE, NULL, NULL},
 	[NT_K_WIN_RSS] = {NT_K_WIN_RSS, "rss", NT_V_STR, 125,
 			  NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterRss",
-			  NT_SCOPE_HOST},
+			  NT_SCOPE_HOST, IFK "rss", NT_ARG_OPEN, NULL,
+			  "Set-NetAdapterRss parameter names (lower_windows.c)"},
 	[NT_K_WIN_IP_MTU] = {NT_K_WIN_IP_MTU, "ip-mtu", NT_V_U32, 130,
 			     NT_KF_HAS_ARG | NT_KF_WINDOWS, "Set-NetIPInterface -NlMtuBytes",
-			     NT_SCOPE_HOST},
+			     NT_SCOPE_HOST, IFK "mtu", NT_ARG_OPEN, NULL,
+			     "the IP family (ipv4, ipv6)"},
 	[NT_K_WIN_GLOBAL] = {NT_K_WIN_GLOBAL, "offload-global", NT_V_STR, 140,
-			     NT_KF_HAS_ARG | NT_KF_WINDOWS,
+			     NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_HOST_OBJ,
 			     "Set-NetOffloadGlobalSetting / netsh int udp set global",
-			     NT_SCOPE_HOST},
+			     NT_SCOPE_HOST, "global", NT_ARG_NAMED, win_global_args, NULL},
 };
+
+int nt_kind_arg_index(enum nt_kind_id k, const char *arg)
+{
+	const char *const *a = (unsigned)k < NT_K__COUNT ? nt_kinds[k].args : NULL;
+	int i;
+
+	for (i = 0; a && arg && a[i]; i++)
+		if (!strcmp(a[i], arg))
+			return i;
+	return -1;
+}
+
+#define RXH_ROW(name, bit, letter) {name, bit, letter},
+const struct nt_rxh_field nt_rxh_fields[] = {
+	NT_RXH_FIELDS(RXH_ROW)
+	{NULL, 0, 0},
+};
+#undef RXH_ROW
+
+char *nt_rxh_format(uint32_t bits)
+{
+	struct nt_buf b = {0};
+	size_t i;
+
+	for (i = 0; nt_rxh_fields[i].name; i++)
+		if (bits & nt_rxh_fields[i].bit)
+			nt_buf_printf(&b, "%s%s", b.n ? " " : "", nt_rxh_fields[i].name);
+	if (bits & ~(0xfeu | (1u << 31)))	/* a bit newer than this table (RXH_GTP_TEID) */
+		nt_buf_printf(&b, "%s0x%x", b.n ? " " : "", bits & ~(0xfeu | (1u << 31)));
+	return b.p ? nt_buf_take(&b) : nt_xstrdup("none");
+}
+
+bool nt_rxh_parse(const char *s, uint32_t *bits)
+{
+	*bits = 0;
+	while (*s) {
+		size_t n, i;
+
+		while (*s == ' ')
+			s++;
+		n = strcspn(s, " ");
+		if (!n)
+			break;
+		if (n == 4 && !strncmp(s, "none", 4)) {
+			s += n;
+			continue;
+		}
+		if (n > 2 && n <= 10 && !strncmp(s, "0x", 2) && strspn(s + 2, "0123456789abcdef") == n - 2) {
+			/* a bit nt_rxh_fields does not name, as nt_rxh_format wrote it */
+			*bits |= (uint32_t)strtoul(s, NULL, 16);
+			s += n;
+			continue;
+		}
+		for (i = 0; nt_rxh_fields[i].name; i++)
+			if (strlen(nt_rxh_fields[i].name) == n && !strncmp(nt_rxh_fields[i].name, s, n))
+				break;
+		if (!nt_rxh_fields[i].name)
+			return false;
+		*bits |= nt_rxh_fields[i].bit;
+		s += n;
+	}
+	return true;
+}
 
 const struct nt_kinddef *nt_kind_by_name(const char *name)
 {

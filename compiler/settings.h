@@ -7,9 +7,13 @@
  * an interface/adapter name, "sysctl", "irqbalance", "global" or
  * "process NAME"; the attribute is a kind (one row of nt_kinds[]) plus an
  * optional argument: "feature tx-udp-segmentation", "irq-affinity 3",
- * "uso ipv6".  Adding a tunable is adding a row to nt_kinds[], with its
- * scope under --netns (tests/unit/test_scope.c lists them), and to the
- * applier and emitter tables that test_settings.c checks for coverage.
+ * "uso ipv6".  Adding a Linux tunable is: its profile key (profile.h,
+ * schema.c with its one-line doc), a row of nt_kinds[] (keys, scope, phase,
+ * flags, argument shape and names), a row of nt_linux_rows[]
+ * (appliers/linux/rows.c: how it is read and written, its file, its sh
+ * getter and setter) with its read/write functions in nt_linux_ops[]
+ * (kinds.c), and one lowering line (lower_linux.c).  tests/unit/test_kinds.c
+ * fails when a row lacks a piece; test_scope.c repeats the scopes.
  */
 #ifndef NT_SETTINGS_H
 #define NT_SETTINGS_H
@@ -76,6 +80,10 @@ enum nt_kind_id {
 	NT_K_IRQBALANCE_BAN,
 	NT_K_IRQBALANCE_SERVICE,
 	NT_K_PROCESS_CPUS,
+	NT_K_TXQLEN,
+	NT_K_PAUSE,
+	NT_K_PRIV_FLAG,
+	NT_K_FLOW_HASH,
 	/* Windows */
 	NT_K_WIN_ADVPROP,
 	NT_K_WIN_CHECKSUM,
@@ -94,6 +102,8 @@ enum nt_kind_flag {
 	NT_KF_HAS_ARG = 1 << 1,		/* attribute takes an argument */
 	NT_KF_WINDOWS = 1 << 2,
 	NT_KF_PER_QUEUE = 1 << 3,	/* argument is a queue index */
+	NT_KF_HOST_OBJ = 1 << 4,	/* object is the host's ("sysctl", "irqbalance",
+					 * "process WHO", "global"), not an interface */
 };
 
 /*
@@ -107,6 +117,17 @@ enum nt_scope {
 	NT_SCOPE_BY_KEY,	/* sysctl: decided per key (nt_sysctl_scope()) */
 };
 
+/* What the argument of a kind is (tests/unit/test_kinds.c checks that
+ * NT_KF_HAS_ARG and NT_KF_PER_QUEUE agree with it). */
+enum nt_argshape {
+	NT_ARG_NONE,			/* no argument */
+	NT_ARG_RXQ,			/* an RX queue index (queues/rx-N) */
+	NT_ARG_TXQ,			/* a TX queue index (queues/tx-N) */
+	NT_ARG_IRQQ,			/* a queue index, addressing the queue's IRQ */
+	NT_ARG_NAMED,			/* one of args[] */
+	NT_ARG_OPEN,			/* a name the device or profile gives (argfrom) */
+};
+
 struct nt_kinddef {
 	enum nt_kind_id id;
 	const char *name;		/* attribute word: "feature", "irq-affinity" */
@@ -115,10 +136,39 @@ struct nt_kinddef {
 	unsigned flags;
 	const char *help;
 	enum nt_scope scope;		/* under --netns: confined or host-wide */
+	const char *keys;		/* profile key(s) it is lowered from, "; " between */
+	enum nt_argshape argshape;
+	const char *const *args;	/* NT_ARG_NAMED: the names, NULL-terminated */
+	const char *argfrom;		/* NT_ARG_OPEN: where the names come from */
 };
 
 extern const struct nt_kinddef nt_kinds[NT_K__COUNT];
 const struct nt_kinddef *nt_kind_by_name(const char *name);
+/* Index of arg in the kind's args[], or -1. */
+int nt_kind_arg_index(enum nt_kind_id k, const char *arg);
+
+/* rx-flow-hash fields: RXH_* bits of include/uapi/linux/ethtool.h (Linux
+ * v2.6.30+; RXH_DISCARD is 1 << 31), in the order ethtool(8) prints them. */
+/* X-macro of the fields: profile word, bit, ethtool letter */
+#define NT_RXH_FIELDS(X) \
+	X("l2da", 1u << 1, 'm')		/* RXH_L2DA */ \
+	X("vlan", 1u << 2, 'v')		/* RXH_VLAN */ \
+	X("l3-proto", 1u << 3, 't')	/* RXH_L3_PROTO */ \
+	X("src-ip", 1u << 4, 's')	/* RXH_IP_SRC */ \
+	X("dst-ip", 1u << 5, 'd')	/* RXH_IP_DST */ \
+	X("src-port", 1u << 6, 'f')	/* RXH_L4_B_0_1 */ \
+	X("dst-port", 1u << 7, 'n')	/* RXH_L4_B_2_3 */ \
+	X("discard", 1u << 31, 'r')	/* RXH_DISCARD */
+struct nt_rxh_field {
+	const char *name;		/* profile and plan word: src-ip */
+	uint32_t bit;
+	char letter;			/* ethtool -N ... rx-flow-hash FLOW LETTERS */
+};
+extern const struct nt_rxh_field nt_rxh_fields[];
+/* "src-ip dst-ip src-port dst-port" ("none" for 0); malloc'd */
+char *nt_rxh_format(uint32_t bits);
+/* The reverse; false on an unknown word. */
+bool nt_rxh_parse(const char *s, uint32_t *bits);
 
 enum nt_setting_flag {
 	NT_SF_IMPLIED = 1 << 0,		/* added by lowering for a dependency */

@@ -225,6 +225,17 @@ static const char *arg_problem(enum nt_kind_id k, const char *arg)
 				return "is not a queue number 0..65535";
 		return NULL;
 	}
+	if (nt_kinds[k].argshape == NT_ARG_NAMED && nt_kind_arg_index(k, arg) < 0) {
+		static _Thread_local char why[256];
+		const char *const *a;
+		size_t n;
+
+		n = (size_t)snprintf(why, sizeof(why), "is not one of");
+		for (a = nt_kinds[k].args; *a && n < sizeof(why); a++)
+			n += (size_t)snprintf(why + n, sizeof(why) - n, "%s %s",
+					      a == nt_kinds[k].args ? "" : ",", *a);
+		return why;
+	}
 	if (strlen(arg) > NT_NAME_MAX)
 		return "is longer than 255 bytes";
 	for (c = arg; *c; c++)
@@ -347,6 +358,8 @@ static size_t toggles(const struct nt_offloads *o, struct toggle_ref *r)
 	T("ntuple", ntuple, NT_OFF_NTUPLE, false, true, false);
 	T("rxvlan", rxvlan, NT_OFF_RXVLAN, false, true, false);
 	T("txvlan", txvlan, NT_OFF_TXVLAN, false, true, false);
+	T("udp_gro_forwarding", udp_gro_forwarding, -1, false, true, false);
+	T("gro_list", gro_list, -1, false, true, false);
 #undef T
 	return n;
 }
@@ -365,7 +378,8 @@ static bool toggle_any_off(const struct nt_toggle *t)
 static void check_offloads(struct v *v, const struct nt_iface *f, size_t i,
 			   const struct nt_caps *caps)
 {
-	struct toggle_ref r[32];
+	/* struct nt_offloads is one toggle pointer per portable name */
+	struct toggle_ref r[sizeof(struct nt_offloads) / sizeof(struct nt_toggle *)];
 	size_t n, k;
 	const struct nt_offloads *o = f->offloads;
 
@@ -522,7 +536,7 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 			{"rx_jumbo", f->rings->rx_jumbo, {false, 0}, {false, 0}},
 		};
 
-		for (k = 0; k < 4; k++) {
+		for (k = 0; k < sizeof(r) / sizeof(r[0]); k++) {
 			if (!r[k].val)
 				continue;
 			if (c->rings_settable == NT_TRI_NO && !(r[k].max.known && *r[k].val == r[k].max.v)) {
@@ -645,22 +659,24 @@ size_t nt_validate_chosen_caps(const struct nt_loaded *l, struct nt_diags *d, si
 
 static void check_iface_target(struct v *v, const struct nt_iface *f, size_t i)
 {
-	static const char *const linux_only[] = {"channels", "rings", "coalesce", "irq", "rps", "xps", "linux"};
+	static const char *const linux_only[] = {"channels", "rings", "coalesce", "irq", "rps", "xps",
+						 "linux", "txqueuelen", "pause"};
 	static const char *const win_rss[] = {"enabled", "profile", "base_processor",
 					      "max_processor", "max_processors"};
-	static const char *const linux_rss[] = {"key", "spread", "hash"};
-	const void *lo[] = {f->channels, f->rings, f->coalesce, f->irq, f->rps, f->xps, f->linux_opts};
+	static const char *const linux_rss[] = {"key", "spread", "hash", "flow_hash"};
+	const void *lo[] = {f->channels, f->rings, f->coalesce, f->irq, f->rps, f->xps, f->linux_opts,
+			    f->txqueuelen, f->pause};
 	size_t k;
 
 	if (v->windows) {
-		for (k = 0; k < 7; k++)
+		for (k = 0; k < sizeof(lo) / sizeof(lo[0]); k++)
 			if (lo[k])
 				E(v, at(v, true, "/interfaces/%zu/%s", i, linux_only[k]), "target",
 				  "%s is a Linux setting; this profile targets windows", linux_only[k]);
 		if (f->rss)
-			for (k = 0; k < 3; k++)
+			for (k = 0; k < sizeof(linux_rss) / sizeof(linux_rss[0]); k++)
 				if (((k == 0 && f->rss->key) || (k == 1 && f->rss->spread) ||
-				     (k == 2 && f->rss->hash)))
+				     (k == 2 && f->rss->hash) || (k == 3 && f->rss->flow_hash)))
 					E(v, at(v, true, "/interfaces/%zu/rss/%s", i, linux_rss[k]),
 					  "target", "rss.%s is a Linux setting; Windows sets RSS with "
 					  "enabled, profile, base_processor, max_processor, max_processors "
@@ -674,7 +690,7 @@ static void check_iface_target(struct v *v, const struct nt_iface *f, size_t i)
 		const void *w[] = {f->rss->enabled, f->rss->profile, f->rss->base_processor,
 				   f->rss->max_processor, f->rss->max_processors};
 
-		for (k = 0; k < 5; k++)
+		for (k = 0; k < sizeof(w) / sizeof(w[0]); k++)
 			if (w[k])
 				E(v, at(v, true, "/interfaces/%zu/rss/%s", i, win_rss[k]), "target",
 				  "rss.%s is a Windows (Set-NetAdapterRss) setting; this profile targets linux",
@@ -908,6 +924,37 @@ static bool has_ctrl(const char *s)
 	return false;
 }
 
+/* rss.flow_hash and linux.private_flags: what the profile alone can tell */
+static void check_rows(struct v *v, const struct nt_iface *f, size_t i)
+{
+	const struct nt_flow_hash *fh = f->rss ? f->rss->flow_hash : NULL;
+	const struct nt_linux_opts *lo = f->linux_opts;
+	size_t k;
+
+	/* ethtool(8) rxflow_str_to_type: ah4 and esp4 are both AH_ESP_V4_FLOW */
+	if (fh && fh->ah4 && fh->esp4)
+		E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/esp4", i), "flow-hash",
+		  "rss.flow_hash: ah4 and esp4 are one setting of the device (AH_ESP_V4_FLOW); "
+		  "give one");
+	if (fh && fh->ah6 && fh->esp6)
+		E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/esp6", i), "flow-hash",
+		  "rss.flow_hash: ah6 and esp6 are one setting of the device (AH_ESP_V6_FLOW); "
+		  "give one");
+	/* names of ETH_SS_PRIV_FLAGS are ETH_GSTRING_LEN (32) bytes with the NUL */
+	for (k = 0; lo && k < lo->private_flags_count; k++) {
+		const char *n = lo->private_flags[k].key, *c;
+
+		for (c = n; *c && (unsigned char)*c > 0x20 && *c != 0x7f && *c != '/'; c++)
+			;
+		if (strlen(n) > 31 || *c)
+			E(v, at(v, true, "/interfaces/%zu/linux/private_flags/%s", i, n),
+			  "private-flag", "private flag '%s' %s; drivers name them in at most 31 "
+			  "bytes without white space, '/' or control characters", n,
+			  strlen(n) > 31 ? "is longer than 31 bytes" : "has white space, '/' or a "
+			  "control character");
+	}
+}
+
 static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 {
 	const struct nt_caps *caps = NULL;
@@ -978,6 +1025,7 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 		E(v, at(v, true, "/interfaces/%zu/nic", i), "tunnel",
 		  "%s is a tunnel; a NIC model belongs to its underlay", f->name);
 	check_iface_target(v, f, i);
+	check_rows(v, f, i);
 	check_offloads(v, f, i, caps);
 	if (caps)
 		check_caps(v, f, i, caps);

@@ -63,6 +63,7 @@ bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_va
 {
 	struct nt_cpuset cs;
 	const char *err;
+	uint32_t bits;
 
 	switch (nt_kinds[k].vtype) {
 	case NT_V_BOOL:
@@ -90,6 +91,11 @@ bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_va
 		}
 		if (!safe_value(j->s)) {
 			*why = "has control characters";
+			return false;
+		}
+		if (k == NT_K_FLOW_HASH && !nt_rxh_parse(j->s, &bits)) {
+			*why = "is not a list of rx-flow-hash fields (l2da vlan l3-proto src-ip dst-ip "
+			       "src-port dst-port discard, or none)";
 			return false;
 		}
 		*out = nt_v_str(j->s);

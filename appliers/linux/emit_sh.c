@@ -5,157 +5,23 @@
 
 #include "../../compiler/version.h"
 #include "../emit.h"
+#include "rows.h"
 
 /*
- * One row per Linux kind: the body of a shell function that prints the
- * current value ($1 object, $2 argument) in the form nt_value_format()
- * prints the desired one, and the body of one that writes $3.  The script
- * compares the two strings, writes only on a difference and reads back.
- * A kind without a row cannot be emitted (error at emit time).
+ * The sh getter and setter of each Linux kind are rows of nt_linux_rows[]
+ * (rows.c); this file only strings them together.  A kind without a row
+ * cannot be emitted (error at emit time).
  */
-struct sh_row {
-	enum nt_kind_id kind;
-	const char *fn;		/* shell function suffix */
-	bool iface;		/* object is a network interface */
-	const char *get;
-	const char *put;
-};
-
-static const struct sh_row sh_rows[] = {
-	{NT_K_SYSCTL, "sysctl", false,
-	 "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
-	 "\ttr -s '\\t ' '  ' <\"$nt_f\" | sed 's/^ //; s/ $//'",
-	 "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
-	 "\tprintf '%s\\n' \"$3\" >\"$nt_f\""},
-	{NT_K_MTU, "mtu", true,
-	 "cat \"/sys/class/net/$1/mtu\"",
-	 "ip link set dev \"$1\" mtu \"$3\""},
-	{NT_K_FEATURE, "feature", true,
-	 "# ethtool -k prints some features under their legacy names\n"
-	 "\tcase \"$2\" in\n"
-	 "\trx-checksum) nt_l=rx-checksumming ;;\n"
-	 "\ttx-generic-segmentation) nt_l=generic-segmentation-offload ;;\n"
-	 "\trx-gro) nt_l=generic-receive-offload ;;\n"
-	 "\trx-lro) nt_l=large-receive-offload ;;\n"
-	 "\trx-hashing) nt_l=receive-hashing ;;\n"
-	 "\trx-ntuple-filter) nt_l=ntuple-filters ;;\n"
-	 "\trx-vlan-hw-parse) nt_l=rx-vlan-offload ;;\n"
-	 "\ttx-vlan-hw-insert) nt_l=tx-vlan-offload ;;\n"
-	 "\t*) nt_l=\"$2\" ;;\n"
-	 "\tesac\n"
-	 "\tethtool -k \"$1\" | awk -v a=\"$2:\" -v b=\"$nt_l:\" '\n"
-	 "\t\t($1 == a || $1 == b) { print $2; f = 1; exit }\n"
-	 "\t\tEND { if (!f) exit 1 }'",
-	 "ethtool -K \"$1\" \"$2\" \"$3\""},
-	{NT_K_CHANNELS, "channels", true,
-	 "case \"$2\" in\n"
-	 "\tcombined) nt_l=Combined ;; rx) nt_l=RX ;; tx) nt_l=TX ;; other) nt_l=Other ;;\n"
-	 "\t*) return 1 ;;\n"
-	 "\tesac\n"
-	 "\tethtool -l \"$1\" | nt_current \"$nt_l\"",
-	 "ethtool -L \"$1\" \"$2\" \"$3\""},
-	{NT_K_RING, "ring", true,
-	 "case \"$2\" in\n"
-	 "\trx) nt_l=RX ;; tx) nt_l=TX ;; rx-mini) nt_l='RX Mini' ;; rx-jumbo) nt_l='RX Jumbo' ;;\n"
-	 "\t*) return 1 ;;\n"
-	 "\tesac\n"
-	 "\tethtool -g \"$1\" | nt_current \"$nt_l\"",
-	 "ethtool -G \"$1\" \"$2\" \"$3\""},
-	{NT_K_COALESCE, "coalesce", true,
-	 "ethtool -c \"$1\" | awk -v k=\"$2:\" '$1 == k { print $2; f = 1; exit }\n"
-	 "\t\tEND { if (!f) exit 1 }'",
-	 "ethtool -C \"$1\" \"$2\" \"$3\""},
-	{NT_K_COALESCE_ADAPTIVE, "coalesce_adaptive", true,
-	 "# \"Adaptive RX: on  TX: off\"\n"
-	 "\tethtool -c \"$1\" | awk -v q=\"$2\" '$1 == \"Adaptive\" && $2 == \"RX:\" {\n"
-	 "\t\tprint (q == \"rx\" ? $3 : $5); f = 1; exit }\n"
-	 "\t\tEND { if (!f) exit 1 }'",
-	 "ethtool -C \"$1\" \"adaptive-$2\" \"$3\""},
-	{NT_K_RSS_HFUNC, "rss_hfunc", true,
-	 "ethtool -x \"$1\" | awk '/^RSS hash function:/ { h = 1; next }\n"
-	 "\t\th && $2 == \"on\" { sub(/:$/, \"\", $1); print $1; f = 1; exit }\n"
-	 "\t\tEND { if (!f) exit 1 }'",
-	 "ethtool -X \"$1\" hfunc \"$3\""},
-	{NT_K_RSS_KEY, "rss_key", true,
-	 "ethtool -x \"$1\" | awk '/^RSS hash key:/ { k = 1; next }\n"
-	 "\t\tk && /^[0-9a-fA-F:]+$/ { s = s (s == \"\" ? \"\" : \":\") $0; next }\n"
-	 "\t\tk { exit }\n"
-	 "\t\tEND { gsub(/::/, \":\", s); if (s == \"\") exit 1; print tolower(s) }'",
-	 "ethtool -X \"$1\" hkey \"$3\""},
-	{NT_K_RSS_INDIR, "rss_indir", true,
-	 "ethtool -x \"$1\" | awk '/^RX flow hash indirection table/ { t = 1; next }\n"
-	 "\t\tt && $1 ~ /^[0-9]+:$/ { for (i = 2; i <= NF; i++) s = s (s == \"\" ? \"\" : \" \") $i; next }\n"
-	 "\t\tt && NF { exit }\n"
-	 "\t\tEND { if (s == \"\") exit 1; print s }'",
-	 "# only a round robin over queues 0..N-1 can be written: ethtool -X equal N\n"
-	 "\tnt_n=\"$(printf '%s\\n' \"$3\" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0\n"
-	 "\t\tfor (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }')\" || {\n"
-	 "\t\techo \"not a round robin table; ethtool can only write 'equal N'\" >&2; return 1; }\n"
-	 "\tethtool -X \"$1\" equal \"$nt_n\""},
-	{NT_K_IRQ_AFFINITY, "irq_affinity", true,
-	 "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
-	 "\tcat \"/proc/irq/$nt_i/smp_affinity_list\"",
-	 "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
-	 "\tprintf '%s\\n' \"$3\" >\"/proc/irq/$nt_i/smp_affinity_list\""},
-	{NT_K_RPS_CPUS, "rps_cpus", true,
-	 "nt_hexmask <\"/sys/class/net/$1/queues/rx-$2/rps_cpus\"",
-	 "nt_hexwrite \"$3\" >\"/sys/class/net/$1/queues/rx-$2/rps_cpus\""},
-	{NT_K_RPS_FLOW_CNT, "rps_flow_cnt", true,
-	 "cat \"/sys/class/net/$1/queues/rx-$2/rps_flow_cnt\"",
-	 "printf '%s\\n' \"$3\" >\"/sys/class/net/$1/queues/rx-$2/rps_flow_cnt\""},
-	{NT_K_XPS_CPUS, "xps_cpus", true,
-	 "nt_hexmask <\"/sys/class/net/$1/queues/tx-$2/xps_cpus\"",
-	 "nt_hexwrite \"$3\" >\"/sys/class/net/$1/queues/tx-$2/xps_cpus\""},
-	{NT_K_IRQBALANCE_BAN, "banned_irqs", false,
-	 "# the IRQs banned by the systemd drop-in nettune apply also writes, comma separated; none: empty\n"
-	 "\t[ -f \"$NT_BANIRQ_DROPIN\" ] || { echo; return 0; }\n"
-	 "\ttr ' ' '\\n' <\"$NT_BANIRQ_DROPIN\" | sed -n 's/^--banirq=//p' | paste -sd, -",
-	 "if [ -z \"$3\" ]; then\n"
-	 "\t\trm -f -- \"$NT_BANIRQ_DROPIN\"\n"
-	 "\telse\n"
-	 "\t\tmkdir -p -- \"${NT_BANIRQ_DROPIN%/*}\"\n"
-	 "\t\t{\n"
-	 "\t\t\techo '# Written by nettune: keep irqbalance away from IRQs nettune pins.'\n"
-	 "\t\t\tprintf '[Service]\\nExecStart=\\nExecStart=/usr/sbin/irqbalance --foreground %s' \"\\$IRQBALANCE_ARGS\"\n"
-	 "\t\t\tprintf '%s\\n' \"$3\" | tr ',' '\\n' | sed 's/^/ --banirq=/' | tr -d '\\n'\n"
-	 "\t\t\techo\n"
-	 "\t\t} >\"$NT_BANIRQ_DROPIN\"\n"
-	 "\tfi\n"
-	 "\tsystemctl daemon-reload && systemctl try-restart irqbalance.service"},
-	{NT_K_IRQBALANCE_SERVICE, "service", false,
-	 "if systemctl is-active --quiet irqbalance.service; then echo running; else echo stopped; fi",
-	 "case \"$3\" in\n"
-	 "\trunning) systemctl start irqbalance.service ;;\n"
-	 "\tstopped) systemctl stop irqbalance.service ;;\n"
-	 "\t*) return 1 ;;\n"
-	 "\tesac"},
-	{NT_K_PROCESS_CPUS, "cpus", false,
-	 "nt_p=\"$(nt_pids \"$1\" | head -n 1)\"\n"
-	 "\t[ -n \"$nt_p\" ] || { echo \"no running process for $1\" >&2; return 1; }\n"
-	 "\ttaskset -pc \"$nt_p\" | sed 's/.*: //'",
-	 "nt_p=\"$(nt_pids \"$1\")\"\n"
-	 "\t[ -n \"$nt_p\" ] || return 1\n"
-	 "\tprintf '%s\\n' \"$nt_p\" | while read -r nt_q; do\n"
-	 "\t\ttaskset -apc \"$3\" \"$nt_q\" >/dev/null || exit 1\n"
-	 "\tdone"},
-	{0, NULL, false, NULL, NULL},
-};
-
-static const struct sh_row *row(enum nt_kind_id k)
+static const struct nt_linux_row *row(enum nt_kind_id k)
 {
-	size_t i;
-
-	for (i = 0; sh_rows[i].fn; i++)
-		if (sh_rows[i].kind == k)
-			return &sh_rows[i];
-	return NULL;
+	return nt_linux_row(k);
 }
 
 const char *nt_emit_sh_row(enum nt_kind_id k)
 {
-	const struct sh_row *r = row(k);
+	const struct nt_linux_row *r = row(k);
 
-	return r ? r->fn : NULL;
+	return r ? r->sh_fn : NULL;
 }
 
 static const char prelude[] =
@@ -252,7 +118,7 @@ static const char engine[] =
 	"#            tx-tcp-mangleid-segmentation after tx-tcp-segmentation)\n"
 	"nt_step() {\n"
 	"\tnt_what=\"$2 $1${3:+ $3}\"\n"
-	"\tcase \"$1\" in irq_affinity) nt_what=\"${nt_what%@*}\" ;; esac\n"
+	"\tcase \"$1\" in @IRQKINDS@) nt_what=\"${nt_what%@*}\" ;; esac\n"
 	"\tif ! nt_cur=\"$(nt_get \"$1\" \"$2\" \"$3\" 2>&1)\"; then\n"
 	"\t\tprintf 'FAILED   %s: cannot read the current value: %s\\n' \"$nt_what\" \"$nt_cur\"\n"
 	"\t\tNT_FAILED=1\n"
@@ -351,7 +217,7 @@ static const char engine[] =
 	"\tset --\n"
 	"\twhile IFS=\"$nt_tab\" read -r nt_rk nt_ro _; do\n"
 	"\t\tcase \"$nt_rk\" in\n"
-	"\t\t'#'* | sysctl | banned_irqs | service | cpus) ;;\n"
+	"\t\t'#'*@HOSTKINDS@) ;;\n"
 	"\t\t*) set -- \"$@\" \"$nt_ro\" ;;\n"
 	"\t\tesac\n"
 	"\tdone <\"$nt_file\"\n"
@@ -469,27 +335,12 @@ static bool value_ok(const char *s)
 	return true;
 }
 
-/* Every round robin i % (max + 1) is what ethtool -X equal N writes. */
-static bool round_robin(const struct nt_value *v)
-{
-	uint32_t max = 0;
-	size_t i;
-
-	for (i = 0; i < v->n; i++)
-		if (v->list[i] > max)
-			max = v->list[i];
-	for (i = 0; i < v->n; i++)
-		if (v->list[i] != i % (max + 1))
-			return false;
-	return v->n > 0;
-}
-
 /* The value as the getter prints it. */
 static char *want_text(const struct nt_setting *s)
 {
 	struct nt_buf b = {0};
 
-	if (s->kind == NT_K_RPS_CPUS || s->kind == NT_K_XPS_CPUS) {
+	if (row(s->kind)->sh_value == NT_SHV_HEXMASK) {
 		/* hex bitmap, no leading zeros */
 		int top = -1, i;
 
@@ -510,7 +361,7 @@ static char *want_text(const struct nt_setting *s)
 		}
 		return nt_buf_take(&b);
 	}
-	if (s->kind == NT_K_SYSCTL) {
+	if (row(s->kind)->sh_value == NT_SHV_FOLDED) {
 		/* runs of white space fold to one space (nt_value_equal does too) */
 		const char *p = s->val.s ? s->val.s : "";
 		bool sp = false;
@@ -529,17 +380,16 @@ static char *want_text(const struct nt_setting *s)
 		}
 		return b.p ? nt_buf_take(&b) : nt_xstrdup("");
 	}
-	if (s->kind == NT_K_IRQBALANCE_BAN) {
-		nt_value_format(&s->val, &b, true);
-		return b.p ? nt_buf_take(&b) : nt_xstrdup("");
-	}
 	nt_value_format(&s->val, &b, true);
 	return b.p ? nt_buf_take(&b) : nt_xstrdup("");
 }
 
-static void emit_fn(struct nt_buf *o, const char *verb, const struct sh_row *r, const char *body)
+static void emit_fn(struct nt_buf *o, const char *verb, const struct nt_linux_row *r,
+		    const char *body)
 {
-	nt_buf_printf(o, "nt_%s_%s() {\n\t%s\n}\n\n", verb, r->fn, body);
+	nt_buf_printf(o, "nt_%s_%s() {\n\t", verb, r->sh_fn);
+	nt_linux_row_sh(r, body, o);
+	nt_buf_puts(o, "\n}\n\n");
 }
 
 /* @KEY@ of the header are comment text (nt_sh_comment), never raw. */
@@ -600,11 +450,13 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 	const struct nt_setting **ord = nt_emit_order(in, &n);
 	char **ifs = nt_xcalloc(n + 1, sizeof(*ifs));
 	struct nt_buf steps = {0}, gets = {0}, puts = {0}, kinds = {0}, iflist = {0};
+	struct nt_buf irqk = {0}, hostk = {0};
+	size_t k, nk;
 	int bad = 0;
 
 	for (i = 0; i < n; i++) {
 		const struct nt_setting *s = ord[i];
-		const struct sh_row *r = row(s->kind);
+		const struct nt_linux_row *r = row(s->kind);
 		char *want;
 		const char *why = NULL;
 
@@ -616,14 +468,13 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 			bad = -1;
 			continue;
 		}
-		if (r->iface && s->object[0] == '-')
+		if (!(nt_kinds[s->kind].flags & NT_KF_HOST_OBJ) && s->object[0] == '-')
 			why = "an interface name that starts with '-' would be read as an ethtool option";
 		else if (!value_ok(s->object) || (s->arg && !value_ok(s->arg)) ||
 			 (s->arg && strchr(s->arg, '@')))
 			why = "the name has a control character or '@'";
-		else if (s->kind == NT_K_RSS_INDIR && !round_robin(&s->val))
-			why = "ethtool(8) can only write a round-robin indirection table ('equal N'); "
-			      "this table is custom, which only 'nettune apply' can write";
+		else if (r->sh_refuse)
+			why = r->sh_refuse(&s->val);
 		if (why) {
 			nt_error(d, s->src, "emit", "%s %s%s%s cannot be expressed in a sh script: %s",
 				 s->object, nt_kinds[s->kind].name, s->arg ? " " : "",
@@ -639,7 +490,7 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 			bad = -1;
 			continue;
 		}
-		if (r->iface && !have_iface(ifs, nifs, s->object)) {
+		if (!(nt_kinds[s->kind].flags & NT_KF_HOST_OBJ) && !have_iface(ifs, nifs, s->object)) {
 			ifs[nifs++] = s->object;
 			nt_buf_putc(&iflist, ' ');
 			nt_sh_quote(&iflist, s->object);
@@ -649,10 +500,10 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 			nt_sh_comment(&steps, s->note);
 			nt_buf_putc(&steps, '\n');
 		}
-		nt_buf_printf(&steps, "\tnt_step %s ", r->fn);
+		nt_buf_printf(&steps, "\tnt_step %s ", r->sh_fn);
 		nt_sh_quote(&steps, s->object);
 		nt_buf_putc(&steps, ' ');
-		if (s->kind == NT_K_IRQ_AFFINITY && s->arg) {
+		if ((r->sh_flags & NT_SH_ARG_IRQ) && s->arg) {
 			/* "Q@IRQ" when the facts know the IRQ of queue Q */
 			const struct nt_iface_facts *F = nt_facts_iface(in->facts, s->object);
 			const struct nt_irq_fact *q = F ? nt_facts_irq(F, (uint32_t)atoi(s->arg)) : NULL;
@@ -668,10 +519,18 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 		nt_buf_printf(&steps, " || return 1\n");
 		free(want);
 	}
-	for (i = 0; sh_rows[i].fn; i++) {
-		nt_buf_printf(&gets, "\t%s) nt_get_%s \"$@\" ;;\n", sh_rows[i].fn, sh_rows[i].fn);
-		nt_buf_printf(&puts, "\t%s) nt_put_%s \"$@\" ;;\n", sh_rows[i].fn, sh_rows[i].fn);
-		nt_buf_printf(&kinds, "%s%s", i ? " | " : "\t\t", sh_rows[i].fn);
+	for (k = 0, nk = 0; k < NT_K__COUNT; k++) {
+		const struct nt_linux_row *r = row((enum nt_kind_id)k);
+
+		if (!r)
+			continue;
+		nt_buf_printf(&gets, "\t%s) nt_get_%s \"$@\" ;;\n", r->sh_fn, r->sh_fn);
+		nt_buf_printf(&puts, "\t%s) nt_put_%s \"$@\" ;;\n", r->sh_fn, r->sh_fn);
+		nt_buf_printf(&kinds, "%s%s", nk++ ? " | " : "\t\t", r->sh_fn);
+		if (r->sh_flags & NT_SH_ARG_IRQ)
+			nt_buf_printf(&irqk, "%s%s", irqk.n ? " | " : "", r->sh_fn);
+		if (nt_kinds[k].flags & NT_KF_HOST_OBJ)
+			nt_buf_printf(&hostk, " | %s", r->sh_fn);
 	}
 	if (bad)
 		goto out;
@@ -681,12 +540,17 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 	nt_buf_puts(o, "\n");
 	nt_buf_puts(o, prelude);
 	nt_buf_puts(o, "# One row per kind of setting: how to read it, how to write it.\n\n");
-	for (i = 0; sh_rows[i].fn; i++) {
-		emit_fn(o, "get", &sh_rows[i], sh_rows[i].get);
-		emit_fn(o, "put", &sh_rows[i], sh_rows[i].put);
+	for (k = 0; k < NT_K__COUNT; k++) {
+		const struct nt_linux_row *r = row((enum nt_kind_id)k);
+
+		if (!r)
+			continue;
+		emit_fn(o, "get", r, r->sh_get);
+		emit_fn(o, "put", r, r->sh_put);
 	}
 	{
-		const char *kv[] = {"GETCASES", gets.p, "PUTCASES", puts.p, "KINDLIST", kinds.p, NULL};
+		const char *kv[] = {"GETCASES", gets.p, "PUTCASES", puts.p, "KINDLIST", kinds.p,
+				    "IRQKINDS", irqk.p, "HOSTKINDS", hostk.p, NULL};
 
 		nt_emit_tmpl(o, engine, kv);
 	}
@@ -707,6 +571,8 @@ out:
 	nt_buf_free(&puts);
 	nt_buf_free(&kinds);
 	nt_buf_free(&iflist);
+	nt_buf_free(&irqk);
+	nt_buf_free(&hostk);
 	free(ifs);
 	free(ord);
 	return bad;

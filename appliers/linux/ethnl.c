@@ -512,3 +512,85 @@ int nt_ethnl_coalesce_set(struct nt_ethnl *e, const char *dev, int field, uint32
 	}
 	return transact(e, m, NULL, true);
 }
+
+/* Pause (flow control): ETHTOOL_MSG_PAUSE_GET/SET, ETHTOOL_A_PAUSE_AUTONEG,
+ * _RX, _TX as u8 (net/ethtool/pause.c). */
+static const int pause_attr[3] = {ETHTOOL_A_PAUSE_AUTONEG, ETHTOOL_A_PAUSE_RX, ETHTOOL_A_PAUSE_TX};
+
+static int parse_pause(struct nlattr **tb, void *out)
+{
+	struct nt_pause_state *p = out;
+	int k;
+
+	for (k = 0; k < 3; k++)
+		if (tb[pause_attr[k]]) {
+			p->have[k] = true;
+			p->on[k] = get_u8(tb[pause_attr[k]]) != 0;
+		}
+	return 0;
+}
+
+int nt_ethnl_pause_get(struct nt_ethnl *e, const char *dev, struct nt_pause_state *out)
+{
+	struct reply r = {parse_pause, out, ETHTOOL_A_PAUSE_MAX, 0};
+	struct nl_msg *m = request(e, ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, dev, 0);
+
+	memset(out, 0, sizeof(*out));
+	return m ? transact(e, m, &r, false) : -ENOMEM;
+}
+
+int nt_ethnl_pause_set(struct nt_ethnl *e, const char *dev, int which, bool on)
+{
+	struct nl_msg *m = request(e, ETHTOOL_MSG_PAUSE_SET, ETHTOOL_A_PAUSE_HEADER, dev, 0);
+
+	if (!m)
+		return -ENOMEM;
+	if (which < 0 || which > 2 || nla_put_u8(m, pause_attr[which], on) < 0) {
+		nlmsg_free(m);
+		return -EINVAL;
+	}
+	return transact(e, m, NULL, true);
+}
+
+/* Private flags: ETHTOOL_MSG_PRIVFLAGS_GET/SET, ETHTOOL_A_PRIVFLAGS_FLAGS,
+ * a bitset by name (net/ethtool/privflags.c); the state is in .active. */
+static int parse_privflags(struct nlattr **tb, void *out)
+{
+	return parse_bitset_list(tb[ETHTOOL_A_PRIVFLAGS_FLAGS], out, 2) ? -EINVAL : 0;
+}
+
+int nt_ethnl_privflags_get(struct nt_ethnl *e, const char *dev, struct nt_features *out)
+{
+	struct reply r = {parse_privflags, out, ETHTOOL_A_PRIVFLAGS_MAX, 0};
+	struct nl_msg *m = request(e, ETHTOOL_MSG_PRIVFLAGS_GET, ETHTOOL_A_PRIVFLAGS_HEADER, dev, 0);
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!m)
+		return -ENOMEM;
+	err = transact(e, m, &r, false);
+	if (err)
+		nt_features_free(out);
+	return err;
+}
+
+int nt_ethnl_privflag_set(struct nt_ethnl *e, const char *dev, const char *name, bool on)
+{
+	struct nl_msg *m = request(e, ETHTOOL_MSG_PRIVFLAGS_SET, ETHTOOL_A_PRIVFLAGS_HEADER, dev, 0);
+	struct nlattr *w, *bits, *bit;
+
+	if (!m)
+		return -ENOMEM;
+	w = nla_nest_start(m, ETHTOOL_A_PRIVFLAGS_FLAGS);
+	bits = w ? nla_nest_start(m, ETHTOOL_A_BITSET_BITS) : NULL;
+	bit = bits ? nla_nest_start(m, ETHTOOL_A_BITSET_BITS_BIT) : NULL;
+	if (!bit || nla_put_string(m, ETHTOOL_A_BITSET_BIT_NAME, name) < 0 ||
+	    (on && nla_put_flag(m, ETHTOOL_A_BITSET_BIT_VALUE) < 0)) {
+		nlmsg_free(m);
+		return -ENOMEM;
+	}
+	nla_nest_end(m, bit);
+	nla_nest_end(m, bits);
+	nla_nest_end(m, w);
+	return transact(e, m, NULL, true);
+}

@@ -76,4 +76,15 @@ int nt_ethnl_rings_set(struct nt_ethnl *e, const char *dev, int which, uint32_t 
 int nt_ethnl_coalesce_get(struct nt_ethnl *e, const char *dev, struct nt_coalesce_state *out);
 int nt_ethnl_coalesce_set(struct nt_ethnl *e, const char *dev, int field, uint32_t value);
 
+/* autoneg, rx, tx */
+struct nt_pause_state {
+	bool have[3];
+	bool on[3];
+};
+int nt_ethnl_pause_get(struct nt_ethnl *e, const char *dev, struct nt_pause_state *out);
+int nt_ethnl_pause_set(struct nt_ethnl *e, const char *dev, int which, bool on);
+/* Private flags by name; the state of each is in .active. */
+int nt_ethnl_privflags_get(struct nt_ethnl *e, const char *dev, struct nt_features *out);
+int nt_ethnl_privflag_set(struct nt_ethnl *e, const char *dev, const char *name, bool on);
+
 #endif

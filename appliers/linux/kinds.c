@@ -11,8 +11,10 @@
 
 #include "../../compiler/buf.h"
 #include "../../compiler/caps.h"
+#include "../../compiler/validate.h"
 #include "link.h"
 #include "linux.h"
+#include "rows.h"
 #include "rss.h"
 #include "sysio.h"
 
@@ -163,7 +165,7 @@ static int mtu_read(struct nt_lctx *x, const char *obj, const char *arg, struct 
 	(void)x;
 	(void)arg;
 	if (*nt_sys_root) {
-		p = nt_sys_path("/sys/class/net/%s/mtu", obj);
+		p = nt_sys_path(nt_linux_rows[NT_K_MTU].path, obj);
 		s = nt_sys_read(p);
 		free(p);
 		if (!s)
@@ -199,7 +201,7 @@ static int mtu_write(struct nt_lctx *x, const char *obj, const char *arg, const 
 	nt_lctx_drop_cache(x);
 	(void)arg;
 	if (*nt_sys_root) {
-		char *p = nt_sys_path("/sys/class/net/%s/mtu", obj), num[16];
+		char *p = nt_sys_path(nt_linux_rows[NT_K_MTU].path, obj), num[16];
 
 		snprintf(num, sizeof(num), "%u", v->u);
 		r = nt_sys_write(p, num);
@@ -263,12 +265,7 @@ static int feature_write(struct nt_lctx *x, const char *obj, const char *arg, co
 
 static int chan_index(const char *arg)
 {
-	int k;
-
-	for (k = 0; k < NT_CH__COUNT; k++)
-		if (!strcmp(arg, nt_chan_names[k]))
-			return k;
-	return -1;
+	return nt_kind_arg_index(NT_K_CHANNELS, arg);
 }
 
 static int channels_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
@@ -312,13 +309,7 @@ static int channels_write(struct nt_lctx *x, const char *obj, const char *arg, c
 
 static int ring_index(const char *arg)
 {
-	static const char *const n[] = {"rx", "tx", "rx-mini", "rx-jumbo"};
-	int k;
-
-	for (k = 0; k < 4; k++)
-		if (!strcmp(arg, n[k]))
-			return k;
-	return -1;
+	return nt_kind_arg_index(NT_K_RING, arg);
 }
 
 static int ring_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
@@ -348,15 +339,12 @@ static int ring_write(struct nt_lctx *x, const char *obj, const char *arg, const
 	return r ? nl_err(x, r) : 0;
 }
 
+/* the kind rows' argument names in the order of enum nt_coal_field */
 static int coal_index(const char *kindarg, bool adaptive)
 {
-	if (adaptive)
-		return !strcmp(kindarg, "rx") ? NT_COAL_ADAPTIVE_RX :
-		       !strcmp(kindarg, "tx") ? NT_COAL_ADAPTIVE_TX : -1;
-	return !strcmp(kindarg, "rx-usecs") ? NT_COAL_RX_USECS :
-	       !strcmp(kindarg, "tx-usecs") ? NT_COAL_TX_USECS :
-	       !strcmp(kindarg, "rx-frames") ? NT_COAL_RX_FRAMES :
-	       !strcmp(kindarg, "tx-frames") ? NT_COAL_TX_FRAMES : -1;
+	int k = nt_kind_arg_index(adaptive ? NT_K_COALESCE_ADAPTIVE : NT_K_COALESCE, kindarg);
+
+	return k < 0 ? -1 : adaptive ? NT_COAL_ADAPTIVE_RX + k : k;
 }
 
 static int coal_read_common(struct nt_lctx *x, const char *obj, int k, uint32_t *v)
@@ -501,6 +489,18 @@ static int irq_of(struct nt_lctx *x, const char *obj, const char *arg, unsigned 
 	return 0;
 }
 
+struct irqs {
+	char s[16];
+};
+
+static struct irqs irq_str(unsigned irq)
+{
+	struct irqs r;
+
+	snprintf(r.s, sizeof(r.s), "%u", irq);
+	return r;
+}
+
 static int cpus_file_read(const char *path, bool mask, struct nt_value *out)
 {
 	char *s = nt_sys_read(path);
@@ -527,7 +527,7 @@ static int affinity_read(struct nt_lctx *x, const char *obj, const char *arg, st
 
 	if (irq_of(x, obj, arg, &irq))
 		return -ENOENT;
-	p = nt_sys_path("/proc/irq/%u/smp_affinity_list", irq);
+	p = nt_sys_path(nt_linux_rows[NT_K_IRQ_AFFINITY].path, irq_str(irq).s);
 	r = cpus_file_read(p, false, out);
 	free(p);
 	return r;
@@ -543,7 +543,7 @@ static int affinity_write(struct nt_lctx *x, const char *obj, const char *arg, c
 		seterr(x, "queue %s of %s has no IRQ", arg, obj);
 		return -ENOENT;
 	}
-	p = nt_sys_path("/proc/irq/%u/smp_affinity_list", irq);
+	p = nt_sys_path(nt_linux_rows[NT_K_IRQ_AFFINITY].path, irq_str(irq).s);
 	s = nt_cpuset_str(v->cpus);
 	r = nt_sys_write(p, s);
 	if (r == -EIO || r == -EPERM || r == -EACCES)
@@ -560,10 +560,11 @@ static unsigned ncpus(struct nt_lctx *x)
 	return x->facts && x->facts->ncpus ? x->facts->ncpus : 1;
 }
 
-static int queue_file_read(const char *obj, const char *dir, const char *arg, const char *file,
+/* the file of the kind's row, for queue arg of obj */
+static int queue_file_read(enum nt_kind_id k, const char *obj, const char *arg,
 			   struct nt_value *out, bool u32)
 {
-	char *p = nt_sys_path("/sys/class/net/%s/queues/%s-%s/%s", obj, dir, arg, file);
+	char *p = nt_sys_path(nt_linux_rows[k].path, obj, arg);
 	int r;
 
 	if (u32) {
@@ -580,14 +581,15 @@ static int queue_file_read(const char *obj, const char *dir, const char *arg, co
 	return r;
 }
 
-static int queue_file_write(struct nt_lctx *x, const char *obj, const char *dir, const char *arg,
-			    const char *file, const char *val)
+static int queue_file_write(struct nt_lctx *x, enum nt_kind_id k, const char *obj,
+			    const char *arg, const char *val)
 {
-	char *p = nt_sys_path("/sys/class/net/%s/queues/%s-%s/%s", obj, dir, arg, file);
+	char *p = nt_sys_path(nt_linux_rows[k].path, obj, arg);
 	int r = nt_sys_write(p, val);
 
 	if (r)
-		seterr(x, "writing %s of %s queue %s: %s", file, obj, arg, strerror(-r));
+		seterr(x, "writing %s of %s queue %s: %s", strrchr(nt_linux_rows[k].path, '/') + 1,
+		       obj, arg, strerror(-r));
 	free(p);
 	return r;
 }
@@ -595,7 +597,7 @@ static int queue_file_write(struct nt_lctx *x, const char *obj, const char *dir,
 static int rps_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
 {
 	(void)x;
-	return queue_file_read(o, "rx", a, "rps_cpus", out, false);
+	return queue_file_read(NT_K_RPS_CPUS, o, a, out, false);
 }
 
 static int rps_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
@@ -604,7 +606,7 @@ static int rps_write(struct nt_lctx *x, const char *o, const char *a, const stru
 	int r;
 
 	nt_cpuset_format_mask(v->cpus, ncpus(x), &b);
-	r = queue_file_write(x, o, "rx", a, "rps_cpus", b.p);
+	r = queue_file_write(x, NT_K_RPS_CPUS, o, a, b.p);
 	nt_buf_free(&b);
 	return r;
 }
@@ -612,7 +614,7 @@ static int rps_write(struct nt_lctx *x, const char *o, const char *a, const stru
 static int flow_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
 {
 	(void)x;
-	return queue_file_read(o, "rx", a, "rps_flow_cnt", out, true);
+	return queue_file_read(NT_K_RPS_FLOW_CNT, o, a, out, true);
 }
 
 static int flow_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
@@ -620,13 +622,13 @@ static int flow_write(struct nt_lctx *x, const char *o, const char *a, const str
 	char num[16];
 
 	snprintf(num, sizeof(num), "%u", v->u);
-	return queue_file_write(x, o, "rx", a, "rps_flow_cnt", num);
+	return queue_file_write(x, NT_K_RPS_FLOW_CNT, o, a, num);
 }
 
 static int xps_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
 {
 	(void)x;
-	return queue_file_read(o, "tx", a, "xps_cpus", out, false);
+	return queue_file_read(NT_K_XPS_CPUS, o, a, out, false);
 }
 
 static int xps_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
@@ -635,7 +637,7 @@ static int xps_write(struct nt_lctx *x, const char *o, const char *a, const stru
 	int r;
 
 	nt_cpuset_format_mask(v->cpus, ncpus(x), &b);
-	r = queue_file_write(x, o, "tx", a, "xps_cpus", b.p);
+	r = queue_file_write(x, NT_K_XPS_CPUS, o, a, b.p);
 	nt_buf_free(&b);
 	return r;
 }
@@ -870,6 +872,158 @@ static int process_write(struct nt_lctx *x, const char *obj, const char *arg, co
 	return 0;
 }
 
+/* txqueuelen, pause, private flags, rx-flow-hash ------------------------ */
+
+static int txqlen_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	char *p = nt_sys_path(nt_linux_rows[NT_K_TXQLEN].path, obj), *s = nt_sys_read(p);
+
+	(void)x;
+	(void)arg;
+	free(p);
+	if (!s)
+		return errno == ENOENT ? -ENOENT : -errno;
+	*out = nt_v_u32((uint32_t)strtoul(s, NULL, 10));
+	free(s);
+	return 0;
+}
+
+static int txqlen_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	char msg[256] = "";
+	int r;
+
+	(void)arg;
+	if (*nt_sys_root) {
+		char *p = nt_sys_path(nt_linux_rows[NT_K_TXQLEN].path, obj), num[16];
+
+		snprintf(num, sizeof(num), "%u", v->u);
+		r = nt_sys_write(p, num);
+		free(p);
+		return r;
+	}
+	r = nt_link_set_txqlen(obj, v->u, msg, sizeof(msg));
+	if (r)
+		seterr(x, "rtnetlink: %s", *msg ? msg : strerror(-r));
+	return r;
+}
+
+/* -ENOENT when the device does not report it: veth has no pause, no
+ * private flags and no rx-flow-hash (-EOPNOTSUPP) */
+static int absent(int r)
+{
+	return r == -EOPNOTSUPP || r == -ENODEV || r == -EINVAL ? -ENOENT : r;
+}
+
+static int pause_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	struct nt_pause_state p;
+	int k = nt_kind_arg_index(NT_K_PAUSE, arg), r;
+
+	if (!x->nl || k < 0)
+		return -ENOENT;
+	r = nt_ethnl_pause_get(x->nl, obj, &p);
+	if (r)
+		return absent(r);
+	if (!p.have[k])
+		return -ENOENT;
+	*out = nt_v_bool(p.on[k]);
+	return 0;
+}
+
+static int pause_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	int r;
+
+	nt_lctx_drop_cache(x);
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	r = nt_ethnl_pause_set(x->nl, obj, nt_kind_arg_index(NT_K_PAUSE, arg), v->b);
+	return r ? nl_err(x, r) : 0;
+}
+
+static int privflag_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	struct nt_features f;
+	const struct nt_feature_state *s;
+	int r;
+
+	if (!x->nl)
+		return -ENOENT;
+	r = nt_ethnl_privflags_get(x->nl, obj, &f);
+	if (r)
+		return absent(r);
+	s = nt_features_find(&f, arg);
+	if (s)
+		*out = nt_v_bool(s->active);
+	nt_features_free(&f);
+	return s ? 0 : -ENOENT;
+}
+
+static int privflag_all(struct nt_lctx *x, const char *obj, struct nt_state *st)
+{
+	struct nt_features f;
+	const char *part;
+	size_t i;
+	int r;
+
+	if (!x->nl)
+		return -ENOENT;
+	r = nt_ethnl_privflags_get(x->nl, obj, &f);
+	if (r)
+		return absent(r);
+	for (i = 0; i < f.n; i++)
+		if (!nt_setting_problem(NT_K_PRIV_FLAG, obj, f.v[i].name, &part))
+			nt_state_set(st, NT_K_PRIV_FLAG, obj, f.v[i].name, nt_v_bool(f.v[i].active),
+				     (struct nt_mark){0});
+	nt_features_free(&f);
+	return 0;
+}
+
+static int privflag_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	int r;
+
+	nt_lctx_drop_cache(x);
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	r = nt_ethnl_privflag_set(x->nl, obj, arg, v->b);
+	return r ? nl_err(x, r) : 0;
+}
+
+static int flowhash_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	uint32_t bits;
+	char *s;
+	int r;
+
+	(void)x;
+	if (*nt_sys_root)
+		return -ENOENT;
+	r = nt_rxfh_get(obj, arg, &bits);
+	if (r)
+		return absent(r);
+	s = nt_rxh_format(bits);
+	*out = nt_v_str(s);
+	free(s);
+	return 0;
+}
+
+static int flowhash_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	uint32_t bits;
+	int r;
+
+	if (!nt_rxh_parse(v->s, &bits)) {
+		seterr(x, "rx-flow-hash %s: '%s' is not a list of hash fields", arg, v->s);
+		return -EINVAL;
+	}
+	r = nt_rxfh_set(obj, arg, bits);
+	if (r)
+		seterr(x, "SIOCETHTOOL ETHTOOL_SRXFH %s: %s", arg, strerror(-r));
+	return r;
+}
+
 const struct nt_linux_ops nt_linux_ops[NT_K__COUNT] = {
 	[NT_K_SYSCTL] = {sysctl_read, sysctl_write},
 	[NT_K_MTU] = {mtu_read, mtu_write},
@@ -888,4 +1042,47 @@ const struct nt_linux_ops nt_linux_ops[NT_K__COUNT] = {
 	[NT_K_IRQBALANCE_BAN] = {ban_read, ban_write},
 	[NT_K_IRQBALANCE_SERVICE] = {service_read, service_write},
 	[NT_K_PROCESS_CPUS] = {process_read, process_write},
+	[NT_K_TXQLEN] = {txqlen_read, txqlen_write},
+	[NT_K_PAUSE] = {pause_read, pause_write},
+	[NT_K_PRIV_FLAG] = {privflag_read, privflag_write, privflag_all},
+	[NT_K_FLOW_HASH] = {flowhash_read, flowhash_write},
 };
+
+void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st, unsigned skip)
+{
+	static const enum nt_kind_id k[] = {NT_K_TXQLEN, NT_K_PAUSE, NT_K_PRIV_FLAG, NT_K_FLOW_HASH};
+	static const unsigned bit[] = {NT_OBS_TXQLEN, NT_OBS_PAUSE, NT_OBS_PRIVFLAGS, NT_OBS_FLOWHASH};
+	size_t i;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		const struct nt_kinddef *kd = &nt_kinds[k[i]];
+		const struct nt_linux_ops *op = &nt_linux_ops[k[i]];
+		const char *const *a;
+		struct nt_value v;
+
+		if (skip & bit[i])
+			continue;
+		switch (kd->argshape) {
+		case NT_ARG_NONE:
+			if (!op->read(x, obj, NULL, &v))
+				nt_state_set(st, k[i], obj, NULL, v, (struct nt_mark){0});
+			break;
+		case NT_ARG_NAMED:
+			for (a = kd->args; *a; a++) {
+				/* one refusal is the device's answer for the others */
+				int r = op->read(x, obj, *a, &v);
+
+				if (r == -ENOENT && a == kd->args)
+					break;
+				if (!r)
+					nt_state_set(st, k[i], obj, *a, v, (struct nt_mark){0});
+			}
+			break;
+		case NT_ARG_OPEN:
+			op->all(x, obj, st);
+			break;
+		default:
+			break;
+		}
+	}
+}

@@ -76,3 +76,25 @@ int nt_link_set_mtu(const char *dev, uint32_t mtu, char *err, size_t errlen)
 	rtnl_link_put(cur);
 	return r < 0 ? (r == -NLE_INVAL || r == -NLE_RANGE ? -EINVAL : -EIO) : 0;
 }
+
+int nt_link_set_txqlen(const char *dev, uint32_t qlen, char *err, size_t errlen)
+{
+	struct nl_sock *sk = route_sock();
+	struct rtnl_link *cur = NULL, *chg;
+	int r;
+
+	if (!sk)
+		return -ENOTCONN;
+	r = rtnl_link_get_kernel(sk, 0, dev, &cur);
+	if (r < 0)
+		return -ENODEV;
+	chg = rtnl_link_alloc();
+	rtnl_link_set_txqlen(chg, qlen);
+	nt_io.netlink_sets++;
+	r = rtnl_link_change(sk, cur, chg, 0);
+	if (r < 0 && err)
+		snprintf(err, errlen, "%s", nl_geterror(r));
+	rtnl_link_put(chg);
+	rtnl_link_put(cur);
+	return r < 0 ? (r == -NLE_INVAL || r == -NLE_RANGE ? -EINVAL : -EIO) : 0;
+}

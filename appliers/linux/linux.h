@@ -49,9 +49,18 @@ struct nt_linux_ops {
 	int (*read)(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out);
 	/* 0 or -errno (x->err holds the kernel's words where there are any) */
 	int (*write)(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v);
+	/* NT_ARG_OPEN kinds observed by nt_linux_observe_rows: adds every
+	 * (obj, name) the device has to st; 0 or -errno */
+	int (*all)(struct nt_lctx *x, const char *obj, struct nt_state *st);
 };
 
 extern const struct nt_linux_ops nt_linux_ops[NT_K__COUNT];
+
+/* The current values of the kinds observed by their rows (txqueuelen,
+ * pause, private flags, rx-flow-hash; those without their NT_OBS_ bit in
+ * skip) of interface obj, added to st: one loop over the rows by argument
+ * shape. */
+void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st, unsigned skip);
 
 int nt_lctx_open(struct nt_lctx *x, struct nt_facts *facts);
 void nt_lctx_close(struct nt_lctx *x);
@@ -80,6 +89,11 @@ enum {
 	NT_OBS_COALESCE = 1 << 1,
 	NT_OBS_RSS = 1 << 2,
 	NT_OBS_QUEUES = 1 << 3,		/* IRQ affinity, RPS, XPS files */
+	/* the kinds nt_linux_observe_rows reads, one bit each */
+	NT_OBS_TXQLEN = 1 << 4,
+	NT_OBS_PAUSE = 1 << 5,
+	NT_OBS_PRIVFLAGS = 1 << 6,
+	NT_OBS_FLOWHASH = 1 << 7,
 };
 
 int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *facts,

@@ -397,9 +397,9 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 				unsigned skip)
 {
 	const struct nt_iface_facts *i = nt_facts_iface(x->facts, name);
-	static const char *const chans[] = {"combined", "rx", "tx", "other"};
-	static const char *const rings[] = {"rx", "tx", "rx-mini", "rx-jumbo"};
-	static const char *const coal[] = {"rx-usecs", "tx-usecs", "rx-frames", "tx-frames"};
+	const char *const *chans = nt_kinds[NT_K_CHANNELS].args;
+	const char *const *rings = nt_kinds[NT_K_RING].args;
+	const char *const *coal = nt_kinds[NT_K_COALESCE].args;
 	uint32_t q;
 	size_t k;
 
@@ -417,6 +417,7 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 		grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "rx");
 		grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "tx");
 	}
+	nt_linux_observe_rows(x, name, st, skip);
 	if (!(skip & NT_OBS_RSS)) {
 		grab(x, st, NT_K_RSS_HFUNC, name, NULL);
 		grab(x, st, NT_K_RSS_KEY, name, NULL);
@@ -718,7 +719,8 @@ int nt_linux_observe_profile(const struct nt_loaded *l, struct nt_facts *f,
 
 	/* read only the groups some interface of the profile sets: the other
 	 * groups can produce no action (a no-op apply reads nothing else) */
-	req.skip = NT_OBS_RINGS | NT_OBS_COALESCE | NT_OBS_RSS | NT_OBS_QUEUES;
+	req.skip = NT_OBS_RINGS | NT_OBS_COALESCE | NT_OBS_RSS | NT_OBS_QUEUES | NT_OBS_TXQLEN |
+		   NT_OBS_PAUSE | NT_OBS_PRIVFLAGS | NT_OBS_FLOWHASH;
 	for (i = 0; i < p->interfaces_count; i++) {
 		const struct nt_iface *f = &p->interfaces[i];
 
@@ -734,6 +736,14 @@ int nt_linux_observe_profile(const struct nt_loaded *l, struct nt_facts *f,
 			req.skip &= ~NT_OBS_RSS;
 		if (f->irq || f->rps || f->xps)
 			req.skip &= ~NT_OBS_QUEUES;
+		if (f->txqueuelen)
+			req.skip &= ~NT_OBS_TXQLEN;
+		if (f->pause)
+			req.skip &= ~NT_OBS_PAUSE;
+		if (f->linux_opts && f->linux_opts->private_flags_count)
+			req.skip &= ~NT_OBS_PRIVFLAGS;
+		if (f->rss && f->rss->flow_hash)
+			req.skip &= ~NT_OBS_FLOWHASH;
 	}
 	for (i = 0; i < p->sysctl_count; i++)
 		sys[i] = p->sysctl[i].key;

@@ -131,3 +131,49 @@ uint32_t nt_rss_hfunc_bit(const char *name)
 		return NT_HASH_CRC32;
 	return 0;
 }
+
+/* rx-flow-hash: ETHTOOL_GRXFH / ETHTOOL_SRXFH with struct ethtool_rxnfc
+ * (include/uapi/linux/ethtool.h); flow types as ethtool(8)
+ * rxflow_str_to_type maps them. */
+static uint32_t flow_type(const char *name)
+{
+	static const struct {
+		const char *name;
+		uint32_t type;
+	} t[] = {
+		{"tcp4", TCP_V4_FLOW}, {"udp4", UDP_V4_FLOW}, {"sctp4", SCTP_V4_FLOW},
+		{"ah4", AH_ESP_V4_FLOW}, {"esp4", AH_ESP_V4_FLOW}, {"tcp6", TCP_V6_FLOW},
+		{"udp6", UDP_V6_FLOW}, {"sctp6", SCTP_V6_FLOW}, {"ah6", AH_ESP_V6_FLOW},
+		{"esp6", AH_ESP_V6_FLOW},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(t[i].name, name))
+			return t[i].type;
+	return 0;
+}
+
+int nt_rxfh_get(const char *dev, const char *flow, uint32_t *bits)
+{
+	struct ethtool_rxnfc nfc = {.cmd = ETHTOOL_GRXFH, .flow_type = flow_type(flow)};
+	int r;
+
+	if (!nfc.flow_type)
+		return -EINVAL;
+	nt_io.netlink_gets++;
+	r = eioctl(dev, &nfc);
+	if (!r)
+		*bits = (uint32_t)nfc.data;
+	return r;
+}
+
+int nt_rxfh_set(const char *dev, const char *flow, uint32_t bits)
+{
+	struct ethtool_rxnfc nfc = {.cmd = ETHTOOL_SRXFH, .flow_type = flow_type(flow), .data = bits};
+
+	if (!nfc.flow_type)
+		return -EINVAL;
+	nt_io.ioctl_sets++;
+	return eioctl(dev, &nfc);
+}

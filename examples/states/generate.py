@@ -104,6 +104,32 @@ def x710():
     }
 
 
+# The same X710 host for examples/x710-udp-gateway.yaml, seen with the kinds
+# that profile adds: the kernel default txqueuelen (1000, ether_setup),
+# pause frames rx/tx on without autonegotiation, the i40e private flags of
+# 5.15 (i40e_gstrings_priv_flags in drivers/net/ethernet/intel/i40e/
+# i40e_ethtool.c; flow-director-atr is on by default where the NIC has a flow
+# director, the others off), the two UDP GRO features off (their defaults,
+# net/core/dev.c), and UDP over IPv4 hashed on the addresses only, as the
+# seed's "optimisation script" left it (ethtool -N enp1s0f0 rx-flow-hash udp4 sd).
+def x710_udp():
+    doc = x710()
+    ifn = "enp1s0f0"
+    flags = ["MFP", "total-port-shutdown", "LinkPolling", "flow-director-atr", "veb-stats",
+             "hw-atr-eviction", "link-down-on-close", "legacy-rx", "disable-source-pruning",
+             "disable-fw-lldp", "rs-fec", "base-r-fec"]
+    doc["settings"] += [s(ifn, "txqueuelen", 1000),
+                        s(ifn, "feature rx-udp-gro-forwarding", False),
+                        s(ifn, "feature rx-gro-list", False),
+                        s(ifn, "pause autoneg", False), s(ifn, "pause rx", True),
+                        s(ifn, "pause tx", True)]
+    doc["settings"] += [s(ifn, f"private-flag {f}", f == "flow-director-atr") for f in flags]
+    doc["settings"] += [s(ifn, "rx-flow-hash tcp4", "src-ip dst-ip src-port dst-port"),
+                        s(ifn, "rx-flow-hash udp4", "src-ip dst-ip"),
+                        s(ifn, "rx-flow-hash udp6", "src-ip dst-ip src-port dst-port")]
+    return doc
+
+
 # Seed 000: Windows Server 2022, "Ethernet 2" (X710), USO/RSC off, RSS off,
 # global RSC disabled, the WireGuard tunnel adapter wg0 at MTU 1500.
 def windows_wg():
@@ -182,6 +208,7 @@ def overlay(kinds=None):
 
 
 write("x710-wireguard-gateway.json", x710())
+write("x710-udp-gateway.json", x710_udp())
 write("windows-wireguard-host.json", windows_wg())
 write("windows-uro-workstation.json", windows_uro())
 write("overlay-tunnels.json", overlay())

@@ -546,6 +546,57 @@ static void test_windows_rss_profiles(void)
 	}
 }
 
+/* The row tunables: one setting each, canonical values, device names checked. */
+static void test_rows(void)
+{
+	struct lowered x;
+	const struct nt_setting *s;
+	char *e;
+
+	lx_init(&x);
+	lx_lower(&x, HEAD("linux") "  - name: enp1s0f0\n    txqueuelen: 10000\n"
+		 "    pause: {autoneg: off, tx: on}\n"
+		 "    offloads: {udp_gro_forwarding: on, gro_list: off}\n"
+		 "    rss: {flow_hash: {udp4: [dst-port, src-ip, src-port, dst-ip, src-ip], tcp6: [l2da]}}\n"
+		 "    linux: {private_flags: {legacy-rx: on}}\n");
+	CU_ASSERT_EQUAL(x.errors, 0);
+	CU_ASSERT_EQUAL(u32_of(&x.des, NT_K_TXQLEN, "enp1s0f0", NULL), 10000);
+	s = nt_state_get(&x.des, NT_K_PAUSE, "enp1s0f0", "autoneg");
+	CU_ASSERT_TRUE(s && !s->val.b);
+	s = nt_state_get(&x.des, NT_K_PAUSE, "enp1s0f0", "tx");
+	CU_ASSERT_TRUE(s && s->val.b);
+	CU_ASSERT_PTR_NULL(nt_state_get(&x.des, NT_K_PAUSE, "enp1s0f0", "rx"));
+	s = nt_state_get(&x.des, NT_K_FEATURE, "enp1s0f0", "rx-udp-gro-forwarding");
+	CU_ASSERT_TRUE(s && s->val.b);
+	s = nt_state_get(&x.des, NT_K_FEATURE, "enp1s0f0", "rx-gro-list");
+	CU_ASSERT_TRUE(s && !s->val.b);
+	/* the kernel's bit order, whatever the profile's order and repeats */
+	s = nt_state_get(&x.des, NT_K_FLOW_HASH, "enp1s0f0", "udp4");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_STRING_EQUAL(s->val.s, "src-ip dst-ip src-port dst-port");
+	CU_ASSERT_EQUAL(s->src.line, 10);
+	s = nt_state_get(&x.des, NT_K_FLOW_HASH, "enp1s0f0", "tcp6");
+	CU_ASSERT_TRUE(s && !strcmp(s->val.s, "l2da"));
+	s = nt_state_get(&x.des, NT_K_PRIV_FLAG, "enp1s0f0", "legacy-rx");
+	CU_ASSERT_TRUE(s && s->val.b);
+	t_lowered_free(&x);
+
+	/* a device that reports private flags: an unknown name is a located error */
+	lx_init(&x);
+	nt_state_set(&x.obs, NT_K_PRIV_FLAG, "enp1s0f0", "legacy-rx", nt_v_bool(false), (struct nt_mark){0});
+	nt_state_set(&x.obs, NT_K_PRIV_FLAG, "enp1s0f0", "disable-fw-lldp", nt_v_bool(false),
+		     (struct nt_mark){0});
+	lx_lower(&x, HEAD("linux") "  - name: enp1s0f0\n"
+		 "    linux: {private_flags: {legacy_rx: on}}\n");
+	CU_ASSERT_EQUAL(x.errors, 1);
+	e = t_first_error(&x.d);
+	CU_ASSERT_STRING_EQUAL(e, "lower.yaml:7:29: enp1s0f0 has no private flag 'legacy_rx' (it has: "
+			       "legacy-rx, disable-fw-lldp)");
+	free(e);
+	CU_ASSERT_PTR_NULL(nt_state_get(&x.des, NT_K_PRIV_FLAG, "enp1s0f0", "legacy_rx"));
+	t_lowered_free(&x);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -565,5 +616,6 @@ int main(void)
 	CU_add_test(s, "windows settings", test_windows);
 	CU_add_test(s, "windows checksum directions", test_windows_checksum_dirs);
 	CU_add_test(s, "windows RSS profile names", test_windows_rss_profiles);
+	CU_add_test(s, "txqueuelen, pause, GRO forwarding, flow hash, private flags", test_rows);
 	return t_run(s);
 }

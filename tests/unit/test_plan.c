@@ -404,6 +404,7 @@ static void test_converged(void)
 {
 	converge("examples/x710-wireguard-gateway.yaml", "examples/states/x710-wireguard-gateway.json");
 	converge("examples/veth-lab.yaml", "examples/states/veth-lab.json");
+	converge("examples/x710-udp-gateway.yaml", "examples/states/x710-udp-gateway.json");
 	converge("examples/windows-wireguard-host.yaml", "examples/states/windows-wireguard-host.json");
 	converge("examples/windows-uro-workstation.yaml",
 		 "examples/states/windows-uro-workstation.json");
@@ -434,6 +435,32 @@ static void test_seed_gateway_order(void)
 	free(spath);
 }
 
+/* observe --profile of the UDP gateway snapshot: pause as observed, the
+ * default txqueuelen left out, then as changed by hand */
+static void test_hostprofile_rows(void)
+{
+	char *spath = t_src("examples/states/x710-udp-gateway.json");
+	const char *names[] = {"enp1s0f0"};
+	struct nt_facts f;
+	struct nt_state st = {0};
+	struct nt_diags d = {0};
+	struct nt_buf y = {0};
+
+	CU_ASSERT_EQUAL_FATAL(nt_snapshot_load(spath, &f, &st, &d), 0);
+	nt_hostprofile_linux(&f, &st, NULL, names, 1, &y);
+	CU_ASSERT_PTR_NOT_NULL(strstr(y.p, "\n    pause: {autoneg: off, rx: on, tx: on}\n"));
+	CU_ASSERT_PTR_NULL(strstr(y.p, "txqueuelen"));
+	nt_buf_free(&y);
+	nt_state_set(&st, NT_K_TXQLEN, "enp1s0f0", NULL, nt_v_u32(10000), (struct nt_mark){0});
+	nt_hostprofile_linux(&f, &st, NULL, names, 1, &y);
+	CU_ASSERT_PTR_NOT_NULL(strstr(y.p, "\n    txqueuelen: 10000\n"));
+	nt_buf_free(&y);
+	nt_state_free(&st);
+	nt_facts_free(&f);
+	nt_diags_free(&d);
+	free(spath);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -448,5 +475,6 @@ int main(void)
 	CU_add_test(s, "not-observed and disruptive flags", test_flags);
 	CU_add_test(s, "seed 001 plan order", test_seed_gateway_order);
 	CU_add_test(s, "re-planning a converged host", test_converged);
+	CU_add_test(s, "observe --profile: txqueuelen and pause", test_hostprofile_rows);
 	return t_run(s);
 }

@@ -26,6 +26,10 @@ static const enum nt_scope want_scope[NT_K__COUNT] = {
 	[NT_K_IRQBALANCE_BAN] = NT_SCOPE_HOST,
 	[NT_K_IRQBALANCE_SERVICE] = NT_SCOPE_HOST,
 	[NT_K_PROCESS_CPUS] = NT_SCOPE_HOST,
+	[NT_K_TXQLEN] = NT_SCOPE_NETNS,
+	[NT_K_PAUSE] = NT_SCOPE_NETNS,
+	[NT_K_PRIV_FLAG] = NT_SCOPE_NETNS,
+	[NT_K_FLOW_HASH] = NT_SCOPE_NETNS,
 	/* Windows kinds: NT_SCOPE_HOST (zero), no network namespaces there */
 };
 

@@ -188,6 +188,14 @@ static const struct bad bads[] = {
 	 "bad.json:3:62: value of eth0 irq-affinity 0: expected a CPU number below 4096 after '-'"},
 	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"rss-indir\"", "[0, -1]") "]}",
 	 "bad.json:3:57: value of eth0 rss-indir: entries must be queue numbers 0..65535"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"rx-flow-hash udp4\"", "\"src-ip sdfn\"") "]}",
+	 "bad.json:3:65: value of eth0 rx-flow-hash udp4: is not a list of rx-flow-hash fields "
+	 "(l2da vlan l3-proto src-ip dst-ip src-port dst-port discard, or none)"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"rx-flow-hash udp5\"", "\"src-ip\"") "]}",
+	 "bad.json:3:35: eth0 rx-flow-hash udp5: argument \"udp5\" is not one of tcp4, udp4, "
+	 "sctp4, ah4, esp4, tcp6, udp6, sctp6, ah6, esp6"},
+	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"pause rxx\"", "true") "]}",
+	 "bad.json:3:35: eth0 pause rxx: argument \"rxx\" is not one of autoneg, rx, tx"},
 	{SNAP " \"settings\": [\n  " SET("\"eth0\"", "\"mtu\"", "1500") ",\n  "
 	      SET("\"eth0\"", "\"mtu\"", "9000") "]}",
 	 "bad.json:4:3: eth0 mtu is listed twice"},
@@ -355,7 +363,8 @@ static void test_every_linux_kind(void)
 				  k == NT_K_SYSCTL ? "net.core.somaxconn" :
 				  kd->flags & NT_KF_PER_QUEUE ? "3" :
 				  k == NT_K_FEATURE ? "rx-gro" : k == NT_K_CHANNELS ? "combined" :
-				  k == NT_K_RING ? "rx" : k == NT_K_COALESCE ? "rx-usecs" : "rx";
+				  k == NT_K_RING ? "rx" : k == NT_K_COALESCE ? "rx-usecs" :
+				  k == NT_K_FLOW_HASH ? "udp4" : k == NT_K_PRIV_FLAG ? "legacy-rx" : "rx";
 		struct nt_value v;
 
 		if (kd->flags & NT_KF_WINDOWS)
@@ -364,7 +373,8 @@ static void test_every_linux_kind(void)
 		switch (kd->vtype) {
 		case NT_V_BOOL: v = nt_v_bool(true); break;
 		case NT_V_U32: v = nt_v_u32(4096); break;
-		case NT_V_STR: v = nt_v_str(k == NT_K_IRQBALANCE_SERVICE ? "stopped" : "1 2"); break;
+		case NT_V_STR: v = nt_v_str(k == NT_K_IRQBALANCE_SERVICE ? "stopped" :
+					     k == NT_K_FLOW_HASH ? "src-ip dst-ip" : "1 2"); break;
 		case NT_V_CPUS: v = nt_v_cpus(&cs); break;
 		case NT_V_BYTES: v = nt_v_bytes(key, sizeof(key)); break;
 		case NT_V_U32LIST: v = nt_v_list(indir, 4); break;

@@ -282,6 +282,56 @@ nt_put_cpus() {
 	done
 }
 
+nt_get_txqueuelen() {
+	cat "/sys/class/net/$1/tx_queue_len"
+}
+
+nt_put_txqueuelen() {
+	ip link set dev "$1" txqueuelen "$3"
+}
+
+nt_get_pause() {
+	case "$2" in
+	autoneg) nt_l=Autonegotiate ;; rx) nt_l=RX ;; tx) nt_l=TX ;;
+	*) return 1 ;;
+	esac
+	ethtool -a "$1" | awk -v k="$nt_l:" '$1 == k { print $2; f = 1; exit }
+		END { if (!f) exit 1 }'
+}
+
+nt_put_pause() {
+	ethtool -A "$1" "$2" "$3"
+}
+
+nt_get_private_flag() {
+	# "legacy-rx      : off"
+	ethtool --show-priv-flags "$1" | awk -v k="$2" -F: 'NR > 1 { n = $1; sub(/[ \t]+$/, "", n)
+		if (n == k) { v = $2; gsub(/[ \t]/, "", v); print v; f = 1; exit } }
+		END { if (!f) exit 1 }'
+}
+
+nt_put_private_flag() {
+	ethtool --set-priv-flags "$1" "$2" "$3"
+}
+
+nt_get_rx_flow_hash() {
+	# the fields as ethtool(8) unparse_rxfhashopts prints them, one a line
+	ethtool -n "$1" rx-flow-hash "$2" | awk '/ flows / { f = 1 } / discarded on RX/ { d = 1 }
+		/^L2DA/ { s = s " l2da" } /^VLAN tag/ { s = s " vlan" } /^L3 proto/ { s = s " l3-proto" }
+		/^IP SA/ { s = s " src-ip" } /^IP DA/ { s = s " dst-ip" }
+		/^L4 bytes 0 & 1/ { s = s " src-port" } /^L4 bytes 2 & 3/ { s = s " dst-port" }
+		END { if (!f) exit 1; if (d) s = s " discard"; sub(/^ /, "", s); print (s == "" ? "none" : s) }'
+}
+
+nt_put_rx_flow_hash() {
+	# field words -> ethtool letters (nt_rxh_fields, compiler/settings.c)
+	nt_x="$(printf '%s\n' "$3" | awk 'BEGIN { n = split("l2da m vlan v l3-proto t src-ip s dst-ip d src-port f dst-port n discard r", a, " ")
+		for (i = 1; i < n; i += 2) m[a[i]] = a[i + 1] }
+		{ for (i = 1; i <= NF; i++) { if ($i == "none") continue; if (!($i in m)) exit 1; s = s m[$i] } }
+		END { print s }')" || { echo "unknown rx-flow-hash field in '$3'" >&2; return 1; }
+	ethtool -N "$1" rx-flow-hash "$2" "$nt_x"
+}
+
 nt_get() {
 	nt_k="$1"
 	shift
@@ -303,6 +353,10 @@ nt_get() {
 	banned_irqs) nt_get_banned_irqs "$@" ;;
 	service) nt_get_service "$@" ;;
 	cpus) nt_get_cpus "$@" ;;
+	txqueuelen) nt_get_txqueuelen "$@" ;;
+	pause) nt_get_pause "$@" ;;
+	private_flag) nt_get_private_flag "$@" ;;
+	rx_flow_hash) nt_get_rx_flow_hash "$@" ;;
 	*) echo "unknown kind $nt_k" >&2; return 1 ;;
 	esac
 }
@@ -328,6 +382,10 @@ nt_put() {
 	banned_irqs) nt_put_banned_irqs "$@" ;;
 	service) nt_put_service "$@" ;;
 	cpus) nt_put_cpus "$@" ;;
+	txqueuelen) nt_put_txqueuelen "$@" ;;
+	pause) nt_put_pause "$@" ;;
+	private_flag) nt_put_private_flag "$@" ;;
+	rx_flow_hash) nt_put_rx_flow_hash "$@" ;;
 	*) echo "unknown kind $nt_k" >&2; return 1 ;;
 	esac
 }
@@ -423,7 +481,7 @@ nt_restore() {
 	while IFS="$nt_tab" read -r nt_rk nt_ro nt_ra nt_rv; do
 		case "$nt_rk" in
 		'#'*) continue ;;
-		sysctl | mtu | feature | channels | ring | coalesce | coalesce_adaptive | rss_hfunc | rss_key | rss_indir | irq_affinity | rps_cpus | rps_flow_cnt | xps_cpus | banned_irqs | service | cpus) ;;
+		sysctl | mtu | feature | channels | ring | coalesce | coalesce_adaptive | rss_hfunc | rss_key | rss_indir | irq_affinity | rps_cpus | rps_flow_cnt | xps_cpus | banned_irqs | service | cpus | txqueuelen | pause | private_flag | rx_flow_hash) ;;
 		*) nt_bad="$nt_rk"; return 0 ;;
 		esac
 		[ "$nt_ra" != - ] || nt_ra=

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Linux half of a kind row: how the applier reads and writes the
+ * kind (ethtool netlink message + attribute, rtnetlink attribute, a sysfs
+ * or procfs file, an ioctl, or something else and why), and the body of
+ * the sh script's getter and setter.  The compiler half (profile keys,
+ * scope, phase, disruptive flag, argument shape and names) is nt_kinds[]
+ * in compiler/settings.c; the read/write functions are nt_linux_ops[] in
+ * kinds.c.  tests/unit/test_kinds.c fails when a Linux kind lacks a piece
+ * in any of the three.
+ */
+#ifndef NT_ROWS_H
+#define NT_ROWS_H
+
+#include <stdbool.h>
+
+#include "../../compiler/buf.h"
+#include "../../compiler/settings.h"
+
+enum nt_io {
+	NT_IO_NONE,
+	NT_IO_ETHNL,		/* ethtool generic netlink: message and attribute(s) */
+	NT_IO_RTNL,		/* rtnetlink: message and IFLA_ attribute */
+	NT_IO_SYSFS,		/* the row's path under /sys */
+	NT_IO_PROCFS,		/* a file under /proc */
+	NT_IO_IOCTL,		/* SIOCETHTOOL command (and structure) */
+	NT_IO_OTHER,		/* anything else; what says what and why */
+};
+
+struct nt_io_way {
+	enum nt_io how;
+	const char *what;
+};
+
+/* How the sh getter prints a value (want_text must print the same). */
+enum nt_sh_value {
+	NT_SHV_TEXT,		/* nt_value_format(full) */
+	NT_SHV_HEXMASK,		/* a CPU set as a hex bitmap without leading zeros */
+	NT_SHV_FOLDED,		/* runs of white space folded to one space */
+};
+
+enum nt_sh_flag {
+	NT_SH_ARG_IRQ = 1 << 0,	/* the argument is passed as QUEUE@IRQ when the IRQ is known */
+};
+
+struct nt_linux_row {
+	enum nt_kind_id kind;
+	struct nt_io_way get, set;
+	/* File of the kind (printf template: %s object, then %s argument, or
+	 * the IRQ for irq-affinity); NULL when the kind has none. */
+	const char *path;
+	const char *sh_fn;		/* shell function suffix and record-file word */
+	unsigned sh_flags;
+	enum nt_sh_value sh_value;
+	/* Bodies of nt_get_FN / nt_put_FN: $1 object, $2 argument, $3 value.
+	 * @PATH@ is the path with its %s replaced by sh_path_args. */
+	const char *sh_get, *sh_put;
+	const char *sh_path_args[2];	/* default "$1", "$2" */
+	/* Why the sh setter cannot write this value, or NULL. */
+	const char *(*sh_refuse)(const struct nt_value *v);
+};
+
+extern const struct nt_linux_row nt_linux_rows[NT_K__COUNT];
+
+/* The row of a Linux kind, or NULL (Windows kinds, an id out of range). */
+const struct nt_linux_row *nt_linux_row(enum nt_kind_id k);
+/* body with @PATH@ expanded, appended to o */
+void nt_linux_row_sh(const struct nt_linux_row *r, const char *body, struct nt_buf *o);
+const char *nt_io_name(enum nt_io how);
+
+#endif

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Coverage of the kind rows: every Linux kind declares each piece of its
+ * row (compiler/settings.c nt_kinds[]: profile keys, scope, phase,
+ * argument shape and names; appliers/linux/rows.c: how it is read and
+ * written, its file, its sh getter and setter; kinds.c: its functions),
+ * and the pieces agree with each other and with the profile schema.  A
+ * new kind that forgets one fails here, naming the kind and the piece.
+ */
+#include <ctype.h>
+
+#include "../../appliers/linux/linux.h"
+#include "../../appliers/linux/rows.h"
+#include "nt_test.h"
+#include "schema.h"
+
+static int fails;
+
+#define NEED(k, cond, piece) do { if (!(cond)) { \
+	fprintf(stderr, "kind %s: %s\n", nt_kinds[k].name ? nt_kinds[k].name : "?", piece); \
+	fails++; CU_FAIL(piece); } } while (0)
+
+static size_t count_s(const char *t)
+{
+	size_t n = 0;
+
+	for (; t && (t = strstr(t, "%s")); t += 2)
+		n++;
+	return n;
+}
+
+/* "interfaces[].rss.flow_hash; ..." -> each first key below its root
+ * is a documented key of the profile schema */
+static void keys_known(size_t k)
+{
+	char *all = nt_xstrdup(nt_kinds[k].keys ? nt_kinds[k].keys : ""), *save = NULL, *one;
+
+	for (one = strtok_r(all, ";", &save); one; one = strtok_r(NULL, ";", &save)) {
+		const cyaml_schema_field_t *fields = nt_profile_schema.mapping.fields;
+		char word[64];
+		size_t n;
+
+		while (*one == ' ')
+			one++;
+		if (!strncmp(one, "interfaces[].", 13)) {
+			fields = nt_iface_fields;
+			one += 13;
+		}
+		n = strcspn(one, ".[ {:");
+		snprintf(word, sizeof(word), "%.*s", (int)n, one);
+		if (!nt_key_doc(fields, word)) {
+			fprintf(stderr, "kind %s: profile key '%s' is not a documented key\n",
+				nt_kinds[k].name, word);
+			fails++;
+			CU_FAIL("profile key unknown");
+		}
+	}
+	free(all);
+}
+
+static void test_compiler_rows(void)
+{
+	size_t k, j;
+
+	for (k = 0; k < NT_K__COUNT; k++) {
+		const struct nt_kinddef *d = &nt_kinds[k];
+		bool has_arg = d->flags & NT_KF_HAS_ARG, per_q = d->flags & NT_KF_PER_QUEUE;
+		bool queue_shape = d->argshape == NT_ARG_RXQ || d->argshape == NT_ARG_TXQ ||
+				   d->argshape == NT_ARG_IRQQ;
+
+		NEED(k, d->id == k, "row is not at its enum index");
+		NEED(k, d->name && *d->name, "no attribute word");
+		NEED(k, nt_kind_by_name(d->name) == d, "attribute word not unique");
+		NEED(k, d->help && *d->help, "no help text");
+		NEED(k, d->phase > 0, "no phase");
+		NEED(k, d->keys && *d->keys, "no profile key");
+		NEED(k, has_arg == (d->argshape != NT_ARG_NONE), "NT_KF_HAS_ARG disagrees with the argument shape");
+		NEED(k, per_q == queue_shape, "NT_KF_PER_QUEUE disagrees with the argument shape");
+		NEED(k, d->argshape != NT_ARG_NAMED || (d->args && d->args[0]), "named argument without names");
+		NEED(k, d->argshape != NT_ARG_OPEN || (d->argfrom && *d->argfrom),
+		     "open argument without saying where names come from");
+		for (j = 0; d->argshape == NT_ARG_NAMED && d->args && d->args[j]; j++)
+			NEED(k, nt_kind_arg_index((enum nt_kind_id)k, d->args[j]) == (int)j,
+			     "argument names repeat");
+		NEED(k, d->scope == NT_SCOPE_HOST || d->scope == NT_SCOPE_NETNS ||
+		     d->scope == NT_SCOPE_BY_KEY, "scope out of range");
+		if (!(d->flags & NT_KF_WINDOWS))
+			keys_known(k);
+	}
+}
+
+static bool sysfs_path(const char *p)
+{
+	return p && !strncmp(p, "/sys/", 5);
+}
+
+static void test_linux_rows(void)
+{
+	size_t k, j;
+
+	for (k = 0; k < NT_K__COUNT; k++) {
+		const struct nt_kinddef *d = &nt_kinds[k];
+		const struct nt_linux_row *r = nt_linux_row((enum nt_kind_id)k);
+		const struct nt_linux_ops *op = &nt_linux_ops[k];
+
+		if (d->flags & NT_KF_WINDOWS) {
+			NEED(k, !r, "a Windows kind has a Linux row");
+			NEED(k, !op->read && !op->write, "a Windows kind has Linux functions");
+			continue;
+		}
+		NEED(k, r != NULL, "no Linux row (appliers/linux/rows.c)");
+		if (!r)
+			continue;
+		NEED(k, r->kind == k, "Linux row is not at its enum index");
+		NEED(k, r->get.how != NT_IO_NONE && r->get.what && *r->get.what, "no way to read it");
+		NEED(k, r->set.how != NT_IO_NONE && r->set.what && *r->set.what, "no way to write it");
+		NEED(k, (r->get.how != NT_IO_SYSFS && r->set.how != NT_IO_SYSFS) || sysfs_path(r->path),
+		     "read or written through sysfs without a /sys path template");
+		/* a path takes the object, then the argument (irq-affinity: the IRQ) */
+		if (r->path)
+			NEED(k, count_s(r->path) == (d->argshape == NT_ARG_IRQQ ? 1 :
+						     d->argshape == NT_ARG_NONE ? 1 : 2),
+			     "path template takes the wrong number of names");
+		NEED(k, r->sh_fn && *r->sh_fn, "no sh function name");
+		for (j = 0; r->sh_fn && r->sh_fn[j]; j++)
+			NEED(k, islower((unsigned char)r->sh_fn[j]) || r->sh_fn[j] == '_',
+			     "sh function name is not [a-z_]");
+		NEED(k, r->sh_get && *r->sh_get, "no sh getter");
+		NEED(k, r->sh_put && *r->sh_put, "no sh setter");
+		/* the file of a sysfs row is spelled once: the sh getter uses the row's */
+		if (sysfs_path(r->path))
+			NEED(k, strstr(r->sh_get, "@PATH@") != NULL, "sh getter spells the path again");
+		NEED(k, !strstr(r->sh_get, "@PATH@") || r->path, "sh getter uses @PATH@ without a path");
+		NEED(k, !strstr(r->sh_put, "@PATH@") || r->path, "sh setter uses @PATH@ without a path");
+		NEED(k, d->vtype != NT_V_CPUS || r->sh_value != NT_SHV_FOLDED, "CPU set folded as text");
+		NEED(k, op->read && op->write, "no read or write function (kinds.c)");
+		for (j = 0; j < k; j++) {
+			const struct nt_linux_row *o = nt_linux_row((enum nt_kind_id)j);
+
+			NEED(k, !o || strcmp(o->sh_fn, r->sh_fn), "sh function name not unique");
+		}
+	}
+}
+
+/* The sh setter of rx-flow-hash maps the same words to the same ethtool
+ * letters as nt_rxh_fields, and the formatter and parser agree. */
+static void test_rxh(void)
+{
+	const struct nt_linux_row *r = nt_linux_row(NT_K_FLOW_HASH);
+	uint32_t bits;
+	char *s;
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	for (i = 0; nt_rxh_fields[i].name; i++) {
+		char pair[32];
+
+		snprintf(pair, sizeof(pair), "%s %c", nt_rxh_fields[i].name, nt_rxh_fields[i].letter);
+		if (!strstr(r->sh_put, pair)) {
+			fprintf(stderr, "rx-flow-hash sh setter lacks '%s'\n", pair);
+			CU_FAIL("sh letters disagree with nt_rxh_fields");
+		}
+	}
+	CU_ASSERT_EQUAL(i, 8);
+	/* RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 | RXH_L4_B_2_3 (include/uapi/linux/ethtool.h) */
+	s = nt_rxh_format(0xf0);
+	CU_ASSERT_STRING_EQUAL(s, "src-ip dst-ip src-port dst-port");
+	CU_ASSERT_TRUE(nt_rxh_parse(s, &bits));
+	CU_ASSERT_EQUAL(bits, 0xf0);
+	free(s);
+	s = nt_rxh_format(0);
+	CU_ASSERT_STRING_EQUAL(s, "none");
+	free(s);
+	s = nt_rxh_format(1u << 31 | 1u << 1);
+	CU_ASSERT_STRING_EQUAL(s, "l2da discard");
+	free(s);
+	/* a bit this table does not name (RXH_GTP_TEID, 1 << 8) is shown, not
+	 * dropped, and reads back (a snapshot of such a NIC loads) */
+	s = nt_rxh_format(0x130);
+	CU_ASSERT_STRING_EQUAL(s, "src-ip dst-ip 0x100");
+	CU_ASSERT_TRUE(nt_rxh_parse(s, &bits));
+	CU_ASSERT_EQUAL(bits, 0x130);
+	CU_ASSERT_FALSE(nt_rxh_parse("0xZ", &bits));
+	free(s);
+	CU_ASSERT_FALSE(nt_rxh_parse("src-ip dst", &bits));
+}
+
+/* The path expansion the sh emitter uses. */
+static void test_sh_path(void)
+{
+	struct nt_buf b = {0};
+
+	nt_linux_row_sh(nt_linux_row(NT_K_XPS_CPUS), "cat \"@PATH@\"", &b);
+	CU_ASSERT_STRING_EQUAL(b.p, "cat \"/sys/class/net/$1/queues/tx-$2/xps_cpus\"");
+	nt_buf_free(&b);
+	nt_linux_row_sh(nt_linux_row(NT_K_IRQ_AFFINITY), nt_linux_row(NT_K_IRQ_AFFINITY)->sh_get, &b);
+	CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "cat \"/proc/irq/$nt_i/smp_affinity_list\""));
+	nt_buf_free(&b);
+	/* the capability tables' channel kinds are the kind row's names */
+	for (int k = 0; k < NT_CH__COUNT; k++)
+		CU_ASSERT_STRING_EQUAL(nt_kinds[NT_K_CHANNELS].args[k], nt_chan_names[k]);
+	CU_ASSERT_PTR_NULL(nt_kinds[NT_K_CHANNELS].args[NT_CH__COUNT]);
+	CU_ASSERT_EQUAL(nt_kind_arg_index(NT_K_RING, "rx-jumbo"), 3);
+	CU_ASSERT_EQUAL(nt_kind_arg_index(NT_K_PAUSE, "tx"), 2);
+	CU_ASSERT_EQUAL(nt_kind_arg_index(NT_K_FLOW_HASH, "udp7"), -1);
+	CU_ASSERT_EQUAL(nt_kind_arg_index(NT_K_MTU, "rx"), -1);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned f;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("kinds", NULL, NULL);
+	CU_add_test(s, "compiler rows: keys, scope, phase, argument shape", test_compiler_rows);
+	CU_add_test(s, "Linux rows: read, write, path, sh getter and setter, functions",
+		    test_linux_rows);
+	CU_add_test(s, "rx-flow-hash fields", test_rxh);
+	CU_add_test(s, "sh path expansion and argument names", test_sh_path);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	f = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return f || fails ? 1 : 0;
+}
