@@ -11,6 +11,8 @@
 
 #include "../../compiler/buf.h"
 #include "../../compiler/caps.h"
+#include "devcache.h"
+#include "irqmap.h"
 #include "link.h"
 #include "linux.h"
 #include "rss.h"
@@ -21,71 +23,48 @@ int nt_lctx_open(struct nt_lctx *x, struct nt_facts *facts)
 	memset(x, 0, sizeof(*x));
 	x->facts = facts;
 	if (!*nt_sys_root || getenv("NETTUNE_NETLINK_WITH_ROOT"))
-		nt_ethnl_open(&x->nl);
+		x->nl = nt_devcache_ethnl();
 	return 0;
 }
 
 void nt_lctx_drop_cache(struct nt_lctx *x)
 {
-	x->feat_valid = false;
-	free(x->chan_dev);
-	free(x->ring_dev);
-	free(x->coal_dev);
-	free(x->link_dev);
-	x->chan_dev = x->ring_dev = x->coal_dev = x->link_dev = NULL;
+	(void)x;
+	nt_devcache_stale_all();
 }
 
+/* the socket and the replies stay with the device cache */
 void nt_lctx_close(struct nt_lctx *x)
 {
-	nt_ethnl_close(x->nl);
-	nt_features_free(&x->feat);
-	free(x->feat_dev);
-	nt_lctx_drop_cache(x);
 	memset(x, 0, sizeof(*x));
-}
-
-/* One GET per device and message between writes: x->*_dev names the
- * device whose reply (or error: veth has no rings) is cached. */
-static bool cached(char **dev, const char *obj)
-{
-	if (*dev && !strcmp(*dev, obj))
-		return true;
-	free(*dev);
-	*dev = NULL;
-	return false;
 }
 
 int nt_lctx_channels(struct nt_lctx *x, const char *obj, struct nt_channels_state *out)
 {
-	if (!cached(&x->chan_dev, obj)) {
-		x->chan_err = nt_ethnl_channels_get(x->nl, obj, &x->chan);
-		x->chan_dev = nt_xstrdup(obj);
-	}
-	if (!x->chan_err)
-		*out = x->chan;
-	return x->chan_err;
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	return nt_devcache_channels(obj, out);
 }
 
 static int ring_get(struct nt_lctx *x, const char *obj, struct nt_rings_state *out)
 {
-	if (!cached(&x->ring_dev, obj)) {
-		x->ring_err = nt_ethnl_rings_get(x->nl, obj, &x->ring);
-		x->ring_dev = nt_xstrdup(obj);
-	}
-	if (!x->ring_err)
-		*out = x->ring;
-	return x->ring_err;
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	return nt_devcache_rings(obj, out);
 }
 
 static int coal_get(struct nt_lctx *x, const char *obj, struct nt_coalesce_state *out)
 {
-	if (!cached(&x->coal_dev, obj)) {
-		x->coal_err = nt_ethnl_coalesce_get(x->nl, obj, &x->coal);
-		x->coal_dev = nt_xstrdup(obj);
-	}
-	if (!x->coal_err)
-		*out = x->coal;
-	return x->coal_err;
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	return nt_devcache_coalesce(obj, out);
+}
+
+void nt_lctx_channels_changed(struct nt_lctx *x, const char *dev)
+{
+	/* the IRQ set of the device may have changed */
+	nt_irqmap_stale();
+	nt_irqmap_refresh(x->facts, dev);
 }
 
 static void seterr(struct nt_lctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -157,7 +136,7 @@ static int sysctl_write(struct nt_lctx *x, const char *obj, const char *arg, con
 
 static int mtu_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
-	uint32_t mtu;
+	struct nt_dc_link l;
 	char *p, *s;
 
 	(void)x;
@@ -172,23 +151,10 @@ static int mtu_read(struct nt_lctx *x, const char *obj, const char *arg, struct 
 		free(s);
 		return 0;
 	}
-	if (!cached(&x->link_dev, obj)) {
-		x->link_err = nt_link_get(obj, &mtu, NULL);
-		x->link_mtu = mtu;
-		x->link_dev = nt_xstrdup(obj);
-	}
-	if (x->link_err)
+	if (nt_devcache_link(obj, &l))
 		return -ENOENT;
-	*out = nt_v_u32(x->link_mtu);
+	*out = nt_v_u32(l.mtu);
 	return 0;
-}
-
-void nt_lctx_seed_link(struct nt_lctx *x, const char *obj, uint32_t mtu)
-{
-	free(x->link_dev);
-	x->link_dev = nt_xstrdup(obj);
-	x->link_mtu = mtu;
-	x->link_err = 0;
 }
 
 static int mtu_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
@@ -196,7 +162,7 @@ static int mtu_write(struct nt_lctx *x, const char *obj, const char *arg, const 
 	char msg[256] = "";
 	int r;
 
-	nt_lctx_drop_cache(x);
+	nt_devcache_stale(NT_DC_LINK);
 	(void)arg;
 	if (*nt_sys_root) {
 		char *p = nt_sys_path("/sys/class/net/%s/mtu", obj), num[16];
@@ -214,36 +180,20 @@ static int mtu_write(struct nt_lctx *x, const char *obj, const char *arg, const 
 
 /* features ------------------------------------------------------------ */
 
-static int features(struct nt_lctx *x, const char *dev)
+static int feature_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
+	const struct nt_features *fs;
+	struct nt_feature_state f;
 	int r;
 
 	if (!x->nl)
 		return -EOPNOTSUPP;
-	if (x->feat_valid && !strcmp(x->feat_dev, dev))
-		return 0;
-	nt_features_free(&x->feat);
-	free(x->feat_dev);
-	x->feat_dev = nt_xstrdup(dev);
-	x->feat_valid = false;
-	r = nt_ethnl_features_get(x->nl, dev, &x->feat);
+	r = nt_devcache_features(obj, &fs);
 	if (r)
-		return r == -ENODEV ? -ENOENT : r;
-	x->feat_valid = true;
-	return 0;
-}
-
-static int feature_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	const struct nt_feature_state *f;
-	int r = features(x, obj);
-
-	if (r)
-		return r;
-	f = nt_features_find(&x->feat, arg);
-	if (!f)
+		return r == -ENODEV || r == -EOPNOTSUPP ? -ENOENT : r;
+	if (!nt_features_find(fs, arg, &f))
 		return -ENOENT;
-	*out = nt_v_bool(f->active);
+	*out = nt_v_bool(f.active);
 	return 0;
 }
 
@@ -251,10 +201,9 @@ static int feature_write(struct nt_lctx *x, const char *obj, const char *arg, co
 {
 	int r;
 
-	nt_lctx_drop_cache(x);
+	nt_devcache_stale(NT_DC_FEATURES);
 	if (!x->nl)
 		return -EOPNOTSUPP;
-	x->feat_valid = false;
 	r = nt_ethnl_feature_set(x->nl, obj, arg, v->b);
 	return r ? nl_err(x, r) : 0;
 }
@@ -300,13 +249,13 @@ static int channels_write(struct nt_lctx *x, const char *obj, const char *arg, c
 {
 	int r;
 
-	nt_lctx_drop_cache(x);
+	nt_devcache_stale(NT_DC_CHANNELS);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_channels_set(x->nl, obj, chan_index(arg), v->u);
 	if (r)
 		return nl_err(x, r);
-	nt_linux_refresh_irqs(x->facts, obj);	/* the IRQ set may have changed */
+	nt_lctx_channels_changed(x, obj);
 	return 0;
 }
 
@@ -341,7 +290,7 @@ static int ring_write(struct nt_lctx *x, const char *obj, const char *arg, const
 {
 	int r;
 
-	nt_lctx_drop_cache(x);
+	nt_devcache_stale(NT_DC_RINGS);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_rings_set(x->nl, obj, ring_index(arg), v->u);
@@ -399,7 +348,7 @@ static int coalesce_write(struct nt_lctx *x, const char *obj, const char *arg, c
 {
 	int r;
 
-	nt_lctx_drop_cache(x);
+	nt_devcache_stale(NT_DC_COALESCE);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_coalesce_set(x->nl, obj, coal_index(arg, false), v->u);
@@ -410,7 +359,7 @@ static int adaptive_write(struct nt_lctx *x, const char *obj, const char *arg, c
 {
 	int r;
 
-	nt_lctx_drop_cache(x);
+	nt_devcache_stale(NT_DC_COALESCE);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_coalesce_set(x->nl, obj, coal_index(arg, true), v->b);
@@ -421,24 +370,23 @@ static int adaptive_write(struct nt_lctx *x, const char *obj, const char *arg, c
 
 static int rss_read(struct nt_lctx *x, const char *obj, enum nt_kind_id k, struct nt_value *out)
 {
-	struct nt_rss_state s;
+	const struct nt_rss_state *s;
 	int r;
 
 	(void)x;
 	if (*nt_sys_root)
 		return -ENOENT;
-	r = nt_rss_get(obj, &s);
+	r = nt_devcache_rss(obj, &s);
 	if (r)
 		return r == -EOPNOTSUPP || r == -ENODEV || r == -EINVAL ? -ENOENT : r;
 	if (k == NT_K_RSS_HFUNC)
-		*out = nt_v_str(nt_rss_hfunc_name(s.hfunc));
-	else if (k == NT_K_RSS_KEY && s.key_size)
-		*out = nt_v_bytes(s.key, s.key_size);
-	else if (k == NT_K_RSS_INDIR && s.indir_size)
-		*out = nt_v_list(s.indir, s.indir_size);
+		*out = nt_v_str(nt_rss_hfunc_name(s->hfunc));
+	else if (k == NT_K_RSS_KEY && s->key_size)
+		*out = nt_v_bytes(s->key, s->key_size);
+	else if (k == NT_K_RSS_INDIR && s->indir_size)
+		*out = nt_v_list(s->indir, s->indir_size);
 	else
 		r = -ENOENT;
-	nt_rss_free(&s);
 	return r;
 }
 
@@ -460,8 +408,9 @@ static int indir_read(struct nt_lctx *x, const char *o, const char *a, struct nt
 	return rss_read(x, o, NT_K_RSS_INDIR, out);
 }
 
-static int rss_write_err(struct nt_lctx *x, int r)
+static int rss_write_err(struct nt_lctx *x, const char *dev, int r)
 {
+	nt_devcache_rss_stale(dev);
 	if (r)
 		seterr(x, "SIOCETHTOOL ETHTOOL_SRSSH: %s", strerror(-r));
 	return r;
@@ -470,19 +419,19 @@ static int rss_write_err(struct nt_lctx *x, int r)
 static int hfunc_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
 {
 	(void)a;
-	return rss_write_err(x, nt_rss_set(o, nt_rss_hfunc_bit(v->s), NULL, 0, NULL, 0));
+	return rss_write_err(x, o, nt_rss_set(o, nt_rss_hfunc_bit(v->s), NULL, 0, NULL, 0));
 }
 
 static int key_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
 {
 	(void)a;
-	return rss_write_err(x, nt_rss_set(o, 0, v->bytes, v->n, NULL, 0));
+	return rss_write_err(x, o, nt_rss_set(o, 0, v->bytes, v->n, NULL, 0));
 }
 
 static int indir_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
 {
 	(void)a;
-	return rss_write_err(x, nt_rss_set(o, 0, NULL, 0, v->list, v->n));
+	return rss_write_err(x, o, nt_rss_set(o, 0, NULL, 0, v->list, v->n));
 }
 
 /* IRQ affinity, RPS, XPS ---------------------------------------------- */
