@@ -686,8 +686,11 @@ static int service_write(struct nt_lctx *x, const char *o, const char *a, const 
 
 /* processes ------------------------------------------------------------ */
 
-static int pids_of(const char *obj, int *pids, int max)
+/* The PIDs of a process object, at most max (0: all of them, however
+ * many: no fixed limit); *out is malloc'd. */
+static int pids_of(const char *obj, int **out, int max)
 {
+	int *pids = NULL;
 	const char *what = obj + strlen("process ");
 	int n = 0;
 
@@ -699,22 +702,27 @@ static int pids_of(const char *obj, int *pids, int max)
 		const char *q;
 
 		free(p);
-		for (q = s; q && *q && n < max;) {
+		for (q = s; q && *q && (!max || n < max);) {
+			pids = nt_xgrow(pids, (size_t)n, sizeof(*pids));
 			pids[n++] = atoi(q);
 			q = strchr(q, '\n');
 			if (q)
 				q++;
 		}
 		free(s);
+		*out = pids;
 		return n;
 	}
 	if (what[0] == '/') {
 		char *p = nt_sys_path_rel("", what + 1, '/'), *s = nt_sys_read(p);
 
 		free(p);
-		if (s && atoi(s) > 0)
+		if (s && atoi(s) > 0) {
+			pids = nt_xgrow(pids, (size_t)n, sizeof(*pids));
 			pids[n++] = atoi(s);
+		}
 		free(s);
+		*out = pids;
 		return n;
 	}
 	{
@@ -723,7 +731,7 @@ static int pids_of(const char *obj, int *pids, int max)
 		struct dirent *de;
 
 		free(p);
-		while (d && (de = readdir(d)) && n < max) {
+		while (d && (de = readdir(d)) && (!max || n < max)) {
 			char *cp, *c;
 
 			if (!isdigit((unsigned char)de->d_name[0]))
@@ -731,28 +739,34 @@ static int pids_of(const char *obj, int *pids, int max)
 			cp = nt_sys_path("/proc/%s/comm", de->d_name);
 			c = nt_sys_read(cp);
 			free(cp);
-			if (c && !strcmp(c, what))
+			if (c && !strcmp(c, what)) {
+				pids = nt_xgrow(pids, (size_t)n, sizeof(*pids));
 				pids[n++] = atoi(de->d_name);
+			}
 			free(c);
 		}
 		if (d)
 			closedir(d);
 	}
+	*out = pids;
 	return n;
 }
 
 static int process_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
-	int pids[1];
+	int *pids = NULL;
 	char *p, *s, *line;
 	struct nt_cpuset cs;
 	const char *err;
 
 	(void)x;
 	(void)arg;
-	if (pids_of(obj, pids, 1) < 1)
+	if (pids_of(obj, &pids, 1) < 1) {
+		free(pids);
 		return -ENOENT;
+	}
 	p = nt_sys_path("/proc/%d/status", pids[0]);
+	free(pids);
 	s = nt_sys_read(p);
 	free(p);
 	line = s ? strstr(s, "Cpus_allowed_list:") : NULL;
@@ -775,7 +789,7 @@ static int process_read(struct nt_lctx *x, const char *obj, const char *arg, str
 
 static int process_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
 {
-	int pids[256], n = pids_of(obj, pids, 256), k;
+	int *pids = NULL, n = pids_of(obj, &pids, 0), k;
 	cpu_set_t set;
 	int c;
 
@@ -785,10 +799,12 @@ static int process_write(struct nt_lctx *x, const char *obj, const char *arg, co
 	if (*nt_sys_root) {
 		seterr(x, "process CPU affinity is not applied under --root (the PIDs in %s/proc "
 		       "are not this host's processes)", nt_sys_root);
+		free(pids);
 		return -EPERM;
 	}
 	if (n < 1) {
 		seterr(x, "no process matches %s", obj);
+		free(pids);
 		return -ESRCH;
 	}
 	CPU_ZERO(&set);
@@ -810,12 +826,14 @@ static int process_write(struct nt_lctx *x, const char *obj, const char *arg, co
 
 				closedir(d);
 				seterr(x, "sched_setaffinity(%s): %s", de->d_name, strerror(e));
+				free(pids);
 				return -e;
 			}
 		}
 		if (d)
 			closedir(d);
 	}
+	free(pids);
 	return 0;
 }
 
