@@ -195,7 +195,11 @@ void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
 		i->irqs[i->nirqs].name = name;
 		ap = nt_sys_path("/proc/irq/%u/smp_affinity_list", irq);
 		/* kernel-managed affinity: the file is 0444 (v6.12+) and refuses writes */
-		i->irqs[i->nirqs].managed = nt_sys_exists(ap) && !nt_sys_writable(ap);
+		{
+			int mode = nt_sys_mode(ap);
+
+			i->irqs[i->nirqs].managed = mode >= 0 && !(mode & 0222);
+		}
 		free(ap);
 		i->nirqs++;
 	}

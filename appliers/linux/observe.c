@@ -20,11 +20,16 @@
 #include "rss.h"
 #include "sysio.h"
 
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
 static void observe_topology(struct nt_facts *f)
 {
 	char *p = nt_sys_path("/sys/devices/system/cpu/online"), *s = nt_sys_read(p);
 	const char *err;
-	int keys[NT_MAX_CPUS], nkeys = 0, c, n;
+	int keys[NT_MAX_CPUS], nkeys = 0, c, n, nodes[64], nnodes = 0;
 
 	free(p);
 	if (!s || !nt_cpuset_parse(s, &f->online, &err)) {
@@ -54,11 +59,28 @@ static void observe_topology(struct nt_facts *f)
 		free(cs);
 		free(ps);
 	}
-	for (n = 0; n < 64; n++) {
-		char *np = nt_sys_path("/sys/devices/system/node/node%d/cpulist", n);
-		char *ns = nt_sys_read(np);
+	/* the nodes that exist (a directory listing, not 64 probes) */
+	{
+		char *dp = nt_sys_path("/sys/devices/system/node");
+		DIR *dd = nt_sys_opendir(dp);
+		struct dirent *de;
+
+		free(dp);
+		while (dd && (de = readdir(dd)))
+			if (!strncmp(de->d_name, "node", 4) && isdigit((unsigned char)de->d_name[4]) &&
+			    strtoul(de->d_name + 4, NULL, 10) < 64 && nnodes < 64)
+				nodes[nnodes++] = atoi(de->d_name + 4);
+		if (dd)
+			closedir(dd);
+		qsort(nodes, (size_t)nnodes, sizeof(int), cmp_int);
+	}
+	for (int kn = 0; kn < nnodes; kn++) {
+		char *np, *ns;
 		struct nt_cpuset cs;
 
+		n = nodes[kn];
+		np = nt_sys_path("/sys/devices/system/node/node%d/cpulist", n);
+		ns = nt_sys_read(np);
 		free(np);
 		if (!ns)
 			continue;
@@ -476,6 +498,7 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	int np;
 
 	(void)d;
+	nt_sys_hold_root();
 	nt_facts_init(f);
 	memset(st, 0, sizeof(*st));
 	f->known = true;
@@ -538,6 +561,7 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		free(names[k]);
 	free(names);
 	nt_lctx_close(&x);
+	nt_sys_release_root();
 	return 0;
 }
 
