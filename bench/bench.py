@@ -68,7 +68,8 @@ def stats_of(cmd, env):
 
 
 def build_floor(name, work, libs=()):
-    exe = os.path.join(work, name)
+    """bench/NAME.c built with cc (run.sh builds it and sets $FLOOR_APPLY...)."""
+    exe = os.environ.get(name.upper()) or os.path.join(work, name)
     if not os.path.exists(exe):
         sh(["cc", "-O2", "-o", exe, os.path.join(HERE, name + ".c")] + list(libs))
     return exe
@@ -251,8 +252,7 @@ def irq_profile(nics):
 
 def plan_file_list(root, nics, queues, prof):
     """What `nettune --root ROOT plan` of irq_profile() reads, for the floor."""
-    L = [f"f {prof}"] if False else []
-    L.append("f sys/devices/system/cpu/online")
+    L = [f"f {prof}", "f sys/devices/system/cpu/online"]
     ncpus = int(open(os.path.join(root, "sys/devices/system/cpu/online")).read().split("-")[1]) + 1
     for c in range(ncpus):
         L += [f"f sys/devices/system/cpu/cpu{c}/topology/core_id",

@@ -8,7 +8,8 @@
  * LIST has one entry a line: "f PATH" a file read whole, "d PATH" a
  * directory listed, "l PATH" a link read, "m PATH" a file's mode.  Paths
  * are below ROOT and opened as nettune opens them there: openat2 with
- * RESOLVE_IN_ROOT from one descriptor of ROOT.  Prints the bytes read.
+ * RESOLVE_IN_ROOT from one descriptor of ROOT (an absolute path, the
+ * profile, is opened as it is).  Prints the bytes read.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -26,6 +27,8 @@ static int in_root(int root, const char *rel, int flags)
 	struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
 			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
 
+	if (rel[0] == '/')	/* the profile, outside the root */
+		return open(rel, flags | O_CLOEXEC);
 	return (int)syscall(SYS_openat2, root, rel, &how, sizeof(how));
 }
 

@@ -518,7 +518,9 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	if (nt_sys_netns)
 		f->netns = nt_xstrdup(nt_sys_netns);
 	observe_topology(f);
-	f->irqbalance = scan_comm("irqbalance", pids, 4, &np) ? 1 : 0;
+	/* a walk of every process: only for the requests that use it */
+	if (req->irqbalance || req->all_processes)
+		f->irqbalance = scan_comm("irqbalance", pids, 4, &np) ? 1 : 0;
 	nt_lctx_open(&x, f);
 	if (req->ifaces) {
 		for (k = 0; k < req->nifaces; k++) {
