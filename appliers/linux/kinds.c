@@ -62,7 +62,12 @@ static int coal_get(struct nt_lctx *x, const char *obj, struct nt_coalesce_state
 
 void nt_lctx_channels_changed(struct nt_lctx *x, const char *dev)
 {
-	/* the IRQ set of the device may have changed */
+	const struct nt_iface_facts *i = nt_facts_iface(x->facts, dev);
+
+	/* the IRQ set of the device may have changed; a device without a bus
+	 * device below it (no driver: veth) has no MSI IRQs to look up */
+	if (i && !i->driver)
+		return;
 	nt_irqmap_stale();
 	nt_irqmap_refresh(x->facts, dev);
 }

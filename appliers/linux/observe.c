@@ -126,20 +126,23 @@ static bool scan_comm(const char *want, int *pids, int max, int *n)
 	return *n > 0;
 }
 
-static uint32_t count_queues(const char *iface, const char *prefix)
+/* rx-N and tx-N entries of the queues directory, in one listing */
+static void count_queues(const char *iface, uint32_t *rx, uint32_t *tx)
 {
 	char *p = nt_sys_path("/sys/class/net/%s/queues", iface);
 	DIR *d = nt_sys_opendir(p);
 	struct dirent *de;
-	uint32_t n = 0;
 
 	free(p);
-	while (d && (de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			n++;
+	*rx = *tx = 0;
+	while (d && (de = readdir(d))) {
+		if (!strncmp(de->d_name, "rx-", 3))
+			(*rx)++;
+		else if (!strncmp(de->d_name, "tx-", 3))
+			(*tx)++;
+	}
 	if (d)
 		closedir(d);
-	return n;
 }
 
 static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned skip)
@@ -194,8 +197,7 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 	}
 	if (!*nt_sys_root && !i->kind)
 		i->kind = nt_xstrdup(l.kind ? l.kind : "virtual");
-	i->rx_queues = count_queues(name, "rx-");
-	i->tx_queues = count_queues(name, "tx-");
+	count_queues(name, &i->rx_queues, &i->tx_queues);
 	if (x->nl) {
 		struct nt_channels_state ch;
 		struct nt_rings_state r;
