@@ -501,6 +501,10 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 
 	(void)d;
 	nt_sys_hold_root();
+	/* every observation reads the host afresh (watch and the Ansible
+	 * module observe more than once per process): one dump per family */
+	nt_devcache_stale_all();
+	nt_irqmap_stale();
 	nt_facts_init(f);
 	memset(st, 0, sizeof(*st));
 	f->known = true;
