@@ -187,14 +187,14 @@ static bool changes(const struct nt_jentry *e)
 static int write_batch(struct nt_lctx *x, const struct nt_jentry *e, bool *written, size_t i,
 		       size_t n, size_t *last)
 {
-	const char *names[256];
-	bool on[256];
+	const char **names = nt_xcalloc(n - i + 1, sizeof(*names));
+	bool *on = nt_xcalloc(n - i + 1, sizeof(*on));
 	struct nt_channels_state ch = {0};
 	size_t j, k = 0;
 	int r;
 
 	*last = i;
-	for (j = i; j < n && k < 256; j++) {
+	for (j = i; j < n; j++) {
 		if (written[j] || e[j].kind != e[i].kind || strcmp(e[j].object, e[i].object))
 			continue;
 		written[j] = true;
@@ -230,6 +230,8 @@ static int write_batch(struct nt_lctx *x, const struct nt_jentry *e, bool *writt
 
 		snprintf(x->err, sizeof(x->err), "%s%s", ext ? "kernel: " : "", ext ? ext : strerror(-r));
 	}
+	free(names);
+	free(on);
 	return r;
 }
 
