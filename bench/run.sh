@@ -1,7 +1,9 @@
 #!/bin/sh
 # One command for every benchmark (bench/README.md): builds nettune and the
-# floor program (bench/floor_batch.c), checks the tools, runs bench/bench.py
-# and writes bench/RESULTS.md.
+# floor programs (bench/floor_apply.c for (a) and (b), floor_plan.c for (c),
+# floor_batch.c for (d)), checks the tools, runs bench/bench.py and writes
+# bench/RESULTS.md.  The baseline of (a) is the per-change script (one
+# ethtool/ip command per change) run by one shell inside the namespace.
 # usage: bench/run.sh [--runs N] [--only a,b,c,d] [--profiles N]
 # (a) and (b) need root (a private network namespace); (d) does not.
 set -eu
@@ -27,7 +29,9 @@ pkg-config --exists yaml-0.1 libcrypto 2>/dev/null || missing="$missing libyaml-
 [ -z "$missing" ] || { echo "bench/run.sh: missing:$missing (apt-get install iproute2 ethtool strace time gcc pkg-config python3-jsonschema python3-yaml libyaml-dev libssl-dev)" >&2; exit 1; }
 [ -d build ] || meson setup build >/dev/null
 ninja -C build nettune >/dev/null
-# the floor of (d): only the unavoidable work (one libyaml pass, Ed25519, writing)
+# the floors: only the unavoidable work of each benchmark
+cc -O2 -o build/floor_apply bench/floor_apply.c
+cc -O2 -o build/floor_plan bench/floor_plan.c
 cc -O2 -o build/floor_batch bench/floor_batch.c $(pkg-config --cflags --libs yaml-0.1 libcrypto)
-export FLOOR_BATCH="$PWD/build/floor_batch"
+export FLOOR_APPLY="$PWD/build/floor_apply" FLOOR_PLAN="$PWD/build/floor_plan" FLOOR_BATCH="$PWD/build/floor_batch"
 NETTUNE=${NETTUNE:-$PWD/build/nettune} exec python3 bench/bench.py "$@"

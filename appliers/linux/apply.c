@@ -17,6 +17,8 @@
 
 #include "../../compiler/buf.h"
 #include "apply.h"
+#include "devcache.h"
+#include "irqmap.h"
 #include "journal.h"
 #include "link.h"
 #include "statedir.h"
@@ -156,36 +158,118 @@ static size_t restore(struct nt_lctx *x, struct nt_jentry *e, size_t upto, bool 
 	return failed;
 }
 
-/*
- * The features of one device that the plan changes one after another go
- * in one ETHTOOL_MSG_FEATURES_SET (the kernel applies them together, as
- * ethtool -K does); each is still journaled, verified and rolled back on
- * its own.  Sets *end past the last entry written.
- */
-static int write_feature_batch(struct nt_lctx *x, const struct nt_jentry *e, size_t i, size_t n,
-			       size_t *end)
+static void progress(const struct nt_apply_opts *o, size_t k, size_t n, long long t0, char *out,
+		     size_t len);
+
+/* Kinds read from the device cache: their read-back waits until every
+ * write is made, then costs one dump per family. */
+static bool deferred_check(enum nt_kind_id k)
 {
-	const char *names[256];
-	bool on[256];
+	return k == NT_K_MTU || k == NT_K_FEATURE || k == NT_K_CHANNELS || k == NT_K_RING ||
+	       k == NT_K_COALESCE || k == NT_K_COALESCE_ADAPTIVE;
+}
+
+static bool changes(const struct nt_jentry *e)
+{
+	return !(e->had && nt_value_equal(&e->before, &e->after));
+}
+
+/*
+ * One request per (device, message family): every feature of a device the
+ * plan changes goes in one ETHTOOL_MSG_FEATURES_SET (the kernel applies
+ * them together, as ethtool -K does), its rx, tx, combined and other
+ * channel counts in one CHANNELS_SET (as ethtool -L); each entry is still
+ * journaled, verified and rolled back on its own.  (The link attributes
+ * of a device, MTU and, once it is a kind, txqueuelen, go together the
+ * same way through nt_link_set.)  Marks the entries written; *last is the
+ * highest index written.
+ */
+static int write_batch(struct nt_lctx *x, const struct nt_jentry *e, bool *written, size_t i,
+		       size_t n, size_t *last)
+{
+	const char **names = nt_xcalloc(n - i + 1, sizeof(*names));
+	bool *on = nt_xcalloc(n - i + 1, sizeof(*on));
+	struct nt_channels_state ch = {0};
 	size_t j, k = 0;
 	int r;
 
-	for (j = i; j < n && k < 256 && e[j].kind == NT_K_FEATURE &&
-	     !strcmp(e[j].object, e[i].object); j++) {
-		if (e[j].had && nt_value_equal(&e[j].before, &e[j].after))
+	*last = i;
+	for (j = i; j < n; j++) {
+		if (written[j] || e[j].kind != e[i].kind || strcmp(e[j].object, e[i].object))
 			continue;
-		names[k] = e[j].arg;
-		on[k++] = e[j].after.b;
+		written[j] = true;
+		*last = j;
+		if (!changes(&e[j]))
+			continue;
+		if (e[i].kind == NT_K_FEATURE) {
+			names[k] = e[j].arg;
+			on[k++] = e[j].after.b;
+		} else {
+			int c;
+
+			for (c = 0; c < NT_CH__COUNT && strcmp(e[j].arg, nt_chan_names[c]); c++)
+				;
+			if (c < 4) {
+				ch.have[c] = true;
+				ch.count[c] = e[j].after.u;
+				k++;
+			}
+		}
 	}
-	*end = j;
-	x->feat_valid = false;
-	r = nt_ethnl_features_set(x->nl, e[i].object, names, on, k);
+	if (e[i].kind == NT_K_FEATURE) {
+		nt_devcache_stale(NT_DC_FEATURES);
+		r = nt_ethnl_features_set(x->nl, e[i].object, names, on, k);
+	} else {
+		nt_devcache_stale(NT_DC_CHANNELS);
+		r = nt_ethnl_channels_set_all(x->nl, e[i].object, &ch);
+		if (!r)
+			nt_lctx_channels_changed(x, e[i].object);
+	}
 	if (r) {
 		const char *ext = nt_ethnl_extack(x->nl);
 
 		snprintf(x->err, sizeof(x->err), "%s%s", ext ? "kernel: " : "", ext ? ext : strerror(-r));
 	}
+	free(names);
+	free(on);
 	return r;
+}
+
+/* Reads e back; reports it changed, or accepted but not effective (1). */
+static int check_step(struct nt_lctx *x, const struct nt_apply_opts *o, const struct nt_jentry *e,
+		      size_t i, size_t n, long long t0)
+{
+	struct nt_value seen = {0};
+	struct nt_buf from = {0}, to = {0}, got = {0};
+	char *attr = label_of(e), stamp[48];
+	int rc = 0;
+
+	if (e->had)
+		nt_value_format(&e->before, &from, false);
+	else
+		nt_buf_puts(&from, "(none)");
+	nt_value_format(&e->after, &to, false);
+	if (!verify(x, e, &seen)) {
+		if (seen.t == e->after.t && (seen.s || seen.cpus || seen.bytes || seen.list ||
+					     e->after.t == NT_V_BOOL || e->after.t == NT_V_U32))
+			nt_value_format(&seen, &got, false);
+		fprintf(stderr, "nettune apply: error: %s: accepted but not effective: asked %s, "
+			"the kernel reports %s%s%s\n", attr, to.p,
+			got.p ? got.p : "nothing",
+			e->kind == NT_K_FEATURE ? " (fixed, or dropped by a dependency)" : "",
+			e->kind == NT_K_RING ? " (the driver rounded it)" : "");
+		rc = 1;
+	} else {
+		progress(o, i + 1, n, t0, stamp, sizeof(stamp));
+		say(o, "  %s changed  %s: %s -> %s\n", stamp, attr, from.p, to.p);
+	}
+	if (seen.t || seen.s || seen.cpus || seen.bytes || seen.list)
+		nt_value_free(&seen);
+	free(attr);
+	nt_buf_free(&from);
+	nt_buf_free(&to);
+	nt_buf_free(&got);
+	return rc;
 }
 
 static int fault_step(void)
@@ -228,6 +312,8 @@ int nt_linux_restore_journal(int jfd, struct nt_journal *j, enum nt_jstate done,
 	int r;
 
 	req.irqbalance = true;
+	nt_devcache_stale_all();
+	nt_irqmap_stale();
 	nt_linux_observe(&req, &f, &st, &d);
 	nt_lctx_open(&x, &f);
 	failed = restore(&x, j->e, j->n, verbose);
@@ -409,7 +495,8 @@ static int start_watcher(int state_fd, int jfd, int lock, struct nt_journal *j)
 	/* the watcher: keeps only what it needs (a caller's pipe held open
 	 * would block it until the deadline) */
 	close(p[0]);
-	nt_link_close();	/* the parent's socket: this process opens its own */
+	nt_devcache_reset();	/* the parent's sockets and replies: this process reads afresh */
+	nt_irqmap_reset();
 	close_others((int[]){jfd, state_fd, lock, p[1]}, 4);
 	setsid();
 	if (!freopen("/dev/null", "r", stdin) || !freopen("/dev/null", "w", stdout) ||
@@ -509,6 +596,7 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 	struct nt_journal j = {0};
 	struct nt_jentry *e = NULL;
 	size_t n = 0, i, batch_end = 0, done = 0;
+	bool *written = NULL, *pending = NULL;
 	int lock = -1, jfd = -1, state_fd = -1, rc = 0, fail_at = fault_step();
 	char err[512], stamp[48];
 	bool ctx = false;
@@ -593,7 +681,9 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 	}
 	nt_lctx_open(&x, facts);
 	ctx = true;
-	/* the live previous values, read under the lock, before the first write */
+	/* the live previous values, read under the lock, before the first write:
+	 * one fresh dump per message family, not a request per setting */
+	nt_devcache_stale_all();
 	for (i = 0; i < n; i++) {
 		struct nt_value v;
 
@@ -621,10 +711,11 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 	}
 	if (o->confirm_timeout)
 		arm_systemd_timer(&j, o->confirm_timeout);
+	written = nt_xcalloc(n + 1, sizeof(*written));
+	pending = nt_xcalloc(n + 1, sizeof(*pending));
 	for (i = 0; i < n; i++) {
-		struct nt_value seen = {0};
 		char *attr = label_of(&e[i]);
-		struct nt_buf from = {0}, to = {0}, got = {0};
+		struct nt_buf from = {0}, to = {0};
 		int r;
 
 		if (interrupted) {
@@ -641,7 +732,7 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 			nt_buf_puts(&from, "(none)");
 		nt_value_format(&e[i].after, &to, false);
 		progress(o, i + 1, n, t0, stamp, sizeof(stamp));
-		if (e[i].had && nt_value_equal(&e[i].before, &e[i].after)) {
+		if (!changes(&e[i])) {
 			say(o, "  %s ok       %s = %s\n", stamp, attr, to.p);
 			goto next;
 		}
@@ -649,11 +740,16 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 			say(o, "  %s next is disruptive: %s %s -> %s (the link may go down "
 			    "briefly)\n", stamp, attr, from.p, to.p);
 		x.err[0] = '\0';
-		if (i < batch_end) {
-			r = 0;		/* written with its device's other features */
-		} else if (e[i].kind == NT_K_FEATURE && x.nl) {
-			r = write_feature_batch(&x, e, i, n, &batch_end);
+		if (written[i]) {
+			r = 0;		/* written with its device's other settings of its family */
+		} else if ((e[i].kind == NT_K_FEATURE || e[i].kind == NT_K_CHANNELS) && x.nl) {
+			size_t last;
+
+			r = write_batch(&x, e, written, i, n, &last);
+			if (last + 1 > batch_end)
+				batch_end = last + 1;
 		} else {
+			written[i] = true;
 			r = nt_linux_ops[e[i].kind].write(&x, e[i].object, e[i].arg, &e[i].after);
 		}
 		fault_signal(i + 1);
@@ -665,30 +761,26 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 			fprintf(stderr, "nettune apply: error: %s: %s -> %s refused: %s\n", attr, from.p,
 				to.p, *x.err ? x.err : strerror(-r));
 			rc = 1;
-		} else if (!verify(&x, &e[i], &seen)) {
-			if (seen.t == e[i].after.t && (seen.s || seen.cpus || seen.bytes || seen.list ||
-						       e[i].after.t == NT_V_BOOL || e[i].after.t == NT_V_U32))
-				nt_value_format(&seen, &got, false);
-			fprintf(stderr, "nettune apply: error: %s: accepted but not effective: asked %s, "
-				"the kernel reports %s%s%s\n", attr, to.p,
-				got.p ? got.p : "nothing",
-				e[i].kind == NT_K_FEATURE ? " (fixed, or dropped by a dependency)" : "",
-				e[i].kind == NT_K_RING ? " (the driver rounded it)" : "");
-			rc = 1;
+		} else if (deferred_check(e[i].kind)) {
+			pending[i] = true;	/* read back below, from one dump per family */
 		} else {
-			progress(o, i + 1, n, t0, stamp, sizeof(stamp));
-			say(o, "  %s changed  %s: %s -> %s\n", stamp, attr, from.p, to.p);
+			rc = check_step(&x, o, &e[i], i, n, t0);
 		}
-		if (seen.t || seen.s || seen.cpus || seen.bytes || seen.list)
-			nt_value_free(&seen);
 next:
 		free(attr);
 		nt_buf_free(&from);
 		nt_buf_free(&to);
-		nt_buf_free(&got);
 		if (rc)
 			break;
 	}
+	/* The read-back of the netlink settings, and below the check that
+	 * every desired setting reads as desired: after all writes, from one
+	 * fresh dump per message family. */
+	if (!rc)
+		nt_devcache_stale_all();
+	for (i = 0; !rc && i < n; i++)
+		if (pending[i])
+			rc = check_step(&x, o, &e[i], i, n, t0);
 	/* Converged means every desired setting reads back as desired: a
 	 * write can silently change another setting (netdev_fix_features
 	 * drops TSO when SG goes off, for example). */
@@ -771,6 +863,8 @@ next:
 		    nt_io.ioctl_sets, nt_io.file_writes, j.id);
 	}
 out:
+	free(written);
+	free(pending);
 	if (ctx)
 		nt_lctx_close(&x);
 	nt_journal_free(&j);

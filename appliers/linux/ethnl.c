@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ethtool netlink requests: features, channels, rings, coalesce. */
 #include <errno.h>
+#include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -8,6 +9,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -33,11 +35,74 @@
 
 struct nt_io_stats nt_io;
 
+static const char *const io_names[NT_IO__COUNT] = {
+	"genl-resolve", "strset-get",
+	"features-get", "features-dump", "features-set",
+	"channels-get", "channels-dump", "channels-set",
+	"rings-get", "rings-dump", "rings-set",
+	"coalesce-get", "coalesce-dump", "coalesce-set",
+	"link-get", "link-dump", "link-set",
+	"rss-get", "rss-set",
+	"pause-get", "pause-set",
+	"privflags-get", "privflags-set",
+};
+
+static void print_stats(void)
+{
+	unsigned long total = 0;
+	int k;
+
+	for (k = 0; k < NT_IO__COUNT; k++)
+		if (k != NT_IO_RSS_GET && k != NT_IO_RSS_SET)
+			total += nt_io.req[k];
+	fprintf(stderr, "nettune stats: netlink %lu (sets %lu), ioctl rss-get %lu rss-set %lu, "
+		"file reads %lu, file writes %lu;", total, nt_io.netlink_sets,
+		nt_io.req[NT_IO_RSS_GET], nt_io.req[NT_IO_RSS_SET], nt_io.file_reads,
+		nt_io.file_writes);
+	for (k = 0; k < NT_IO__COUNT; k++)
+		if (nt_io.req[k])
+			fprintf(stderr, " %s %lu", io_names[k], nt_io.req[k]);
+	fputc('\n', stderr);
+}
+
+void nt_io_count(enum nt_io_req r)
+{
+	static bool armed;
+
+	if (!armed) {
+		const char *s = getenv("NETTUNE_STATS");
+
+		armed = true;
+		if (s && *s && strcmp(s, "0"))
+			atexit(print_stats);
+	}
+	nt_io.req[r]++;
+	if (r == NT_IO_FEATURES_SET || r == NT_IO_CHANNELS_SET || r == NT_IO_RINGS_SET ||
+	    r == NT_IO_COALESCE_SET || r == NT_IO_LINK_SET || r == NT_IO_PAUSE_SET ||
+	    r == NT_IO_PRIVFLAGS_SET)
+		nt_io.netlink_sets++;
+	else if (r == NT_IO_RSS_SET)
+		nt_io.ioctl_sets++;
+	else if (r != NT_IO_RSS_GET)
+		nt_io.netlink_gets++;
+}
+
+/* ETH_SS_FEATURES: bit -> name, and an open-addressing hash name -> bit. */
+struct nt_feature_names {
+	char **name;
+	size_t n;
+	uint32_t *slot;		/* bit + 1, 0 = empty */
+	size_t nslots;		/* a power of two */
+};
+
+static void names_free(struct nt_feature_names *fn);
+
 struct nt_ethnl {
 	struct nl_sock *sk;
 	int family;
 	char extack[512];
 	int error;
+	struct nt_feature_names *fnames;
 };
 
 struct call {
@@ -47,10 +112,16 @@ struct call {
 };
 
 struct reply {
-	int (*parse)(struct nlattr **tb, void *out);
+	int (*parse)(struct nlattr **tb, void *out, const void *aux);
 	void *out;
 	int maxattr;
 	int perr;
+	const void *aux;	/* the feature names */
+	/* dumps: out is scratch of out_size bytes, cleared for each device */
+	nt_ethnl_each each;
+	void *ctx;
+	int hdr_attr;
+	size_t out_size;
 };
 
 /* Reply attributes are parsed without a policy: sizes are checked here,
@@ -129,6 +200,7 @@ int nt_ethnl_open(struct nt_ethnl **out)
 	}
 	setsockopt(nl_socket_get_fd(e->sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(nl_socket_get_fd(e->sk), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	nt_io_count(NT_IO_GENL_RESOLVE);
 	e->family = genl_ctrl_resolve(e->sk, ETHTOOL_GENL_NAME);
 	if (e->family < 0) {
 		nl_socket_free(e->sk);
@@ -144,6 +216,7 @@ void nt_ethnl_close(struct nt_ethnl *e)
 	if (!e)
 		return;
 	nl_socket_free(e->sk);
+	names_free(e->fnames);
 	free(e);
 }
 
@@ -165,8 +238,21 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		r->perr = -EINVAL;
 		return NL_SKIP;
 	}
+	if (r->each) {
+		struct nlattr *hb[ETHTOOL_A_HEADER_MAX + 1] = {0};
+		const char *dev;
+
+		if (!tb[r->hdr_attr] ||
+		    nla_parse_nested(hb, ETHTOOL_A_HEADER_MAX, tb[r->hdr_attr], NULL) < 0 ||
+		    !hb[ETHTOOL_A_HEADER_DEV_NAME] || !(dev = get_str(hb[ETHTOOL_A_HEADER_DEV_NAME])))
+			return NL_SKIP;
+		memset(r->out, 0, r->out_size);
+		if (!r->parse(tb, r->out, r->aux))
+			r->each(r->ctx, dev, r->out);
+		return NL_OK;
+	}
 	if (r->parse)
-		r->perr = r->parse(tb, r->out);
+		r->perr = r->parse(tb, r->out, r->aux);
 	return NL_OK;
 }
 
@@ -194,7 +280,7 @@ fail:
 }
 
 /* Sends m, parses replies with r, waits for the ack.  Returns 0 or -errno. */
-static int transact(struct nt_ethnl *e, struct nl_msg *m, struct reply *r, bool is_set)
+static int transact(struct nt_ethnl *e, struct nl_msg *m, struct reply *r, enum nt_io_req what)
 {
 	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
 	struct call c = {e, r, 1};
@@ -208,10 +294,8 @@ static int transact(struct nt_ethnl *e, struct nl_msg *m, struct reply *r, bool 
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &c);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &c);
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &c);
-	if (is_set)
-		nt_io.netlink_sets++;
-	else
-		nt_io.netlink_gets++;
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_ack, &c);	/* the end of a dump */
+	nt_io_count(what);
 	err = nl_send_auto(e->sk, m);
 	nlmsg_free(m);
 	if (err < 0) {
@@ -233,95 +317,256 @@ static int transact(struct nt_ethnl *e, struct nl_msg *m, struct reply *r, bool 
 	return 0;
 }
 
-static int parse_bitset_list(struct nlattr *set, struct nt_features *f, int which)
+/* Reads the feature names (string set ETH_SS_FEATURES) once per socket. */
+static int parse_strset(struct nlattr **tb, void *out, const void *aux)
 {
-	struct nlattr *tb[ETHTOOL_A_BITSET_MAX + 1] = {0}, *bit;
-	int rem;
+	struct nt_feature_names *fn = out;
+	struct nlattr *set, *str;
+	int rem, rem2;
 
-	if (!set || nla_parse_nested(tb, ETHTOOL_A_BITSET_MAX, set, NULL) < 0)
+	(void)aux;
+	if (!tb[ETHTOOL_A_STRSET_STRINGSETS])
 		return -EINVAL;
-	if (!tb[ETHTOOL_A_BITSET_BITS])
-		return 0;
-	nla_for_each_nested(bit, tb[ETHTOOL_A_BITSET_BITS], rem) {
-		struct nlattr *bt[ETHTOOL_A_BITSET_BIT_MAX + 1] = {0};
-		const char *name;
-		size_t i;
-		bool val;
+	nla_for_each_nested(set, tb[ETHTOOL_A_STRSET_STRINGSETS], rem) {
+		struct nlattr *sb[ETHTOOL_A_STRINGSET_MAX + 1] = {0};
 
-		if (nla_type(bit) != ETHTOOL_A_BITSET_BITS_BIT ||
-		    nla_parse_nested(bt, ETHTOOL_A_BITSET_BIT_MAX, bit, NULL) < 0 ||
-		    !bt[ETHTOOL_A_BITSET_BIT_NAME])
+		if (nla_parse_nested(sb, ETHTOOL_A_STRINGSET_MAX, set, NULL) < 0 ||
+		    !sb[ETHTOOL_A_STRINGSET_ID] || get_u32(sb[ETHTOOL_A_STRINGSET_ID]) != ETH_SS_FEATURES ||
+		    !sb[ETHTOOL_A_STRINGSET_COUNT])
 			continue;
-		name = get_str(bt[ETHTOOL_A_BITSET_BIT_NAME]);
-		if (!name || !*name)
-			continue;	/* an unnamed (reserved) bit */
-		/* in list form (NOMASK) every listed bit is set */
-		val = tb[ETHTOOL_A_BITSET_NOMASK] || bt[ETHTOOL_A_BITSET_BIT_VALUE];
-		for (i = 0; i < f->n; i++)
-			if (!strcmp(f->v[i].name, name))
-				break;
-		if (i == f->n) {
-			f->v = nt_xrealloc(f->v, (f->n + 1) * sizeof(*f->v));
-			memset(&f->v[f->n], 0, sizeof(f->v[f->n]));
-			f->v[f->n++].name = nt_xstrdup(name);
-		}
-		if (!val)
+		fn->n = get_u32(sb[ETHTOOL_A_STRINGSET_COUNT]);
+		if (fn->n > 4096)
+			return -EINVAL;
+		fn->name = nt_xcalloc(fn->n + 1, sizeof(char *));
+		if (!sb[ETHTOOL_A_STRINGSET_STRINGS])
 			continue;
-		switch (which) {
-		case 0: f->v[i].hw = true; break;
-		case 1: f->v[i].wanted = true; break;
-		case 2: f->v[i].active = true; break;
-		default: f->v[i].nochange = true; break;
+		nla_for_each_nested(str, sb[ETHTOOL_A_STRINGSET_STRINGS], rem2) {
+			struct nlattr *st[ETHTOOL_A_STRING_MAX + 1] = {0};
+			const char *v;
+			uint32_t k;
+
+			if (nla_parse_nested(st, ETHTOOL_A_STRING_MAX, str, NULL) < 0 ||
+			    !st[ETHTOOL_A_STRING_INDEX] || !st[ETHTOOL_A_STRING_VALUE])
+				continue;
+			k = get_u32(st[ETHTOOL_A_STRING_INDEX]);
+			v = get_str(st[ETHTOOL_A_STRING_VALUE]);
+			if (k < fn->n && v && *v && !fn->name[k])
+				fn->name[k] = nt_xstrdup(v);
 		}
 	}
+	return fn->name ? 0 : -EINVAL;
+}
+
+static uint32_t hash_name(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static void names_free(struct nt_feature_names *fn)
+{
+	size_t k;
+
+	if (!fn)
+		return;
+	for (k = 0; k < fn->n; k++)
+		free(fn->name[k]);
+	free(fn->name);
+	free(fn->slot);
+	free(fn);
+}
+
+static int feature_names(struct nt_ethnl *e, const struct nt_feature_names **out)
+{
+	struct nt_feature_names *fn;
+	struct reply r = {parse_strset, NULL, ETHTOOL_A_STRSET_MAX, 0, NULL, NULL, NULL, 0, 0};
+	struct nl_msg *m;
+	struct nlattr *hdr, *sets, *set;
+	size_t k;
+	int err;
+
+	if (e->fnames) {
+		*out = e->fnames;
+		return 0;
+	}
+	fn = nt_xcalloc(1, sizeof(*fn));
+	r.out = fn;
+	m = nlmsg_alloc();
+	if (!m || !genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, e->family, 0, NLM_F_REQUEST,
+			       ETHTOOL_MSG_STRSET_GET, ETHTOOL_GENL_VERSION) ||
+	    !(hdr = nla_nest_start(m, ETHTOOL_A_STRSET_HEADER)) ||
+	    /* libnl drops an empty nest: the kernel wants the header */
+	    nla_put_u32(m, ETHTOOL_A_HEADER_FLAGS, 0) < 0 || (nla_nest_end(m, hdr), false) ||
+	    !(sets = nla_nest_start(m, ETHTOOL_A_STRSET_STRINGSETS)) ||
+	    !(set = nla_nest_start(m, ETHTOOL_A_STRINGSETS_STRINGSET)) ||
+	    nla_put_u32(m, ETHTOOL_A_STRINGSET_ID, ETH_SS_FEATURES) < 0) {
+		nlmsg_free(m);
+		free(fn);
+		return -ENOMEM;
+	}
+	nla_nest_end(m, set);
+	nla_nest_end(m, sets);
+	err = transact(e, m, &r, NT_IO_STRSET_GET);
+	if (err) {
+		names_free(fn);
+		return err;
+	}
+	for (fn->nslots = 16; fn->nslots < fn->n * 2; fn->nslots *= 2)
+		;
+	fn->slot = nt_xcalloc(fn->nslots, sizeof(*fn->slot));
+	for (k = 0; k < fn->n; k++) {
+		size_t h;
+
+		if (!fn->name[k])
+			continue;
+		for (h = hash_name(fn->name[k]) & (fn->nslots - 1); fn->slot[h];
+		     h = (h + 1) & (fn->nslots - 1))
+			;
+		fn->slot[h] = (uint32_t)k + 1;
+	}
+	e->fnames = fn;
+	*out = fn;
 	return 0;
 }
 
-static int parse_features(struct nlattr **tb, void *out)
+/* A compact bitset (ETHTOOL_A_BITSET_VALUE words) into dst[words]. */
+static int parse_compact(struct nlattr *set, uint32_t *dst, size_t words)
 {
-	struct nt_features *f = out;
-	int r = 0;
+	struct nlattr *tb[ETHTOOL_A_BITSET_MAX + 1] = {0};
+	size_t len;
 
-	r |= parse_bitset_list(tb[ETHTOOL_A_FEATURES_HW], f, 0);
-	r |= parse_bitset_list(tb[ETHTOOL_A_FEATURES_WANTED], f, 1);
-	r |= parse_bitset_list(tb[ETHTOOL_A_FEATURES_ACTIVE], f, 2);
-	r |= parse_bitset_list(tb[ETHTOOL_A_FEATURES_NOCHANGE], f, 3);
-	return r ? -EINVAL : 0;
+	if (!set)
+		return 0;
+	if (nla_parse_nested(tb, ETHTOOL_A_BITSET_MAX, set, NULL) < 0)
+		return -EINVAL;
+	if (!tb[ETHTOOL_A_BITSET_VALUE])
+		return tb[ETHTOOL_A_BITSET_BITS] ? -EINVAL : 0;	/* not compact */
+	len = (size_t)nla_len(tb[ETHTOOL_A_BITSET_VALUE]);
+	if (len > words * 4)
+		len = words * 4;
+	memcpy(dst, nla_data(tb[ETHTOOL_A_BITSET_VALUE]), len);
+	return 0;
+}
+
+static int parse_features(struct nlattr **tb, void *out, const void *aux)
+{
+	static const int attr[4] = {ETHTOOL_A_FEATURES_HW, ETHTOOL_A_FEATURES_WANTED,
+				    ETHTOOL_A_FEATURES_ACTIVE, ETHTOOL_A_FEATURES_NOCHANGE};
+	const struct nt_feature_names *fn = aux;
+	struct nt_features *f = out;
+	int k;
+
+	f->names = fn;
+	f->words = (fn->n + 31) / 32;
+	f->bits = nt_xcalloc(4 * f->words + 1, sizeof(uint32_t));
+	for (k = 0; k < 4; k++)
+		if (parse_compact(tb[attr[k]], f->bits + (size_t)k * f->words, f->words)) {
+			nt_features_free(f);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* Builds the request header nest with no device: a dump of every device. */
+static struct nl_msg *dump_request(struct nt_ethnl *e, int cmd, int hdr_attr, uint32_t flags)
+{
+	struct nl_msg *m = nlmsg_alloc();
+	struct nlattr *h;
+
+	if (!m)
+		return NULL;
+	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, e->family, 0, NLM_F_REQUEST | NLM_F_DUMP,
+			 (uint8_t)cmd, ETHTOOL_GENL_VERSION))
+		goto fail;
+	/* flags even when 0: libnl drops an empty nest */
+	h = nla_nest_start(m, hdr_attr);
+	if (!h || nla_put_u32(m, ETHTOOL_A_HEADER_FLAGS, flags) < 0)
+		goto fail;
+	nla_nest_end(m, h);
+	return m;
+fail:
+	nlmsg_free(m);
+	return NULL;
 }
 
 int nt_ethnl_features_get(struct nt_ethnl *e, const char *dev, struct nt_features *out)
 {
-	struct reply r = {parse_features, out, ETHTOOL_A_FEATURES_MAX, 0};
-	struct nl_msg *m = request(e, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_A_FEATURES_HEADER, dev, 0);
+	struct reply r = {parse_features, out, ETHTOOL_A_FEATURES_MAX, 0, NULL, NULL, NULL, 0, 0};
+	struct nl_msg *m;
 	int err;
 
 	memset(out, 0, sizeof(*out));
+	err = feature_names(e, (const struct nt_feature_names **)&r.aux);
+	if (err)
+		return err;
+	m = request(e, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_A_FEATURES_HEADER, dev,
+		    ETHTOOL_FLAG_COMPACT_BITSETS);
 	if (!m)
 		return -ENOMEM;
-	err = transact(e, m, &r, false);
+	err = transact(e, m, &r, NT_IO_FEATURES_GET);
 	if (err)
 		nt_features_free(out);
 	return err;
 }
 
+int nt_ethnl_features_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx)
+{
+	struct nt_features scratch;
+	struct reply r = {parse_features, &scratch, ETHTOOL_A_FEATURES_MAX, 0, NULL, each, ctx,
+			  ETHTOOL_A_FEATURES_HEADER, sizeof(scratch)};
+	struct nl_msg *m;
+	int err = feature_names(e, (const struct nt_feature_names **)&r.aux);
+
+	if (err)
+		return err;
+	m = dump_request(e, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_A_FEATURES_HEADER,
+			 ETHTOOL_FLAG_COMPACT_BITSETS);
+	return m ? transact(e, m, &r, NT_IO_FEATURES_DUMP) : -ENOMEM;
+}
+
 void nt_features_free(struct nt_features *f)
 {
-	size_t i;
-
-	for (i = 0; i < f->n; i++)
-		free(f->v[i].name);
-	free(f->v);
+	free(f->bits);
 	memset(f, 0, sizeof(*f));
 }
 
-const struct nt_feature_state *nt_features_find(const struct nt_features *f, const char *name)
+size_t nt_features_count(const struct nt_features *f)
 {
-	size_t i;
+	return f->names ? f->names->n : 0;
+}
 
-	for (i = 0; i < f->n; i++)
-		if (!strcmp(f->v[i].name, name))
-			return &f->v[i];
-	return NULL;
+const char *nt_features_name(const struct nt_features *f, size_t k)
+{
+	return f->names && k < f->names->n ? f->names->name[k] : NULL;
+}
+
+static bool bit(const struct nt_features *f, int which, size_t k)
+{
+	return (f->bits[(size_t)which * f->words + k / 32] >> (k % 32)) & 1;
+}
+
+bool nt_features_find(const struct nt_features *f, const char *name, struct nt_feature_state *out)
+{
+	const struct nt_feature_names *fn = f->names;
+	size_t h;
+
+	if (!fn || !fn->nslots || !f->bits)
+		return false;
+	for (h = hash_name(name) & (fn->nslots - 1); fn->slot[h]; h = (h + 1) & (fn->nslots - 1)) {
+		size_t k = fn->slot[h] - 1;
+
+		if (strcmp(fn->name[k], name))
+			continue;
+		out->hw = bit(f, 0, k);
+		out->wanted = bit(f, 1, k);
+		out->active = bit(f, 2, k);
+		out->nochange = bit(f, 3, k);
+		return true;
+	}
+	return false;
 }
 
 int nt_ethnl_features_set(struct nt_ethnl *e, const char *dev, const char *const *names,
@@ -348,7 +593,7 @@ int nt_ethnl_features_set(struct nt_ethnl *e, const char *dev, const char *const
 	}
 	nla_nest_end(m, bits);
 	nla_nest_end(m, w);
-	return transact(e, m, NULL, true);
+	return transact(e, m, NULL, NT_IO_FEATURES_SET);
 nomem:
 	nlmsg_free(m);
 	return -ENOMEM;
@@ -373,7 +618,7 @@ int nt_ethnl_feature_set(struct nt_ethnl *e, const char *dev, const char *name, 
 	nla_nest_end(m, bit);
 	nla_nest_end(m, bits);
 	nla_nest_end(m, w);
-	return transact(e, m, NULL, true);
+	return transact(e, m, NULL, NT_IO_FEATURES_SET);
 }
 
 static const int chan_count_attr[4] = {ETHTOOL_A_CHANNELS_COMBINED_COUNT,
@@ -382,8 +627,9 @@ static const int chan_count_attr[4] = {ETHTOOL_A_CHANNELS_COMBINED_COUNT,
 static const int chan_max_attr[4] = {ETHTOOL_A_CHANNELS_COMBINED_MAX, ETHTOOL_A_CHANNELS_RX_MAX,
 				     ETHTOOL_A_CHANNELS_TX_MAX, ETHTOOL_A_CHANNELS_OTHER_MAX};
 
-static int parse_channels(struct nlattr **tb, void *out)
+static int parse_channels(struct nlattr **tb, void *out, const void *aux)
 {
+	(void)aux;
 	struct nt_channels_state *c = out;
 	int k;
 
@@ -400,11 +646,21 @@ static int parse_channels(struct nlattr **tb, void *out)
 
 int nt_ethnl_channels_get(struct nt_ethnl *e, const char *dev, struct nt_channels_state *out)
 {
-	struct reply r = {parse_channels, out, ETHTOOL_A_CHANNELS_MAX, 0};
+	struct reply r = {parse_channels, out, ETHTOOL_A_CHANNELS_MAX, 0, NULL, NULL, NULL, 0, 0};
 	struct nl_msg *m = request(e, ETHTOOL_MSG_CHANNELS_GET, ETHTOOL_A_CHANNELS_HEADER, dev, 0);
 
 	memset(out, 0, sizeof(*out));
-	return m ? transact(e, m, &r, false) : -ENOMEM;
+	return m ? transact(e, m, &r, NT_IO_CHANNELS_GET) : -ENOMEM;
+}
+
+int nt_ethnl_channels_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx)
+{
+	struct nt_channels_state scratch;
+	struct reply r = {parse_channels, &scratch, ETHTOOL_A_CHANNELS_MAX, 0, NULL, each, ctx,
+			  ETHTOOL_A_CHANNELS_HEADER, sizeof(scratch)};
+	struct nl_msg *m = dump_request(e, ETHTOOL_MSG_CHANNELS_GET, ETHTOOL_A_CHANNELS_HEADER, 0);
+
+	return m ? transact(e, m, &r, NT_IO_CHANNELS_DUMP) : -ENOMEM;
 }
 
 int nt_ethnl_channels_set(struct nt_ethnl *e, const char *dev, int kind, uint32_t count)
@@ -417,7 +673,22 @@ int nt_ethnl_channels_set(struct nt_ethnl *e, const char *dev, int kind, uint32_
 		nlmsg_free(m);
 		return -EINVAL;
 	}
-	return transact(e, m, NULL, true);
+	return transact(e, m, NULL, NT_IO_CHANNELS_SET);
+}
+
+int nt_ethnl_channels_set_all(struct nt_ethnl *e, const char *dev, const struct nt_channels_state *c)
+{
+	struct nl_msg *m = request(e, ETHTOOL_MSG_CHANNELS_SET, ETHTOOL_A_CHANNELS_HEADER, dev, 0);
+	int k;
+
+	if (!m)
+		return -ENOMEM;
+	for (k = 0; k < 4; k++)
+		if (c->have[k] && nla_put_u32(m, chan_count_attr[k], c->count[k]) < 0) {
+			nlmsg_free(m);
+			return -EINVAL;
+		}
+	return transact(e, m, NULL, NT_IO_CHANNELS_SET);
 }
 
 static const int ring_cur_attr[4] = {ETHTOOL_A_RINGS_RX, ETHTOOL_A_RINGS_TX,
@@ -425,8 +696,9 @@ static const int ring_cur_attr[4] = {ETHTOOL_A_RINGS_RX, ETHTOOL_A_RINGS_TX,
 static const int ring_max_attr[4] = {ETHTOOL_A_RINGS_RX_MAX, ETHTOOL_A_RINGS_TX_MAX,
 				     ETHTOOL_A_RINGS_RX_MINI_MAX, ETHTOOL_A_RINGS_RX_JUMBO_MAX};
 
-static int parse_rings(struct nlattr **tb, void *out)
+static int parse_rings(struct nlattr **tb, void *out, const void *aux)
 {
+	(void)aux;
 	struct nt_rings_state *r = out;
 	int k;
 
@@ -443,11 +715,21 @@ static int parse_rings(struct nlattr **tb, void *out)
 
 int nt_ethnl_rings_get(struct nt_ethnl *e, const char *dev, struct nt_rings_state *out)
 {
-	struct reply r = {parse_rings, out, ETHTOOL_A_RINGS_MAX, 0};
+	struct reply r = {parse_rings, out, ETHTOOL_A_RINGS_MAX, 0, NULL, NULL, NULL, 0, 0};
 	struct nl_msg *m = request(e, ETHTOOL_MSG_RINGS_GET, ETHTOOL_A_RINGS_HEADER, dev, 0);
 
 	memset(out, 0, sizeof(*out));
-	return m ? transact(e, m, &r, false) : -ENOMEM;
+	return m ? transact(e, m, &r, NT_IO_RINGS_GET) : -ENOMEM;
+}
+
+int nt_ethnl_rings_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx)
+{
+	struct nt_rings_state scratch;
+	struct reply r = {parse_rings, &scratch, ETHTOOL_A_RINGS_MAX, 0, NULL, each, ctx,
+			  ETHTOOL_A_RINGS_HEADER, sizeof(scratch)};
+	struct nl_msg *m = dump_request(e, ETHTOOL_MSG_RINGS_GET, ETHTOOL_A_RINGS_HEADER, 0);
+
+	return m ? transact(e, m, &r, NT_IO_RINGS_DUMP) : -ENOMEM;
 }
 
 int nt_ethnl_rings_set(struct nt_ethnl *e, const char *dev, int which, uint32_t value)
@@ -460,7 +742,7 @@ int nt_ethnl_rings_set(struct nt_ethnl *e, const char *dev, int which, uint32_t 
 		nlmsg_free(m);
 		return -EINVAL;
 	}
-	return transact(e, m, NULL, true);
+	return transact(e, m, NULL, NT_IO_RINGS_SET);
 }
 
 static const int coal_attr[NT_COAL__COUNT] = {
@@ -469,8 +751,9 @@ static const int coal_attr[NT_COAL__COUNT] = {
 	ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX,
 };
 
-static int parse_coalesce(struct nlattr **tb, void *out)
+static int parse_coalesce(struct nlattr **tb, void *out, const void *aux)
 {
+	(void)aux;
 	struct nt_coalesce_state *c = out;
 	int k;
 
@@ -486,11 +769,21 @@ static int parse_coalesce(struct nlattr **tb, void *out)
 
 int nt_ethnl_coalesce_get(struct nt_ethnl *e, const char *dev, struct nt_coalesce_state *out)
 {
-	struct reply r = {parse_coalesce, out, ETHTOOL_A_COALESCE_MAX, 0};
+	struct reply r = {parse_coalesce, out, ETHTOOL_A_COALESCE_MAX, 0, NULL, NULL, NULL, 0, 0};
 	struct nl_msg *m = request(e, ETHTOOL_MSG_COALESCE_GET, ETHTOOL_A_COALESCE_HEADER, dev, 0);
 
 	memset(out, 0, sizeof(*out));
-	return m ? transact(e, m, &r, false) : -ENOMEM;
+	return m ? transact(e, m, &r, NT_IO_COALESCE_GET) : -ENOMEM;
+}
+
+int nt_ethnl_coalesce_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx)
+{
+	struct nt_coalesce_state scratch;
+	struct reply r = {parse_coalesce, &scratch, ETHTOOL_A_COALESCE_MAX, 0, NULL, each, ctx,
+			  ETHTOOL_A_COALESCE_HEADER, sizeof(scratch)};
+	struct nl_msg *m = dump_request(e, ETHTOOL_MSG_COALESCE_GET, ETHTOOL_A_COALESCE_HEADER, 0);
+
+	return m ? transact(e, m, &r, NT_IO_COALESCE_DUMP) : -ENOMEM;
 }
 
 int nt_ethnl_coalesce_set(struct nt_ethnl *e, const char *dev, int field, uint32_t value)
@@ -510,18 +803,19 @@ int nt_ethnl_coalesce_set(struct nt_ethnl *e, const char *dev, int field, uint32
 		nlmsg_free(m);
 		return -EINVAL;
 	}
-	return transact(e, m, NULL, true);
+	return transact(e, m, NULL, NT_IO_COALESCE_SET);
 }
 
 /* Pause (flow control): ETHTOOL_MSG_PAUSE_GET/SET, ETHTOOL_A_PAUSE_AUTONEG,
  * _RX, _TX as u8 (net/ethtool/pause.c). */
 static const int pause_attr[3] = {ETHTOOL_A_PAUSE_AUTONEG, ETHTOOL_A_PAUSE_RX, ETHTOOL_A_PAUSE_TX};
 
-static int parse_pause(struct nlattr **tb, void *out)
+static int parse_pause(struct nlattr **tb, void *out, const void *aux)
 {
 	struct nt_pause_state *p = out;
 	int k;
 
+	(void)aux;
 	for (k = 0; k < 3; k++)
 		if (tb[pause_attr[k]]) {
 			p->have[k] = true;
@@ -532,11 +826,11 @@ static int parse_pause(struct nlattr **tb, void *out)
 
 int nt_ethnl_pause_get(struct nt_ethnl *e, const char *dev, struct nt_pause_state *out)
 {
-	struct reply r = {parse_pause, out, ETHTOOL_A_PAUSE_MAX, 0};
+	struct reply r = {.parse = parse_pause, .out = out, .maxattr = ETHTOOL_A_PAUSE_MAX};
 	struct nl_msg *m = request(e, ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, dev, 0);
 
 	memset(out, 0, sizeof(*out));
-	return m ? transact(e, m, &r, false) : -ENOMEM;
+	return m ? transact(e, m, &r, NT_IO_PAUSE_GET) : -ENOMEM;
 }
 
 int nt_ethnl_pause_set(struct nt_ethnl *e, const char *dev, int which, bool on)
@@ -549,28 +843,75 @@ int nt_ethnl_pause_set(struct nt_ethnl *e, const char *dev, int which, bool on)
 		nlmsg_free(m);
 		return -EINVAL;
 	}
-	return transact(e, m, NULL, true);
+	return transact(e, m, NULL, NT_IO_PAUSE_SET);
 }
 
 /* Private flags: ETHTOOL_MSG_PRIVFLAGS_GET/SET, ETHTOOL_A_PRIVFLAGS_FLAGS,
- * a bitset by name (net/ethtool/privflags.c); the state is in .active. */
-static int parse_privflags(struct nlattr **tb, void *out)
+ * a bitset by name (net/ethtool/privflags.c), read in its verbose form
+ * (no compact flag): a list of bits with names and values. */
+static int parse_privflags(struct nlattr **tb, void *out, const void *aux)
 {
-	return parse_bitset_list(tb[ETHTOOL_A_PRIVFLAGS_FLAGS], out, 2) ? -EINVAL : 0;
+	struct nlattr *bs[ETHTOOL_A_BITSET_MAX + 1] = {0}, *bit;
+	struct nt_privflags *f = out;
+	int rem;
+
+	(void)aux;
+	if (!tb[ETHTOOL_A_PRIVFLAGS_FLAGS] ||
+	    nla_parse_nested(bs, ETHTOOL_A_BITSET_MAX, tb[ETHTOOL_A_PRIVFLAGS_FLAGS], NULL) < 0)
+		return -EINVAL;
+	if (!bs[ETHTOOL_A_BITSET_BITS])
+		return 0;
+	nla_for_each_nested(bit, bs[ETHTOOL_A_BITSET_BITS], rem) {
+		struct nlattr *bt[ETHTOOL_A_BITSET_BIT_MAX + 1] = {0};
+		const char *name;
+
+		if (nla_type(bit) != ETHTOOL_A_BITSET_BITS_BIT ||
+		    nla_parse_nested(bt, ETHTOOL_A_BITSET_BIT_MAX, bit, NULL) < 0 ||
+		    !bt[ETHTOOL_A_BITSET_BIT_NAME])
+			continue;
+		name = get_str(bt[ETHTOOL_A_BITSET_BIT_NAME]);
+		if (!name || !*name || nt_privflags_find(f, name))
+			continue;	/* an unnamed (reserved) bit, or a repeat */
+		f->v = nt_xrealloc(f->v, (f->n + 1) * sizeof(*f->v));
+		f->v[f->n].name = nt_xstrdup(name);
+		/* in list form (NOMASK) every listed bit is set */
+		f->v[f->n++].on = bs[ETHTOOL_A_BITSET_NOMASK] || bt[ETHTOOL_A_BITSET_BIT_VALUE];
+	}
+	return 0;
 }
 
-int nt_ethnl_privflags_get(struct nt_ethnl *e, const char *dev, struct nt_features *out)
+void nt_privflags_free(struct nt_privflags *f)
 {
-	struct reply r = {parse_privflags, out, ETHTOOL_A_PRIVFLAGS_MAX, 0};
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		free(f->v[i].name);
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
+
+const struct nt_privflag *nt_privflags_find(const struct nt_privflags *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i].name, name))
+			return &f->v[i];
+	return NULL;
+}
+
+int nt_ethnl_privflags_get(struct nt_ethnl *e, const char *dev, struct nt_privflags *out)
+{
+	struct reply r = {.parse = parse_privflags, .out = out, .maxattr = ETHTOOL_A_PRIVFLAGS_MAX};
 	struct nl_msg *m = request(e, ETHTOOL_MSG_PRIVFLAGS_GET, ETHTOOL_A_PRIVFLAGS_HEADER, dev, 0);
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (!m)
 		return -ENOMEM;
-	err = transact(e, m, &r, false);
+	err = transact(e, m, &r, NT_IO_PRIVFLAGS_GET);
 	if (err)
-		nt_features_free(out);
+		nt_privflags_free(out);
 	return err;
 }
 
@@ -592,5 +933,5 @@ int nt_ethnl_privflag_set(struct nt_ethnl *e, const char *dev, const char *name,
 	nla_nest_end(m, bit);
 	nla_nest_end(m, bits);
 	nla_nest_end(m, w);
-	return transact(e, m, NULL, true);
+	return transact(e, m, NULL, NT_IO_PRIVFLAGS_SET);
 }

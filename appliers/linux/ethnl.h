@@ -17,16 +17,21 @@
 struct nt_ethnl;
 
 struct nt_feature_state {
-	char *name;
 	bool hw;		/* changeable (hw_features) */
 	bool wanted;
 	bool active;
 	bool nochange;		/* NETIF_F_NEVER_CHANGE */
 };
 
+/* The kernel's feature names (string set ETH_SS_FEATURES, read once per
+ * socket), hashed by name. */
+struct nt_feature_names;
+
+/* One device's features as four compact bitsets over the names. */
 struct nt_features {
-	struct nt_feature_state *v;
-	size_t n;
+	const struct nt_feature_names *names;
+	uint32_t *bits;		/* 4 x words: hw, wanted, active, nochange */
+	size_t words;
 };
 
 /* Indexes match enum nt_chan (combined, rx, tx, other). */
@@ -48,13 +53,32 @@ struct nt_coalesce_state {
 	uint32_t v[NT_COAL__COUNT];
 };
 
+/* Requests by message: NETTUNE_STATS=1 prints them on stderr at exit
+ * (tests count them; bench/ compares them with the floor). */
+enum nt_io_req {
+	NT_IO_GENL_RESOLVE, NT_IO_STRSET_GET,
+	NT_IO_FEATURES_GET, NT_IO_FEATURES_DUMP, NT_IO_FEATURES_SET,
+	NT_IO_CHANNELS_GET, NT_IO_CHANNELS_DUMP, NT_IO_CHANNELS_SET,
+	NT_IO_RINGS_GET, NT_IO_RINGS_DUMP, NT_IO_RINGS_SET,
+	NT_IO_COALESCE_GET, NT_IO_COALESCE_DUMP, NT_IO_COALESCE_SET,
+	NT_IO_LINK_GET, NT_IO_LINK_DUMP, NT_IO_LINK_SET,
+	NT_IO_RSS_GET, NT_IO_RSS_SET,
+	NT_IO_PAUSE_GET, NT_IO_PAUSE_SET,
+	NT_IO_PRIVFLAGS_GET, NT_IO_PRIVFLAGS_SET,
+	NT_IO__COUNT
+};
+
 struct nt_io_stats {
 	unsigned long netlink_sets;	/* ethtool/rtnetlink requests that change something */
-	unsigned long netlink_gets;
+	unsigned long netlink_gets;	/* GETs and dumps */
 	unsigned long file_writes;	/* /proc and /sys writes */
 	unsigned long ioctl_sets;
+	unsigned long file_reads;	/* /proc and /sys files read */
+	unsigned long req[NT_IO__COUNT];
 };
 extern struct nt_io_stats nt_io;
+/* Counts one request (sets also count in netlink_sets or ioctl_sets). */
+void nt_io_count(enum nt_io_req r);
 
 int nt_ethnl_open(struct nt_ethnl **out);
 void nt_ethnl_close(struct nt_ethnl *e);
@@ -63,7 +87,11 @@ const char *nt_ethnl_extack(const struct nt_ethnl *e);
 
 int nt_ethnl_features_get(struct nt_ethnl *e, const char *dev, struct nt_features *out);
 void nt_features_free(struct nt_features *f);
-const struct nt_feature_state *nt_features_find(const struct nt_features *f, const char *name);
+/* Number of named features, the name of bit k (NULL: unnamed). */
+size_t nt_features_count(const struct nt_features *f);
+const char *nt_features_name(const struct nt_features *f, size_t k);
+/* false when the device has no feature of that name */
+bool nt_features_find(const struct nt_features *f, const char *name, struct nt_feature_state *out);
 int nt_ethnl_feature_set(struct nt_ethnl *e, const char *dev, const char *name, bool on);
 /* Several features of one device in one request (the masked bits only). */
 int nt_ethnl_features_set(struct nt_ethnl *e, const char *dev, const char *const *names,
@@ -75,6 +103,21 @@ int nt_ethnl_rings_get(struct nt_ethnl *e, const char *dev, struct nt_rings_stat
 int nt_ethnl_rings_set(struct nt_ethnl *e, const char *dev, int which, uint32_t value);
 int nt_ethnl_coalesce_get(struct nt_ethnl *e, const char *dev, struct nt_coalesce_state *out);
 int nt_ethnl_coalesce_set(struct nt_ethnl *e, const char *dev, int field, uint32_t value);
+/* Several channel counts of one device in one CHANNELS_SET (have[k] set). */
+int nt_ethnl_channels_set_all(struct nt_ethnl *e, const char *dev, const struct nt_channels_state *c);
+
+/*
+ * One NLM_F_DUMP request for every device of the namespace: each(ctx, dev,
+ * state) is called once per device the kernel reports (a device without
+ * the operation, veth without rings, is left out).  state points to a
+ * struct nt_features (each takes its bits: it may move them out),
+ * nt_channels_state, nt_rings_state or nt_coalesce_state.
+ */
+typedef void (*nt_ethnl_each)(void *ctx, const char *dev, void *state);
+int nt_ethnl_features_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx);
+int nt_ethnl_channels_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx);
+int nt_ethnl_rings_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx);
+int nt_ethnl_coalesce_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx);
 
 /* autoneg, rx, tx */
 struct nt_pause_state {
@@ -83,8 +126,18 @@ struct nt_pause_state {
 };
 int nt_ethnl_pause_get(struct nt_ethnl *e, const char *dev, struct nt_pause_state *out);
 int nt_ethnl_pause_set(struct nt_ethnl *e, const char *dev, int which, bool on);
-/* Private flags by name; the state of each is in .active. */
-int nt_ethnl_privflags_get(struct nt_ethnl *e, const char *dev, struct nt_features *out);
+/* A device's private flags by name (ETHTOOL_MSG_PRIVFLAGS_GET). */
+struct nt_privflags {
+	size_t n;
+	struct nt_privflag {
+		char *name;
+		bool on;
+	} *v;
+};
+int nt_ethnl_privflags_get(struct nt_ethnl *e, const char *dev, struct nt_privflags *out);
+void nt_privflags_free(struct nt_privflags *f);
+/* NULL when the device has no flag of that name */
+const struct nt_privflag *nt_privflags_find(const struct nt_privflags *f, const char *name);
 int nt_ethnl_privflag_set(struct nt_ethnl *e, const char *dev, const char *name, bool on);
 
 #endif

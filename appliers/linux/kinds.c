@@ -12,6 +12,8 @@
 #include "../../compiler/buf.h"
 #include "../../compiler/caps.h"
 #include "../../compiler/validate.h"
+#include "devcache.h"
+#include "irqmap.h"
 #include "link.h"
 #include "linux.h"
 #include "rows.h"
@@ -23,71 +25,53 @@ int nt_lctx_open(struct nt_lctx *x, struct nt_facts *facts)
 	memset(x, 0, sizeof(*x));
 	x->facts = facts;
 	if (!*nt_sys_root || getenv("NETTUNE_NETLINK_WITH_ROOT"))
-		nt_ethnl_open(&x->nl);
+		x->nl = nt_devcache_ethnl();
 	return 0;
 }
 
 void nt_lctx_drop_cache(struct nt_lctx *x)
 {
-	x->feat_valid = false;
-	free(x->chan_dev);
-	free(x->ring_dev);
-	free(x->coal_dev);
-	free(x->link_dev);
-	x->chan_dev = x->ring_dev = x->coal_dev = x->link_dev = NULL;
+	(void)x;
+	nt_devcache_stale_all();
 }
 
+/* the socket and the replies stay with the device cache */
 void nt_lctx_close(struct nt_lctx *x)
 {
-	nt_ethnl_close(x->nl);
-	nt_features_free(&x->feat);
-	free(x->feat_dev);
-	nt_lctx_drop_cache(x);
 	memset(x, 0, sizeof(*x));
-}
-
-/* One GET per device and message between writes: x->*_dev names the
- * device whose reply (or error: veth has no rings) is cached. */
-static bool cached(char **dev, const char *obj)
-{
-	if (*dev && !strcmp(*dev, obj))
-		return true;
-	free(*dev);
-	*dev = NULL;
-	return false;
 }
 
 int nt_lctx_channels(struct nt_lctx *x, const char *obj, struct nt_channels_state *out)
 {
-	if (!cached(&x->chan_dev, obj)) {
-		x->chan_err = nt_ethnl_channels_get(x->nl, obj, &x->chan);
-		x->chan_dev = nt_xstrdup(obj);
-	}
-	if (!x->chan_err)
-		*out = x->chan;
-	return x->chan_err;
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	return nt_devcache_channels(obj, out);
 }
 
 static int ring_get(struct nt_lctx *x, const char *obj, struct nt_rings_state *out)
 {
-	if (!cached(&x->ring_dev, obj)) {
-		x->ring_err = nt_ethnl_rings_get(x->nl, obj, &x->ring);
-		x->ring_dev = nt_xstrdup(obj);
-	}
-	if (!x->ring_err)
-		*out = x->ring;
-	return x->ring_err;
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	return nt_devcache_rings(obj, out);
 }
 
 static int coal_get(struct nt_lctx *x, const char *obj, struct nt_coalesce_state *out)
 {
-	if (!cached(&x->coal_dev, obj)) {
-		x->coal_err = nt_ethnl_coalesce_get(x->nl, obj, &x->coal);
-		x->coal_dev = nt_xstrdup(obj);
-	}
-	if (!x->coal_err)
-		*out = x->coal;
-	return x->coal_err;
+	if (!x->nl)
+		return -EOPNOTSUPP;
+	return nt_devcache_coalesce(obj, out);
+}
+
+void nt_lctx_channels_changed(struct nt_lctx *x, const char *dev)
+{
+	const struct nt_iface_facts *i = nt_facts_iface(x->facts, dev);
+
+	/* the IRQ set of the device may have changed; a device without a bus
+	 * device below it (no driver: veth) has no MSI IRQs to look up */
+	if (i && !i->driver)
+		return;
+	nt_irqmap_stale();
+	nt_irqmap_refresh(x->facts, dev);
 }
 
 static void seterr(struct nt_lctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -159,7 +143,7 @@ static int sysctl_write(struct nt_lctx *x, const char *obj, const char *arg, con
 
 static int mtu_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
-	uint32_t mtu;
+	struct nt_dc_link l;
 	char *p, *s;
 
 	(void)x;
@@ -174,23 +158,10 @@ static int mtu_read(struct nt_lctx *x, const char *obj, const char *arg, struct 
 		free(s);
 		return 0;
 	}
-	if (!cached(&x->link_dev, obj)) {
-		x->link_err = nt_link_get(obj, &mtu, NULL);
-		x->link_mtu = mtu;
-		x->link_dev = nt_xstrdup(obj);
-	}
-	if (x->link_err)
+	if (nt_devcache_link(obj, &l))
 		return -ENOENT;
-	*out = nt_v_u32(x->link_mtu);
+	*out = nt_v_u32(l.mtu);
 	return 0;
-}
-
-void nt_lctx_seed_link(struct nt_lctx *x, const char *obj, uint32_t mtu)
-{
-	free(x->link_dev);
-	x->link_dev = nt_xstrdup(obj);
-	x->link_mtu = mtu;
-	x->link_err = 0;
 }
 
 static int mtu_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
@@ -198,7 +169,7 @@ static int mtu_write(struct nt_lctx *x, const char *obj, const char *arg, const 
 	char msg[256] = "";
 	int r;
 
-	nt_lctx_drop_cache(x);
+	nt_devcache_stale(NT_DC_LINK);
 	(void)arg;
 	if (*nt_sys_root) {
 		char *p = nt_sys_path(nt_linux_rows[NT_K_MTU].path, obj), num[16];
@@ -216,36 +187,20 @@ static int mtu_write(struct nt_lctx *x, const char *obj, const char *arg, const 
 
 /* features ------------------------------------------------------------ */
 
-static int features(struct nt_lctx *x, const char *dev)
+static int feature_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
+	const struct nt_features *fs;
+	struct nt_feature_state f;
 	int r;
 
 	if (!x->nl)
 		return -EOPNOTSUPP;
-	if (x->feat_valid && !strcmp(x->feat_dev, dev))
-		return 0;
-	nt_features_free(&x->feat);
-	free(x->feat_dev);
-	x->feat_dev = nt_xstrdup(dev);
-	x->feat_valid = false;
-	r = nt_ethnl_features_get(x->nl, dev, &x->feat);
+	r = nt_devcache_features(obj, &fs);
 	if (r)
-		return r == -ENODEV ? -ENOENT : r;
-	x->feat_valid = true;
-	return 0;
-}
-
-static int feature_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	const struct nt_feature_state *f;
-	int r = features(x, obj);
-
-	if (r)
-		return r;
-	f = nt_features_find(&x->feat, arg);
-	if (!f)
+		return r == -ENODEV || r == -EOPNOTSUPP ? -ENOENT : r;
+	if (!nt_features_find(fs, arg, &f))
 		return -ENOENT;
-	*out = nt_v_bool(f->active);
+	*out = nt_v_bool(f.active);
 	return 0;
 }
 
@@ -253,10 +208,9 @@ static int feature_write(struct nt_lctx *x, const char *obj, const char *arg, co
 {
 	int r;
 
-	nt_lctx_drop_cache(x);
+	nt_devcache_stale(NT_DC_FEATURES);
 	if (!x->nl)
 		return -EOPNOTSUPP;
-	x->feat_valid = false;
 	r = nt_ethnl_feature_set(x->nl, obj, arg, v->b);
 	return r ? nl_err(x, r) : 0;
 }
@@ -297,13 +251,13 @@ static int channels_write(struct nt_lctx *x, const char *obj, const char *arg, c
 {
 	int r;
 
-	nt_lctx_drop_cache(x);
+	nt_devcache_stale(NT_DC_CHANNELS);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_channels_set(x->nl, obj, chan_index(arg), v->u);
 	if (r)
 		return nl_err(x, r);
-	nt_linux_refresh_irqs(x->facts, obj);	/* the IRQ set may have changed */
+	nt_lctx_channels_changed(x, obj);
 	return 0;
 }
 
@@ -332,7 +286,7 @@ static int ring_write(struct nt_lctx *x, const char *obj, const char *arg, const
 {
 	int r;
 
-	nt_lctx_drop_cache(x);
+	nt_devcache_stale(NT_DC_RINGS);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_rings_set(x->nl, obj, ring_index(arg), v->u);
@@ -387,7 +341,7 @@ static int coalesce_write(struct nt_lctx *x, const char *obj, const char *arg, c
 {
 	int r;
 
-	nt_lctx_drop_cache(x);
+	nt_devcache_stale(NT_DC_COALESCE);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_coalesce_set(x->nl, obj, coal_index(arg, false), v->u);
@@ -398,7 +352,7 @@ static int adaptive_write(struct nt_lctx *x, const char *obj, const char *arg, c
 {
 	int r;
 
-	nt_lctx_drop_cache(x);
+	nt_devcache_stale(NT_DC_COALESCE);
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_coalesce_set(x->nl, obj, coal_index(arg, true), v->b);
@@ -409,24 +363,23 @@ static int adaptive_write(struct nt_lctx *x, const char *obj, const char *arg, c
 
 static int rss_read(struct nt_lctx *x, const char *obj, enum nt_kind_id k, struct nt_value *out)
 {
-	struct nt_rss_state s;
+	const struct nt_rss_state *s;
 	int r;
 
 	(void)x;
 	if (*nt_sys_root)
 		return -ENOENT;
-	r = nt_rss_get(obj, &s);
+	r = nt_devcache_rss(obj, &s);
 	if (r)
 		return r == -EOPNOTSUPP || r == -ENODEV || r == -EINVAL ? -ENOENT : r;
 	if (k == NT_K_RSS_HFUNC)
-		*out = nt_v_str(nt_rss_hfunc_name(s.hfunc));
-	else if (k == NT_K_RSS_KEY && s.key_size)
-		*out = nt_v_bytes(s.key, s.key_size);
-	else if (k == NT_K_RSS_INDIR && s.indir_size)
-		*out = nt_v_list(s.indir, s.indir_size);
+		*out = nt_v_str(nt_rss_hfunc_name(s->hfunc));
+	else if (k == NT_K_RSS_KEY && s->key_size)
+		*out = nt_v_bytes(s->key, s->key_size);
+	else if (k == NT_K_RSS_INDIR && s->indir_size)
+		*out = nt_v_list(s->indir, s->indir_size);
 	else
 		r = -ENOENT;
-	nt_rss_free(&s);
 	return r;
 }
 
@@ -448,8 +401,9 @@ static int indir_read(struct nt_lctx *x, const char *o, const char *a, struct nt
 	return rss_read(x, o, NT_K_RSS_INDIR, out);
 }
 
-static int rss_write_err(struct nt_lctx *x, int r)
+static int rss_write_err(struct nt_lctx *x, const char *dev, int r)
 {
+	nt_devcache_rss_stale(dev);
 	if (r)
 		seterr(x, "SIOCETHTOOL ETHTOOL_SRSSH: %s", strerror(-r));
 	return r;
@@ -458,19 +412,19 @@ static int rss_write_err(struct nt_lctx *x, int r)
 static int hfunc_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
 {
 	(void)a;
-	return rss_write_err(x, nt_rss_set(o, nt_rss_hfunc_bit(v->s), NULL, 0, NULL, 0));
+	return rss_write_err(x, o, nt_rss_set(o, nt_rss_hfunc_bit(v->s), NULL, 0, NULL, 0));
 }
 
 static int key_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
 {
 	(void)a;
-	return rss_write_err(x, nt_rss_set(o, 0, v->bytes, v->n, NULL, 0));
+	return rss_write_err(x, o, nt_rss_set(o, 0, v->bytes, v->n, NULL, 0));
 }
 
 static int indir_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
 {
 	(void)a;
-	return rss_write_err(x, nt_rss_set(o, 0, NULL, 0, v->list, v->n));
+	return rss_write_err(x, o, nt_rss_set(o, 0, NULL, 0, v->list, v->n));
 }
 
 /* IRQ affinity, RPS, XPS ---------------------------------------------- */
@@ -739,8 +693,11 @@ static int service_write(struct nt_lctx *x, const char *o, const char *a, const 
 
 /* processes ------------------------------------------------------------ */
 
-static int pids_of(const char *obj, int *pids, int max)
+/* The PIDs of a process object, at most max (0: all of them, however
+ * many: no fixed limit); *out is malloc'd. */
+static int pids_of(const char *obj, int **out, int max)
 {
+	int *pids = NULL;
 	const char *what = obj + strlen("process ");
 	int n = 0;
 
@@ -752,22 +709,27 @@ static int pids_of(const char *obj, int *pids, int max)
 		const char *q;
 
 		free(p);
-		for (q = s; q && *q && n < max;) {
+		for (q = s; q && *q && (!max || n < max);) {
+			pids = nt_xgrow(pids, (size_t)n, sizeof(*pids));
 			pids[n++] = atoi(q);
 			q = strchr(q, '\n');
 			if (q)
 				q++;
 		}
 		free(s);
+		*out = pids;
 		return n;
 	}
 	if (what[0] == '/') {
 		char *p = nt_sys_path_rel("", what + 1, '/'), *s = nt_sys_read(p);
 
 		free(p);
-		if (s && atoi(s) > 0)
+		if (s && atoi(s) > 0) {
+			pids = nt_xgrow(pids, (size_t)n, sizeof(*pids));
 			pids[n++] = atoi(s);
+		}
 		free(s);
+		*out = pids;
 		return n;
 	}
 	{
@@ -776,7 +738,7 @@ static int pids_of(const char *obj, int *pids, int max)
 		struct dirent *de;
 
 		free(p);
-		while (d && (de = readdir(d)) && n < max) {
+		while (d && (de = readdir(d)) && (!max || n < max)) {
 			char *cp, *c;
 
 			if (!isdigit((unsigned char)de->d_name[0]))
@@ -784,28 +746,34 @@ static int pids_of(const char *obj, int *pids, int max)
 			cp = nt_sys_path("/proc/%s/comm", de->d_name);
 			c = nt_sys_read(cp);
 			free(cp);
-			if (c && !strcmp(c, what))
+			if (c && !strcmp(c, what)) {
+				pids = nt_xgrow(pids, (size_t)n, sizeof(*pids));
 				pids[n++] = atoi(de->d_name);
+			}
 			free(c);
 		}
 		if (d)
 			closedir(d);
 	}
+	*out = pids;
 	return n;
 }
 
 static int process_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
-	int pids[1];
+	int *pids = NULL;
 	char *p, *s, *line;
 	struct nt_cpuset cs;
 	const char *err;
 
 	(void)x;
 	(void)arg;
-	if (pids_of(obj, pids, 1) < 1)
+	if (pids_of(obj, &pids, 1) < 1) {
+		free(pids);
 		return -ENOENT;
+	}
 	p = nt_sys_path("/proc/%d/status", pids[0]);
+	free(pids);
 	s = nt_sys_read(p);
 	free(p);
 	line = s ? strstr(s, "Cpus_allowed_list:") : NULL;
@@ -828,7 +796,7 @@ static int process_read(struct nt_lctx *x, const char *obj, const char *arg, str
 
 static int process_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
 {
-	int pids[256], n = pids_of(obj, pids, 256), k;
+	int *pids = NULL, n = pids_of(obj, &pids, 0), k;
 	cpu_set_t set;
 	int c;
 
@@ -838,10 +806,12 @@ static int process_write(struct nt_lctx *x, const char *obj, const char *arg, co
 	if (*nt_sys_root) {
 		seterr(x, "process CPU affinity is not applied under --root (the PIDs in %s/proc "
 		       "are not this host's processes)", nt_sys_root);
+		free(pids);
 		return -EPERM;
 	}
 	if (n < 1) {
 		seterr(x, "no process matches %s", obj);
+		free(pids);
 		return -ESRCH;
 	}
 	CPU_ZERO(&set);
@@ -863,12 +833,14 @@ static int process_write(struct nt_lctx *x, const char *obj, const char *arg, co
 
 				closedir(d);
 				seterr(x, "sched_setaffinity(%s): %s", de->d_name, strerror(e));
+				free(pids);
 				return -e;
 			}
 		}
 		if (d)
 			closedir(d);
 	}
+	free(pids);
 	return 0;
 }
 
@@ -876,10 +848,20 @@ static int process_write(struct nt_lctx *x, const char *obj, const char *arg, co
 
 static int txqlen_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
-	char *p = nt_sys_path(nt_linux_rows[NT_K_TXQLEN].path, obj), *s = nt_sys_read(p);
+	struct nt_dc_link l;
+	char *p, *s;
 
 	(void)x;
 	(void)arg;
+	if (!*nt_sys_root) {
+		/* the RTM_GETLINK dump that gives the MTU gives IFLA_TXQLEN */
+		if (nt_devcache_link(obj, &l))
+			return -ENOENT;
+		*out = nt_v_u32(l.txqlen);
+		return 0;
+	}
+	p = nt_sys_path(nt_linux_rows[NT_K_TXQLEN].path, obj);
+	s = nt_sys_read(p);
 	free(p);
 	if (!s)
 		return errno == ENOENT ? -ENOENT : -errno;
@@ -894,6 +876,7 @@ static int txqlen_write(struct nt_lctx *x, const char *obj, const char *arg, con
 	int r;
 
 	(void)arg;
+	nt_devcache_stale(NT_DC_LINK);
 	if (*nt_sys_root) {
 		char *p = nt_sys_path(nt_linux_rows[NT_K_TXQLEN].path, obj), num[16];
 
@@ -944,8 +927,8 @@ static int pause_write(struct nt_lctx *x, const char *obj, const char *arg, cons
 
 static int privflag_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
-	struct nt_features f;
-	const struct nt_feature_state *s;
+	struct nt_privflags f;
+	const struct nt_privflag *s;
 	int r;
 
 	if (!x->nl)
@@ -953,16 +936,16 @@ static int privflag_read(struct nt_lctx *x, const char *obj, const char *arg, st
 	r = nt_ethnl_privflags_get(x->nl, obj, &f);
 	if (r)
 		return absent(r);
-	s = nt_features_find(&f, arg);
+	s = nt_privflags_find(&f, arg);
 	if (s)
-		*out = nt_v_bool(s->active);
-	nt_features_free(&f);
+		*out = nt_v_bool(s->on);
+	nt_privflags_free(&f);
 	return s ? 0 : -ENOENT;
 }
 
 static int privflag_all(struct nt_lctx *x, const char *obj, struct nt_state *st)
 {
-	struct nt_features f;
+	struct nt_privflags f;
 	const char *part;
 	size_t i;
 	int r;
@@ -974,9 +957,9 @@ static int privflag_all(struct nt_lctx *x, const char *obj, struct nt_state *st)
 		return absent(r);
 	for (i = 0; i < f.n; i++)
 		if (!nt_setting_problem(NT_K_PRIV_FLAG, obj, f.v[i].name, &part))
-			nt_state_set(st, NT_K_PRIV_FLAG, obj, f.v[i].name, nt_v_bool(f.v[i].active),
+			nt_state_set(st, NT_K_PRIV_FLAG, obj, f.v[i].name, nt_v_bool(f.v[i].on),
 				     (struct nt_mark){0});
-	nt_features_free(&f);
+	nt_privflags_free(&f);
 	return 0;
 }
 

@@ -17,32 +17,18 @@
 #include "../../compiler/settings.h"
 #include "ethnl.h"
 
+/* What a kind's read and write get: the kernel's replies are in the
+ * device cache (devcache.h), the queue -> IRQ map in facts (irqmap.h). */
 struct nt_lctx {
 	struct nt_ethnl *nl;		/* NULL when ethtool netlink is unavailable */
 	struct nt_facts *facts;
-	/* feature cache of one device, invalidated by writes */
-	char *feat_dev;
-	struct nt_features feat;
-	bool feat_valid;
-	/* channels, rings and coalesce replies of one device each (NULL: none):
-	 * an interface's settings are read one by one, and a no-op apply of 64
-	 * veth devices sent 18 requests per device.  Every ethtool or MTU
-	 * write drops all of them (nt_lctx_drop_cache). */
-	char *chan_dev, *ring_dev, *coal_dev;
-	struct nt_channels_state chan;
-	struct nt_rings_state ring;
-	struct nt_coalesce_state coal;
-	int chan_err, ring_err, coal_err;
-	char *link_dev;			/* rtnetlink MTU of one device, same rule */
-	uint32_t link_mtu;
-	int link_err;
 	char err[512];			/* detail of the last failure */
 };
 
-/* The cached CHANNELS_GET reply of a device (facts and values share it). */
+/* The CHANNELS_GET reply of a device (facts and values share it). */
 int nt_lctx_channels(struct nt_lctx *x, const char *dev, struct nt_channels_state *out);
-/* Seeds the MTU cache from a link reply read for the facts. */
-void nt_lctx_seed_link(struct nt_lctx *x, const char *dev, uint32_t mtu);
+/* After a channel write: the device's queue -> IRQ map is read again. */
+void nt_lctx_channels_changed(struct nt_lctx *x, const char *dev);
 
 struct nt_linux_ops {
 	/* 0 and *out set, -ENOENT when the object/attribute does not exist, or -errno */
@@ -64,6 +50,7 @@ void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *
 
 int nt_lctx_open(struct nt_lctx *x, struct nt_facts *facts);
 void nt_lctx_close(struct nt_lctx *x);
+/* Every cached reply is stale: the next reads dump again. */
 void nt_lctx_drop_cache(struct nt_lctx *x);
 
 /* What to observe: interfaces (NULL = every interface), sysctl keys,
@@ -101,7 +88,5 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *facts,
 /* Observes what a profile names (interfaces, sysctls, processes, irqbalance). */
 int nt_linux_observe_profile(const struct nt_loaded *l, struct nt_facts *facts,
 			     struct nt_state *observed, struct nt_diags *d);
-/* Re-reads the queue -> IRQ map of one interface (after channel changes). */
-void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface);
 
 #endif

@@ -13,16 +13,23 @@
 #include "../../compiler/buf.h"
 #include "../../compiler/profile.h"
 #include "../../compiler/validate.h"
+#include "devcache.h"
+#include "irqmap.h"
 #include "link.h"
 #include "linux.h"
 #include "rss.h"
 #include "sysio.h"
 
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
 static void observe_topology(struct nt_facts *f)
 {
 	char *p = nt_sys_path("/sys/devices/system/cpu/online"), *s = nt_sys_read(p);
 	const char *err;
-	int keys[NT_MAX_CPUS], nkeys = 0, c, n;
+	int keys[NT_MAX_CPUS], nkeys = 0, c, n, nodes[64], nnodes = 0;
 
 	free(p);
 	if (!s || !nt_cpuset_parse(s, &f->online, &err)) {
@@ -52,11 +59,28 @@ static void observe_topology(struct nt_facts *f)
 		free(cs);
 		free(ps);
 	}
-	for (n = 0; n < 64; n++) {
-		char *np = nt_sys_path("/sys/devices/system/node/node%d/cpulist", n);
-		char *ns = nt_sys_read(np);
+	/* the nodes that exist (a directory listing, not 64 probes) */
+	{
+		char *dp = nt_sys_path("/sys/devices/system/node");
+		DIR *dd = nt_sys_opendir(dp);
+		struct dirent *de;
+
+		free(dp);
+		while (dd && (de = readdir(dd)))
+			if (!strncmp(de->d_name, "node", 4) && isdigit((unsigned char)de->d_name[4]) &&
+			    strtoul(de->d_name + 4, NULL, 10) < 64 && nnodes < 64)
+				nodes[nnodes++] = atoi(de->d_name + 4);
+		if (dd)
+			closedir(dd);
+		qsort(nodes, (size_t)nnodes, sizeof(int), cmp_int);
+	}
+	for (int kn = 0; kn < nnodes; kn++) {
+		char *np, *ns;
 		struct nt_cpuset cs;
 
+		n = nodes[kn];
+		np = nt_sys_path("/sys/devices/system/node/node%d/cpulist", n);
+		ns = nt_sys_read(np);
 		free(np);
 		if (!ns)
 			continue;
@@ -102,282 +126,119 @@ static bool scan_comm(const char *want, int *pids, int max, int *n)
 	return *n > 0;
 }
 
-/* Queue index of an IRQ from its /proc/interrupts action name, or -1. */
-static int queue_of(const char *name)
-{
-	static const char *const marks[] = {"TxRx-", "-rx-", "input.", "_comp", "-io-", "-fp-"};
-	size_t k;
-
-	for (k = 0; k < sizeof(marks) / sizeof(marks[0]); k++) {
-		const char *m = strstr(name, marks[k]);
-
-		if (m) {
-			const char *d = m + strlen(marks[k]);
-
-			if (isdigit((unsigned char)*d)) {
-				unsigned long q = strtoul(d, NULL, 10);
-
-				/* the same bound as snapshots: a queue index */
-				return q <= NT_QUEUE_MAX ? (int)q : -1;
-			}
-		}
-	}
-	return -1;
-}
-
-/* /proc/interrupts: IRQ number -> action name (last column). */
-/* One numbered line of /proc/interrupts. */
-struct irq_line {
-	unsigned irq;
-	const char *p, *end;
-};
-
-static int cmp_irq_line(const void *a, const void *b)
-{
-	const struct irq_line *x = a, *y = b;
-
-	return x->irq < y->irq ? -1 : x->irq > y->irq;
-}
-
-/* Indexes /proc/interrupts once (sorted by IRQ) instead of scanning the
- * whole file for every IRQ: 8 NICs x 64 queues made that quadratic. */
-static size_t index_interrupts(const char *text, struct irq_line **out)
-{
-	const char *line = text;
-	size_t n = 0, cap = 0;
-
-	*out = NULL;
-	while (line && *line) {
-		const char *p = line, *eol = strchr(line, '\n');
-		char *e;
-		unsigned long irq;
-
-		while (*p == ' ')
-			p++;
-		if (isdigit((unsigned char)*p)) {
-			irq = strtoul(p, &e, 10);
-			if (*e == ':' && irq <= UINT_MAX) {
-				if (n == cap) {
-					cap = cap ? cap * 2 : 256;
-					*out = nt_xrealloc(*out, cap * sizeof(**out));
-				}
-				(*out)[n++] = (struct irq_line){(unsigned)irq, p,
-								eol ? eol : p + strlen(p)};
-			}
-		}
-		line = eol ? eol + 1 : NULL;
-	}
-	if (n > 1)
-		qsort(*out, n, sizeof(**out), cmp_irq_line);
-	return n;
-}
-
-/* The action name of an IRQ: the last word of its line. */
-static char *irq_name(const struct irq_line *lines, size_t n, unsigned irq)
-{
-	struct irq_line key = {irq, NULL, NULL};
-	const struct irq_line *l = n ? bsearch(&key, lines, n, sizeof(*lines), cmp_irq_line) : NULL;
-	const char *s, *end;
-
-	if (!l)
-		return NULL;
-	s = l->end;
-	while (s > l->p && s[-1] == ' ')
-		s--;
-	end = s;
-	while (s > l->p && s[-1] != ' ')
-		s--;
-	return strndup(s, (size_t)(end - s));
-}
-
-static int cmp_irq(const void *a, const void *b)
-{
-	const struct nt_irq_fact *x = a, *y = b;
-
-	return x->queue < y->queue ? -1 : x->queue > y->queue;
-}
-
-/* While the table is built (unsorted): one IRQ per queue, the first. */
-static bool has_queue(const struct nt_iface_facts *i, uint32_t q)
-{
-	for (size_t k = 0; k < i->nirqs; k++)
-		if (i->irqs[k].queue == q)
-			return true;
-	return false;
-}
-
-void nt_linux_refresh_irqs(struct nt_facts *facts, const char *iface)
-{
-	struct nt_iface_facts *i = nt_facts_iface(facts, iface);
-	char *pi, *interrupts, *dir;
-	struct irq_line *lines = NULL;
-	size_t nlines = 0;
-	DIR *d;
-	struct dirent *de;
-	size_t k;
-
-	if (!i)
-		return;
-	for (k = 0; k < i->nirqs; k++)
-		free(i->irqs[k].name);
-	free(i->irqs);
-	i->irqs = NULL;
-	i->nirqs = 0;
-	pi = nt_sys_path("/proc/interrupts");
-	interrupts = nt_sys_read(pi);
-	free(pi);
-	if (interrupts)
-		nlines = index_interrupts(interrupts, &lines);
-	dir = nt_sys_path("/sys/class/net/%s/device/msi_irqs", iface);
-	d = nt_sys_opendir(dir);
-	if (!d) {
-		free(dir);
-		dir = nt_sys_path("/sys/class/net/%s/device/../msi_irqs", iface);
-		d = nt_sys_opendir(dir);
-	}
-	free(dir);
-	while (d && (de = readdir(d))) {
-		unsigned irq;
-		char *name, *ap;
-		int q;
-
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		if (strtoul(de->d_name, NULL, 10) > NT_IRQ_MAX)
-			continue;
-		irq = (unsigned)strtoul(de->d_name, NULL, 10);
-		name = irq_name(lines, nlines, irq);
-		q = name ? queue_of(name) : -1;
-		if (q < 0 || has_queue(i, (uint32_t)q)) {
-			free(name);
-			continue;
-		}
-		i->irqs = nt_xrealloc(i->irqs, (i->nirqs + 1) * sizeof(*i->irqs));
-		i->irqs[i->nirqs].queue = (uint32_t)q;
-		i->irqs[i->nirqs].irq = irq;
-		i->irqs[i->nirqs].name = name;
-		ap = nt_sys_path("/proc/irq/%u/smp_affinity_list", irq);
-		/* kernel-managed affinity: the file is 0444 (v6.12+) and refuses writes */
-		i->irqs[i->nirqs].managed = nt_sys_exists(ap) && !nt_sys_writable(ap);
-		free(ap);
-		i->nirqs++;
-	}
-	if (d)
-		closedir(d);
-	free(lines);
-	free(interrupts);
-	if (i->nirqs > 1)
-		qsort(i->irqs, i->nirqs, sizeof(*i->irqs), cmp_irq);
-}
-
-static uint32_t count_queues(const char *iface, const char *prefix)
+/* rx-N and tx-N entries of the queues directory, in one listing */
+static void count_queues(const char *iface, uint32_t *rx, uint32_t *tx)
 {
 	char *p = nt_sys_path("/sys/class/net/%s/queues", iface);
 	DIR *d = nt_sys_opendir(p);
 	struct dirent *de;
-	uint32_t n = 0;
 
 	free(p);
-	while (d && (de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			n++;
+	*rx = *tx = 0;
+	while (d && (de = readdir(d))) {
+		if (!strncmp(de->d_name, "rx-", 3))
+			(*rx)++;
+		else if (!strncmp(de->d_name, "tx-", 3))
+			(*tx)++;
+	}
 	if (d)
 		closedir(d);
-	return n;
 }
 
 static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned skip)
 {
 	struct nt_facts *f = x->facts;
 	struct nt_iface_facts *i = nt_facts_iface(f, name);
+	struct nt_dc_link l = {0};
 	char *p, *s, link[PATH_MAX];
 	ssize_t n;
-	uint32_t mtu;
-	char *kind = NULL;
+	bool virt = false;
 
 	if (!i)
 		i = nt_facts_add_iface(f, name);
-	p = nt_sys_path("/sys/class/net/%s/device/driver", name);
-	n = nt_sys_readlink(p, link, sizeof(link) - 1);
-	free(p);
-	if (n > 0) {
-		char *slash;
+	if (!*nt_sys_root && !nt_devcache_link(name, &l))
+		virt = l.kind != NULL;	/* veth, vxlan...: no bus device below it */
+	p = virt ? NULL : nt_sys_path("/sys/class/net/%s/device", name);
+	if (p && nt_sys_exists(p)) {
+		free(p);
+		p = nt_sys_path("/sys/class/net/%s/device/driver", name);
+		n = nt_sys_readlink(p, link, sizeof(link) - 1);
+		free(p);
+		if (n > 0) {
+			char *slash;
 
-		link[n] = '\0';
-		slash = strrchr(link, '/');
-		i->driver = nt_xstrdup(slash ? slash + 1 : link);
-		i->kind = nt_xstrdup("physical");
-	}
-	p = nt_sys_path("/sys/class/net/%s/device/vendor", name);
-	s = nt_sys_read(p);
-	free(p);
-	if (s) {
-		char *dp = nt_sys_path("/sys/class/net/%s/device/device", name), *ds = nt_sys_read(dp);
+			link[n] = '\0';
+			slash = strrchr(link, '/');
+			i->driver = nt_xstrdup(slash ? slash + 1 : link);
+			i->kind = nt_xstrdup("physical");
+		}
+		p = nt_sys_path("/sys/class/net/%s/device/vendor", name);
+		s = nt_sys_read(p);
+		free(p);
+		if (s) {
+			char *dp = nt_sys_path("/sys/class/net/%s/device/device", name), *ds = nt_sys_read(dp);
 
-		if (ds && !strncmp(s, "0x", 2) && !strncmp(ds, "0x", 2))
-			i->pci = nt_xasprintf("%s:%s", s + 2, ds + 2);
-		free(dp);
-		free(ds);
-		free(s);
+			if (ds && !strncmp(s, "0x", 2) && !strncmp(ds, "0x", 2))
+				i->pci = nt_xasprintf("%s:%s", s + 2, ds + 2);
+			free(dp);
+			free(ds);
+			free(s);
+		}
+		p = nt_sys_path("/sys/class/net/%s/device/numa_node", name);
+		s = nt_sys_read(p);
+		free(p);
+		if (s) {
+			i->numa_node = atoi(s);
+			free(s);
+		}
+		nt_irqmap_refresh(f, name);
+	} else {
+		free(p);
 	}
-	p = nt_sys_path("/sys/class/net/%s/device/numa_node", name);
-	s = nt_sys_read(p);
-	free(p);
-	if (s) {
-		i->numa_node = atoi(s);
-		free(s);
-	}
-	if (!*nt_sys_root && !nt_link_get(name, &mtu, &kind)) {
-		nt_lctx_seed_link(x, name, mtu);
-		if (!i->kind)
-			i->kind = kind ? kind : nt_xstrdup("virtual");
-		else
-			free(kind);
-	}
-	i->rx_queues = count_queues(name, "rx-");
-	i->tx_queues = count_queues(name, "tx-");
-	nt_linux_refresh_irqs(f, name);
+	if (!*nt_sys_root && !i->kind)
+		i->kind = nt_xstrdup(l.kind ? l.kind : "virtual");
+	count_queues(name, &i->rx_queues, &i->tx_queues);
 	if (x->nl) {
 		struct nt_channels_state ch;
 		struct nt_rings_state r;
-		struct nt_features ft;
+		const struct nt_features *ft;
 		size_t k;
 
 		if (!nt_lctx_channels(x, name, &ch))
 			for (k = 0; k < 4; k++)
 				if (ch.have[k] || ch.max[k])
 					i->max_chan[k] = (struct nt_num){true, ch.max[k]};
-		if (!(skip & NT_OBS_RINGS) && !nt_ethnl_rings_get(x->nl, name, &r)) {
+		if (!(skip & NT_OBS_RINGS) && !nt_devcache_rings(name, &r)) {
 			if (r.have[0])
 				i->ring_rx_max = (struct nt_num){true, r.max[0]};
 			if (r.have[1])
 				i->ring_tx_max = (struct nt_num){true, r.max[1]};
 		}
-		if (!nt_ethnl_features_get(x->nl, name, &ft)) {
+		if (!nt_devcache_features(name, &ft)) {
+			size_t nf = nt_features_count(ft);
+
 			i->features_known = true;
-			for (k = 0; k < ft.n; k++) {
-				i->features = nt_xrealloc(i->features, (i->nfeatures + 1) * sizeof(*i->features));
-				i->features[i->nfeatures].name = nt_xstrdup(ft.v[k].name);
-				i->features[i->nfeatures++].fixed = !ft.v[k].hw || ft.v[k].nochange;
+			i->features = nt_xcalloc(nf + 1, sizeof(*i->features));
+			for (k = 0; k < nf; k++) {
+				struct nt_feature_state st;
+				const char *fname = nt_features_name(ft, k);
+
+				if (!fname || !nt_features_find(ft, fname, &st))
+					continue;
+				i->features[i->nfeatures].name = nt_xstrdup(fname);
+				i->features[i->nfeatures++].fixed = !st.hw || st.nochange;
 			}
-			/* the values come from the same reply: keep it as the cache */
-			nt_features_free(&x->feat);
-			free(x->feat_dev);
-			x->feat = ft;
-			x->feat_dev = nt_xstrdup(name);
-			x->feat_valid = true;
 		}
 	}
 	if (!*nt_sys_root && !(skip & NT_OBS_RSS)) {
-		struct nt_rss_state rs;
+		const struct nt_rss_state *rs;
 
-		if (!nt_rss_get(name, &rs)) {
+		if (!nt_devcache_rss(name, &rs)) {
 			/* 0: the device has no RSS key (virtio_net without RSS),
 			 * as a snapshot records it: no key size, not 0 */
-			if (rs.key_size)
-				i->rss_key_bytes = (struct nt_num){true, (uint32_t)rs.key_size};
-			i->rss_indir_size = (struct nt_num){true, (uint32_t)rs.indir_size};
-			nt_rss_free(&rs);
+			if (rs->key_size)
+				i->rss_key_bytes = (struct nt_num){true, (uint32_t)rs->key_size};
+			i->rss_indir_size = (struct nt_num){true, (uint32_t)rs->indir_size};
 		}
 	}
 }
@@ -640,6 +501,11 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	int np;
 
 	(void)d;
+	nt_sys_hold_root();
+	/* every observation reads the host afresh (watch and the Ansible
+	 * module observe more than once per process): one dump per family */
+	nt_devcache_stale_all();
+	nt_irqmap_stale();
 	nt_facts_init(f);
 	memset(st, 0, sizeof(*st));
 	f->known = true;
@@ -659,13 +525,16 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	if (nt_sys_netns)
 		f->netns = nt_xstrdup(nt_sys_netns);
 	observe_topology(f);
-	f->irqbalance = scan_comm("irqbalance", pids, 4, &np) ? 1 : 0;
+	/* a walk of every process: only for the requests that use it */
+	if (req->irqbalance || req->all_processes)
+		f->irqbalance = scan_comm("irqbalance", pids, 4, &np) ? 1 : 0;
 	nt_lctx_open(&x, f);
 	if (req->ifaces) {
 		for (k = 0; k < req->nifaces; k++) {
 			char *p = nt_sys_path("/sys/class/net/%s", req->ifaces[k]);
 
-			if (nt_sys_exists(p) || (!*nt_sys_root && !nt_link_get(req->ifaces[k], &(uint32_t){0}, NULL))) {
+			if ((!*nt_sys_root && !nt_devcache_link(req->ifaces[k], &(struct nt_dc_link){0})) ||
+			    (*nt_sys_root && nt_sys_exists(p))) {
 				names = nt_xrealloc(names, (n + 1) * sizeof(char *));
 				names[n++] = nt_xstrdup(req->ifaces[k]);
 			}
@@ -701,6 +570,7 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		free(names[k]);
 	free(names);
 	nt_lctx_close(&x);
+	nt_sys_release_root();
 	return 0;
 }
 

@@ -47,7 +47,7 @@ int nt_rss_get(const char *dev, struct nt_rss_state *out)
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	nt_io.netlink_gets++;
+	nt_io_count(NT_IO_RSS_GET);
 	r = eioctl(dev, &hdr);
 	if (r)
 		return r;
@@ -97,7 +97,7 @@ int nt_rss_set(const char *dev, uint32_t hfunc, const uint8_t *key, size_t key_s
 	if (key)
 		memcpy((uint8_t *)x->rss_config + (indir ? indir_size * sizeof(uint32_t) : 0), key,
 		       key_size);
-	nt_io.ioctl_sets++;
+	nt_io_count(NT_IO_RSS_SET);
 	r = eioctl(dev, x);
 	free(x);
 	return r;

@@ -260,6 +260,24 @@ static int walk_in_root(int rootfd, const char *rel, int flags, mode_t mode)
 	return r;
 }
 
+/* The root directory held open while a caller reads many files below it
+ * (nt_sys_hold_root), instead of an open and a close of it per file. */
+static int held_root = -1, held_count;
+
+void nt_sys_hold_root(void)
+{
+	if (!held_count++ && *nt_sys_root)
+		held_root = open(nt_sys_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+void nt_sys_release_root(void)
+{
+	if (held_count && !--held_count && held_root >= 0) {
+		close(held_root);
+		held_root = -1;
+	}
+}
+
 static int open_in_root(const char *rel, int flags, mode_t mode)
 {
 	struct open_how how = {
@@ -267,7 +285,8 @@ static int open_in_root(const char *rel, int flags, mode_t mode)
 		.mode = (flags & O_CREAT) ? mode : 0,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
-	int rootfd = open(nt_sys_root, O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -1, tries;
+	int rootfd = held_root >= 0 ? held_root : open(nt_sys_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = -1, tries;
 
 	if (rootfd < 0)
 		return -errno;
@@ -281,7 +300,8 @@ static int open_in_root(const char *rel, int flags, mode_t mode)
 		fd = walk_in_root(rootfd, rel, flags, mode);
 	else if (fd < 0)
 		fd = -errno;
-	close(rootfd);
+	if (rootfd != held_root)
+		close(rootfd);
 	return fd;
 }
 
@@ -336,16 +356,15 @@ int nt_sys_open(const char *path, int flags, mode_t mode)
 	return check_file(fd < 0 ? -errno : fd, flags);
 }
 
-/* The whole file (a /proc/interrupts of a 56-CPU host with 512 queue IRQs
- * is ~94 KB: no fixed limit but a sanity cap far above any real one). */
-#define NT_SYS_READ_MAX (64u << 20)
-
+/* The whole file, whatever its size (a /proc/interrupts of 96 CPUs and
+ * 1024 IRQs is over 128 KiB): no fixed read limit. */
 char *nt_sys_read(const char *path)
 {
 	struct nt_buf b = {0};
 	ssize_t n = 0;
 	int fd = nt_sys_open(path, O_RDONLY, 0);
 
+	nt_io.file_reads++;
 	if (fd < 0) {
 		errno = -fd;
 		return NULL;
@@ -355,7 +374,7 @@ char *nt_sys_read(const char *path)
 		n = read(fd, b.p + b.n, 65536);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0 || b.n + (size_t)n > NT_SYS_READ_MAX)
+		if (n <= 0)
 			break;
 		b.n += (size_t)n;
 	}
@@ -443,6 +462,18 @@ bool nt_sys_exists(const char *path)
 		return false;
 	close(fd);
 	return true;
+}
+
+int nt_sys_mode(const char *path)
+{
+	struct stat st;
+	int fd = nt_sys_open(path, O_PATH, 0), r;
+
+	if (fd < 0)
+		return fd;
+	r = fstat(fd, &st) ? -errno : (int)(st.st_mode & 07777);
+	close(fd);
+	return r;
 }
 
 bool nt_sys_writable(const char *path)

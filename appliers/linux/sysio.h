@@ -30,6 +30,10 @@ char *nt_sys_path_rel(const char *dir, const char *rel, char sep);
  * it), so no symlink or ".." leads outside the root.  fd or -errno.
  */
 int nt_sys_open(const char *path, int flags, mode_t mode);
+/* Between these two calls (nested), files below --root are opened
+ * relative to one descriptor of the root taken by the first. */
+void nt_sys_hold_root(void);
+void nt_sys_release_root(void);
 /* Reads a small file, strips the trailing newline; malloc'd or NULL (errno set). */
 char *nt_sys_read(const char *path);
 /* Writes s to path (counted as a write); 0 or -errno. */
@@ -39,6 +43,9 @@ int nt_sys_create(const char *path, const char *s);
 int nt_sys_unlink(const char *path);
 bool nt_sys_exists(const char *path);
 bool nt_sys_writable(const char *path);
+/* The permission bits of path, or -errno (one open, where exists and
+ * writable take two). */
+int nt_sys_mode(const char *path);
 DIR *nt_sys_opendir(const char *path);
 /* readlink(2) of the link itself; length (not terminated) or -errno. */
 ssize_t nt_sys_readlink(const char *path, char *buf, size_t size);

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/* The device cache: one dump per message family for all devices (devcache.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../compiler/buf.h"
+#include "devcache.h"
+#include "link.h"
+
+struct dev {
+	char *name;
+	unsigned have;			/* 1 << family: in that family's last dump */
+	uint32_t mtu, txqlen;
+	char *kind;
+	struct nt_features feat;
+	struct nt_channels_state chan;
+	struct nt_rings_state ring;
+	struct nt_coalesce_state coal;
+	bool rss_read;
+	int rss_err;
+	struct nt_rss_state rss;
+};
+
+static struct {
+	struct nt_ethnl *nl;
+	bool nl_tried;
+	struct dev *v;
+	size_t n, cap;
+	size_t *slot;			/* index + 1, 0 = empty */
+	size_t nslots;
+	bool loaded[NT_DC__COUNT];
+	int err[NT_DC__COUNT];		/* of the last dump */
+	char **no_rss;			/* link kinds whose devices refuse ETHTOOL_GRSSH */
+	size_t nno_rss;
+} dc;
+
+struct nt_ethnl *nt_devcache_ethnl(void)
+{
+	if (!dc.nl_tried) {
+		dc.nl_tried = true;
+		nt_ethnl_open(&dc.nl);
+	}
+	return dc.nl;
+}
+
+static void free_dev(struct dev *d)
+{
+	free(d->name);
+	free(d->kind);
+	nt_features_free(&d->feat);
+	nt_rss_free(&d->rss);
+}
+
+void nt_devcache_reset(void)
+{
+	size_t k;
+
+	for (k = 0; k < dc.n; k++)
+		free_dev(&dc.v[k]);
+	free(dc.v);
+	free(dc.slot);
+	for (k = 0; k < dc.nno_rss; k++)
+		free(dc.no_rss[k]);
+	free(dc.no_rss);
+	nt_ethnl_close(dc.nl);
+	nt_link_close();
+	memset(&dc, 0, sizeof(dc));
+}
+
+void nt_devcache_stale(enum nt_dc_family f)
+{
+	dc.loaded[f] = false;
+}
+
+void nt_devcache_stale_all(void)
+{
+	size_t k;
+
+	for (k = 0; k < NT_DC__COUNT; k++)
+		dc.loaded[k] = false;
+	for (k = 0; k < dc.n; k++) {
+		nt_rss_free(&dc.v[k].rss);
+		dc.v[k].rss_read = false;
+	}
+}
+
+static uint32_t hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static struct dev *find(const char *name)
+{
+	size_t h;
+
+	if (!dc.nslots)
+		return NULL;
+	for (h = hash(name) & (dc.nslots - 1); dc.slot[h]; h = (h + 1) & (dc.nslots - 1))
+		if (!strcmp(dc.v[dc.slot[h] - 1].name, name))
+			return &dc.v[dc.slot[h] - 1];
+	return NULL;
+}
+
+static void reindex(void)
+{
+	size_t k, h;
+
+	free(dc.slot);
+	for (dc.nslots = 64; dc.nslots < dc.n * 2; dc.nslots *= 2)
+		;
+	dc.slot = nt_xcalloc(dc.nslots, sizeof(*dc.slot));
+	for (k = 0; k < dc.n; k++) {
+		for (h = hash(dc.v[k].name) & (dc.nslots - 1); dc.slot[h]; h = (h + 1) & (dc.nslots - 1))
+			;
+		dc.slot[h] = k + 1;
+	}
+}
+
+static struct dev *get(const char *name)
+{
+	struct dev *d = find(name);
+
+	if (d)
+		return d;
+	if (dc.n == dc.cap) {
+		dc.cap = dc.cap ? dc.cap * 2 : 64;
+		dc.v = nt_xrealloc(dc.v, dc.cap * sizeof(*dc.v));
+	}
+	memset(&dc.v[dc.n], 0, sizeof(dc.v[dc.n]));
+	dc.v[dc.n].name = nt_xstrdup(name);
+	dc.n++;
+	if (dc.n * 2 > dc.nslots) {
+		reindex();
+	} else {
+		size_t h;
+
+		for (h = hash(name) & (dc.nslots - 1); dc.slot[h]; h = (h + 1) & (dc.nslots - 1))
+			;
+		dc.slot[h] = dc.n;
+	}
+	return &dc.v[dc.n - 1];
+}
+
+static void on_link(void *ctx, const char *name, uint32_t mtu, uint32_t txqlen, const char *kind)
+{
+	struct dev *d = get(name);
+
+	(void)ctx;
+	d->have |= 1u << NT_DC_LINK;
+	d->mtu = mtu;
+	d->txqlen = txqlen;
+	free(d->kind);
+	d->kind = kind ? nt_xstrdup(kind) : NULL;
+}
+
+static void on_features(void *ctx, const char *name, void *state)
+{
+	struct dev *d = get(name);
+	struct nt_features *f = state;
+
+	(void)ctx;
+	nt_features_free(&d->feat);
+	d->feat = *f;		/* takes the bits */
+	memset(f, 0, sizeof(*f));
+	d->have |= 1u << NT_DC_FEATURES;
+}
+
+static void on_channels(void *ctx, const char *name, void *state)
+{
+	struct dev *d = get(name);
+
+	(void)ctx;
+	d->chan = *(struct nt_channels_state *)state;
+	d->have |= 1u << NT_DC_CHANNELS;
+}
+
+static void on_rings(void *ctx, const char *name, void *state)
+{
+	struct dev *d = get(name);
+
+	(void)ctx;
+	d->ring = *(struct nt_rings_state *)state;
+	d->have |= 1u << NT_DC_RINGS;
+}
+
+static void on_coalesce(void *ctx, const char *name, void *state)
+{
+	struct dev *d = get(name);
+
+	(void)ctx;
+	d->coal = *(struct nt_coalesce_state *)state;
+	d->have |= 1u << NT_DC_COALESCE;
+}
+
+/* The family's reply for dev, dumping the family first when stale. */
+static struct dev *load(enum nt_dc_family f, const char *name, int *err)
+{
+	struct dev *d;
+	size_t k;
+
+	if (!dc.loaded[f]) {
+		struct nt_ethnl *nl = f == NT_DC_LINK ? NULL : nt_devcache_ethnl();
+		int r;
+
+		for (k = 0; k < dc.n; k++)
+			dc.v[k].have &= ~(1u << f);
+		if (f != NT_DC_LINK && !nl)
+			r = -EOPNOTSUPP;
+		else if (f == NT_DC_LINK)
+			r = nt_link_dump(on_link, NULL);
+		else if (f == NT_DC_FEATURES)
+			r = nt_ethnl_features_dump(nl, on_features, NULL);
+		else if (f == NT_DC_CHANNELS)
+			r = nt_ethnl_channels_dump(nl, on_channels, NULL);
+		else if (f == NT_DC_RINGS)
+			r = nt_ethnl_rings_dump(nl, on_rings, NULL);
+		else
+			r = nt_ethnl_coalesce_dump(nl, on_coalesce, NULL);
+		dc.loaded[f] = true;
+		dc.err[f] = r;
+	}
+	if (dc.err[f]) {
+		*err = dc.err[f];
+		return NULL;
+	}
+	d = find(name);
+	if (!d || !(d->have & (1u << f))) {
+		*err = f == NT_DC_LINK ? -ENODEV : -EOPNOTSUPP;
+		return NULL;
+	}
+	*err = 0;
+	return d;
+}
+
+int nt_devcache_link(const char *dev, struct nt_dc_link *out)
+{
+	int err;
+	struct dev *d = load(NT_DC_LINK, dev, &err);
+
+	if (d) {
+		out->mtu = d->mtu;
+		out->txqlen = d->txqlen;
+		out->kind = d->kind;
+	}
+	return err;
+}
+
+int nt_devcache_features(const char *dev, const struct nt_features **out)
+{
+	int err;
+	struct dev *d = load(NT_DC_FEATURES, dev, &err);
+
+	if (d)
+		*out = &d->feat;
+	return err;
+}
+
+int nt_devcache_channels(const char *dev, struct nt_channels_state *out)
+{
+	int err;
+	struct dev *d = load(NT_DC_CHANNELS, dev, &err);
+
+	if (d)
+		*out = d->chan;
+	return err;
+}
+
+int nt_devcache_rings(const char *dev, struct nt_rings_state *out)
+{
+	int err;
+	struct dev *d = load(NT_DC_RINGS, dev, &err);
+
+	if (d)
+		*out = d->ring;
+	return err;
+}
+
+int nt_devcache_coalesce(const char *dev, struct nt_coalesce_state *out)
+{
+	int err;
+	struct dev *d = load(NT_DC_COALESCE, dev, &err);
+
+	if (d)
+		*out = d->coal;
+	return err;
+}
+
+int nt_devcache_rss(const char *dev, const struct nt_rss_state **out)
+{
+	struct dev *d = get(dev);
+	struct nt_dc_link l = {0};
+	size_t k;
+
+	if (!d->rss_read) {
+		/* a link kind (veth) whose first device refused: the others do too */
+		bool known_none = false;
+
+		if (!nt_devcache_link(dev, &l) && l.kind)
+			for (k = 0; k < dc.nno_rss && !known_none; k++)
+				known_none = !strcmp(dc.no_rss[k], l.kind);
+		d = find(dev);	/* the link dump may have moved the table */
+		nt_rss_free(&d->rss);
+		d->rss_err = known_none ? -EOPNOTSUPP : nt_rss_get(dev, &d->rss);
+		d->rss_read = true;
+		if (d->rss_err == -EOPNOTSUPP && l.kind && !known_none) {
+			dc.no_rss = nt_xrealloc(dc.no_rss, (dc.nno_rss + 1) * sizeof(char *));
+			dc.no_rss[dc.nno_rss++] = nt_xstrdup(l.kind);
+		}
+	}
+	if (!d->rss_err)
+		*out = &d->rss;
+	return d->rss_err;
+}
+
+void nt_devcache_rss_stale(const char *dev)
+{
+	struct dev *d = find(dev);
+
+	if (d) {
+		nt_rss_free(&d->rss);
+		d->rss_read = false;
+	}
+}
