@@ -10,10 +10,10 @@
 #include "../appliers/linux/apply.h"
 #include "../pipeline/netns.h"
 #include "../pipeline/pipeline.h"
-#include "../compiler/buf.h"
-#include "../compiler/caps.h"
-#include "../compiler/json.h"
-#include "../compiler/profile.h"
+#include "../compiler/base/buf.h"
+#include "../compiler/model/caps.h"
+#include "../compiler/formats/json.h"
+#include "../compiler/language/profile.h"
 
 /* The module's arguments (ansible/nettune.yml documents them). */
 struct nt_margs {

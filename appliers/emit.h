@@ -12,12 +12,12 @@
 #ifndef NT_EMIT_H
 #define NT_EMIT_H
 
-#include "../compiler/buf.h"
-#include "../compiler/diag.h"
-#include "../compiler/facts.h"
-#include "../compiler/load.h"
-#include "../compiler/plan.h"
-#include "../compiler/settings.h"
+#include "../compiler/base/buf.h"
+#include "../compiler/base/diag.h"
+#include "../compiler/model/facts.h"
+#include "../compiler/language/load.h"
+#include "../compiler/passes/plan.h"
+#include "../compiler/model/settings.h"
 
 struct nt_emit_input {
 	const char *profile_path;	/* as given on the command line */

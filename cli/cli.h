@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "../compiler/load.h"
+#include "../compiler/language/load.h"
 
 /* Exit codes (SPEC.md "Command line contract"). */
 enum {

@@ -8,10 +8,10 @@
 
 #include "../appliers/linux/apply.h"
 #include "../appliers/linux/linux.h"
-#include "../compiler/hostprofile.h"
-#include "../compiler/profile.h"
-#include "../compiler/snapshot.h"
-#include "../compiler/validate.h"
+#include "../compiler/formats/hostprofile.h"
+#include "../compiler/language/profile.h"
+#include "../compiler/formats/snapshot.h"
+#include "../compiler/passes/validate.h"
 #include "common.h"
 #include "plans.h"
 

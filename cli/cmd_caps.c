@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../compiler/caps.h"
-#include "../compiler/diag.h"
-#include "../compiler/profile.h"
+#include "../compiler/model/caps.h"
+#include "../compiler/base/diag.h"
+#include "../compiler/language/profile.h"
 #include "cli.h"
 
 static void num(const char *label, struct nt_num n)

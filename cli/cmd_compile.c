@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../compiler/lower.h"
-#include "../compiler/scope.h"
-#include "../compiler/strindex.h"
-#include "../compiler/snapshot.h"
-#include "../compiler/validate.h"
+#include "../compiler/passes/lower.h"
+#include "../compiler/model/scope.h"
+#include "../compiler/base/strindex.h"
+#include "../compiler/formats/snapshot.h"
+#include "../compiler/passes/validate.h"
 #include "common.h"
 #include "parallel.h"
 #include "plans.h"

@@ -8,7 +8,7 @@
 
 #include "../appliers/linux/journal.h"
 #include "../appliers/linux/statedir.h"
-#include "../compiler/buf.h"
+#include "../compiler/base/buf.h"
 #include "cli.h"
 #include "show.h"
 

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../compiler/buf.h"
-#include "../compiler/jsonschema.h"
+#include "../compiler/base/buf.h"
+#include "../compiler/language/jsonschema.h"
 #include "cli.h"
 
 int cmd_schema(int argc, char **argv)

@@ -8,8 +8,8 @@
 #include <time.h>
 
 #include "../appliers/linux/journal.h"
-#include "../compiler/manifest.h"
-#include "../compiler/sign.h"
+#include "../compiler/formats/manifest.h"
+#include "../compiler/formats/sign.h"
 #include "cli.h"
 #include "common.h"
 #include "plans.h"

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compiler/caps.h"
-#include "../compiler/check.h"
-#include "../compiler/diag.h"
-#include "../compiler/load.h"
-#include "../compiler/validate.h"
+#include "../compiler/model/caps.h"
+#include "../compiler/language/check.h"
+#include "../compiler/base/diag.h"
+#include "../compiler/language/load.h"
+#include "../compiler/passes/validate.h"
 #include "cli.h"
 #include "parallel.h"
 

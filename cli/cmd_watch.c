@@ -16,8 +16,8 @@
 #include "../appliers/linux/sysio.h"
 #include "../appliers/linux/watch.h"
 #include "../report/watch.h"
-#include "../compiler/json.h"
-#include "../compiler/profile.h"
+#include "../compiler/formats/json.h"
+#include "../compiler/language/profile.h"
 #include "common.h"
 #include "../report/topomap.h"
 

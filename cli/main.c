@@ -11,10 +11,10 @@
 
 #include "../appliers/linux/sysio.h"
 
-#include "../compiler/buf.h"
-#include "../compiler/caps.h"
-#include "../compiler/diag.h"
-#include "../compiler/version.h"
+#include "../compiler/base/buf.h"
+#include "../compiler/model/caps.h"
+#include "../compiler/base/diag.h"
+#include "../compiler/base/version.h"
 #include "../pipeline/netns.h"
 #include "cli.h"
 #include "common.h"

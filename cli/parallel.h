@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../compiler/buf.h"
+#include "../compiler/base/buf.h"
 
 /* Item i of a batch: its result bytes go to out. */
 typedef void (*nt_par_fn)(size_t i, struct nt_buf *out, void *arg);

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../appliers/linux/linux.h"
-#include "../compiler/scope.h"
+#include "../compiler/model/scope.h"
 #include "common.h"
 #include "plans.h"
 

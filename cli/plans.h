@@ -7,9 +7,9 @@
 #include <sys/types.h>
 
 #include "../appliers/linux/apply.h"
-#include "../compiler/buf.h"
-#include "../compiler/manifest.h"
-#include "../compiler/sign.h"
+#include "../compiler/base/buf.h"
+#include "../compiler/formats/manifest.h"
+#include "../compiler/formats/sign.h"
 
 /* Whole file into out (NUL-terminated); -1 with errno on failure, when
  * it is larger than max (EFBIG) or not a regular file (EINVAL, EISDIR).

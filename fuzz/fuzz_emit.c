@@ -7,12 +7,12 @@
 #include <sys/wait.h>
 
 #include "../appliers/emit.h"
-#include "../compiler/caps.h"
-#include "../compiler/load.h"
-#include "../compiler/lower.h"
-#include "../compiler/plan.h"
-#include "../compiler/snapshot.h"
-#include "../compiler/validate.h"
+#include "../compiler/model/caps.h"
+#include "../compiler/language/load.h"
+#include "../compiler/passes/lower.h"
+#include "../compiler/passes/plan.h"
+#include "../compiler/formats/snapshot.h"
+#include "../compiler/passes/validate.h"
 #include "config.h"
 #include "fuzz.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../appliers/linux/journal.h"
-#include "../compiler/buf.h"
+#include "../compiler/base/buf.h"
 #include "fuzz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compiler/buf.h"
-#include "../compiler/manifest.h"
-#include "../compiler/sign.h"
+#include "../compiler/base/buf.h"
+#include "../compiler/formats/manifest.h"
+#include "../compiler/formats/sign.h"
 #include "config.h"
 #include "fuzz.h"
 

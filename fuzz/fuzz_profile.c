@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compiler/buf.h"
-#include "../compiler/caps.h"
-#include "../compiler/load.h"
-#include "../compiler/lower.h"
-#include "../compiler/plan.h"
-#include "../compiler/snapshot.h"
-#include "../compiler/typed.h"
-#include "../compiler/validate.h"
+#include "../compiler/base/buf.h"
+#include "../compiler/model/caps.h"
+#include "../compiler/language/load.h"
+#include "../compiler/passes/lower.h"
+#include "../compiler/passes/plan.h"
+#include "../compiler/formats/snapshot.h"
+#include "../compiler/language/typed.h"
+#include "../compiler/passes/validate.h"
 #include "config.h"
 #include "fuzz.h"
 

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../compiler/buf.h"
-#include "../compiler/snapshot.h"
+#include "../compiler/base/buf.h"
+#include "../compiler/formats/snapshot.h"
 #include "fuzz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

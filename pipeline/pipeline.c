@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "../appliers/linux/linux.h"
-#include "../compiler/lower.h"
-#include "../compiler/scope.h"
-#include "../compiler/snapshot.h"
-#include "../compiler/validate.h"
+#include "../compiler/passes/lower.h"
+#include "../compiler/model/scope.h"
+#include "../compiler/formats/snapshot.h"
+#include "../compiler/passes/validate.h"
 #include "pipeline.h"
 
 /* What to observe to re-check a plan's "from" values. */

@@ -13,13 +13,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../compiler/caps.h"
-#include "../compiler/diag.h"
-#include "../compiler/facts.h"
-#include "../compiler/load.h"
-#include "../compiler/manifest.h"
-#include "../compiler/plan.h"
-#include "../compiler/settings.h"
+#include "../compiler/model/caps.h"
+#include "../compiler/base/diag.h"
+#include "../compiler/model/facts.h"
+#include "../compiler/language/load.h"
+#include "../compiler/formats/manifest.h"
+#include "../compiler/passes/plan.h"
+#include "../compiler/model/settings.h"
 
 /* What a run produced.  Owned by the caller; nt_compiled_free() frees it
  * (also after a failed run). */

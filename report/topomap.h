@@ -10,9 +10,9 @@
 
 #include <stdbool.h>
 
-#include "../compiler/buf.h"
-#include "../compiler/facts.h"
-#include "../compiler/settings.h"
+#include "../compiler/base/buf.h"
+#include "../compiler/model/facts.h"
+#include "../compiler/model/settings.h"
 
 struct nt_map_q {
 	const char *iface;

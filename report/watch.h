@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../compiler/buf.h"
-#include "../compiler/facts.h"
-#include "../compiler/settings.h"
+#include "../compiler/base/buf.h"
+#include "../compiler/model/facts.h"
+#include "../compiler/model/settings.h"
 
 /* A queue IRQ that fires outside its intent for at least this share of its
  * interrupts is a finding (a little slack for an IRQ moved mid-interval). */

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../compiler/buf.h"
+#include "../../compiler/base/buf.h"
 #include "apply.h"
 #include "devcache.h"
 #include "irqmap.h"

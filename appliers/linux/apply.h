@@ -5,8 +5,8 @@
 #ifndef NT_APPLY_H
 #define NT_APPLY_H
 
-#include "../../compiler/diag.h"
-#include "../../compiler/plan.h"
+#include "../../compiler/base/diag.h"
+#include "../../compiler/passes/plan.h"
 #include "journal.h"
 #include "linux.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../compiler/buf.h"
+#include "../../compiler/base/buf.h"
 #include "devcache.h"
 #include "link.h"
 

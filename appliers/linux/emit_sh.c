@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../compiler/version.h"
+#include "../../compiler/base/version.h"
 #include "../emit.h"
 #include "rows.h"
 

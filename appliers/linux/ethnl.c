@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../../compiler/buf.h"
+#include "../../compiler/base/buf.h"
 #include "ethnl.h"
 
 #ifndef NETLINK_EXT_ACK

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../compiler/buf.h"
-#include "../../compiler/settings.h"
+#include "../../compiler/base/buf.h"
+#include "../../compiler/model/settings.h"
 #include "irqmap.h"
 #include "sysio.h"
 

@@ -9,7 +9,7 @@
 #ifndef NT_IRQMAP_H
 #define NT_IRQMAP_H
 
-#include "../../compiler/facts.h"
+#include "../../compiler/model/facts.h"
 
 /* (Re)builds the IRQ table of one interface of facts. */
 void nt_irqmap_refresh(struct nt_facts *facts, const char *iface);

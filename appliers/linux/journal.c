@@ -11,11 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../compiler/buf.h"
-#include "../../compiler/json.h"
-#include "../../compiler/record.h"
-#include "../../compiler/snapshot.h"
-#include "../../compiler/validate.h"
+#include "../../compiler/base/buf.h"
+#include "../../compiler/formats/json.h"
+#include "../../compiler/formats/record.h"
+#include "../../compiler/formats/snapshot.h"
+#include "../../compiler/passes/validate.h"
 #include "journal.h"
 #include "statedir.h"
 

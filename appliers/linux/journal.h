@@ -23,9 +23,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../compiler/buf.h"
-#include "../../compiler/diag.h"
-#include "../../compiler/settings.h"
+#include "../../compiler/base/buf.h"
+#include "../../compiler/base/diag.h"
+#include "../../compiler/model/settings.h"
 
 #define NT_JOURNAL_FORMAT "nettune-journal/2"
 /* a journal of 64 NICs x 64 queues x every per-queue kind is ~2 MiB */

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../compiler/buf.h"
-#include "../../compiler/caps.h"
-#include "../../compiler/validate.h"
+#include "../../compiler/base/buf.h"
+#include "../../compiler/model/caps.h"
+#include "../../compiler/passes/validate.h"
 #include "devcache.h"
 #include "irqmap.h"
 #include "link.h"

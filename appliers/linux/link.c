@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../compiler/buf.h"
+#include "../../compiler/base/buf.h"
 #include "ethnl.h"
 #include "link.h"
 

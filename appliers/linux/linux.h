@@ -11,10 +11,10 @@
 
 #include <stdbool.h>
 
-#include "../../compiler/diag.h"
-#include "../../compiler/facts.h"
-#include "../../compiler/load.h"
-#include "../../compiler/settings.h"
+#include "../../compiler/base/diag.h"
+#include "../../compiler/model/facts.h"
+#include "../../compiler/language/load.h"
+#include "../../compiler/model/settings.h"
 #include "ethnl.h"
 
 /* What a kind's read and write get: the kernel's replies are in the

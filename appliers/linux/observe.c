@@ -10,9 +10,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "../../compiler/buf.h"
-#include "../../compiler/profile.h"
-#include "../../compiler/validate.h"
+#include "../../compiler/base/buf.h"
+#include "../../compiler/language/profile.h"
+#include "../../compiler/passes/validate.h"
 #include "devcache.h"
 #include "irqmap.h"
 #include "link.h"

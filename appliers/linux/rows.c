@@ -182,7 +182,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	 "\t\t/^IP SA/ { s = s \" src-ip\" } /^IP DA/ { s = s \" dst-ip\" }\n"
 	 "\t\t/^L4 bytes 0 & 1/ { s = s \" src-port\" } /^L4 bytes 2 & 3/ { s = s \" dst-port\" }\n"
 	 "\t\tEND { if (!f) exit 1; if (d) s = s \" discard\"; sub(/^ /, \"\", s); print (s == \"\" ? \"none\" : s) }'",
-	 "# field words -> ethtool letters (nt_rxh_fields, compiler/settings.c)\n"
+	 "# field words -> ethtool letters (nt_rxh_fields, compiler/model/settings.c)\n"
 	 "\tnt_x=\"$(printf '%s\\n' \"$3\" | awk 'BEGIN { n = split(\"" RXH_SH "\", a, \" \")\n"
 	 "\t\tfor (i = 1; i < n; i += 2) m[a[i]] = a[i + 1] }\n"
 	 "\t\t{ for (i = 1; i <= NF; i++) { if ($i == \"none\") continue; if (!($i in m)) exit 1; s = s m[$i] } }\n"

@@ -5,7 +5,7 @@
  * or procfs file, an ioctl, or something else and why), and the body of
  * the sh script's getter and setter.  The compiler half (profile keys,
  * scope, phase, disruptive flag, argument shape and names) is nt_kinds[]
- * in compiler/settings.c; the read/write functions are nt_linux_ops[] in
+ * in compiler/model/settings.c; the read/write functions are nt_linux_ops[] in
  * kinds.c.  tests/unit/test_kinds.c fails when a Linux kind lacks a piece
  * in any of the three.
  */
@@ -14,8 +14,8 @@
 
 #include <stdbool.h>
 
-#include "../../compiler/buf.h"
-#include "../../compiler/settings.h"
+#include "../../compiler/base/buf.h"
+#include "../../compiler/model/settings.h"
 
 enum nt_io {
 	NT_IO_NONE,

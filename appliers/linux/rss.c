@@ -10,8 +10,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../compiler/buf.h"
-#include "../../compiler/settings.h"
+#include "../../compiler/base/buf.h"
+#include "../../compiler/model/settings.h"
 #include "ethnl.h"
 #include "rss.h"
 

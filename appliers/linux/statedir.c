@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../compiler/buf.h"
-#include "../../compiler/strictmodes.h"
+#include "../../compiler/base/buf.h"
+#include "../../compiler/base/strictmodes.h"
 #include "statedir.h"
 
 volatile sig_atomic_t nt_interrupted;

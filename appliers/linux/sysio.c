@@ -12,8 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../compiler/buf.h"
-#include "../../compiler/validate.h"
+#include "../../compiler/base/buf.h"
+#include "../../compiler/passes/validate.h"
 #include "ethnl.h"
 #include "sysio.h"
 

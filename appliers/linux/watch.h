@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../compiler/facts.h"
+#include "../../compiler/model/facts.h"
 #include "../../report/watch.h"
 
 /* Maps one ETH_SS_STATS name to (queue, field): i40e "rx-3.packets", ice,

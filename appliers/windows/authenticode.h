@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "../../compiler/buf.h"
+#include "../../compiler/base/buf.h"
 
 /* Appends in to out: a UTF-8 BOM first when in has a non-ASCII byte (and
  * none yet), LF turned into CRLF when crlf. */

@@ -2,7 +2,7 @@
 /* The Windows collector: a PowerShell script whose output is a nettune-snapshot/1. */
 #include <string.h>
 
-#include "../../compiler/version.h"
+#include "../../compiler/base/version.h"
 #include "../emit.h"
 #include "collector_ps1.h"
 

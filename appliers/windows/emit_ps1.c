@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../compiler/load.h"
-#include "../../compiler/profile.h"
-#include "../../compiler/schema.h"
-#include "../../compiler/tunnel.h"
-#include "../../compiler/validate.h"
-#include "../../compiler/version.h"
+#include "../../compiler/language/load.h"
+#include "../../compiler/language/profile.h"
+#include "../../compiler/language/schema.h"
+#include "../../compiler/model/tunnel.h"
+#include "../../compiler/passes/validate.h"
+#include "../../compiler/base/version.h"
 #include "../emit.h"
 #include "playbook_ps1.h"
 

@@ -17,7 +17,7 @@ Usage: ci_tests.py TEST
   schema-docs    every schema key has a description; the man page documents
                  the same top-level and interface keys
   sarif-rules    every rule id used in the sources has SARIF metadata
-                 (compiler/rules.c) and every row is used
+                 (compiler/base/rules.c) and every row is used
   sarif-uris     SARIF artifact URIs of odd file names: percent-encoded,
                  relative without ./, absolute as file:///
   gitlab         dist/ci/gitlab-nettune.yml's validate job run as a script:
@@ -744,15 +744,15 @@ def t_sarif_rules():
                     if lit:
                         src.setdefault(lit.group(1), f)
     rows = re.findall(r'^\t\{"([a-z][a-z0-9-]*)", [PC],', open(
-        os.path.join(SRCROOT, "compiler", "rules.c"), encoding="utf-8").read(), re.M)
+        os.path.join(SRCROOT, "compiler", "base", "rules.c"), encoding="utf-8").read(), re.M)
     check(len(src) >= 50, "only %d rule ids found in the sources" % len(src))
-    check(rows == sorted(rows), "compiler/rules.c rows are not sorted by id")
-    check(not (set(src) - set(rows)), "rule ids without SARIF metadata in compiler/rules.c: %s" %
+    check(rows == sorted(rows), "compiler/base/rules.c rows are not sorted by id")
+    check(not (set(src) - set(rows)), "rule ids without SARIF metadata in compiler/base/rules.c: %s" %
           sorted(set(src) - set(rows)))
     # a row whose id no source uses is stale (a literal that only looks like
     # a rule, e.g. a path component, is not a false alarm: rows come first)
     stale = sorted(set(rows) - set(src))
-    check(not stale, "compiler/rules.c rows no diagnostic uses: %s" % stale)
+    check(not stale, "compiler/base/rules.c rows no diagnostic uses: %s" % stale)
     ok("%d rule ids, each with SARIF metadata" % len(rows))
 
 

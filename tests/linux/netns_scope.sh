@@ -3,7 +3,7 @@
 # net.core sysctls, process and IRQ affinity, irqbalance) are refused with a
 # located error and nothing changes; per-namespace sysctls are applied
 # inside the namespace and the host keeps its values.  Last, the table of
-# host-wide net.* sysctls (compiler/scope.c) against the running kernel.
+# host-wide net.* sysctls (compiler/model/scope.c) against the running kernel.
 . "$(dirname "$0")/lib.sh"
 command -v sysctl >/dev/null || { echo "SKIP: sysctl missing"; exit 77; }
 
@@ -153,7 +153,7 @@ comm -13 "$WORK/refused" "$WORK/kernel-host-wide" > "$WORK/missing"
 if [ -s "$WORK/missing" ]; then
 	set -- $(uname -r | sed 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/')
 	if [ "$1" -gt 6 ] || { [ "$1" -eq 6 ] && [ "$2" -ge 18 ]; }; then
-		fail "host-wide on Linux $(uname -r) but not in compiler/scope.c: $(cat "$WORK/missing")"
+		fail "host-wide on Linux $(uname -r) but not in compiler/model/scope.c: $(cat "$WORK/missing")"
 	fi
 	echo "note: Linux $(uname -r) predates the table; hidden in a namespace: $(tr '\n' ' ' < "$WORK/missing")"
 fi

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Coverage of the kind rows: every Linux kind declares each piece of its
- * row (compiler/settings.c nt_kinds[]: profile keys, scope, phase,
+ * row (compiler/model/settings.c nt_kinds[]: profile keys, scope, phase,
  * argument shape and names; appliers/linux/rows.c: how it is read and
  * written, its file, its sh getter and setter; kinds.c: its functions),
  * and the pieces agree with each other and with the profile schema.  A

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The tunnel overhead table (compiler/tunnel.c): its rows, the MTU every
+ * The tunnel overhead table (compiler/model/tunnel.c): its rows, the MTU every
  * kind derives from an underlay, the exact-fit boundary of each kind in
  * validation (fits, one byte more fails with the located arithmetic), the
  * option and outer-family rules, and the live device kind at plan time.

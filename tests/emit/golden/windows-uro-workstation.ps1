@@ -353,7 +353,7 @@ function Test-NtPresent {
 
 # Values the profile leaves to the host: a tunnel MTU is the underlay's IPv4
 # MTU minus the WireGuard overhead the emitter passes (60 over IPv4, 80 over
-# IPv6 or dual: the overhead table, compiler/tunnel.c).
+# IPv6 or dual: the overhead table, compiler/model/tunnel.c).
 function Resolve-NtDerived {
     param([array]$List)
     $out = @()

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/* Generates schema/nettune.schema.json from the libcyaml tables. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "../model/caps.h"
+#include "../base/diag.h"
+#include "jsonschema.h"
+#include "profile.h"
+#include "schema.h"
+
+/*
+ * What check.c's nt_parse_bool accepts, case-insensitively: a YAML 1.1
+ * reader turns these into booleans, a YAML 1.2 reader (yaml-language-server's
+ * default) leaves on/off/yes/no as strings, so the schema takes both.
+ */
+#define ONOFF_ALTS "{\"type\": \"boolean\"}, {\"type\": \"string\", \"pattern\": " \
+	"\"^([Oo][Nn]|[Oo][Ff][Ff]|[Yy][Ee][Ss]|[Nn][Oo]|[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$\"}"
+#define ONOFF_ANYOF "\"anyOf\": [" ONOFF_ALTS "]"
+#define ONOFF "{" ONOFF_ANYOF "}"
+
+struct gen {
+	struct nt_buf *b;
+	const struct nt_capsdb *caps;	/* built-in tables, for the nic enum */
+};
+
+static void indent(struct nt_buf *b, int d)
+{
+	nt_buf_putc(b, '\n');
+	while (d-- > 0)
+		nt_buf_puts(b, "  ");
+}
+
+/* Opens a schema object, with its description first when there is one. */
+static void open_obj(struct nt_buf *b, const char *doc)
+{
+	nt_buf_putc(b, '{');
+	if (doc) {
+		nt_buf_puts(b, "\"description\": ");
+		nt_buf_json_str(b, doc);
+		nt_buf_puts(b, ", ");
+	}
+}
+
+static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_schema_field_t *fields,
+		  const char *key, bool described, int d, bool need_name);
+
+static void mapping(struct gen *g, const cyaml_schema_field_t *fields, const char *doc, int d,
+		    bool need_name)
+{
+	struct nt_buf *b = g->b;
+	const cyaml_schema_field_t *f;
+	bool first = true;
+
+	nt_buf_puts(b, "{");
+	if (doc) {
+		indent(b, d + 1);
+		nt_buf_puts(b, "\"description\": ");
+		nt_buf_json_str(b, doc);
+		nt_buf_puts(b, ",");
+	}
+	indent(b, d + 1);
+	nt_buf_puts(b, "\"type\": \"object\",");
+	indent(b, d + 1);
+	nt_buf_puts(b, "\"additionalProperties\": false,");
+	indent(b, d + 1);
+	nt_buf_puts(b, "\"properties\": {");
+	for (f = fields; f->key; f++) {
+		nt_buf_puts(b, first ? "" : ",");
+		first = false;
+		indent(b, d + 2);
+		nt_buf_json_str(b, f->key);
+		nt_buf_puts(b, ": ");
+		value(g, &f->value, fields, f->key, true, d + 2, !strcmp(f->key, "interfaces"));
+	}
+	indent(b, d + 1);
+	nt_buf_puts(b, "}");
+	first = true;
+	for (f = fields; f->key; f++) {
+		if ((f->value.flags & CYAML_FLAG_OPTIONAL) && !(need_name && !strcmp(f->key, "name")))
+			continue;
+		nt_buf_puts(b, first ? ",\n" : ", ");
+		if (first) {
+			for (int k = 0; k < d + 1; k++)
+				nt_buf_puts(b, "  ");
+			nt_buf_puts(b, "\"required\": [");
+		}
+		first = false;
+		nt_buf_json_str(b, f->key);
+	}
+	if (!first)
+		nt_buf_puts(b, "]");
+	indent(b, d);
+	nt_buf_puts(b, "}");
+}
+
+/* "uso: on" or "uso: {all: on, ipv4: off, ipv6: on}" */
+static void toggle(struct gen *g, const char *doc)
+{
+	const cyaml_schema_field_t *f;
+
+	open_obj(g->b, doc);
+	nt_buf_puts(g->b, "\"anyOf\": [" ONOFF_ALTS ", {\"type\": \"object\", "
+		    "\"additionalProperties\": false, \"minProperties\": 1, \"properties\": {");
+	for (f = nt_toggle_fields; f->key; f++) {
+		nt_buf_puts(g->b, f == nt_toggle_fields ? "" : ", ");
+		nt_buf_json_str(g->b, f->key);
+		nt_buf_puts(g->b, ": ");
+		open_obj(g->b, nt_key_doc(nt_toggle_fields, f->key));
+		nt_buf_puts(g->b, ONOFF_ANYOF "}");
+	}
+	nt_buf_puts(g->b, "}}]}");
+}
+
+static void nic_enum(struct gen *g, const char *doc)
+{
+	size_t i;
+
+	open_obj(g->b, doc);
+	nt_buf_puts(g->b, "\"enum\": [\"auto\"");
+	for (i = 0; g->caps && i < g->caps->n; i++) {
+		nt_buf_puts(g->b, ", ");
+		nt_buf_json_str(g->b, g->caps->v[i].id);
+	}
+	nt_buf_puts(g->b, "]}");
+}
+
+/* The schema of value v of key in fields (both NULL for a free-standing
+ * value); described: whether it carries the key's description. */
+static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_schema_field_t *fields,
+		  const char *key, bool described, int d, bool need_name)
+{
+	const struct nt_field_rule *rule = fields ? nt_field_rule(fields, key) : NULL;
+	const char *doc = fields && described ? nt_key_doc(fields, key) : NULL;
+	struct nt_buf *b = g->b;
+	uint32_t i;
+
+	switch (v->type) {
+	case CYAML_MAPPING:
+		if (v->mapping.fields == nt_toggle_fields) {
+			toggle(g, doc);
+			return;
+		}
+		mapping(g, v->mapping.fields, doc, d, need_name);
+		return;
+	case CYAML_SEQUENCE:
+		open_obj(b, doc);
+		if (v->sequence.entry == &nt_kv_entry || v->sequence.entry == &nt_kv_bool_entry) {
+			/* a YAML map in the profile, a {key, value} list for libcyaml */
+			nt_buf_printf(b, "\"type\": \"object\", \"maxProperties\": %u, "
+				      "\"additionalProperties\": %s}", v->sequence.max,
+				      v->sequence.entry == &nt_kv_bool_entry ? ONOFF :
+				      "{\"type\": [\"string\", \"number\", \"boolean\"]}");
+			return;
+		}
+		nt_buf_printf(b, "\"type\": \"array\", \"minItems\": %u, \"maxItems\": %u, \"items\": ",
+			      v->sequence.min, v->sequence.max);
+		/* the entries share the sequence's value rule, not its description */
+		value(g, v->sequence.entry, fields, key, false, d, need_name);
+		nt_buf_puts(b, "}");
+		return;
+	default:
+		break;
+	}
+	if (fields == nt_iface_fields && !strcmp(key, "nic")) {
+		nic_enum(g, doc);
+		return;
+	}
+	if (fields == nt_profile_schema.mapping.fields && !strcmp(key, "apiVersion")) {
+		/* validate.c refuses every other apiVersion */
+		open_obj(b, doc);
+		nt_buf_puts(b, "\"enum\": [\"nettune/v1\"]}");
+		return;
+	}
+	open_obj(b, doc);
+	switch (v->type) {
+	case CYAML_UINT:
+	case CYAML_INT: {
+		int64_t min = v->type == CYAML_UINT ? 0 : INT32_MIN;
+		int64_t max = v->type == CYAML_UINT ? UINT32_MAX : INT32_MAX;
+
+		if (rule && rule->max) {
+			min = rule->min;
+			max = rule->max;
+		}
+		nt_buf_printf(b, "\"type\": \"integer\", \"minimum\": %" PRId64 ", \"maximum\": %"
+			      PRId64 "}", min, max);
+		return;
+	}
+	case CYAML_BOOL:
+		nt_buf_puts(b, ONOFF_ANYOF "}");
+		return;
+	case CYAML_ENUM:
+		nt_buf_puts(b, "\"enum\": [");
+		for (i = 0; i < v->enumeration.count; i++) {
+			nt_buf_puts(b, i ? ", " : "");
+			nt_buf_json_str(b, v->enumeration.strings[i].str);
+		}
+		nt_buf_puts(b, "]}");
+		return;
+	case CYAML_STRING:
+		if (rule && rule->cls == NT_CLASS_CPULIST)
+			nt_buf_printf(b, "\"anyOf\": [{\"type\": \"string\", \"minLength\": 1, "
+				      "\"maxLength\": %u}, {\"type\": \"integer\", \"minimum\": 0}]}",
+				      v->string.max);
+		else	/* "name: 10", "description: yes": the loader reads any scalar */
+			nt_buf_printf(b, "\"anyOf\": [{\"type\": \"string\", \"minLength\": %u, "
+				      "\"maxLength\": %u}, {\"type\": [\"number\", \"boolean\"]}]}",
+				      v->string.min, v->string.max);
+		return;
+	default:
+		nt_buf_puts(b, "}");
+		return;
+	}
+}
+
+void nt_jsonschema(struct nt_buf *out)
+{
+	struct nt_capsdb caps;
+	struct nt_diags d = {0};
+	struct gen g = {out, &caps};
+
+	/* the built-in tables are checked at build time; a failure leaves
+	 * the enum with "auto" and whatever loaded */
+	nt_capsdb_load_builtin(&caps, &d);
+	nt_diags_free(&d);
+	nt_buf_puts(out, "{\n  \"$schema\": \"http://json-schema.org/draft-07/schema#\",\n"
+		    "  \"title\": \"nettune host or policy profile (apiVersion nettune/v1)\",\n"
+		    "  \"description\": \"Generated by 'nettune schema' from the loader's tables; "
+		    "do not edit by hand. Keys are documented in nettune-profile(5).\",\n"
+		    "  \"allOf\": [");
+	mapping(&g, nt_profile_schema.mapping.fields, NULL, 2, false);
+	/* validate.c: a HostProfile names its host and target (extends only
+	 * takes PolicyProfiles, so they cannot come from elsewhere); a
+	 * PolicyProfile sets neither target nor host */
+	nt_buf_puts(out, ",\n    {\n"
+		    "      \"type\": \"object\",\n"
+		    "      \"if\": {\"properties\": {\"kind\": {\"description\": \"A HostProfile ...\", "
+		    "\"const\": \"HostProfile\"}}, \"required\": [\"kind\"]},\n"
+		    "      \"then\": {\"properties\": {\n"
+		    "        \"metadata\": {\"description\": \"... needs metadata.name.\", "
+		    "\"type\": \"object\", \"properties\": {\"name\": {\"description\": "
+		    "\"The host name.\"}}, \"required\": [\"name\"]},\n"
+		    "        \"target\": {\"description\": \"... needs a target.\"}},\n"
+		    "        \"required\": [\"metadata\", \"target\"]},\n"
+		    "      \"else\": {\"properties\": {\n"
+		    "        \"target\": {\"description\": \"A PolicyProfile cannot set target: "
+		    "the host profile that extends it names its target.\", \"not\": {}},\n"
+		    "        \"host\": {\"description\": \"A PolicyProfile cannot set host: the NUMA "
+		    "layout and reserved CPUs belong to one host's profile.\", \"not\": {}}}}\n"
+		    "    }");
+	nt_buf_puts(out, "]\n}\n");
+	nt_capsdb_free(&caps);
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/* Host facts container. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/buf.h"
+#include "facts.h"
+
+void nt_facts_init(struct nt_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	/* all bits set is -1: one vectorised fill, not 8,192 stores (a batch
+	 * compile initialises facts three times per profile) */
+	memset(f->cpu_node, 0xff, sizeof(f->cpu_node));
+	memset(f->cpu_core, 0xff, sizeof(f->cpu_core));
+	f->irqbalance = -1;
+	f->uro_disabled_mask = -1;
+}
+
+static void iface_free(struct nt_iface_facts *i)
+{
+	size_t k;
+
+	for (k = 0; k < i->nirqs; k++)
+		free(i->irqs[k].name);
+	for (k = 0; k < i->nfeatures; k++)
+		free(i->features[k].name);
+	free(i->irqs);
+	free(i->features);
+	if (i->feature_index)
+		nt_strindex_reset(i->feature_index);
+	free(i->feature_index);
+	free(i->name);
+	free(i->driver);
+	free(i->pci);
+	free(i->kind);
+	free(i->description);
+	free(i->rsc_failure_ipv4);
+	free(i->rsc_failure_ipv6);
+	free(i->ifindex);
+}
+
+void nt_facts_free(struct nt_facts *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nifs; i++)
+		iface_free(&f->ifs[i]);
+	if (f->if_index)
+		nt_strindex_reset(f->if_index);
+	free(f->if_index);
+	for (i = 0; i < f->ndiagnosis; i++)
+		free(f->diagnosis[i]);
+	free(f->diagnosis);
+	free(f->ifs);
+	free(f->hostname);
+	free(f->target);
+	free(f->kernel);
+	free(f->machine_id);
+	free(f->netns);
+	nt_facts_init(f);
+}
+
+/* Arrays up to this size are searched in order; larger ones (a snapshot
+ * is untrusted and may list 100,000 interfaces or features) through an
+ * index of positions, kept as a cache: appends need no upkeep. */
+#define INDEX_MIN 8
+
+static const char *iface_name(const void *arr, size_t i)
+{
+	return ((const struct nt_iface_facts *)arr)[i].name;
+}
+
+static const char *feature_name(const void *arr, size_t i)
+{
+	return ((const struct nt_feature_fact *)arr)[i].name;
+}
+
+static size_t find(struct nt_strindex **x, const void *arr, size_t n, nt_strindex_key_fn key,
+		   const char *name)
+{
+	size_t i;
+
+	if (n > INDEX_MIN) {
+		if (!*x)
+			*x = nt_xcalloc(1, sizeof(**x));
+		return nt_strindex_find(*x, arr, n, key, name);
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(key(arr, i), name))
+			return i;
+	return SIZE_MAX;
+}
+
+struct nt_iface_facts *nt_facts_iface(const struct nt_facts *f, const char *name)
+{
+	struct nt_facts *m = (struct nt_facts *)f;	/* the index is a cache */
+	size_t i = find(&m->if_index, f->ifs, f->nifs, iface_name, name);
+
+	return i == SIZE_MAX ? NULL : &f->ifs[i];
+}
+
+struct nt_iface_facts *nt_facts_add_iface(struct nt_facts *f, const char *name)
+{
+	struct nt_iface_facts *i;
+
+	f->ifs = nt_xgrow(f->ifs, f->nifs, sizeof(*f->ifs));
+	i = &f->ifs[f->nifs++];
+	memset(i, 0, sizeof(*i));
+	i->name = nt_xstrdup(name);
+	i->numa_node = -1;
+	return i;
+}
+
+const struct nt_feature_fact *nt_facts_feature(const struct nt_iface_facts *i, const char *name)
+{
+	struct nt_iface_facts *m = (struct nt_iface_facts *)i;	/* the index is a cache */
+	size_t k;
+
+	if (!i)
+		return NULL;
+	k = find(&m->feature_index, i->features, i->nfeatures, feature_name, name);
+	return k == SIZE_MAX ? NULL : &i->features[k];
+}
+
+/* irqs are kept sorted by queue (the observer and the snapshot loader sort
+ * them): a binary search, so 65536 queues do not make lowering quadratic. */
+const struct nt_irq_fact *nt_facts_irq(const struct nt_iface_facts *i, uint32_t queue)
+{
+	size_t lo = 0, hi;
+
+	if (!i || !i->nirqs)
+		return NULL;
+	if (queue < i->nirqs && i->irqs[queue].queue == queue)
+		return &i->irqs[queue];		/* the usual dense table */
+	hi = i->nirqs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (i->irqs[mid].queue == queue)
+			return &i->irqs[mid];
+		if (i->irqs[mid].queue < queue)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}

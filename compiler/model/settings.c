@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: MIT */
+/* The setting kinds table and the typed values of desired/observed state. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "settings.h"
+
+/*
+ * Phases give the apply order (SPEC safety rules; kernel-and-nic-facts.md
+ * "Changing channels reallocates IRQs and reprograms XPS: order channels ->
+ * IRQ affinity -> RPS/XPS").  MTU ordering between a tunnel and its
+ * underlay is refined in plan.c.
+ *
+ * Scopes (last column): what a write reaches from inside a network
+ * namespace.  The ethtool, rtnetlink and /sys/class/net/DEV/queues
+ * kinds address a device, and a device lives in exactly one namespace.
+ * /proc/irq/N is not per namespace (kernel/irq/proc.c registers one
+ * /proc/irq for the system; an IRQ is served by the host's CPUs), and
+ * irqbalance, systemd units and process affinity (sched_setaffinity) are
+ * not network objects at all.
+ * Windows has no network namespaces.  Sysctls: compiler/model/scope.c.
+ */
+static const char *const chan_args[] = {"combined", "rx", "tx", "other", NULL};
+static const char *const ring_args[] = {"rx", "tx", "rx-mini", "rx-jumbo", NULL};
+static const char *const coal_args[] = {"rx-usecs", "tx-usecs", "rx-frames", "tx-frames", NULL};
+static const char *const rxtx_args[] = {"rx", "tx", NULL};
+static const char *const pause_args[] = {"autoneg", "rx", "tx", NULL};
+/* ethtool(8) rxflow_str_to_type: ah4 and esp4 (ah6, esp6) both name
+ * AH_ESP_V4_FLOW (AH_ESP_V6_FLOW) */
+static const char *const flow_args[] = {"tcp4", "udp4", "sctp4", "ah4", "esp4",
+					"tcp6", "udp6", "sctp6", "ah6", "esp6", NULL};
+static const char *const win_global_args[] = {"receive-segment-coalescing", "uro", NULL};
+
+#define IFK "interfaces[]."
+
+const struct nt_kinddef nt_kinds[NT_K__COUNT] = {
+	[NT_K_SYSCTL] = {NT_K_SYSCTL, "sysctl", NT_V_STR, 10, NT_KF_HAS_ARG | NT_KF_HOST_OBJ,
+			 "/proc/sys value", NT_SCOPE_BY_KEY, "sysctl", NT_ARG_OPEN, NULL,
+			 "the sysctl keys the profile names"},
+	[NT_K_MTU] = {NT_K_MTU, "mtu", NT_V_U32, 20, NT_KF_DISRUPTIVE,
+		      "link MTU (rtnetlink IFLA_MTU)", NT_SCOPE_NETNS,
+		      IFK "mtu (a tunnel's is derived from its underlay)", NT_ARG_NONE, NULL, NULL},
+	[NT_K_TXQLEN] = {NT_K_TXQLEN, "txqueuelen", NT_V_U32, 25, 0,
+			 "transmit queue length (rtnetlink IFLA_TXQLEN)", NT_SCOPE_NETNS,
+			 IFK "txqueuelen", NT_ARG_NONE, NULL, NULL},
+	[NT_K_FEATURE] = {NT_K_FEATURE, "feature", NT_V_BOOL, 30, NT_KF_HAS_ARG,
+			  "ethtool feature (ETHTOOL_MSG_FEATURES_SET)", NT_SCOPE_NETNS,
+			  IFK "offloads; " IFK "linux.features", NT_ARG_OPEN, NULL,
+			  "the feature names the device reports (ETH_SS_FEATURES)"},
+	[NT_K_PAUSE] = {NT_K_PAUSE, "pause", NT_V_BOOL, 35, NT_KF_HAS_ARG | NT_KF_DISRUPTIVE,
+			"flow control (ETHTOOL_MSG_PAUSE_SET; drivers renegotiate the link)",
+			NT_SCOPE_NETNS, IFK "pause", NT_ARG_NAMED, pause_args, NULL},
+	[NT_K_PRIV_FLAG] = {NT_K_PRIV_FLAG, "private-flag", NT_V_BOOL, 36,
+			    NT_KF_HAS_ARG | NT_KF_DISRUPTIVE,
+			    "driver private flag (ETHTOOL_MSG_PRIVFLAGS_SET; drivers may reset)",
+			    NT_SCOPE_NETNS, IFK "linux.private_flags", NT_ARG_OPEN, NULL,
+			    "the private flag names the driver reports (ETH_SS_PRIV_FLAGS)"},
+	[NT_K_CHANNELS] = {NT_K_CHANNELS, "channels", NT_V_U32, 40,
+			   NT_KF_HAS_ARG | NT_KF_DISRUPTIVE, "queue count (ETHTOOL_MSG_CHANNELS_SET)",
+			   NT_SCOPE_NETNS, IFK "channels", NT_ARG_NAMED, chan_args, NULL},
+	[NT_K_RING] = {NT_K_RING, "ring", NT_V_U32, 50, NT_KF_HAS_ARG | NT_KF_DISRUPTIVE,
+		       "ring size (ETHTOOL_MSG_RINGS_SET)", NT_SCOPE_NETNS, IFK "rings",
+		       NT_ARG_NAMED, ring_args, NULL},
+	[NT_K_COALESCE] = {NT_K_COALESCE, "coalesce", NT_V_U32, 55, NT_KF_HAS_ARG,
+			   "interrupt coalescing (ETHTOOL_MSG_COALESCE_SET)", NT_SCOPE_NETNS,
+			   IFK "coalesce.{rx,tx}_{usecs,frames}", NT_ARG_NAMED, coal_args, NULL},
+	[NT_K_COALESCE_ADAPTIVE] = {NT_K_COALESCE_ADAPTIVE, "coalesce-adaptive", NT_V_BOOL, 54,
+				    NT_KF_HAS_ARG, "adaptive interrupt coalescing (rx, tx)",
+				    NT_SCOPE_NETNS, IFK "coalesce.adaptive_{rx,tx}", NT_ARG_NAMED,
+				    rxtx_args, NULL},
+	[NT_K_RSS_HFUNC] = {NT_K_RSS_HFUNC, "rss-hfunc", NT_V_STR, 60, 0,
+			    "RSS hash function", NT_SCOPE_NETNS, IFK "rss.hash", NT_ARG_NONE, NULL,
+			    NULL},
+	[NT_K_RSS_KEY] = {NT_K_RSS_KEY, "rss-key", NT_V_BYTES, 61, 0, "RSS hash key",
+			  NT_SCOPE_NETNS, IFK "rss.key", NT_ARG_NONE, NULL, NULL},
+	[NT_K_RSS_INDIR] = {NT_K_RSS_INDIR, "rss-indir", NT_V_U32LIST, 62, 0,
+			    "RSS indirection table", NT_SCOPE_NETNS, IFK "rss.queues; " IFK "rss.spread",
+			    NT_ARG_NONE, NULL, NULL},
+	[NT_K_FLOW_HASH] = {NT_K_FLOW_HASH, "rx-flow-hash", NT_V_STR, 63, NT_KF_HAS_ARG,
+			    "RSS hash fields of a flow type (ETHTOOL_SRXFH)", NT_SCOPE_NETNS,
+			    IFK "rss.flow_hash", NT_ARG_NAMED, flow_args, NULL},
+	[NT_K_IRQ_AFFINITY] = {NT_K_IRQ_AFFINITY, "irq-affinity", NT_V_CPUS, 70,
+			       NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "/proc/irq/N/smp_affinity_list of queue N's IRQ",
+			       NT_SCOPE_HOST, IFK "irq", NT_ARG_IRQQ, NULL, NULL},
+	[NT_K_RPS_CPUS] = {NT_K_RPS_CPUS, "rps-cpus", NT_V_CPUS, 80,
+			   NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "RPS CPUs of an RX queue", NT_SCOPE_NETNS,
+			   IFK "rps.cpus", NT_ARG_RXQ, NULL, NULL},
+	[NT_K_RPS_FLOW_CNT] = {NT_K_RPS_FLOW_CNT, "rps-flow-cnt", NT_V_U32, 81,
+			       NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "RFS flow count of an RX queue",
+			       NT_SCOPE_NETNS, IFK "rps.flow_cnt", NT_ARG_RXQ, NULL, NULL},
+	[NT_K_XPS_CPUS] = {NT_K_XPS_CPUS, "xps-cpus", NT_V_CPUS, 82,
+			   NT_KF_HAS_ARG | NT_KF_PER_QUEUE, "XPS CPUs of a TX queue", NT_SCOPE_NETNS,
+			   IFK "xps.cpus", NT_ARG_TXQ, NULL, NULL},
+	[NT_K_IRQBALANCE_BAN] = {NT_K_IRQBALANCE_BAN, "banned-irqs", NT_V_STR, 90, NT_KF_HOST_OBJ,
+				 "irqbalance --banirq list (systemd drop-in)", NT_SCOPE_HOST,
+				 IFK "irq.irqbalance: ban", NT_ARG_NONE, NULL, NULL},
+	[NT_K_IRQBALANCE_SERVICE] = {NT_K_IRQBALANCE_SERVICE, "service", NT_V_STR, 91, NT_KF_HOST_OBJ,
+				     "irqbalance.service running|stopped", NT_SCOPE_HOST,
+				     IFK "irq.irqbalance: stop", NT_ARG_NONE, NULL, NULL},
+	[NT_K_PROCESS_CPUS] = {NT_K_PROCESS_CPUS, "cpus", NT_V_CPUS, 95, NT_KF_HOST_OBJ,
+			       "CPU affinity of a process / systemd unit", NT_SCOPE_HOST,
+			       "processes[].cpus", NT_ARG_NONE, NULL, NULL},
+	[NT_K_WIN_ADVPROP] = {NT_K_WIN_ADVPROP, "advanced-property", NT_V_STR, 110,
+			      NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE,
+			      "Set-NetAdapterAdvancedProperty -RegistryKeyword", NT_SCOPE_HOST,
+			      IFK "windows.advanced_properties", NT_ARG_OPEN, NULL,
+			      "the RegistryKeywords the profile names"},
+	[NT_K_WIN_CHECKSUM] = {NT_K_WIN_CHECKSUM, "checksum", NT_V_STR, 120,
+			       NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE,
+			       "Set-NetAdapterChecksumOffload", NT_SCOPE_HOST,
+			       IFK "offloads.{checksum,rx_checksum,tx_checksum}", NT_ARG_OPEN, NULL,
+			       "Set-NetAdapterChecksumOffload parameter names (lower_windows.c)"},
+	[NT_K_WIN_LSO] = {NT_K_WIN_LSO, "lso", NT_V_BOOL, 121,
+			  NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterLso",
+			  NT_SCOPE_HOST, IFK "offloads.{tso,lso}", NT_ARG_OPEN, NULL,
+			  "the IP family (lower_windows.c per_family)"},
+	[NT_K_WIN_USO] = {NT_K_WIN_USO, "uso", NT_V_BOOL, 122,
+			  NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterUso",
+			  NT_SCOPE_HOST, IFK "offloads.uso", NT_ARG_OPEN, NULL,
+			  "the IP family (lower_windows.c per_family)"},
+	[NT_K_WIN_RSC] = {NT_K_WIN_RSC, "rsc", NT_V_BOOL, 123,
+			  NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterRsc",
+			  NT_SCOPE_HOST, IFK "offloads.rsc", NT_ARG_OPEN, NULL,
+			  "the IP family (lower_windows.c per_family)"},
+	[NT_K_WIN_URO] = {NT_K_WIN_URO, "uro", NT_V_BOOL, 124,
+			  NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterUro (hardware URO)",
+			  NT_SCOPE_HOST, IFK "offloads.uro", NT_ARG_NONE, NULL, NULL},
+	[NT_K_WIN_RSS] = {NT_K_WIN_RSS, "rss", NT_V_STR, 125,
+			  NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_DISRUPTIVE, "Set-NetAdapterRss",
+			  NT_SCOPE_HOST, IFK "rss", NT_ARG_OPEN, NULL,
+			  "Set-NetAdapterRss parameter names (lower_windows.c)"},
+	[NT_K_WIN_IP_MTU] = {NT_K_WIN_IP_MTU, "ip-mtu", NT_V_U32, 130,
+			     NT_KF_HAS_ARG | NT_KF_WINDOWS, "Set-NetIPInterface -NlMtuBytes",
+			     NT_SCOPE_HOST, IFK "mtu", NT_ARG_OPEN, NULL,
+			     "the IP family (ipv4, ipv6)"},
+	[NT_K_WIN_GLOBAL] = {NT_K_WIN_GLOBAL, "offload-global", NT_V_STR, 140,
+			     NT_KF_HAS_ARG | NT_KF_WINDOWS | NT_KF_HOST_OBJ,
+			     "Set-NetOffloadGlobalSetting / netsh int udp set global",
+			     NT_SCOPE_HOST, "global", NT_ARG_NAMED, win_global_args, NULL},
+};
+
+int nt_kind_arg_index(enum nt_kind_id k, const char *arg)
+{
+	const char *const *a = (unsigned)k < NT_K__COUNT ? nt_kinds[k].args : NULL;
+	int i;
+
+	for (i = 0; a && arg && a[i]; i++)
+		if (!strcmp(a[i], arg))
+			return i;
+	return -1;
+}
+
+#define RXH_ROW(name, bit, letter) {name, bit, letter},
+const struct nt_rxh_field nt_rxh_fields[] = {
+	NT_RXH_FIELDS(RXH_ROW)
+	{NULL, 0, 0},
+};
+#undef RXH_ROW
+
+char *nt_rxh_format(uint32_t bits)
+{
+	struct nt_buf b = {0};
+	size_t i;
+
+	for (i = 0; nt_rxh_fields[i].name; i++)
+		if (bits & nt_rxh_fields[i].bit)
+			nt_buf_printf(&b, "%s%s", b.n ? " " : "", nt_rxh_fields[i].name);
+	if (bits & ~(0xfeu | (1u << 31)))	/* a bit newer than this table (RXH_GTP_TEID) */
+		nt_buf_printf(&b, "%s0x%x", b.n ? " " : "", bits & ~(0xfeu | (1u << 31)));
+	return b.p ? nt_buf_take(&b) : nt_xstrdup("none");
+}
+
+bool nt_rxh_parse(const char *s, uint32_t *bits)
+{
+	*bits = 0;
+	while (*s) {
+		size_t n, i;
+
+		while (*s == ' ')
+			s++;
+		n = strcspn(s, " ");
+		if (!n)
+			break;
+		if (n == 4 && !strncmp(s, "none", 4)) {
+			s += n;
+			continue;
+		}
+		if (n > 2 && n <= 10 && !strncmp(s, "0x", 2) && strspn(s + 2, "0123456789abcdef") == n - 2) {
+			/* a bit nt_rxh_fields does not name, as nt_rxh_format wrote it */
+			*bits |= (uint32_t)strtoul(s, NULL, 16);
+			s += n;
+			continue;
+		}
+		for (i = 0; nt_rxh_fields[i].name; i++)
+			if (strlen(nt_rxh_fields[i].name) == n && !strncmp(nt_rxh_fields[i].name, s, n))
+				break;
+		if (!nt_rxh_fields[i].name)
+			return false;
+		*bits |= nt_rxh_fields[i].bit;
+		s += n;
+	}
+	return true;
+}
+
+const struct nt_kinddef *nt_kind_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NT_K__COUNT; i++)
+		if (nt_kinds[i].name && !strcmp(nt_kinds[i].name, name))
+			return &nt_kinds[i];
+	return NULL;
+}
+
+void nt_value_free(struct nt_value *v)
+{
+	free(v->s);
+	free(v->cpus);
+	free(v->bytes);
+	free(v->list);
+	v->s = NULL;
+	v->cpus = NULL;
+	v->bytes = NULL;
+	v->list = NULL;
+}
+
+void nt_value_copy(struct nt_value *d, const struct nt_value *s)
+{
+	*d = *s;
+	if (s->s)
+		d->s = nt_xstrdup(s->s);
+	if (s->cpus) {
+		d->cpus = nt_xmalloc(sizeof(*d->cpus));
+		*d->cpus = *s->cpus;
+	}
+	if (s->bytes) {
+		d->bytes = nt_xmalloc(s->n);
+		memcpy(d->bytes, s->bytes, s->n);
+	}
+	if (s->list) {
+		d->list = nt_xmalloc(s->n * sizeof(*s->list));
+		memcpy(d->list, s->list, s->n * sizeof(*s->list));
+	}
+}
+
+static bool str_folded_equal(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == ' ' || *a == '\t' || *a == '\n')
+			a++;
+		while (*b == ' ' || *b == '\t' || *b == '\n')
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		while (*a && *b && *a != ' ' && *a != '\t' && *a != '\n' &&
+		       *b != ' ' && *b != '\t' && *b != '\n') {
+			if (*a != *b)
+				return false;
+			a++;
+			b++;
+		}
+		if ((*a && *a != ' ' && *a != '\t' && *a != '\n') ||
+		    (*b && *b != ' ' && *b != '\t' && *b != '\n'))
+			return false;
+	}
+}
+
+bool nt_value_equal(const struct nt_value *a, const struct nt_value *b)
+{
+	if (a->t != b->t)
+		return false;
+	switch (a->t) {
+	case NT_V_BOOL:
+		return a->b == b->b;
+	case NT_V_U32:
+		return a->u == b->u;
+	case NT_V_STR:
+		return str_folded_equal(a->s ? a->s : "", b->s ? b->s : "");
+	case NT_V_CPUS:
+		return nt_cpuset_equal(a->cpus, b->cpus);
+	case NT_V_BYTES:
+		return a->n == b->n && !memcmp(a->bytes, b->bytes, a->n);
+	case NT_V_U32LIST:
+		return a->n == b->n && !memcmp(a->list, b->list, a->n * sizeof(*a->list));
+	}
+	return false;
+}
+
+/* "equal over queues 0-12 (512 entries)" when the table is a round robin. */
+static void format_indir(const struct nt_value *v, struct nt_buf *b, bool full)
+{
+	uint32_t max = 0;
+	size_t i;
+	bool rr = v->n > 0;
+
+	for (i = 0; i < v->n; i++)
+		if (v->list[i] > max)
+			max = v->list[i];
+	for (i = 0; i < v->n; i++)
+		if (v->list[i] != i % (max + 1))
+			rr = false;
+	if (!full && rr) {
+		nt_buf_printf(b, "equal over queues 0-%u (%zu entries)", max, v->n);
+		return;
+	}
+	if (!full) {
+		nt_buf_printf(b, "custom over queues 0-%u (%zu entries)", max, v->n);
+		return;
+	}
+	for (i = 0; i < v->n; i++) {
+		if (i)
+			nt_buf_putc(b, ' ');
+		nt_buf_put_u64(b, v->list[i]);
+	}
+}
+
+void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full)
+{
+	size_t i;
+
+	switch (v->t) {
+	case NT_V_BOOL:
+		nt_buf_puts(b, v->b ? "on" : "off");
+		return;
+	case NT_V_U32:
+		nt_buf_printf(b, "%u", v->u);
+		return;
+	case NT_V_STR:
+		if (full) {
+			nt_buf_puts(b, v->s ? v->s : "");
+			return;
+		}
+		/* display: one line, whatever the value (kernel.core_modes has
+		 * newlines; a snapshot's could forge plan or drift lines) */
+		for (const char *c = v->s ? v->s : ""; *c; c++)
+			if (*c == '\n')
+				nt_buf_puts(b, "\\n");
+			else if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
+				nt_buf_printf(b, "\\x%02x", (unsigned char)*c);
+			else
+				nt_buf_putc(b, *c);
+		return;
+	case NT_V_CPUS:
+		if (nt_cpuset_empty(v->cpus))
+			nt_buf_puts(b, "none");
+		else
+			nt_cpuset_format(v->cpus, b);
+		return;
+	case NT_V_BYTES:
+		if (!full && v->n > 6) {
+			nt_buf_printf(b, "%02x:%02x:%02x..%02x (%zu bytes)", v->bytes[0], v->bytes[1],
+				      v->bytes[2], v->bytes[v->n - 1], v->n);
+			return;
+		}
+		for (i = 0; i < v->n; i++) {
+			static const char hex[] = "0123456789abcdef";
+			char h[3] = {':', hex[v->bytes[i] >> 4], hex[v->bytes[i] & 15]};
+
+			nt_buf_putn(b, i ? h : h + 1, i ? 3 : 2);
+		}
+		return;
+	case NT_V_U32LIST:
+		format_indir(v, b, full);
+		return;
+	}
+}
+
+struct nt_value nt_v_bool(bool b)
+{
+	struct nt_value v = {.t = NT_V_BOOL, .b = b};
+
+	return v;
+}
+
+struct nt_value nt_v_u32(uint32_t u)
+{
+	struct nt_value v = {.t = NT_V_U32, .u = u};
+
+	return v;
+}
+
+struct nt_value nt_v_str(const char *s)
+{
+	struct nt_value v = {.t = NT_V_STR, .s = nt_xstrdup(s)};
+
+	return v;
+}
+
+struct nt_value nt_v_cpus(const struct nt_cpuset *c)
+{
+	struct nt_value v = {.t = NT_V_CPUS};
+
+	v.cpus = nt_xmalloc(sizeof(*v.cpus));
+	*v.cpus = *c;
+	return v;
+}
+
+struct nt_value nt_v_bytes(const uint8_t *p, size_t n)
+{
+	struct nt_value v = {.t = NT_V_BYTES, .n = n};
+
+	v.bytes = nt_xmalloc(n);
+	memcpy(v.bytes, p, n);
+	return v;
+}
+
+struct nt_value nt_v_list(const uint32_t *p, size_t n)
+{
+	struct nt_value v = {.t = NT_V_U32LIST, .n = n};
+
+	v.list = nt_xmalloc(n * sizeof(*p) + 1);
+	memcpy(v.list, p, n * sizeof(*p));
+	return v;
+}
+
+static uint64_t key_hash(enum nt_kind_id k, const char *obj, const char *arg)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)k;
+	const char *p;
+
+	for (p = obj; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h = (h ^ 0xff) * 1099511628211ull;
+	for (p = arg ? arg : ""; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+static bool key_eq(const struct nt_setting *s, enum nt_kind_id k, const char *obj, const char *arg)
+{
+	return s->kind == k && !strcmp(s->object, obj) &&
+	       !strcmp(s->arg ? s->arg : "", arg ? arg : "");
+}
+
+static void reindex(struct nt_state *st)
+{
+	size_t i;
+
+	free(st->idx);
+	st->idx_cap = st->cap * 2;
+	st->idx = nt_xmalloc(st->idx_cap * sizeof(*st->idx));
+	for (i = 0; i < st->idx_cap; i++)
+		st->idx[i] = SIZE_MAX;
+	for (i = 0; i < st->n; i++) {
+		size_t h = key_hash(st->v[i].kind, st->v[i].object, st->v[i].arg) % st->idx_cap;
+
+		while (st->idx[h] != SIZE_MAX)
+			h = (h + 1) % st->idx_cap;
+		st->idx[h] = i;
+	}
+}
+
+struct nt_setting *nt_state_get(const struct nt_state *st, enum nt_kind_id k,
+				const char *object, const char *arg)
+{
+	size_t h;
+
+	if (!st->idx_cap)
+		return NULL;
+	h = key_hash(k, object, arg) % st->idx_cap;
+	while (st->idx[h] != SIZE_MAX) {
+		if (key_eq(&st->v[st->idx[h]], k, object, arg))
+			return &st->v[st->idx[h]];
+		h = (h + 1) % st->idx_cap;
+	}
+	return NULL;
+}
+
+struct nt_setting *nt_state_set(struct nt_state *st, enum nt_kind_id k, const char *object,
+				const char *arg, struct nt_value val, struct nt_mark src)
+{
+	struct nt_setting *s = nt_state_get(st, k, object, arg);
+
+	if (s) {
+		nt_value_free(&s->val);
+		s->val = val;
+		s->src = src;
+		return s;
+	}
+	if (st->n == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 32;
+		st->v = nt_xrealloc(st->v, st->cap * sizeof(*st->v));
+		reindex(st);
+	}
+	s = &st->v[st->n];
+	memset(s, 0, sizeof(*s));
+	s->kind = k;
+	s->object = nt_xstrdup(object);
+	s->arg = arg ? nt_xstrdup(arg) : NULL;
+	s->val = val;
+	s->src = src;
+	s->order = (int)st->n;
+	st->n++;
+	{
+		size_t h = key_hash(k, object, arg) % st->idx_cap;
+
+		while (st->idx[h] != SIZE_MAX)
+			h = (h + 1) % st->idx_cap;
+		st->idx[h] = st->n - 1;
+	}
+	return s;
+}
+
+void nt_state_free(struct nt_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++) {
+		free(st->v[i].object);
+		free(st->v[i].arg);
+		free(st->v[i].note);
+		nt_value_free(&st->v[i].val);
+	}
+	free(st->v);
+	free(st->idx);
+	memset(st, 0, sizeof(*st));
+}
+
+char *nt_setting_attr(const struct nt_setting *s)
+{
+	if (s->arg)
+		return nt_xasprintf("%s %s", nt_kinds[s->kind].name, s->arg);
+	return nt_xstrdup(nt_kinds[s->kind].name);
+}
+
+bool nt_parse_attr(const char *attr, enum nt_kind_id *k, char **arg)
+{
+	const char *sp = strchr(attr, ' ');
+	char *name = sp ? strndup(attr, (size_t)(sp - attr)) : nt_xstrdup(attr);
+	const struct nt_kinddef *kind = nt_kind_by_name(name);
+
+	free(name);
+	if (!kind)
+		return false;
+	if (!!(kind->flags & NT_KF_HAS_ARG) != !!sp || (sp && !sp[1]))
+		return false;
+	*k = kind->id;
+	*arg = sp ? nt_xstrdup(sp + 1) : NULL;
+	return true;
+}
+
+char *nt_setting_label(enum nt_kind_id k, const char *object, const char *arg)
+{
+	const char *name = nt_kinds[k].name;
+
+	/* a pseudo-object named like its kind ("sysctl") is said once */
+	if (!strcmp(object, name))
+		return arg ? nt_xasprintf("%s %s", name, arg) : nt_xstrdup(name);
+	return arg ? nt_xasprintf("%s %s %s", object, name, arg) :
+		     nt_xasprintf("%s %s", object, name);
+}
+
+char *nt_sysctl_key_canon(const char *key)
+{
+	char *k = nt_xstrdup(key), *p;
+
+	if (!strchr(k, '.'))
+		for (p = k; *p; p++)
+			if (*p == '/')
+				*p = '.';
+	return k;
+}

@@ -1,0 +1,1287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lowering for target linux: portable offloads -> ethtool features (with
+ * the dependencies net/core/dev.c netdev_fix_features enforces), channels,
+ * rings, coalesce, MTU (tunnels derived from the underlay), RSS, IRQ
+ * placement, RPS/XPS, irqbalance, process affinity and sysctls.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+#include "../language/profile.h"
+#include "../language/schema.h"
+#include "../model/tunnel.h"
+#include "validate.h"
+
+/* Portable name -> ethtool netlink feature names (ethtool(8) off_flag_def
+ * patterns: "tx" = tx-checksum-*, "tso" = tx-tcp*-segmentation). */
+struct fgroup {
+	const char *portable;
+	const char *names[6];
+};
+
+static const struct fgroup fgroups[] = {
+	{"rx_checksum", {"rx-checksum"}},
+	{"tx_checksum", {"tx-checksum-ip-generic", "tx-checksum-ipv4", "tx-checksum-ipv6",
+			 "tx-checksum-sctp", "tx-checksum-fcoe-crc"}},
+	{"sg", {"tx-scatter-gather"}},
+	{"tso", {"tx-tcp-segmentation", "tx-tcp6-segmentation", "tx-tcp-ecn-segmentation",
+		 "tx-tcp-mangleid-segmentation"}},
+	{"gso", {"tx-generic-segmentation"}},
+	{"gro", {"rx-gro"}},
+	{"gro_hw", {"rx-gro-hw"}},
+	{"lro", {"rx-lro"}},
+	{"uso", {"tx-udp-segmentation"}},
+	{"rxhash", {"rx-hashing"}},
+	{"ntuple", {"rx-ntuple-filter"}},
+	{"rxvlan", {"rx-vlan-hw-parse"}},
+	{"txvlan", {"tx-vlan-hw-insert"}},
+	{"udp_gro_forwarding", {"rx-udp-gro-forwarding"}},
+	{"gro_list", {"rx-gro-list"}},
+};
+
+/* Rank for ordering inside the feature phase: prerequisites first when
+ * enabling, dependents first when disabling (plan.c reverses for off). */
+static int feature_rank(const char *portable)
+{
+	if (!strcmp(portable, "sg") || !strcmp(portable, "tx_checksum") ||
+	    !strcmp(portable, "rx_checksum"))
+		return 0;
+	return 1;
+}
+
+struct ictx {
+	struct nt_lower *L;
+	const struct nt_iface *f;
+	size_t i;
+	const struct nt_iface_facts *F;
+	const struct nt_caps *caps;
+	struct nt_cpuset reserved;
+	uint32_t nqueues;		/* queue count after the plan */
+	bool nqueues_known;
+	struct nt_cpuset *irq_cpus;	/* nqueues entries once lower_irq placed them */
+	bool irq_placed;
+};
+
+static struct nt_mark mk(struct ictx *c, const char *sub, bool key)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "/interfaces/%zu%s%s", c->i, *sub ? "/" : "", sub);
+	return nt_loaded_mark(c->L->l, path, key);
+}
+
+#define LERR(L, m, ...) do { (L)->errs++; nt_error((L)->d, m, "plan", __VA_ARGS__); } while (0)
+
+static struct nt_setting *put(struct ictx *c, enum nt_kind_id k, const char *arg,
+			      struct nt_value v, const char *srcpath)
+{
+	return nt_state_set(c->L->desired, k, c->f->name, arg, v, mk(c, srcpath, false));
+}
+
+static void set_note(struct nt_setting *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_note(struct nt_setting *s, const char *fmt, ...)
+{
+	struct nt_buf b = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	nt_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	free(s->note);
+	s->note = nt_buf_take(&b);
+}
+
+static bool observed_bool(struct ictx *c, const char *feature, bool *out)
+{
+	const struct nt_setting *s = nt_state_get(c->L->observed, NT_K_FEATURE, c->f->name, feature);
+
+	if (!s)
+		return false;
+	*out = s->val.b;
+	return true;
+}
+
+/* Device features of a group: ethtool(8) matches its legacy names by
+ * pattern ("tx" = tx-checksum-*, "tso" = tx-tcp*-segmentation), so new
+ * kernel bits such as tx-tcp-accecn-segmentation belong to the group. */
+static bool in_group(const struct fgroup *g, const char *feature)
+{
+	size_t k;
+
+	if (!strcmp(g->portable, "tx_checksum"))
+		return !strncmp(feature, "tx-checksum-", 12);
+	if (!strcmp(g->portable, "tso"))
+		return !fnmatch("tx-tcp*-segmentation", feature, 0);
+	for (k = 0; k < 6 && g->names[k]; k++)
+		if (!strcmp(g->names[k], feature))
+			return true;
+	return false;
+}
+
+static void put_feature(struct ictx *c, const struct fgroup *g, const char *name, bool fixed,
+			bool on, const char *srcpath, unsigned flags, const char *note)
+{
+	struct nt_setting *s = put(c, NT_K_FEATURE, name, nt_v_bool(on), srcpath);
+
+	s->flags |= flags;
+	s->order = feature_rank(g->portable);
+	if (note)
+		set_note(s, "%s", note);
+	if (fixed) {
+		bool cur;
+
+		if (!observed_bool(c, name, &cur) || cur != on)
+			s->flags |= NT_SF_CANNOT_CHANGE;
+		set_note(s, "fixed on this device (not in hw_features)");
+	}
+}
+
+/* Lowers one portable group to feature settings. */
+static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const char *srcpath,
+			unsigned flags, const char *note)
+{
+	size_t k, changeable = 0, present = 0;
+
+	if (!c->F || !c->F->features_known) {
+		/* no facts: the canonical name only */
+		put_feature(c, g, g->names[0], false, on, srcpath, flags, note);
+		return;
+	}
+	for (k = 0; k < c->F->nfeatures; k++)
+		if (in_group(g, c->F->features[k].name)) {
+			present++;
+			changeable += !c->F->features[k].fixed;
+		}
+	for (k = 0; k < c->F->nfeatures; k++) {
+		const struct nt_feature_fact *ff = &c->F->features[k];
+
+		if (!in_group(g, ff->name))
+			continue;
+		/* e.g. tx-checksum-fcoe-crc beside tx-checksum-ip-generic: the
+		 * group is carried by its changeable bits */
+		if (ff->fixed && changeable)
+			continue;
+		put_feature(c, g, ff->name, ff->fixed, on, srcpath, flags, note);
+	}
+	if (!present && on)
+		LERR(c->L, mk(c, srcpath, false), "%s has no %s feature (%s); it cannot be turned on",
+		     c->f->name, g->portable, g->names[0]);
+}
+
+const char *nt_linux_offload(size_t k)
+{
+	return k < sizeof(fgroups) / sizeof(fgroups[0]) ? fgroups[k].portable : NULL;
+}
+
+const char *nt_linux_offload_of(const char *feature)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(fgroups) / sizeof(fgroups[0]); k++)
+		if (in_group(&fgroups[k], feature))
+			return fgroups[k].portable;
+	return NULL;
+}
+
+static const struct fgroup *group(const char *portable)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(fgroups) / sizeof(fgroups[0]); k++)
+		if (!strcmp(fgroups[k].portable, portable))
+			return &fgroups[k];
+	return NULL;
+}
+
+static bool toggle_val(const struct nt_toggle *t, bool *on)
+{
+	if (!t || !t->all)
+		return false;
+	*on = *t->all;
+	return true;
+}
+
+static void lower_offloads(struct ictx *c)
+{
+	const struct nt_offloads *o = c->f->offloads;
+	struct {
+		const char *portable, *path;
+		const struct nt_toggle *t;
+	} m[] = {
+		{"rx_checksum", "offloads/checksum", o ? o->checksum : NULL},
+		{"tx_checksum", "offloads/checksum", o ? o->checksum : NULL},
+		{"rx_checksum", "offloads/rx_checksum", o ? o->rx_checksum : NULL},
+		{"tx_checksum", "offloads/tx_checksum", o ? o->tx_checksum : NULL},
+		{"sg", "offloads/sg", o ? o->sg : NULL},
+		{"tso", "offloads/tso", o ? o->tso : NULL},
+		{"tso", "offloads/lso", o ? o->lso : NULL},
+		{"gso", "offloads/gso", o ? o->gso : NULL},
+		{"gro", "offloads/gro", o ? o->gro : NULL},
+		{"gro_hw", "offloads/gro_hw", o ? o->gro_hw : NULL},
+		{"lro", "offloads/lro", o ? o->lro : NULL},
+		{"uso", "offloads/uso", o ? o->uso : NULL},
+		{"rxhash", "offloads/rxhash", o ? o->rxhash : NULL},
+		{"ntuple", "offloads/ntuple", o ? o->ntuple : NULL},
+		{"rxvlan", "offloads/rxvlan", o ? o->rxvlan : NULL},
+		{"txvlan", "offloads/txvlan", o ? o->txvlan : NULL},
+		{"udp_gro_forwarding", "offloads/udp_gro_forwarding", o ? o->udp_gro_forwarding : NULL},
+		{"gro_list", "offloads/gro_list", o ? o->gro_list : NULL},
+	};
+	bool want[sizeof(m) / sizeof(m[0])], have[sizeof(m) / sizeof(m[0])];
+	size_t k;
+	bool on, gro_hw_on = false;
+
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		have[k] = toggle_val(m[k].t, &want[k]);
+		if (have[k] && !strcmp(m[k].portable, "gro_hw") && want[k])
+			gro_hw_on = true;
+	}
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		const char *note = NULL;
+
+		if (!have[k])
+			continue;
+		on = want[k];
+		if (!strcmp(m[k].portable, "lro") && on && gro_hw_on) {
+			on = false;	/* netdev_fix_features: GRO_HW wins over LRO */
+			note = "off: rx-gro-hw is on and the kernel drops LRO beside it";
+		}
+		lower_group(c, group(m[k].portable), on, m[k].path, 0, note);
+	}
+	/* Prerequisites the profile left unsaid but the kernel enforces. */
+	if (o) {
+		bool tso_on = (toggle_val(o->tso, &on) && on) || (toggle_val(o->lso, &on) && on);
+		bool uso_on = toggle_val(o->uso, &on) && on;
+		const char *why = tso_on ? "offloads/tso" : "offloads/uso";
+		bool tx_set = o->checksum || o->tx_checksum, sg_set = !!o->sg;
+
+		if ((tso_on || uso_on) && !tx_set)
+			lower_group(c, group("tx_checksum"), true, why, NT_SF_IMPLIED,
+				    tso_on ? "implied: tso needs tx checksum" : "implied: uso needs tx checksum");
+		if (tso_on && !sg_set)
+			lower_group(c, group("sg"), true, why, NT_SF_IMPLIED, "implied: tso needs scatter-gather");
+		if (gro_hw_on && !o->checksum && !o->rx_checksum)
+			lower_group(c, group("rx_checksum"), true, "offloads/gro_hw", NT_SF_IMPLIED,
+				    "implied: rx-gro-hw needs rx checksum");
+	}
+	if (c->f->linux_opts)
+		for (k = 0; k < c->f->linux_opts->features_count; k++) {
+			const struct nt_kv *kv = &c->f->linux_opts->features[k];
+			struct nt_setting *s;
+			char path[300];
+
+			snprintf(path, sizeof(path), "linux/features/%s", kv->key);
+			if (c->F && c->F->features_known && !nt_facts_feature(c->F, kv->key)) {
+				LERR(c->L, mk(c, path, true), "%s has no feature '%s'", c->f->name, kv->key);
+				continue;
+			}
+			s = put(c, NT_K_FEATURE, kv->key, nt_v_bool(!strcmp(kv->value, "true")), path);
+			s->order = 1;
+			{
+				const struct nt_feature_fact *ff = nt_facts_feature(c->F, kv->key);
+				bool cur;
+
+				if (ff && ff->fixed && (!observed_bool(c, kv->key, &cur) ||
+							cur != s->val.b))
+					s->flags |= NT_SF_CANNOT_CHANGE;
+			}
+		}
+}
+
+static uint32_t observed_u32(struct ictx *c, enum nt_kind_id k, const char *obj, const char *arg,
+			     bool *ok)
+{
+	const struct nt_setting *s = nt_state_get(c->L->observed, k, obj, arg);
+
+	*ok = s != NULL;
+	return s ? s->val.u : 0;
+}
+
+/* The table was picked from the device (no nic:, or nic: auto), so validate
+ * has not checked its limits yet, unless match: named the same table. */
+static bool table_chosen(const struct ictx *c)
+{
+	const struct nt_match *m = c->f->match;
+
+	if (!c->caps || (c->f->nic && strcmp(c->f->nic, "auto")))
+		return false;
+	return !m || (!m->driver && !m->pci) ||
+	       nt_caps_match(c->L->db, m->driver, m->pci, NULL) != c->caps;
+}
+
+/* The table picked from the device gets validate's table checks, except
+ * the maxima, channel kinds and coalescing, which the lowering checks here
+ * with the observed maxima taking precedence, and the offload states when the
+ * host's features were observed (they say what the device really offers). */
+static void check_chosen_caps(struct ictx *c)
+{
+	struct nt_caps t;
+	const struct nt_channels *ch = c->f->channels;
+	const uint32_t *v[NT_CH__COUNT] = {ch ? ch->combined : NULL, ch ? ch->rx : NULL,
+					   ch ? ch->tx : NULL, ch ? ch->other : NULL};
+	unsigned k;
+
+	if (!table_chosen(c))
+		return;
+	t = *c->caps;
+	for (k = 0; k < NT_CH__COUNT; k++) {
+		bool observed = c->F && c->F->max_chan[k].known;
+
+		/* a kind the table lacks is reported by lower_channels */
+		if (v[k] && !observed && !t.chan_kind[k])
+			t.chan_settable = NT_TRI_UNKNOWN;
+		t.chan_kind[k] = true;
+		t.chan_max[k].known = false;
+	}
+	if (t.rings_settable != NT_TRI_NO) {
+		t.ring_rx_max.known = false;
+		t.ring_tx_max.known = false;
+	}
+	t.ring_rx_max_no_agg.known = false;
+	if (c->F && c->F->rss_key_bytes.known)
+		t.rss_key_bytes = c->F->rss_key_bytes;
+	if (t.rss_key_bytes.known && t.rss_key_bytes.v)
+		t.rss_key_bytes.known = false;	/* lower_rss checks the length */
+	if (c->F && c->F->rss_indir_size.known)
+		t.rss_indir_size = c->F->rss_indir_size;
+	c->L->errs += nt_validate_chosen_caps(c->L->l, c->L->d, c->i, &t,
+					!(c->F && c->F->features_known));
+}
+
+static void lower_channels(struct ictx *c)
+{
+	const struct nt_channels *ch = c->f->channels;
+	uint32_t *v[NT_CH__COUNT] = {ch ? ch->combined : NULL, ch ? ch->rx : NULL,
+				     ch ? ch->tx : NULL, ch ? ch->other : NULL};
+	unsigned k;
+	bool ok;
+	uint32_t q;
+
+	for (k = 0; k < NT_CH__COUNT; k++) {
+		char path[64];
+
+		if (!v[k])
+			continue;
+		snprintf(path, sizeof(path), "channels/%s", nt_chan_names[k]);
+		if (c->F && c->F->max_chan[k].known && *v[k] > c->F->max_chan[k].v) {
+			LERR(c->L, mk(c, path, false),
+			     "channels.%s = %u exceeds this host's maximum of %u for %s (observed)",
+			     nt_chan_names[k], *v[k], c->F->max_chan[k].v, c->f->name);
+			continue;
+		}
+		if (!(c->F && c->F->max_chan[k].known) && table_chosen(c) &&
+		    !c->caps->chan_kind[k]) {
+			struct nt_buf kinds = {0};
+			unsigned j;
+
+			for (j = 0; j < NT_CH__COUNT; j++)
+				if (c->caps->chan_kind[j])
+					nt_buf_printf(&kinds, "%s%s", kinds.n ? ", " : "",
+						      nt_chan_names[j]);
+			LERR(c->L, mk(c, path, false), "%s (%s) has no %s channels; it has %s",
+			     c->caps->id, c->caps->driver, nt_chan_names[k],
+			     kinds.n ? kinds.p : "no channel settings");
+			free(kinds.p);
+			continue;
+		}
+		if (!(c->F && c->F->max_chan[k].known) && table_chosen(c) &&
+		    c->caps->chan_kind[k] && c->caps->chan_max[k].known &&
+		    *v[k] > c->caps->chan_max[k].v) {
+			LERR(c->L, mk(c, path, false),
+			     "channels.%s = %u exceeds the %s maximum of %u (%s)", nt_chan_names[k],
+			     *v[k], c->caps->id, c->caps->chan_max[k].v, c->caps->src_channels);
+			continue;
+		}
+		if (c->F && c->F->max_chan[k].known && c->caps && c->caps->chan_max[k].known &&
+		    c->F->max_chan[k].v != c->caps->chan_max[k].v)
+			nt_warn(c->L->d, mk(c, path, false), "capability",
+				"%s: observed maximum %s channels %u differs from the %s table's %u; "
+				"the observed value is used", c->f->name, nt_chan_names[k],
+				c->F->max_chan[k].v, c->caps->id, c->caps->chan_max[k].v);
+		put(c, NT_K_CHANNELS, nt_chan_names[k], nt_v_u32(*v[k]), path);
+	}
+	/* queue count after the plan: desired, else observed */
+	q = v[NT_CH_COMBINED] ? *v[NT_CH_COMBINED] : 0;
+	if (!q) {
+		q = observed_u32(c, NT_K_CHANNELS, c->f->name, "combined", &ok);
+		if (!ok)
+			q = 0;
+	}
+	if (v[NT_CH_RX] && *v[NT_CH_RX] + q > q)
+		q += *v[NT_CH_RX];
+	else if (!v[NT_CH_RX]) {
+		uint32_t rx = observed_u32(c, NT_K_CHANNELS, c->f->name, "rx", &ok);
+
+		q += ok ? rx : 0;
+	}
+	if (!q && c->F && c->F->rx_queues)
+		q = c->F->rx_queues;
+	if (!q && c->F && c->F->nirqs)
+		q = (uint32_t)c->F->nirqs;
+	c->nqueues = q;
+	c->nqueues_known = q > 0;
+}
+
+static void lower_rings(struct ictx *c)
+{
+	const struct nt_rings *r = c->f->rings;
+	const char *const *n = nt_kinds[NT_K_RING].args;	/* rx, tx, rx-mini, rx-jumbo */
+	struct { const char *n; uint32_t *v; const struct nt_num *max; } m[] = {
+		{n[0], r ? r->rx : NULL, c->F ? &c->F->ring_rx_max : NULL},
+		{n[1], r ? r->tx : NULL, c->F ? &c->F->ring_tx_max : NULL},
+		{n[2], r ? r->rx_mini : NULL, NULL},
+		{n[3], r ? r->rx_jumbo : NULL, NULL},
+	};
+	static const char *const yaml[] = {"rx", "tx", "rx_mini", "rx_jumbo"};
+	size_t k;
+
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		char path[64];
+		uint32_t want;
+		struct nt_setting *s;
+
+		if (!m[k].v)
+			continue;
+		snprintf(path, sizeof(path), "rings/%s", yaml[k]);
+		want = *m[k].v;
+		if (k == 0 && c->caps && c->caps->ring_rx_max_no_agg.known) {
+			char why[256];
+			bool mtu_unset;
+			struct nt_num nm = nt_caps_rx_max(c->caps, c->f, why, sizeof(why), &mtu_unset);
+			bool observed = m[k].max && m[k].max->known;
+
+			/* the observed maximum is the one of the current offloads
+			 * and MTU; the profile may turn aggregation rings off first */
+			if ((!observed || m[k].max->v == c->caps->ring_rx_max.v) &&
+			    want > c->caps->ring_rx_max.v && want <= nm.v) {
+				s = put(c, NT_K_RING, m[k].n, nt_v_u32(want), path);
+				set_note(s, "%s allows %u rx descriptors only without aggregation "
+					 "rings: offloads.gro_hw and offloads.lro are off and %s at most %u",
+					 c->caps->driver, nm.v, mtu_unset ? "the host's MTU must be" :
+					 "the mtu is", c->caps->no_agg_mtu_max.v);
+				continue;
+			}
+			if ((!observed || m[k].max->v == c->caps->ring_rx_max.v) && table_chosen(c) &&
+			    want > nm.v && want <= c->caps->ring_rx_max_no_agg.v) {
+				LERR(c->L, mk(c, path, false),
+				     "rings.rx = %u exceeds the %s maximum of %u while %s uses "
+				     "aggregation rings: %s. With offloads.gro_hw and offloads.lro off "
+				     "and an mtu of at most %u the maximum is %u (%s)", want,
+				     c->caps->id, nm.v, c->caps->driver, why, c->caps->no_agg_mtu_max.v,
+				     c->caps->ring_rx_max_no_agg.v, c->caps->src_rings);
+				continue;
+			}
+		}
+		if (m[k].max && m[k].max->known && want > m[k].max->v) {
+			LERR(c->L, mk(c, path, false),
+			     "rings.%s = %u exceeds this host's maximum of %u for %s (observed)",
+			     yaml[k], want, m[k].max->v, c->f->name);
+			continue;
+		}
+		if (k < 2 && !(m[k].max && m[k].max->known) && table_chosen(c)) {
+			struct nt_num tmax = k ? c->caps->ring_tx_max : c->caps->ring_rx_max;
+
+			if (tmax.known && want > tmax.v) {
+				LERR(c->L, mk(c, path, false),
+				     "rings.%s = %u exceeds the %s maximum of %u (%s)", yaml[k], want,
+				     c->caps->id, tmax.v, c->caps->src_rings);
+				continue;
+			}
+		}
+		if (k < 2 && !(m[k].max && m[k].max->known) && c->caps &&
+		    nt_caps_ring_before(c->caps, c->L->facts->kernel) &&
+		    want > c->caps->ring_max_before.v) {
+			struct nt_buf bp = {0};
+			size_t i;
+
+			for (i = 0; i < c->caps->nbackports; i++)
+				nt_buf_printf(&bp, "%s%s", i ? ", " : " and the stable releases ",
+					      c->caps->ring_backports[i]);
+			LERR(c->L, mk(c, path, false),
+			     "rings.%s = %u exceeds the %s maximum of %u on kernel %s (%u from %s%s; %s)",
+			     yaml[k], want, c->caps->id, c->caps->ring_max_before.v, c->L->facts->kernel,
+			     k ? c->caps->ring_tx_max.v : c->caps->ring_rx_max.v,
+			     c->caps->ring_max_since, bp.p ? bp.p : "", c->caps->src_rings);
+			free(bp.p);
+			continue;
+		}
+		if (k < 2 && m[k].max && m[k].max->known && c->caps) {
+			struct nt_num tmax = k ? c->caps->ring_tx_max : c->caps->ring_rx_max;
+
+			if (tmax.known && tmax.v != m[k].max->v)
+				nt_warn(c->L->d, mk(c, path, false), "capability",
+					"%s: observed maximum %s ring %u differs from the %s table's %u; "
+					"the observed value is used", c->f->name, yaml[k], m[k].max->v,
+					c->caps->id, tmax.v);
+		}
+		if (c->caps && c->caps->ring_step.known && c->caps->ring_step.v > 1 &&
+		    want % c->caps->ring_step.v)
+			want = (want + c->caps->ring_step.v - 1) / c->caps->ring_step.v *
+			       c->caps->ring_step.v;
+		s = put(c, NT_K_RING, m[k].n, nt_v_u32(want), path);
+		if (want != *m[k].v)
+			set_note(s, "%u rounded up to %u: %s rounds ring sizes to multiples of %u",
+				 *m[k].v, want, c->caps->driver, c->caps->ring_step.v);
+	}
+}
+
+/* A private flag by name: the names are the driver's (ETH_SS_PRIV_FLAGS;
+ * validate.c checks their form); a device that reports some flags but not
+ * this one is an error here, one that reports none (veth) is left to the
+ * kernel's answer at apply time. */
+static void lower_private_flag(struct ictx *c, const struct nt_kv *kv)
+{
+	char path[300];
+	const struct nt_state *o = c->L->observed;
+	struct nt_buf have = {0};
+	size_t i;
+
+	snprintf(path, sizeof(path), "linux/private_flags/%s", kv->key);
+	for (i = 0; o && i < o->n; i++)
+		if (o->v[i].kind == NT_K_PRIV_FLAG && !strcmp(o->v[i].object, c->f->name))
+			nt_buf_printf(&have, "%s%s", have.n ? ", " : "", o->v[i].arg);
+	if (have.n && !nt_state_get(o, NT_K_PRIV_FLAG, c->f->name, kv->key))
+		LERR(c->L, mk(c, path, true), "%s has no private flag '%s' (it has: %s)",
+		     c->f->name, kv->key, have.p);
+	else
+		put(c, NT_K_PRIV_FLAG, kv->key, nt_v_bool(!strcmp(kv->value, "true")), path);
+	nt_buf_free(&have);
+}
+
+/* One flow type of rss.flow_hash (validate.c refuses ah4 with esp4). */
+static void lower_flow_hash(struct ictx *c, const char *type, const uint32_t *f, unsigned n)
+{
+	char path[64];
+	uint32_t bits = 0;
+	unsigned k;
+	char *v;
+
+	if (!f)
+		return;
+	snprintf(path, sizeof(path), "rss/flow_hash/%s", type);
+	for (k = 0; k < n; k++)
+		bits |= f[k];
+	v = nt_rxh_format(bits);
+	put(c, NT_K_FLOW_HASH, type, nt_v_str(v), path);
+	free(v);
+}
+
+static void lower_coalesce(struct ictx *c)
+{
+	const struct nt_coalesce *co = c->f->coalesce;
+	const char *const *n = nt_kinds[NT_K_COALESCE].args;	/* rx-usecs .. tx-frames */
+	struct { const char *n, *path; uint32_t *v; } m[] = {
+		{n[0], "coalesce/rx_usecs", co ? co->rx_usecs : NULL},
+		{n[1], "coalesce/tx_usecs", co ? co->tx_usecs : NULL},
+		{n[2], "coalesce/rx_frames", co ? co->rx_frames : NULL},
+		{n[3], "coalesce/tx_frames", co ? co->tx_frames : NULL},
+	};
+	size_t k;
+
+	if (!co)
+		return;
+	if (table_chosen(c)) {
+		struct nt_caps_issue is[NT_CO__COUNT];
+		size_t n = nt_caps_coalesce_issues(c->caps, c->f, is, NT_CO__COUNT);
+
+		for (k = 0; k < n; k++) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "coalesce/%s", is[k].key);
+			LERR(c->L, mk(c, path, false), "%s", is[k].msg);
+		}
+		if (n)
+			return;
+	}
+	if (co->adaptive_rx)
+		put(c, NT_K_COALESCE_ADAPTIVE, "rx", nt_v_bool(*co->adaptive_rx), "coalesce/adaptive_rx");
+	if (co->adaptive_tx)
+		put(c, NT_K_COALESCE_ADAPTIVE, "tx", nt_v_bool(*co->adaptive_tx), "coalesce/adaptive_tx");
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++)
+		if (m[k].v)
+			put(c, NT_K_COALESCE, m[k].n, nt_v_u32(*m[k].v), m[k].path);
+}
+
+/* txqueuelen, pause, private flags and rx-flow-hash: one line per profile
+ * key; the kind rows (settings.c, appliers/linux/rows.c) do the rest. */
+static void lower_rows(struct ictx *c)
+{
+	const struct nt_iface *f = c->f;
+	const struct nt_flow_hash *fh = f->rss ? f->rss->flow_hash : NULL;
+	const struct nt_linux_opts *lo = f->linux_opts;
+	size_t k;
+
+	if (f->txqueuelen)
+		put(c, NT_K_TXQLEN, NULL, nt_v_u32(*f->txqueuelen), "txqueuelen");
+	if (f->pause && f->pause->autoneg)
+		put(c, NT_K_PAUSE, "autoneg", nt_v_bool(*f->pause->autoneg), "pause/autoneg");
+	if (f->pause && f->pause->rx)
+		put(c, NT_K_PAUSE, "rx", nt_v_bool(*f->pause->rx), "pause/rx");
+	if (f->pause && f->pause->tx)
+		put(c, NT_K_PAUSE, "tx", nt_v_bool(*f->pause->tx), "pause/tx");
+	for (k = 0; lo && k < lo->private_flags_count; k++)
+		lower_private_flag(c, &lo->private_flags[k]);
+	if (fh) {
+#define FH(t) lower_flow_hash(c, #t, fh->t, fh->t##_count)
+		FH(tcp4); FH(udp4); FH(sctp4); FH(ah4); FH(esp4);
+		FH(tcp6); FH(udp6); FH(sctp6); FH(ah6); FH(esp6);
+#undef FH
+	}
+}
+
+static struct nt_num key_bytes(struct ictx *c)
+{
+	if (c->F && c->F->rss_key_bytes.known)
+		return c->F->rss_key_bytes;
+	if (c->caps)
+		return c->caps->rss_key_bytes;
+	return (struct nt_num){false, 0};
+}
+
+static struct nt_num indir_size(struct ictx *c)
+{
+	if (c->F && c->F->rss_indir_size.known)
+		return c->F->rss_indir_size;
+	if (c->caps)
+		return c->caps->rss_indir_size;
+	return (struct nt_num){false, 0};
+}
+
+static void lower_rss(struct ictx *c)
+{
+	const struct nt_rss *r = c->f->rss;
+
+	if (!r)
+		return;
+	if (r->hash)
+		put(c, NT_K_RSS_HFUNC, NULL, nt_v_str(nt_hash_strings[*r->hash].str), "rss/hash");
+	if (r->key) {
+		uint8_t key[NT_RSS_KEY_MAX];
+		bool per_host;
+		int n = nt_parse_rss_key(r->key, key, sizeof(key), &per_host);
+		struct nt_num kb = key_bytes(c);
+
+		if (kb.known && kb.v > sizeof(key)) {
+			/* the loaders refuse this; a table or a driver could still say so */
+			LERR(c->L, mk(c, "rss/key", false),
+			     "the RSS key size of %s is %u bytes; nettune handles at most %zu",
+			     c->f->name, kb.v, sizeof(key));
+		} else if (per_host) {
+			if (!kb.known || !kb.v) {
+				LERR(c->L, mk(c, "rss/key", false),
+				     "the RSS key size of %s is unknown; name the NIC model (nic:) or plan "
+				     "against the live host or a snapshot", c->f->name);
+			} else {
+				struct nt_setting *s;
+
+				nt_rss_key_per_host(c->L->hostname, c->f->name, key, kb.v);
+				s = put(c, NT_K_RSS_KEY, NULL, nt_v_bytes(key, kb.v), "rss/key");
+				set_note(s, "per-host: HMAC-SHA256 of %s/%s", c->L->hostname, c->f->name);
+			}
+		} else if (n > 0) {
+			if (kb.known && kb.v && (unsigned)n != kb.v)
+				LERR(c->L, mk(c, "rss/key", false),
+				     "RSS key is %d bytes; %s takes exactly %u", n, c->f->name, kb.v);
+			else
+				put(c, NT_K_RSS_KEY, NULL, nt_v_bytes(key, (size_t)n), "rss/key");
+		}
+	}
+	if (r->spread) {
+		struct nt_num sz = indir_size(c);
+		uint32_t q = r->queues ? *r->queues : c->nqueues;
+
+		if (sz.known && sz.v > NT_RSS_INDIR_MAX)
+			LERR(c->L, mk(c, "rss/spread", false),
+			     "the RSS indirection table of %s has %u entries; nettune handles at most %u",
+			     c->f->name, sz.v, NT_RSS_INDIR_MAX);
+		else if (!sz.known || !sz.v)
+			LERR(c->L, mk(c, "rss/spread", false),
+			     "the RSS indirection table size of %s is unknown; name the NIC model or "
+			     "plan against the live host or a snapshot", c->f->name);
+		else if (!q)
+			LERR(c->L, mk(c, "rss/spread", false),
+			     "cannot spread RSS on %s: its queue count is unknown (set channels)",
+			     c->f->name);
+		else {
+			uint32_t *l = nt_xmalloc(sz.v * sizeof(*l));
+			struct nt_setting *s;
+			uint32_t e;
+
+			for (e = 0; e < sz.v; e++)
+				l[e] = e % q;
+			s = put(c, NT_K_RSS_INDIR, NULL, nt_v_list(l, sz.v), "rss/spread");
+			set_note(s, "%u entries, each of %u queues gets %u or %u", sz.v, q, sz.v / q,
+				 (sz.v + q - 1) / q);
+			free(l);
+		}
+	}
+}
+
+static void node_cpus(struct nt_lower *L, int node, struct nt_cpuset *out)
+{
+	const struct nt_profile *p = L->l->p;
+	size_t k;
+
+	nt_cpuset_clear(out);
+	if (L->facts->topo_known && node >= 0 && node < 64) {
+		*out = L->facts->node_cpus[node];
+		return;
+	}
+	for (k = 0; p->host && k < p->host->numa_count; k++) {
+		const char *err;
+
+		if ((int)p->host->numa[k].node == node)
+			nt_cpuset_parse(p->host->numa[k].cpus, out, &err);
+	}
+}
+
+static void all_cpus(struct nt_lower *L, struct nt_cpuset *out)
+{
+	const struct nt_profile *p = L->l->p;
+	size_t k;
+
+	if (L->facts->topo_known) {
+		*out = L->facts->online;
+		return;
+	}
+	nt_cpuset_clear(out);
+	for (k = 0; p->host && k < p->host->numa_count; k++) {
+		struct nt_cpuset s;
+		const char *err;
+
+		if (nt_cpuset_parse(p->host->numa[k].cpus, &s, &err))
+			nt_cpuset_or(out, &s);
+	}
+}
+
+/* The NIC's node (or the underlay's); -1 when unknown. */
+static int nic_node(struct ictx *c)
+{
+	if (c->F && c->F->numa_node >= 0)
+		return c->F->numa_node;
+	return -1;
+}
+
+static void lower_irq(struct ictx *c)
+{
+	const struct nt_irq *q = c->f->irq;
+	enum nt_irq_policy pol = q && q->policy ? *q->policy : NT_IRQ_NONE;
+	struct nt_cpuset cands;
+	struct nt_placement pl;
+	uint32_t n;
+	int node;
+
+	if (pol == NT_IRQ_NONE)
+		return;
+	if (!c->nqueues_known) {
+		LERR(c->L, mk(c, "irq/policy", false),
+		     "cannot place IRQs of %s: its queue count is unknown (set channels, or plan "
+		     "against the live host or a snapshot)", c->f->name);
+		return;
+	}
+	if (c->nqueues > 4096) {
+		LERR(c->L, mk(c, "irq/policy", false), "%s: more than 4096 queues", c->f->name);
+		return;
+	}
+	switch (pol) {
+	case NT_IRQ_NUMA_LOCAL_SPREAD:
+		node = nic_node(c);
+		if (node < 0) {
+			if (c->L->facts->topo_known && c->L->facts->nnodes == 1) {
+				node = 0;
+			} else {
+				LERR(c->L, mk(c, "irq/policy", false),
+				     "the NUMA node of %s is unknown (numa_node -1); numa-local-spread "
+				     "needs it: use all-cpus or explicit", c->f->name);
+				return;
+			}
+		}
+		node_cpus(c->L, node, &cands);
+		break;
+	case NT_IRQ_ALL_CPUS:
+		if (q->cpus) {
+			const char *err;
+
+			nt_cpuset_parse(q->cpus, &cands, &err);
+		} else {
+			all_cpus(c->L, &cands);
+		}
+		break;
+	default:
+		nt_cpuset_clear(&cands);
+		break;
+	}
+	/* per queue, not a fixed 4096-entry (2 MiB) array zeroed per interface */
+	c->irq_cpus = nt_xcalloc(c->nqueues ? c->nqueues : 1, sizeof(*c->irq_cpus));
+	if (pol == NT_IRQ_EXPLICIT) {
+		if (!q->cpus && q->per_queue_count < c->nqueues)
+			nt_warn(c->L->d, mk(c, "irq/per_queue", false), "irq",
+				"%s has %u queues but irq.per_queue lists %u CPU set%s: queue %u and "
+				"later reuse the list from the start (queue N gets entry N mod %u)",
+				c->f->name, c->nqueues, q->per_queue_count,
+				q->per_queue_count == 1 ? "" : "s", q->per_queue_count,
+				q->per_queue_count);
+		for (n = 0; n < c->nqueues; n++) {
+			const char *err;
+			const char *lst = q->cpus ? q->cpus : q->per_queue[n % q->per_queue_count];
+
+			nt_cpuset_parse(lst, &c->irq_cpus[n], &err);
+			nt_cpuset_andnot(&c->irq_cpus[n], &c->reserved);
+		}
+	} else {
+		if (c->L->facts->topo_known)
+			nt_cpuset_and(&cands, &c->L->facts->online);
+		nt_cpuset_andnot(&cands, &c->reserved);
+		if (nt_cpuset_empty(&cands)) {
+			LERR(c->L, mk(c, "irq/policy", false),
+			     "%s leaves no usable CPU for %s after reserved CPUs are removed",
+			     nt_irq_policy_strings[pol].str, c->f->name);
+			return;
+		}
+		nt_placement_init(&pl, &cands, c->L->facts);
+		for (n = 0; n < c->nqueues; n++) {
+			int cpu;
+
+			if (pol == NT_IRQ_NUMA_LOCAL_SPREAD) {
+				cpu = nt_placement_spread(&pl, n);
+			} else {
+				unsigned all = (unsigned)(pl.ncores + pl.nsiblings);
+
+				cpu = n % all < (unsigned)pl.ncores ? pl.cores[n % all] :
+				      pl.siblings[n % all - (unsigned)pl.ncores];
+			}
+			nt_cpuset_clear(&c->irq_cpus[n]);
+			nt_cpuset_set(&c->irq_cpus[n], (unsigned)cpu);
+		}
+		if (pol == NT_IRQ_NUMA_LOCAL_SPREAD && c->nqueues > (uint32_t)pl.ncores)
+			nt_warn(c->L->d, mk(c, "irq/policy", false), "irq",
+				"%s has %u queues but node %d has %d usable physical cores; queues share "
+				"cores (wrapping)", c->f->name, c->nqueues, nic_node(c) < 0 ? 0 : nic_node(c),
+				pl.ncores);
+	}
+	c->irq_placed = true;
+	for (n = 0; n < c->nqueues; n++) {
+		char arg[16];
+		const struct nt_irq_fact *irq = nt_facts_irq(c->F, n);
+		struct nt_setting *s;
+
+		snprintf(arg, sizeof(arg), "%u", n);
+		s = put(c, NT_K_IRQ_AFFINITY, arg, nt_v_cpus(&c->irq_cpus[n]), "irq/policy");
+		if (irq) {
+			set_note(s, "irq %u%s", irq->irq, irq->managed ? ", kernel-managed" : "");
+			if (irq->managed)
+				s->flags |= NT_SF_CANNOT_CHANGE;
+		} else {
+			set_note(s, "irq resolved at apply time (after channels)");
+		}
+	}
+}
+
+static void lower_rps_xps(struct ictx *c)
+{
+	uint32_t n;
+
+	if (c->f->rps && (c->f->rps->cpus || c->f->rps->flow_cnt) && !c->nqueues_known) {
+		LERR(c->L, mk(c, "rps", true), "cannot set RPS on %s: its queue count is unknown",
+		     c->f->name);
+		return;
+	}
+	if (c->f->rps && c->f->rps->cpus) {
+		struct nt_cpuset s;
+		const char *err;
+
+		if (!strcmp(c->f->rps->cpus, "none")) {
+			nt_cpuset_clear(&s);
+		} else if (!strcmp(c->f->rps->cpus, "numa-local")) {
+			int node = nic_node(c);
+
+			if (node < 0) {
+				LERR(c->L, mk(c, "rps/cpus", false),
+				     "the NUMA node of %s is unknown; rps.cpus numa-local needs it",
+				     c->f->name);
+				return;
+			}
+			node_cpus(c->L, node, &s);
+			nt_cpuset_andnot(&s, &c->reserved);
+		} else {
+			nt_cpuset_parse(c->f->rps->cpus, &s, &err);
+		}
+		for (n = 0; n < c->nqueues; n++) {
+			char arg[16];
+
+			snprintf(arg, sizeof(arg), "%u", n);
+			put(c, NT_K_RPS_CPUS, arg, nt_v_cpus(&s), "rps/cpus");
+		}
+	}
+	if (c->f->rps && c->f->rps->flow_cnt) {
+		uint32_t v = *c->f->rps->flow_cnt, p2 = 1;
+
+		while (p2 < v)
+			p2 <<= 1;
+		if (!v)
+			p2 = 0;
+		for (n = 0; n < c->nqueues; n++) {
+			char arg[16];
+			struct nt_setting *s;
+
+			snprintf(arg, sizeof(arg), "%u", n);
+			s = put(c, NT_K_RPS_FLOW_CNT, arg, nt_v_u32(p2), "rps/flow_cnt");
+			if (p2 != v)
+				set_note(s, "%u rounded up to a power of two", v);
+		}
+	}
+	if (c->f->xps && c->f->xps->cpus) {
+		for (n = 0; n < c->nqueues; n++) {
+			char arg[16];
+			struct nt_cpuset s;
+			const char *err;
+
+			snprintf(arg, sizeof(arg), "%u", n);
+			if (!strcmp(c->f->xps->cpus, "none"))
+				nt_cpuset_clear(&s);
+			else if (!strcmp(c->f->xps->cpus, "follow-irq")) {
+				if (!c->irq_placed)
+					return;
+				s = c->irq_cpus[n];
+			} else {
+				nt_cpuset_parse(c->f->xps->cpus, &s, &err);
+			}
+			put(c, NT_K_XPS_CPUS, arg, nt_v_cpus(&s), "xps/cpus");
+		}
+	}
+}
+
+static void lower_mtu(struct ictx *c)
+{
+	const struct nt_iface *f = c->f;
+	struct nt_setting *s;
+
+	if (f->mtu) {
+		put(c, NT_K_MTU, NULL, nt_v_u32(*f->mtu), "mtu");
+		return;
+	}
+	if (f->tunnel) {
+		const struct nt_setting *u = nt_state_get(c->L->desired, NT_K_MTU, f->tunnel->underlay, NULL);
+		const struct nt_setting *uo = nt_state_get(c->L->observed, NT_K_MTU, f->tunnel->underlay, NULL);
+		struct nt_overhead o;
+		uint32_t umtu, fit;
+
+		nt_tunnel_overhead(f->tunnel, &o);
+		if (!u)
+			u = uo;
+		if (!u) {
+			nt_warn(c->L->d, mk(c, "tunnel", true), "tunnel-mtu",
+				"MTU of %s is not derived: the MTU of its underlay %s is neither in the "
+				"profile nor observed", f->name, f->tunnel->underlay);
+			return;
+		}
+		umtu = u->val.u;
+		fit = nt_overhead_fit(&o, umtu);
+		if (fit < o.k->min_inner) {
+			LERR(c->L, mk(c, "tunnel", true), "underlay %s mtu %u leaves no room for %u bytes of %s overhead",
+			     f->tunnel->underlay, umtu, fit ? umtu - fit : o.fixed + o.trailer, o.k->label);
+			return;
+		}
+		s = put(c, NT_K_MTU, NULL, nt_v_u32(fit), "tunnel/underlay");
+		set_note(s, "derived: %s mtu %u - %s overhead %u (%s)", f->tunnel->underlay,
+			 umtu, o.k->label, umtu - fit, o.what);
+	}
+}
+
+/* Checks an explicit tunnel MTU against the observed underlay MTU (the
+ * validator could only check underlays whose MTU the profile sets). */
+static void check_tunnel_fit(struct ictx *c)
+{
+	const struct nt_iface *f = c->f;
+	const struct nt_setting *u, *t;
+	struct nt_overhead o;
+	unsigned oh;
+
+	if (!f->tunnel || !f->mtu)
+		return;
+	u = nt_state_get(c->L->desired, NT_K_MTU, f->tunnel->underlay, NULL);
+	if (!u)
+		u = nt_state_get(c->L->observed, NT_K_MTU, f->tunnel->underlay, NULL);
+	t = nt_state_get(c->L->desired, NT_K_MTU, f->name, NULL);
+	if (!u || !t)
+		return;
+	nt_tunnel_overhead(f->tunnel, &o);
+	oh = nt_overhead_at(&o, t->val.u);
+	if (t->val.u + oh > u->val.u)
+		LERR(c->L, mk(c, "mtu", false),
+		     "tunnel %s mtu %u + %s overhead %u (%s) = %u exceeds underlay %s mtu %u; at most %u fits",
+		     f->name, t->val.u, o.k->label, oh, o.what, t->val.u + oh,
+		     f->tunnel->underlay, u->val.u, nt_overhead_fit(&o, u->val.u));
+}
+
+/* A tunnel the host has as a device of another tunnel kind (the link kind
+ * rtnetlink reports in IFLA_INFO_KIND, or a snapshot's "kind"). */
+static void check_tunnel_kind(struct ictx *c)
+{
+	const struct nt_iface *f = c->f;
+	const struct nt_iface_facts *F = c->F;
+
+	if (!f->tunnel || !F || !F->kind || !nt_tunnel_link_kind(F->kind) ||
+	    nt_tunnel_link_is(f->tunnel->kind, F->kind))
+		return;
+	LERR(c->L, mk(c, "tunnel/kind", false),
+	     "%s is a %s device on this host; the profile says tunnel kind %s", f->name, F->kind,
+	     nt_tunnel_kind(f->tunnel->kind)->name);
+}
+
+/* The observed driver of an interface: the bound driver, else the link kind
+ * of a virtual device (veth, wireguard, tun). */
+static const char *observed_driver(const struct nt_iface_facts *F)
+{
+	if (!F)
+		return NULL;
+	if (F->driver)
+		return F->driver;
+	if (F->kind && strcmp(F->kind, "physical") && strcmp(F->kind, "virtual"))
+		return F->kind;
+	return NULL;
+}
+
+/* A declared nic: must be the device the host has: same driver and, when
+ * the table lists PCI ids and the device has one, one of them. */
+static void check_declared_nic(struct ictx *c, const struct nt_caps *t)
+{
+	const struct nt_iface_facts *F = c->F;
+	const char *drv = observed_driver(F);
+	enum nt_caps_how how;
+	const struct nt_caps *real;
+
+	if (!t || !F || (!drv && !F->pci))
+		return;
+	if ((!drv || !strcmp(t->driver, drv)) &&
+	    (!t->npci || !F->pci || nt_caps_has_pci(t, F->pci)))
+		return;
+	real = nt_caps_match(c->L->db, drv, F->pci, &how);
+	LERR(c->L, mk(c, "nic", false),
+	     "nic: %s (driver %s%s%s) contradicts %s as observed: %s%s%s%s; %s%s%s",
+	     t->id, t->driver, t->npci ? ", PCI " : "", t->npci ? t->pci_ids[0] : "",
+	     c->f->name, drv ? "driver " : "", drv ? drv : "",
+	     F->pci ? (drv ? ", PCI " : "PCI ") : "", F->pci ? F->pci : "",
+	     real ? "the table that matches is '" : "no table matches this device",
+	     real ? real->id : "", real ? "'" : "");
+}
+
+static const struct nt_caps *caps_for(struct ictx *c)
+{
+	struct nt_lower *L = c->L;
+	const struct nt_iface *f = c->f;
+	const struct nt_iface_facts *F = c->F;
+	const struct nt_caps *t = NULL;
+	enum nt_caps_how how = NT_CAPS_NONE;
+	const char *drv = observed_driver(F);
+
+	if (f->nic && strcmp(f->nic, "auto")) {
+		t = nt_caps_find(L->db, f->nic);
+		check_declared_nic(c, t);
+		return t;
+	}
+	if (F && (drv || F->pci))
+		t = nt_caps_match(L->db, drv, F->pci, &how);
+	else if (f->match)
+		t = nt_caps_match(L->db, f->match->driver, f->match->pci, &how);
+	if (how == NT_CAPS_FAMILY && F) {
+		char *ids = nt_caps_driver_ids(L->db, drv);
+
+		nt_warn(L->d, mk(c, f->nic ? "nic" : "name", false), "capability",
+			"%s: no capability table for PCI id %s (driver %s; tables %s cover other "
+			"devices); their limits are not borrowed, only observed maxima are checked",
+			f->name, F->pci ? F->pci : "unknown", drv, ids);
+		free(ids);
+	} else if (f->nic && !t && F) {
+		nt_warn(L->d, mk(c, "nic", false), "capability",
+			"nic: auto: no capability table matches %s (driver %s, PCI %s); only "
+			"observed maxima are checked", f->name, drv ? drv : "unknown",
+			F->pci ? F->pci : "unknown");
+	}
+	return t;
+}
+
+/* host.numa as declared vs. as observed: a mismatch is an error naming both. */
+static void check_numa(struct nt_lower *L, const struct nt_cpuset *reserved)
+{
+	const struct nt_profile *p = L->l->p;
+	size_t k;
+
+	(void)reserved;
+	if (!p->host || !L->facts->topo_known)
+		return;
+	for (k = 0; k < p->host->numa_count; k++) {
+		struct nt_cpuset s;
+		const char *err;
+		uint32_t node = p->host->numa[k].node;
+		char path[64];
+
+		if (!nt_cpuset_parse(p->host->numa[k].cpus, &s, &err))
+			continue;
+		snprintf(path, sizeof(path), "/host/numa/%zu/cpus", k);
+		if (node >= 64 || !nt_cpuset_equal(&s, &L->facts->node_cpus[node])) {
+			char *obs = node < 64 ? nt_cpuset_str(&L->facts->node_cpus[node]) : nt_xstrdup("");
+
+			L->errs++;
+			nt_error(L->d, nt_loaded_mark(L->l, path, false), "numa",
+				 "host.numa declares node %u with CPUs %s, but the host has %s%s", node,
+				 p->host->numa[k].cpus, *obs ? "CPUs " : "no such node", obs);
+			free(obs);
+		}
+	}
+}
+
+size_t nt_lower_linux(struct nt_lower *L)
+{
+	const struct nt_profile *p = L->l->p;
+	struct nt_cpuset reserved;
+	size_t i;
+	int banned_policy = -1;
+	struct nt_buf banned = {0};
+	struct nt_mark ban_src = {0};
+	struct ictx c;
+
+	L->errs = 0;
+	nt_cpuset_clear(&reserved);
+	if (p->host && p->host->reserved_cpus) {
+		const char *err;
+
+		nt_cpuset_parse(p->host->reserved_cpus, &reserved, &err);
+	}
+	check_numa(L, &reserved);
+	if (p->sysctl)
+		for (i = 0; i < p->sysctl_count; i++) {
+			char *key = nt_sysctl_key_canon(p->sysctl[i].key);
+			struct nt_buf path = {0};
+			const char *c;
+
+			/* a key spelled as a path is one segment: '/' is ~1 */
+			nt_buf_puts(&path, "/sysctl/");
+			for (c = p->sysctl[i].key; *c; c++)
+				if (*c == '/' || *c == '~')
+					nt_buf_puts(&path, *c == '/' ? "~1" : "~0");
+				else
+					nt_buf_putc(&path, *c);
+			nt_state_set(L->desired, NT_K_SYSCTL, "sysctl", key,
+				     nt_v_str(p->sysctl[i].value), nt_loaded_mark(L->l, path.p, false));
+			nt_buf_free(&path);
+			free(key);
+		}
+	/* underlays before tunnels, so tunnels can derive their MTU */
+	for (int pass = 0; pass < 2; pass++)
+		for (i = 0; i < p->interfaces_count; i++) {
+			const struct nt_iface *f = &p->interfaces[i];
+
+			if (!!f->tunnel != pass)
+				continue;
+			memset(&c, 0, sizeof(c));
+			c.L = L;
+			c.f = f;
+			c.i = i;
+			c.F = nt_facts_iface(L->facts, f->name);
+			c.reserved = reserved;
+			if (L->facts->known && !c.F && (L->observed->n || L->facts->nifs) &&
+			    (L->skip_missing || (L->only && strcmp(f->name, L->only)))) {
+				nt_warn(L->d, mk(&c, "name", false), "plan",
+					 "interface %s does not exist on this host yet; its settings "
+					 "are skipped until it appears", f->name);
+				continue;
+			}
+			if (L->facts->known && !c.F && (L->observed->n || L->facts->nifs)) {
+				L->errs++;
+				nt_error(L->d, mk(&c, "name", false), "plan",
+					 "interface %s does not exist on this host%s", f->name,
+					 f->tunnel ? " (bring the tunnel up first)" : "");
+				continue;
+			}
+			c.caps = caps_for(&c);
+			check_chosen_caps(&c);
+			lower_mtu(&c);
+			check_tunnel_fit(&c);
+			check_tunnel_kind(&c);
+			lower_offloads(&c);
+			lower_channels(&c);
+			lower_rings(&c);
+			lower_coalesce(&c);
+			lower_rss(&c);
+			lower_irq(&c);
+			lower_rps_xps(&c);
+			lower_rows(&c);
+			if (c.irq_placed && f->irq) {
+				int pol = f->irq->irqbalance ? (int)*f->irq->irqbalance : NT_IRQBAL_BAN;
+				uint32_t n;
+
+				if (pol == NT_IRQBAL_STOP || banned_policy < 0 || banned_policy == NT_IRQBAL_IGNORE)
+					banned_policy = pol;
+				if (!ban_src.file)
+					ban_src = mk(&c, f->irq->irqbalance ? "irq/irqbalance" : "irq/policy", false);
+				for (n = 0; n < c.nqueues; n++) {
+					const struct nt_irq_fact *irq = nt_facts_irq(c.F, n);
+
+					if (irq)
+						nt_buf_printf(&banned, "%s%u", banned.n ? "," : "", irq->irq);
+				}
+			}
+			free(c.irq_cpus);
+		}
+	if (banned_policy >= 0 && L->facts->irqbalance != 0) {
+		if (banned_policy == NT_IRQBAL_BAN && banned.n) {
+			struct nt_setting *s = nt_state_set(L->desired, NT_K_IRQBALANCE_BAN, "irqbalance",
+							    NULL, nt_v_str(banned.p), ban_src);
+
+			set_note(s, "keeps irqbalance from moving the pinned IRQs (--banirq, restarts irqbalance)");
+		} else if (banned_policy == NT_IRQBAL_STOP) {
+			nt_state_set(L->desired, NT_K_IRQBALANCE_SERVICE, "irqbalance", NULL,
+				     nt_v_str("stopped"), ban_src);
+		} else if (banned_policy == NT_IRQBAL_IGNORE && L->facts->irqbalance > 0) {
+			nt_warn(L->d, ban_src, "irqbalance",
+				"irqbalance is running and irqbalance: ignore was chosen; it may move the "
+				"pinned IRQs again");
+		}
+	}
+	nt_buf_free(&banned);
+	for (i = 0; i < p->processes_count; i++) {
+		const struct nt_process *pr = &p->processes[i];
+		const char *who = pr->match.systemd_unit ? pr->match.systemd_unit :
+				  pr->match.comm ? pr->match.comm : pr->match.pidfile;
+		char *obj = nt_xasprintf("process %s", who);
+		char path[64];
+		struct nt_cpuset s;
+		const char *err;
+
+		snprintf(path, sizeof(path), "/processes/%zu/cpus", i);
+		if (!strncmp(pr->cpus, "numa-local-of ", 14)) {
+			const struct nt_iface_facts *F = nt_facts_iface(L->facts, pr->cpus + 14);
+
+			if (!F || F->numa_node < 0) {
+				L->errs++;
+				nt_error(L->d, nt_loaded_mark(L->l, path, false), "plan",
+					 "the NUMA node of %s is unknown", pr->cpus + 14);
+				free(obj);
+				continue;
+			}
+			node_cpus(L, F->numa_node, &s);
+			nt_cpuset_andnot(&s, &reserved);
+		} else {
+			nt_cpuset_parse(pr->cpus, &s, &err);
+		}
+		nt_state_set(L->desired, NT_K_PROCESS_CPUS, obj, NULL, nt_v_cpus(&s),
+			     nt_loaded_mark(L->l, path, false));
+		free(obj);
+	}
+	/* the same name rules as snapshots, manifests and journals */
+	for (i = 0; i < L->desired->n; i++) {
+		const struct nt_setting *st = &L->desired->v[i];
+		const char *part, *why = nt_setting_problem(st->kind, st->object, st->arg, &part);
+
+		if (why)
+			LERR(L, st->src, "%s %s \"%s\" %s", nt_kinds[st->kind].name, part,
+			     *part == 'o' ? st->object : st->arg ? st->arg : "", why);
+	}
+	return L->errs;
+}

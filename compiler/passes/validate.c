@@ -1,0 +1,1377 @@
+/* SPDX-License-Identifier: MIT */
+/* Semantic rules: capability limits, tunnel MTU, NUMA layout, IRQ policy,
+ * target-specific keys, names that cannot be used safely. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/buf.h"
+#include "../model/cpuset.h"
+#include "../language/profile.h"
+#include "../language/schema.h"
+#include "../model/tunnel.h"
+#include "validate.h"
+
+struct v {
+	const struct nt_loaded *l;
+	const struct nt_profile *p;
+	const struct nt_capsdb *db;
+	struct nt_diags *d;
+	size_t errors;
+	bool windows;
+	struct nt_cpuset all_numa, reserved;
+	bool have_numa;
+	bool caps_only;	/* plan time: only the checks against a table */
+};
+
+static struct nt_mark at(struct v *v, bool key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static struct nt_mark at(struct v *v, bool key, const char *fmt, ...)
+{
+	struct nt_buf b = {0};
+	struct nt_mark m;
+	va_list ap;
+
+	va_start(ap, fmt);
+	nt_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	m = nt_loaded_mark(v->l, b.p, key);
+	nt_buf_free(&b);
+	return m;
+}
+
+/* A free-form key (sysctl name, feature, advanced property) as one path
+ * segment for the mark index: '~' -> "~0", '/' -> "~1". */
+static char *seg(const char *key)
+{
+	struct nt_buf b = {0};
+
+	for (; *key; key++) {
+		if (*key == '~')
+			nt_buf_puts(&b, "~0");
+		else if (*key == '/')
+			nt_buf_puts(&b, "~1");
+		else
+			nt_buf_putc(&b, *key);
+	}
+	return b.p ? nt_buf_take(&b) : nt_xstrdup("");
+}
+
+#define E(v, m, rule, ...) do { (v)->errors++; nt_error((v)->d, m, rule, __VA_ARGS__); } while (0)
+#define W(v, m, rule, ...) nt_warn((v)->d, m, rule, __VA_ARGS__)
+
+const char *nt_linux_ifname_problem(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len)
+		return "is empty";
+	if (len > 15)
+		return "is longer than 15 bytes (IFNAMSIZ 16 with the NUL)";
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return "is '.' or '..'";
+	for (; *s; s++) {
+		if (*s == '/')
+			return "contains '/'";
+		if (*s == ':')
+			return "contains ':'";
+		if (isspace((unsigned char)*s))
+			return "contains whitespace";
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return "contains a control character";
+		/* the kernel takes any bytes; YAML and JSON only UTF-8 text,
+		 * and a name rewritten to be valid would name another device */
+		if ((unsigned char)*s >= 0x80) {
+			size_t n = nt_utf8_len(s, strlen(s));
+
+			if (!n)
+				return "is not valid UTF-8";
+			s += n - 1;
+		}
+	}
+	return NULL;
+}
+
+const char *nt_windows_name_problem(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!*p)
+		return "is empty";
+	if (strlen(s) > 256)
+		return "is longer than 256 bytes";
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return "contains a control character (newline, tab, ...)";
+		if (*p == '*' || *p == '?' || *p == '[' || *p == ']')
+			return "contains a wildcard character (* ? [ ]), which -Name would match as a pattern";
+		if (*p == '`')
+			return "contains a backtick, PowerShell's escape character";
+	}
+	return NULL;
+}
+
+int nt_parse_rss_key(const char *s, unsigned char *key, size_t max, bool *per_host)
+{
+	size_t n = 0;
+
+	*per_host = false;
+	if (!strcmp(s, "per-host")) {
+		*per_host = true;
+		return 0;
+	}
+	while (*s) {
+		int hi, lo;
+
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]))
+			return -1;
+		hi = isdigit((unsigned char)s[0]) ? s[0] - '0' : tolower((unsigned char)s[0]) - 'a' + 10;
+		lo = isdigit((unsigned char)s[1]) ? s[1] - '0' : tolower((unsigned char)s[1]) - 'a' + 10;
+		if (n >= max)
+			return -1;
+		key[n++] = (unsigned char)(hi << 4 | lo);
+		s += 2;
+		if (*s == ':')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return n ? (int)n : -1;
+}
+
+/* A sysctl key: '.'- or '/'-separated components of [A-Za-z0-9_-]. */
+static const char *sysctl_key_problem(const char *k)
+{
+	const char *c = k;
+	size_t len = strlen(k);
+
+	if (!len)
+		return "is empty";
+	if (len > NT_NAME_MAX)
+		return "is longer than 255 bytes";
+	for (; *c; c++) {
+		if (*c == '.' || *c == '/') {
+			if (c == k || c[1] == '\0' || c[1] == '.' || c[1] == '/')
+				return "has an empty component ('..', '//', or a leading or trailing separator)";
+			continue;
+		}
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+			return "has a character other than letters, digits, '_', '-', '.', '/'";
+	}
+	return NULL;
+}
+
+/* "process WHO": a systemd unit or comm (one path component) or an
+ * absolute pidfile path without '.' or '..' components. */
+static const char *process_problem(const char *who)
+{
+	const char *c;
+
+	if (!*who)
+		return "names no process";
+	if (strlen(who) > NT_NAME_MAX)
+		return "is longer than 255 bytes";
+	for (c = who; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return "contains a control character";
+	if (who[0] != '/')
+		return strchr(who, '/') ? "contains '/' but is not an absolute pidfile path" :
+		       nt_path_component_problem(who);
+	for (c = who; *c; c++)
+		if (*c == '/' && (c[1] == '/' || c[1] == '\0' ||
+				  (c[1] == '.' && (c[2] == '/' || c[2] == '\0' ||
+						   (c[2] == '.' && (c[3] == '/' || c[3] == '\0'))))))
+			return "is a pidfile path with an empty, '.' or '..' component";
+	return NULL;
+}
+
+const char *nt_path_component_problem(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len)
+		return "is empty";
+	if (len > NT_NAME_MAX)
+		return "is longer than 255 bytes";
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return "is '.' or '..'";
+	if (strchr(s, '/'))
+		return "contains '/'";
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return "contains a control character";
+	return NULL;
+}
+
+/* Arguments of the Linux kinds: a queue index, a sysctl key, or a word
+ * (feature, channel kind, ring, coalescing parameter). */
+static const char *arg_problem(enum nt_kind_id k, const char *arg)
+{
+	const char *c;
+
+	if (!(nt_kinds[k].flags & NT_KF_HAS_ARG))
+		return arg ? "takes no argument" : NULL;
+	if (!arg || !*arg)
+		return "needs an argument";
+	if (k == NT_K_SYSCTL)
+		return sysctl_key_problem(arg);
+	if (nt_kinds[k].flags & NT_KF_PER_QUEUE) {
+		if (strlen(arg) > 5 || strtoul(arg, NULL, 10) > NT_QUEUE_MAX ||
+		    (arg[0] == '0' && arg[1]))
+			return "is not a queue number 0..65535";
+		for (c = arg; *c; c++)
+			if (!isdigit((unsigned char)*c))
+				return "is not a queue number 0..65535";
+		return NULL;
+	}
+	if (nt_kinds[k].argshape == NT_ARG_NAMED && nt_kind_arg_index(k, arg) < 0) {
+		static _Thread_local char why[256];
+		const char *const *a;
+		size_t n;
+
+		n = (size_t)snprintf(why, sizeof(why), "is not one of");
+		for (a = nt_kinds[k].args; *a && n < sizeof(why); a++)
+			n += (size_t)snprintf(why + n, sizeof(why) - n, "%s %s",
+					      a == nt_kinds[k].args ? "" : ",", *a);
+		return why;
+	}
+	if (strlen(arg) > NT_NAME_MAX)
+		return "is longer than 255 bytes";
+	for (c = arg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f ||
+		    (!(nt_kinds[k].flags & NT_KF_WINDOWS) && (*c == '/' || isspace((unsigned char)*c))))
+			return "contains '/', white space or a control character";
+	return NULL;
+}
+
+const char *nt_setting_problem(enum nt_kind_id k, const char *object, const char *arg,
+			       const char **what)
+{
+	const char *why;
+
+	*what = "object";
+	if ((unsigned)k >= NT_K__COUNT)
+		return "has an unknown kind";
+	switch (k) {
+	case NT_K_SYSCTL:
+		why = strcmp(object, "sysctl") ? "must be \"sysctl\" for a sysctl setting" : NULL;
+		break;
+	case NT_K_IRQBALANCE_BAN:
+	case NT_K_IRQBALANCE_SERVICE:
+		why = strcmp(object, "irqbalance") ?
+		      "must be \"irqbalance\" for an irqbalance setting" : NULL;
+		break;
+	case NT_K_PROCESS_CPUS:
+		why = strncmp(object, "process ", 8) ? "must be \"process WHO\"" :
+		      process_problem(object + 8);
+		break;
+	case NT_K_WIN_GLOBAL:
+		why = strcmp(object, "global") ? "must be \"global\" for a global setting" : NULL;
+		break;
+	default:
+		why = nt_kinds[k].flags & NT_KF_WINDOWS ? nt_windows_name_problem(object) :
+		      nt_linux_ifname_problem(object);
+		break;
+	}
+	if (why)
+		return why;
+	*what = "argument";
+	return arg_problem(k, arg);
+}
+
+static const struct nt_iface *find_iface(const struct nt_profile *p, const char *name, size_t *idx)
+{
+	size_t i;
+
+	for (i = 0; i < p->interfaces_count; i++)
+		if (p->interfaces[i].name && !strcmp(p->interfaces[i].name, name)) {
+			if (idx)
+				*idx = i;
+			return &p->interfaces[i];
+		}
+	return NULL;
+}
+
+static const char *suggest_iface(const struct nt_profile *p, const char *name)
+{
+	const char *c[1024];
+	size_t i, n = 0;
+
+	for (i = 0; i < p->interfaces_count && n < 1024; i++)
+		if (p->interfaces[i].name)
+			c[n++] = p->interfaces[i].name;
+	return nt_suggest(name, c, n);
+}
+
+/* Parses a cpulist value; reports a located error and returns false. */
+static bool cpulist(struct v *v, const char *s, struct nt_cpuset *out, const char *path)
+{
+	const char *err;
+
+	if (nt_cpuset_parse(s, out, &err))
+		return true;
+	E(v, at(v, false, "%s", path), "cpulist", "'%s' is not a CPU list: %s", s, err);
+	return false;
+}
+
+/* rps.cpus / xps.cpus: a CPU list or one of two words. */
+static void cpulist_or(struct v *v, const char *s, const char *path, const char *what,
+		       const char *w1, const char *w2)
+{
+	struct nt_cpuset c;
+	const char *err;
+
+	if (!strcmp(s, w1) || !strcmp(s, w2) || nt_cpuset_parse(s, &c, &err))
+		return;
+	E(v, at(v, false, "%s", path), "cpulist", "%s '%s' is not %s, %s or a CPU list (%s)",
+	  what, s, w1, w2, err);
+}
+
+/* An offload toggle from the profile, with its portable name. */
+struct toggle_ref {
+	const char *name;
+	const struct nt_toggle *t;
+	int cap;		/* enum nt_off, or -1 */
+	bool windows_only, linux_only, per_family_ok;
+};
+
+static size_t toggles(const struct nt_offloads *o, struct toggle_ref *r)
+{
+	size_t n = 0;
+
+#define T(nm, field, cap, wo, lo, pf) r[n++] = (struct toggle_ref){nm, o->field, cap, wo, lo, pf}
+	T("checksum", checksum, NT_OFF_CHECKSUM, false, false, true);
+	T("rx_checksum", rx_checksum, NT_OFF_CHECKSUM, false, false, true);
+	T("tx_checksum", tx_checksum, NT_OFF_CHECKSUM, false, false, true);
+	T("sg", sg, NT_OFF_SG, false, true, false);
+	T("tso", tso, NT_OFF_TSO, false, false, true);
+	T("lso", lso, NT_OFF_TSO, false, false, true);
+	T("gso", gso, NT_OFF_GSO, false, true, false);
+	T("gro", gro, NT_OFF_GRO, false, true, false);
+	T("gro_hw", gro_hw, NT_OFF_GRO_HW, false, true, false);
+	T("lro", lro, NT_OFF_LRO, false, true, false);
+	T("uso", uso, NT_OFF_USO, false, false, true);
+	T("uro", uro, -1, true, false, false);
+	T("rsc", rsc, -1, true, false, true);
+	T("rxhash", rxhash, NT_OFF_RXHASH, false, true, false);
+	T("ntuple", ntuple, NT_OFF_NTUPLE, false, true, false);
+	T("rxvlan", rxvlan, NT_OFF_RXVLAN, false, true, false);
+	T("txvlan", txvlan, NT_OFF_TXVLAN, false, true, false);
+	T("udp_gro_forwarding", udp_gro_forwarding, -1, false, true, false);
+	T("gro_list", gro_list, -1, false, true, false);
+#undef T
+	return n;
+}
+
+/* Whether a toggle ends up on for any family (all, ipv4 or ipv6). */
+static bool toggle_any_on(const struct nt_toggle *t)
+{
+	return t && ((t->all && *t->all) || (t->ipv4 && *t->ipv4) || (t->ipv6 && *t->ipv6));
+}
+
+static bool toggle_any_off(const struct nt_toggle *t)
+{
+	return t && ((t->all && !*t->all) || (t->ipv4 && !*t->ipv4) || (t->ipv6 && !*t->ipv6));
+}
+
+static void check_offloads(struct v *v, const struct nt_iface *f, size_t i,
+			   const struct nt_caps *caps)
+{
+	/* struct nt_offloads is one toggle pointer per portable name */
+	struct toggle_ref r[sizeof(struct nt_offloads) / sizeof(struct nt_toggle *)];
+	size_t n, k;
+	const struct nt_offloads *o = f->offloads;
+
+	if (!o)
+		return;
+	n = toggles(o, r);
+	for (k = 0; k < n; k++) {
+		const struct nt_toggle *t = r[k].t;
+
+		if (!t)
+			continue;
+		if (!t->all && !t->ipv4 && !t->ipv6) {
+			if (!v->caps_only)
+			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "offload",
+			  "offloads.%s sets nothing; write on, off or {ipv4: on|off, ipv6: on|off}",
+			  r[k].name);
+			continue;
+		}
+		if (!v->windows && r[k].windows_only) {
+			if (!v->caps_only)
+			E(v, at(v, true, "/interfaces/%zu/offloads/%s", i, r[k].name), "target",
+			  "offloads.%s is a Windows setting (%s); this profile targets linux%s",
+			  r[k].name, !strcmp(r[k].name, "rsc") ? "Set-NetAdapterRsc" : "Get-NetAdapterUro",
+			  !strcmp(r[k].name, "rsc") ? "; on Linux use gro or gro_hw" : "");
+			continue;
+		}
+		if (v->windows && r[k].linux_only) {
+			if (!v->caps_only)
+			E(v, at(v, true, "/interfaces/%zu/offloads/%s", i, r[k].name), "target",
+			  "offloads.%s is a Linux (ethtool) setting; this profile targets windows%s",
+			  r[k].name, !strcmp(r[k].name, "gro") || !strcmp(r[k].name, "lro") ?
+			  "; on Windows receive coalescing is rsc" : "");
+			continue;
+		}
+		if ((t->ipv4 || t->ipv6) && !(v->windows && r[k].per_family_ok)) {
+			if (!v->caps_only)
+			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "offload",
+			  "offloads.%s: per-family {ipv4, ipv6} toggles exist only for Windows "
+			  "checksum, lso/tso, uso and rsc; write on or off", r[k].name);
+			continue;
+		}
+		if (!caps)
+			continue;
+		if (v->windows) {
+			enum nt_win_state w = NT_WIN_UNKNOWN;
+
+			if (!strcmp(r[k].name, "uso"))
+				w = caps->win_uso;
+			else if (!strcmp(r[k].name, "rsc"))
+				w = caps->win_rsc;
+			else if (!strcmp(r[k].name, "uro"))
+				w = caps->win_hw_uro;
+			if (w == NT_WIN_UNSUPPORTED && toggle_any_on(t))
+				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
+				  "%s has no %s on Windows (%s)", caps->id,
+				  !strcmp(r[k].name, "uro") ? "hardware URO" : r[k].name,
+				  caps->src_windows ? caps->src_windows : caps->id);
+			continue;
+		}
+		if (r[k].cap < 0)
+			continue;
+		switch (caps->off[r[k].cap]) {
+		case NT_CAP_ABSENT:
+			if (toggle_any_on(t))
+				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
+				  "%s (%s) has no %s; it cannot be turned on", caps->id,
+				  caps->driver, r[k].name);
+			break;
+		case NT_CAP_FIXED_ON:
+			if (toggle_any_off(t))
+				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
+				  "%s is fixed on for %s (%s); it cannot be turned off", r[k].name,
+				  caps->id, caps->driver);
+			break;
+		case NT_CAP_FIXED_OFF:
+			if (toggle_any_on(t))
+				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
+				  "%s is fixed off for %s (%s); it cannot be turned on", r[k].name,
+				  caps->id, caps->driver);
+			break;
+		default:
+			break;
+		}
+	}
+	if (v->caps_only)
+		return;
+	if (o->tso && o->lso)
+		E(v, at(v, true, "/interfaces/%zu/offloads/lso", i), "offload",
+		  "tso and lso name the same offload; set only one");
+	if (v->windows)
+		return;
+	/* Explicit contradictions the kernel would silently undo
+	 * (net/core/dev.c netdev_fix_features). */
+	{
+		const struct nt_toggle *txc = o->tx_checksum ? o->tx_checksum : o->checksum;
+		const struct nt_toggle *rxc = o->rx_checksum ? o->rx_checksum : o->checksum;
+		const struct nt_toggle *tso = o->tso ? o->tso : o->lso;
+
+		if (toggle_any_on(tso) && (toggle_any_off(o->sg) || toggle_any_off(txc)))
+			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, o->tso ? "tso" : "lso"),
+			  "dependency", "tso needs sg and tx checksum on; with %s off the kernel turns tso off",
+			  toggle_any_off(o->sg) ? "sg" : "tx checksum");
+		if (toggle_any_on(o->uso) && toggle_any_off(txc))
+			E(v, at(v, false, "/interfaces/%zu/offloads/uso", i), "dependency",
+			  "uso (tx-udp-segmentation) needs tx checksum on; with it off the kernel turns uso off");
+		if (toggle_any_on(o->gro_hw) && toggle_any_off(rxc))
+			E(v, at(v, false, "/interfaces/%zu/offloads/gro_hw", i), "dependency",
+			  "gro_hw needs rx checksum on; with it off the kernel turns gro_hw off");
+		if (toggle_any_on(o->gro_hw) && toggle_any_on(o->lro))
+			W(v, at(v, false, "/interfaces/%zu/offloads/lro", i), "dependency",
+			  "gro_hw and lro are both on; the kernel keeps gro_hw and turns lro off");
+	}
+}
+
+static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const struct nt_caps *c)
+{
+	unsigned k;
+
+	if (f->channels) {
+		uint32_t *vals[NT_CH__COUNT] = {f->channels->combined, f->channels->rx,
+						f->channels->tx, f->channels->other};
+
+		for (k = 0; k < NT_CH__COUNT; k++) {
+			if (!vals[k])
+				continue;
+			if (!c->chan_kind[k]) {
+				struct nt_buf kinds = {0};
+				unsigned j;
+
+				for (j = 0; j < NT_CH__COUNT; j++)
+					if (c->chan_kind[j])
+						nt_buf_printf(&kinds, "%s%s", kinds.n ? ", " : "",
+							      nt_chan_names[j]);
+				E(v, at(v, true, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
+				  "capability", "%s (%s) has no %s channels; it has %s", c->id,
+				  c->driver, nt_chan_names[k], kinds.n ? kinds.p : "no channel settings");
+				nt_buf_free(&kinds);
+			} else if (c->chan_settable == NT_TRI_NO) {
+				E(v, at(v, false, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
+				  "capability", "channels.%s: %s (%s) channel counts cannot be changed (%s)",
+				  nt_chan_names[k], c->id, c->driver, c->src_channels);
+			} else if (c->chan_max[k].known && *vals[k] > c->chan_max[k].v) {
+				E(v, at(v, false, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
+				  "capability", "channels.%s = %u exceeds the %s maximum of %u (%s)",
+				  nt_chan_names[k], *vals[k], c->id, c->chan_max[k].v, c->src_channels);
+			}
+		}
+	}
+	if (f->rings) {
+		struct { const char *n; uint32_t *val; struct nt_num max, min; } r[] = {
+			{"rx", f->rings->rx, c->ring_rx_max, c->ring_rx_min},
+			{"tx", f->rings->tx, c->ring_tx_max, c->ring_tx_min},
+			{"rx_mini", f->rings->rx_mini, {false, 0}, {false, 0}},
+			{"rx_jumbo", f->rings->rx_jumbo, {false, 0}, {false, 0}},
+		};
+
+		for (k = 0; k < sizeof(r) / sizeof(r[0]); k++) {
+			if (!r[k].val)
+				continue;
+			if (c->rings_settable == NT_TRI_NO && !(r[k].max.known && *r[k].val == r[k].max.v)) {
+				E(v, at(v, true, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
+				  "rings.%s: %s (%s) ring sizes cannot be changed (%s)", r[k].n, c->id,
+				  c->driver, c->src_rings);
+				continue;
+			}
+			if (k == 0 && c->ring_rx_max_no_agg.known) {
+				char why[256];
+				bool mtu_unset;
+				struct nt_num m = nt_caps_rx_max(c, f, why, sizeof(why), &mtu_unset);
+
+				if (*r[k].val > m.v && *r[k].val <= c->ring_rx_max_no_agg.v) {
+					E(v, at(v, false, "/interfaces/%zu/rings/rx", i), "capability",
+					  "rings.rx = %u exceeds the %s maximum of %u while %s uses "
+					  "aggregation rings: %s. With offloads.gro_hw and offloads.lro "
+					  "off and an mtu of at most %u the maximum is %u (%s)",
+					  *r[k].val, c->id, m.v, c->driver, why, c->no_agg_mtu_max.v,
+					  c->ring_rx_max_no_agg.v, c->src_rings);
+					continue;
+				}
+				if (*r[k].val > c->ring_rx_max.v && *r[k].val <= m.v && mtu_unset)
+					W(v, at(v, false, "/interfaces/%zu/rings/rx", i), "capability",
+					  "rings.rx = %u is above %u, which %s allows only without "
+					  "aggregation rings: the profile sets no mtu, so the host's MTU "
+					  "must be at most %u (%s)", *r[k].val, c->ring_rx_max.v,
+					  c->driver, c->no_agg_mtu_max.v, c->src_rings);
+				r[k].max = *r[k].val > c->ring_rx_max_no_agg.v ? c->ring_rx_max_no_agg : m;
+			}
+			if (r[k].max.known && *r[k].val > r[k].max.v)
+				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
+				  "rings.%s = %u exceeds the %s maximum of %u%s (%s)", r[k].n, *r[k].val,
+				  c->id, r[k].max.v, k == 0 && c->ring_rx_max_no_agg.known ?
+				  " even without aggregation rings" : "", c->src_rings);
+			else if (r[k].min.known && *r[k].val < r[k].min.v)
+				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
+				  "rings.%s = %u is below the %s minimum of %u (%s)", r[k].n, *r[k].val,
+				  c->id, r[k].min.v, c->src_rings);
+			else if (c->ring_step.known && c->ring_step.v > 1 && *r[k].val % c->ring_step.v)
+				W(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "rounding",
+				  "rings.%s = %u is not a multiple of %u; %s rounds it, so the plan uses %u",
+				  r[k].n, *r[k].val, c->ring_step.v, c->driver,
+				  (*r[k].val + c->ring_step.v - 1) / c->ring_step.v * c->ring_step.v);
+		}
+	}
+	if (f->coalesce) {
+		struct nt_caps_issue is[NT_CO__COUNT];
+		size_t n = nt_caps_coalesce_issues(c, f, is, NT_CO__COUNT);
+
+		for (k = 0; k < n; k++)
+			E(v, at(v, false, "/interfaces/%zu/coalesce/%s", i, is[k].key), "capability",
+			  "%s", is[k].msg);
+	}
+	if (f->rss && f->rss->hash && *f->rss->hash == NT_HASH_XOR && c->xor_max_channels.known &&
+	    f->channels && f->channels->combined &&
+	    *f->channels->combined > c->xor_max_channels.v)
+		E(v, at(v, false, "/interfaces/%zu/rss/hash", i), "capability",
+		  "rss.hash xor allows at most %u channels on %s; channels.combined is %u (%s)",
+		  c->xor_max_channels.v, c->id, *f->channels->combined, c->src_rss);
+	if (f->rss && !v->windows) {
+		unsigned char key[NT_RSS_KEY_MAX];
+		bool per_host;
+		int n;
+
+		if (c->rss_indir_size.known && !c->rss_indir_size.v) {
+			E(v, at(v, true, "/interfaces/%zu/rss", i), "capability",
+			  "%s (%s) has no RSS", c->id, c->driver);
+			return;
+		}
+		if (f->rss->key) {
+			n = nt_parse_rss_key(f->rss->key, key, sizeof(key), &per_host);
+			if (c->key_settable == NT_TRI_NO ||
+			    (c->rss_key_bytes.known && !c->rss_key_bytes.v))
+				E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
+				  "%s (%s) does not accept an RSS key", c->id, c->driver);
+			else if (!per_host && n > 0 && c->rss_key_bytes.known &&
+				 (unsigned)n != c->rss_key_bytes.v)
+				E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
+				  "RSS key is %d bytes; %s takes exactly %u (%s)", n, c->id,
+				  c->rss_key_bytes.v, c->src_rss);
+		}
+		if (f->rss->hash && c->hash_known && !(c->hash_mask & (1u << *f->rss->hash))) {
+			struct nt_buf hs = {0};
+
+			for (k = 0; k <= NT_HASH_CRC32; k++)
+				if (c->hash_mask & (1u << k))
+					nt_buf_printf(&hs, "%s%s", hs.n ? ", " : "",
+						      nt_hash_strings[k].str);
+			E(v, at(v, false, "/interfaces/%zu/rss/hash", i), "capability",
+			  "%s (%s) does not support the %s hash function; it has %s", c->id,
+			  c->driver, nt_hash_strings[*f->rss->hash].str, hs.n ? hs.p : "none");
+			nt_buf_free(&hs);
+		}
+		if (f->rss->queues && c->rss_indir_size.known && *f->rss->queues > c->rss_indir_size.v)
+			E(v, at(v, false, "/interfaces/%zu/rss/queues", i), "capability",
+			  "rss.queues = %u cannot fit the %u-entry indirection table of %s",
+			  *f->rss->queues, c->rss_indir_size.v, c->id);
+	}
+}
+
+size_t nt_validate_chosen_caps(const struct nt_loaded *l, struct nt_diags *d, size_t i,
+			       const struct nt_caps *c, bool offloads)
+{
+	struct v v;
+	struct nt_iface f;
+
+	memset(&v, 0, sizeof(v));
+	v.l = l;
+	v.p = l->p;
+	v.d = d;
+	f = l->p->interfaces[i];
+	f.coalesce = NULL;	/* the planner checks coalescing itself */
+	v.caps_only = true;
+	if (offloads)
+		check_offloads(&v, &f, i, c);
+	check_caps(&v, &f, i, c);
+	return v.errors;
+}
+
+static void check_iface_target(struct v *v, const struct nt_iface *f, size_t i)
+{
+	static const char *const linux_only[] = {"channels", "rings", "coalesce", "irq", "rps", "xps",
+						 "linux", "txqueuelen", "pause"};
+	static const char *const win_rss[] = {"enabled", "profile", "base_processor",
+					      "max_processor", "max_processors"};
+	static const char *const linux_rss[] = {"key", "spread", "hash", "flow_hash"};
+	const void *lo[] = {f->channels, f->rings, f->coalesce, f->irq, f->rps, f->xps, f->linux_opts,
+			    f->txqueuelen, f->pause};
+	size_t k;
+
+	if (v->windows) {
+		for (k = 0; k < sizeof(lo) / sizeof(lo[0]); k++)
+			if (lo[k])
+				E(v, at(v, true, "/interfaces/%zu/%s", i, linux_only[k]), "target",
+				  "%s is a Linux setting; this profile targets windows", linux_only[k]);
+		if (f->rss)
+			for (k = 0; k < sizeof(linux_rss) / sizeof(linux_rss[0]); k++)
+				if (((k == 0 && f->rss->key) || (k == 1 && f->rss->spread) ||
+				     (k == 2 && f->rss->hash) || (k == 3 && f->rss->flow_hash)))
+					E(v, at(v, true, "/interfaces/%zu/rss/%s", i, linux_rss[k]),
+					  "target", "rss.%s is a Linux setting; Windows sets RSS with "
+					  "enabled, profile, base_processor, max_processor, max_processors "
+					  "and queues", linux_rss[k]);
+		return;
+	}
+	if (f->windows_opts)
+		E(v, at(v, true, "/interfaces/%zu/windows", i), "target",
+		  "windows.* settings apply to Windows hosts; this profile targets linux");
+	if (f->rss) {
+		const void *w[] = {f->rss->enabled, f->rss->profile, f->rss->base_processor,
+				   f->rss->max_processor, f->rss->max_processors};
+
+		for (k = 0; k < sizeof(w) / sizeof(w[0]); k++)
+			if (w[k])
+				E(v, at(v, true, "/interfaces/%zu/rss/%s", i, win_rss[k]), "target",
+				  "rss.%s is a Windows (Set-NetAdapterRss) setting; this profile targets linux",
+				  win_rss[k]);
+	}
+}
+
+/* A tunnel key the kind has no use for. */
+static void tunnel_opt_unused(struct v *v, const struct nt_iface *f, size_t i, const void *set,
+			      const char *key, const char *kinds)
+{
+	if (set)
+		E(v, at(v, true, "/interfaces/%zu/tunnel/%s", i, key), "tunnel",
+		  "tunnel.%s applies to %s tunnels; %s is %s", key, kinds, f->name,
+		  nt_tunnel_kind(f->tunnel->kind)->name);
+}
+
+static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
+{
+	const struct nt_tunnel *t = f->tunnel;
+	const struct nt_tunnel_kind_info *k = nt_tunnel_kind(t->kind);
+	const struct nt_iface *u;
+	struct nt_overhead o;
+	size_t ui;
+	static const char *const no[] = {"channels", "rings", "rss", "irq", "coalesce"};
+	const void *has[] = {f->channels, f->rings, f->rss, f->irq, f->coalesce};
+	size_t n;
+
+	for (n = 0; n < sizeof(no) / sizeof(no[0]); n++)
+		if (has[n])
+			E(v, at(v, true, "/interfaces/%zu/%s", i, no[n]), "tunnel",
+			  "%s is a %s tunnel; it has no %s (those belong to the underlay NIC)",
+			  f->name, k->label, no[n]);
+	if (!(k->opts & NT_TOPT_GENEVE))
+		tunnel_opt_unused(v, f, i, t->options_length, "options_length", "geneve");
+	if (!(k->opts & NT_TOPT_GRE)) {
+		tunnel_opt_unused(v, f, i, t->key, "key", "gre, gretap, ip6gre and ip6gretap");
+		tunnel_opt_unused(v, f, i, t->sequence, "sequence", "gre, gretap, ip6gre and ip6gretap");
+		tunnel_opt_unused(v, f, i, t->checksum, "checksum", "gre, gretap, ip6gre and ip6gretap");
+	}
+	if (!(k->opts & NT_TOPT_ENCAP_LIMIT))
+		tunnel_opt_unused(v, f, i, t->encap_limit, "encap_limit", "ip6tnl, ip6gre and ip6gretap");
+	if (!(k->opts & NT_TOPT_ESP)) {
+		tunnel_opt_unused(v, f, i, t->cipher, "cipher", "esp");
+		tunnel_opt_unused(v, f, i, t->nat_traversal, "nat_traversal", "esp");
+	}
+	if ((k->opts & NT_TOPT_GENEVE) && t->options_length &&
+	    (*t->options_length > 252 || *t->options_length % 4))
+		E(v, at(v, false, "/interfaces/%zu/tunnel/options_length", i), "tunnel",
+		  "tunnel.options_length %u: Geneve options are counted in 4-byte words, at most 63 "
+		  "(genevehdr.opt_len is 6 bits): 0-252, a multiple of 4", *t->options_length);
+	if (t->outer && !(k->outers & (1u << *t->outer))) {
+		if (*t->outer == NT_OUTER_DUAL)
+			E(v, at(v, false, "/interfaces/%zu/tunnel/outer", i), "tunnel",
+			  "a %s device has one outer family: say ipv4 or ipv6, not dual (dual is for "
+			  "wireguard and esp, whose peers may be of both)", k->name);
+		else
+			E(v, at(v, false, "/interfaces/%zu/tunnel/outer", i), "tunnel",
+			  "outer: %s does not fit kind %s, whose outer header is %s%s%s%s%s",
+			  nt_outer_strings[*t->outer].str, k->name,
+			  k->outers & (1u << NT_OUTER_IPV4) ? "IPv4" : "IPv6",
+			  k->other_family ? " (" : "", k->other_family ? k->other_family : "",
+			  k->other_family ? (strchr(k->other_family, ' ') ? " carry over " :
+					     " carries over ") : "",
+			  k->other_family ? (k->outers & (1u << NT_OUTER_IPV4) ? "IPv6)" : "IPv4)") : "");
+		return;
+	}
+	if (v->windows && !k->windows)
+		E(v, at(v, false, "/interfaces/%zu/tunnel/kind", i), "target",
+		  "tunnel kind %s has no Windows adapter nettune tunes; this profile targets windows, "
+		  "where only wireguard tunnels are tuned", k->name);
+	if (!strcmp(t->underlay, f->name)) {
+		E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
+		  "tunnel %s cannot be its own underlay", f->name);
+		return;
+	}
+	u = find_iface(v->p, t->underlay, &ui);
+	if (!u) {
+		const char *s = suggest_iface(v->p, t->underlay);
+
+		E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
+		  "underlay '%s' names no interface in this profile%s%s%s", t->underlay,
+		  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+		return;
+	}
+	nt_tunnel_overhead(t, &o);
+	if (f->mtu && *f->mtu < k->min_inner)
+		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
+		  "tunnel %s mtu %u is below %u, the smallest MTU of the IPv6 packets a %s tunnel "
+		  "carries", f->name, *f->mtu, k->min_inner, k->name);
+	if (f->mtu && u->mtu && *f->mtu + nt_overhead_at(&o, *f->mtu) > *u->mtu) {
+		unsigned oh = nt_overhead_at(&o, *f->mtu);
+
+		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
+		  "tunnel %s mtu %u + %s overhead %u (%s) = %u exceeds underlay %s mtu %u; "
+		  "at most %u fits", f->name, *f->mtu, k->label, oh, o.what, *f->mtu + oh,
+		  u->name, *u->mtu, nt_overhead_fit(&o, *u->mtu));
+	}
+	if (!f->mtu && u->mtu && nt_overhead_fit(&o, *u->mtu) < k->min_inner) {
+		unsigned fit = nt_overhead_fit(&o, *u->mtu);
+		unsigned oh = fit ? *u->mtu - fit : o.fixed + o.trailer;
+
+		E(v, at(v, false, "/interfaces/%zu/mtu", ui), "tunnel-mtu",
+		  "underlay %s mtu %u - %s overhead %u (%s) = %d leaves tunnel %s below "
+		  "the %s minimum mtu of %u", u->name, *u->mtu, k->label, oh, o.what,
+		  (int)*u->mtu - (int)oh, f->name, k->min_inner > 68 ? "IPv6" : "IPv4", k->min_inner);
+	}
+}
+
+static void check_irq(struct v *v, const struct nt_iface *f, size_t i)
+{
+	const struct nt_irq *q = f->irq;
+	enum nt_irq_policy pol = q->policy ? *q->policy : NT_IRQ_NONE;
+	struct nt_cpuset s;
+	char path[128];
+	size_t k;
+
+	if (q->cpus && pol != NT_IRQ_EXPLICIT && pol != NT_IRQ_ALL_CPUS)
+		E(v, at(v, true, "/interfaces/%zu/irq/cpus", i), "irq",
+		  "irq.cpus is used by the explicit and all-cpus policies, not %s",
+		  nt_irq_policy_strings[pol].str);
+	if (q->per_queue && pol != NT_IRQ_EXPLICIT)
+		E(v, at(v, true, "/interfaces/%zu/irq/per_queue", i), "irq",
+		  "irq.per_queue is used by the explicit policy only");
+	if (pol == NT_IRQ_EXPLICIT && !q->cpus && !q->per_queue)
+		E(v, at(v, true, "/interfaces/%zu/irq/policy", i), "irq",
+		  "the explicit IRQ policy needs irq.cpus or irq.per_queue");
+	if (q->cpus && q->per_queue)
+		E(v, at(v, true, "/interfaces/%zu/irq/per_queue", i), "irq",
+		  "set irq.cpus (all queues) or irq.per_queue (one list per queue), not both");
+	if (q->cpus) {
+		snprintf(path, sizeof(path), "/interfaces/%zu/irq/cpus", i);
+		if (cpulist(v, q->cpus, &s, path)) {
+			nt_cpuset_andnot(&s, &v->reserved);
+			if (nt_cpuset_empty(&s))
+				E(v, at(v, false, "%s", path), "irq-no-cpu",
+				  "irq.cpus '%s' leaves no usable CPU: every CPU in it is reserved (%s)",
+				  q->cpus, v->p->host->reserved_cpus);
+			else if (v->have_numa) {
+				nt_cpuset_andnot(&s, &v->all_numa);
+				if (!nt_cpuset_empty(&s)) {
+					char *out = nt_cpuset_str(&s);
+
+					E(v, at(v, false, "%s", path), "irq",
+					  "irq.cpus names CPUs %s that are in no NUMA node of host.numa", out);
+					free(out);
+				}
+			}
+		}
+	}
+	for (k = 0; k < q->per_queue_count; k++) {
+		snprintf(path, sizeof(path), "/interfaces/%zu/irq/per_queue/%zu", i, k);
+		if (!cpulist(v, q->per_queue[k], &s, path))
+			continue;
+		if (nt_cpuset_intersects(&s, &v->reserved)) {
+			struct nt_cpuset r = s;
+
+			nt_cpuset_andnot(&r, &v->reserved);
+			if (nt_cpuset_empty(&r))
+				E(v, at(v, false, "%s", path), "irq-no-cpu",
+				  "queue %zu would get only reserved CPUs (%s); reserved CPUs never get IRQs",
+				  k, q->per_queue[k]);
+			else
+				W(v, at(v, false, "%s", path), "irq-reserved",
+				  "queue %zu names reserved CPUs; they are left out", k);
+		}
+	}
+	if (pol == NT_IRQ_NUMA_LOCAL_SPREAD && v->have_numa) {
+		size_t n;
+		bool usable = false;
+
+		for (n = 0; n < v->p->host->numa_count; n++) {
+			struct nt_cpuset c;
+			const char *err;
+
+			if (!nt_cpuset_parse(v->p->host->numa[n].cpus, &c, &err))
+				continue;
+			nt_cpuset_andnot(&c, &v->reserved);
+			usable |= !nt_cpuset_empty(&c);
+		}
+		if (!usable)
+			E(v, at(v, false, "/interfaces/%zu/irq/policy", i), "irq-no-cpu",
+			  "numa-local-spread leaves no usable CPU: every NUMA node's CPUs are reserved");
+	}
+	if (pol == NT_IRQ_NONE && q->irqbalance && *q->irqbalance == NT_IRQBAL_BAN)
+		W(v, at(v, false, "/interfaces/%zu/irq/irqbalance", i), "irq",
+		  "irqbalance: ban has no effect without an IRQ policy that pins IRQs");
+}
+
+static void check_rps_xps(struct v *v, const struct nt_iface *f, size_t i)
+{
+	char path[128];
+
+	if (f->rps && f->rps->cpus) {
+		snprintf(path, sizeof(path), "/interfaces/%zu/rps/cpus", i);
+		cpulist_or(v, f->rps->cpus, path, "rps.cpus", "numa-local", "none");
+	}
+	if (f->rps && f->rps->cpus && !strcmp(f->rps->cpus, "numa-local") && !v->have_numa &&
+	    !f->tunnel)
+		W(v, at(v, false, "/interfaces/%zu/rps/cpus", i), "rps",
+		  "rps.cpus numa-local takes the node from the host; without host.numa it is checked only at plan time");
+	if (f->rps && f->rps->flow_cnt && *f->rps->flow_cnt &&
+	    (*f->rps->flow_cnt & (*f->rps->flow_cnt - 1)))
+		W(v, at(v, false, "/interfaces/%zu/rps/flow_cnt", i), "rounding",
+		  "rps.flow_cnt %u is not a power of two; the kernel rounds it up", *f->rps->flow_cnt);
+	if (f->xps && f->xps->cpus) {
+		snprintf(path, sizeof(path), "/interfaces/%zu/xps/cpus", i);
+		cpulist_or(v, f->xps->cpus, path, "xps.cpus", "follow-irq", "none");
+	}
+	if (f->xps && f->xps->cpus && !strcmp(f->xps->cpus, "follow-irq") &&
+	    (!f->irq || !f->irq->policy || *f->irq->policy == NT_IRQ_NONE))
+		E(v, at(v, false, "/interfaces/%zu/xps/cpus", i), "xps",
+		  "xps.cpus follow-irq needs an IRQ policy that places the queues");
+}
+
+static bool valid_token(const char *s, const char *extra)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return false;
+	return true;
+}
+
+static bool has_ctrl(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* rss.flow_hash and linux.private_flags: what the profile alone can tell */
+static void check_rows(struct v *v, const struct nt_iface *f, size_t i)
+{
+	const struct nt_flow_hash *fh = f->rss ? f->rss->flow_hash : NULL;
+	const struct nt_linux_opts *lo = f->linux_opts;
+	size_t k;
+
+	/* ethtool(8) rxflow_str_to_type: ah4 and esp4 are both AH_ESP_V4_FLOW */
+	if (fh && fh->ah4 && fh->esp4)
+		E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/esp4", i), "flow-hash",
+		  "rss.flow_hash: ah4 and esp4 are one setting of the device (AH_ESP_V4_FLOW); "
+		  "give one");
+	if (fh && fh->ah6 && fh->esp6)
+		E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/esp6", i), "flow-hash",
+		  "rss.flow_hash: ah6 and esp6 are one setting of the device (AH_ESP_V6_FLOW); "
+		  "give one");
+	/* names of ETH_SS_PRIV_FLAGS are ETH_GSTRING_LEN (32) bytes with the NUL */
+	for (k = 0; lo && k < lo->private_flags_count; k++) {
+		const char *n = lo->private_flags[k].key, *c;
+
+		for (c = n; *c && (unsigned char)*c > 0x20 && *c != 0x7f && *c != '/'; c++)
+			;
+		if (strlen(n) > 31 || *c)
+			E(v, at(v, true, "/interfaces/%zu/linux/private_flags/%s", i, n),
+			  "private-flag", "private flag '%s' %s; drivers name them in at most 31 "
+			  "bytes without white space, '/' or control characters", n,
+			  strlen(n) > 31 ? "is longer than 31 bytes" : "has white space, '/' or a "
+			  "control character");
+	}
+}
+
+static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
+{
+	const struct nt_caps *caps = NULL;
+	const char *why;
+	size_t k;
+
+	if (!f->name) {
+		E(v, at(v, false, "/interfaces/%zu", i), "missing-key",
+		  "interfaces[%zu]: missing required key 'name'", i);
+		return;
+	}
+	why = v->windows ? nt_windows_name_problem(f->name) : nt_linux_ifname_problem(f->name);
+	if (why) {
+		E(v, at(v, false, "/interfaces/%zu/name", i), "name",
+		  v->windows ? "adapter name '%s' %s; it cannot be used safely in a PowerShell playbook"
+			     : "interface name '%s' %s; the kernel would refuse it", f->name, why);
+		return;
+	}
+	for (k = 0; k < i; k++)
+		if (v->p->interfaces[k].name && !strcmp(v->p->interfaces[k].name, f->name)) {
+			E(v, at(v, false, "/interfaces/%zu/name", i), "duplicate",
+			  "interface '%s' is listed twice (also at interfaces[%zu])", f->name, k);
+			break;
+		}
+	if (f->nic && !strcmp(f->nic, "auto") &&
+	    !(f->match && v->db && (f->match->driver || f->match->pci))) {
+		/* the table is chosen from the observed device at plan time */
+	} else if (f->nic && strcmp(f->nic, "auto")) {
+		caps = v->db ? nt_caps_find(v->db, f->nic) : NULL;
+		if (v->db && !caps) {
+			const char *s = nt_caps_suggest(v->db, f->nic);
+
+			E(v, at(v, false, "/interfaces/%zu/nic", i), "nic",
+			  "unknown NIC model '%s'%s%s%s (see nettune caps)", f->nic,
+			  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+		}
+	} else if (f->match && v->db && (f->match->driver || f->match->pci)) {
+		enum nt_caps_how how;
+
+		caps = nt_caps_match(v->db, f->match->driver, f->match->pci, &how);
+		if (how == NT_CAPS_FAMILY) {
+			char *ids = nt_caps_driver_ids(v->db, f->match->driver);
+
+			if (f->match->pci)
+				W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
+				  "PCI id %s has no table: driver %s has tables for other devices "
+				  "only (%s); their limits are not borrowed, so channels, rings and "
+				  "RSS sizes are unknown offline (set nic:)", f->match->pci,
+				  f->match->driver, ids);
+			else
+				W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
+				  "match.driver: the tables of driver %s (%s) are per device and the "
+				  "match names no PCI id; their limits are not borrowed, so channels, "
+				  "rings and RSS sizes are unknown offline (set match.pci or nic:)",
+				  f->match->driver, ids);
+			free(ids);
+		}
+	}
+	if (f->match && f->match->pci) {
+		const char *p = f->match->pci;
+
+		if (strlen(p) != 9 || p[4] != ':' || !valid_token(p, ":") ||
+		    strspn(p, "0123456789abcdefABCDEF:") != 9)
+			E(v, at(v, false, "/interfaces/%zu/match/pci", i), "match",
+			  "match.pci '%s' is not a PCI vendor:device id such as 8086:1572", p);
+	}
+	if (f->tunnel && f->nic)
+		E(v, at(v, true, "/interfaces/%zu/nic", i), "tunnel",
+		  "%s is a tunnel; a NIC model belongs to its underlay", f->name);
+	check_iface_target(v, f, i);
+	check_rows(v, f, i);
+	check_offloads(v, f, i, caps);
+	if (caps)
+		check_caps(v, f, i, caps);
+	if (f->tunnel)
+		check_tunnel(v, f, i);
+	if (f->irq)
+		check_irq(v, f, i);
+	check_rps_xps(v, f, i);
+	if (f->rss && f->rss->key) {
+		unsigned char key[NT_RSS_KEY_MAX];
+		bool ph;
+
+		if (nt_parse_rss_key(f->rss->key, key, sizeof(key), &ph) < 0)
+			E(v, at(v, false, "/interfaces/%zu/rss/key", i), "rss",
+			  "rss.key must be per-host or hex bytes such as 6d:5a:56:da (up to 256 bytes)");
+	}
+	if (f->rss && f->rss->queues && f->channels) {
+		uint32_t q = f->channels->combined ? *f->channels->combined :
+			     f->channels->rx ? *f->channels->rx : 0;
+
+		if (q && *f->rss->queues > q)
+			E(v, at(v, false, "/interfaces/%zu/rss/queues", i), "rss",
+			  "rss.queues = %u exceeds the %u channels this interface will have",
+			  *f->rss->queues, q);
+	}
+	if (f->rss && f->rss->base_processor && f->rss->max_processor &&
+	    *f->rss->max_processor < *f->rss->base_processor)
+		E(v, at(v, false, "/interfaces/%zu/rss/max_processor", i), "rss",
+		  "rss.max_processor %u is below base_processor %u", *f->rss->max_processor,
+		  *f->rss->base_processor);
+	if (f->linux_opts)
+		for (k = 0; k < f->linux_opts->features_count; k++) {
+			const char *key = f->linux_opts->features[k].key;
+			char *sk;
+
+			if (valid_token(key, "-_"))
+				continue;
+			sk = seg(key);
+			E(v, at(v, true, "/interfaces/%zu/linux/features/%s", i, sk), "name",
+			  "'%s' is not an ethtool feature name (letters, digits, '-' and '_')", key);
+			free(sk);
+		}
+	if (f->windows_opts)
+		for (k = 0; k < f->windows_opts->advanced_properties_count; k++) {
+			const struct nt_kv *kv = &f->windows_opts->advanced_properties[k];
+			char *sk = seg(kv->key);
+
+			if (!valid_token(kv->key, "*_-."))
+				E(v, at(v, true, "/interfaces/%zu/windows/advanced_properties/%s", i, sk),
+				  "name", "advanced property keyword '%s' cannot be used safely: "
+				  "keywords are letters, digits and * _ - .", kv->key);
+			else if (has_ctrl(kv->value) || strchr(kv->value, '`'))
+				E(v, at(v, false, "/interfaces/%zu/windows/advanced_properties/%s", i, sk),
+				  "name", "advanced property %s: value '%s' contains a %s; it cannot be "
+				  "used safely in a PowerShell playbook", kv->key, kv->value,
+				  has_ctrl(kv->value) ? "control character" : "backtick");
+			free(sk);
+		}
+}
+
+static void check_host(struct v *v)
+{
+	const struct nt_host *h = v->p->host;
+	struct nt_cpuset sets[64];
+	size_t i, j;
+	char path[64];
+
+	if (!h)
+		return;
+	for (i = 0; i < h->numa_count && i < 64; i++) {
+		snprintf(path, sizeof(path), "/host/numa/%zu/cpus", i);
+		if (!cpulist(v, h->numa[i].cpus, &sets[i], path)) {
+			nt_cpuset_clear(&sets[i]);
+			continue;
+		}
+		for (j = 0; j < i; j++) {
+			if (h->numa[j].node == h->numa[i].node)
+				E(v, at(v, false, "/host/numa/%zu/node", i), "numa",
+				  "NUMA node %u is declared twice", h->numa[i].node);
+			if (nt_cpuset_intersects(&sets[i], &sets[j])) {
+				struct nt_cpuset x = sets[i];
+				char *o;
+
+				nt_cpuset_and(&x, &sets[j]);
+				o = nt_cpuset_str(&x);
+				E(v, at(v, false, "%s", path), "numa",
+				  "NUMA nodes %u and %u overlap on CPUs %s", h->numa[j].node,
+				  h->numa[i].node, o);
+				free(o);
+			}
+		}
+		nt_cpuset_or(&v->all_numa, &sets[i]);
+		v->have_numa = true;
+	}
+	if (h->reserved_cpus &&
+	    cpulist(v, h->reserved_cpus, &v->reserved, "/host/reserved_cpus") && v->have_numa) {
+		struct nt_cpuset out = v->reserved;
+
+		nt_cpuset_andnot(&out, &v->all_numa);
+		if (!nt_cpuset_empty(&out)) {
+			char *o = nt_cpuset_str(&out);
+
+			E(v, at(v, false, "/host/reserved_cpus"), "numa",
+			  "reserved CPUs %s are in no NUMA node of host.numa", o);
+			free(o);
+		}
+	}
+}
+
+/*
+ * metadata.name names the host in scripts, rollback file names and
+ * snapshots: a host name (RFC 1123, '_' allowed), 1-253 characters of
+ * ASCII letters, digits, '.', '-' and '_', starting with a letter or digit,
+ * each dot-separated label 1-63 characters.  NULL if fine, else why not;
+ * "contains" with the character in *bad.
+ */
+static const char *host_name_problem(const char *s, char *bad)
+{
+	size_t label = 0;
+	const char *p;
+
+	if (!*s)
+		return "is empty";
+	if (strlen(s) > 253)
+		return "is longer than 253 characters";
+	if (!isalnum((unsigned char)*s))
+		return "does not start with a letter or digit";
+	for (p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c < 0x20 || c == 0x7f)
+			return "contains a control character";
+		if (c >= 0x80)
+			return "contains a non-ASCII character";
+		if (c == '.') {
+			if (!label)
+				return "has an empty label (\"..\")";
+			label = 0;
+			continue;
+		}
+		if (!isalnum(c) && c != '-' && c != '_') {
+			*bad = (char)c;
+			return "contains";
+		}
+		if (++label > 63)
+			return "has a label longer than 63 characters";
+	}
+	if (!label)
+		return "ends with '.'";
+	return NULL;
+}
+
+static void check_metadata_name(struct v *v)
+{
+	const char *why;
+	char bad[5] = " 'x'";
+
+	if (!v->p->metadata || !v->p->metadata->name)
+		return;
+	why = host_name_problem(v->p->metadata->name, &bad[2]);
+	if (why)
+		E(v, at(v, false, "/metadata/name"), "name",
+		  "metadata.name %s%s; it must be a host name: letters, digits, '.', '-' and '_', "
+		  "starting with a letter or digit, at most 63 between dots and 253 in all",
+		  why, !strcmp(why, "contains") ? bad : "");
+}
+
+/* The tunnel interface called name (len bytes), if the profile has one. */
+static const char *tunnel_named(const struct nt_profile *p, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < p->interfaces_count; i++) {
+		const struct nt_iface *f = &p->interfaces[i];
+
+		if (f->tunnel && f->name && strlen(f->name) == len && !strncmp(f->name, name, len))
+			return f->name;
+	}
+	return NULL;
+}
+
+/*
+ * Whether a process match names kernel WireGuard, which has no process:
+ * wg-quick@IF.service runs wg-quick, which configures IF and exits; wg is
+ * the configuration tool; wg-crypt-IF is a kernel workqueue.  A unit counts
+ * only when IF is a tunnel of this profile (with WG_QUICK_USERSPACE_-
+ * IMPLEMENTATION the same unit runs a userspace daemon).  Sets *iface and
+ * the match key (*key) the finding is about.
+ */
+static bool kernel_wireguard(const struct nt_profile *p, const struct nt_process_match *m,
+			     const char **iface, const char **key)
+{
+	size_t i, len;
+
+	if (m->systemd_unit && !strncmp(m->systemd_unit, "wg-quick@", 9)) {
+		const char *name = m->systemd_unit + 9;
+
+		len = strlen(name);
+		if (len > 8 && !strcmp(name + len - 8, ".service"))
+			len -= 8;
+		*key = "systemd_unit";
+		*iface = tunnel_named(p, name, len);
+		return *iface != NULL;
+	}
+	if (m->comm && !strncmp(m->comm, "wg-crypt-", 9) && m->comm[9]) {
+		*key = "comm";
+		*iface = m->comm + 9;
+		return true;
+	}
+	if (m->comm && (!strcmp(m->comm, "wg-quick") || !strcmp(m->comm, "wg")))
+		for (i = 0; i < p->interfaces_count; i++)
+			if (p->interfaces[i].tunnel && p->interfaces[i].name) {
+				*key = "comm";
+				*iface = p->interfaces[i].name;
+				return true;
+			}
+	return false;
+}
+
+static void check_processes(struct v *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->p->processes_count; i++) {
+		const struct nt_process *pr = &v->p->processes[i];
+		const struct nt_process_match *m = &pr->match;
+		int n = !!m->systemd_unit + !!m->comm + !!m->pidfile;
+		const char *wg, *wkey;
+		char path[64];
+		struct nt_cpuset s;
+
+		if (v->windows) {
+			E(v, at(v, true, "/processes"), "target",
+			  "processes is a Linux setting; this profile targets windows");
+			return;
+		}
+		if (n != 1)
+			E(v, at(v, false, "/processes/%zu/match", i), "process",
+			  "processes[%zu].match needs exactly one of systemd_unit, comm, pidfile", i);
+		if (n == 1) {
+			const char *key = m->systemd_unit ? "systemd_unit" : m->comm ? "comm" : "pidfile";
+			const char *who = m->systemd_unit ? m->systemd_unit : m->comm ? m->comm : m->pidfile;
+			const char *why;
+
+			/* a pidfile is a path; a unit or a comm one path component */
+			if (m->pidfile && who[0] != '/')
+				why = "is not an absolute path";
+			else if (!m->pidfile && strchr(who, '/'))
+				why = "contains '/'";
+			else
+				why = process_problem(who);
+			if (why)
+				E(v, at(v, false, "/processes/%zu/match/%s", i, key), "name",
+				  "processes[%zu].match.%s '%s' %s", i, key, who, why);
+		}
+		if (kernel_wireguard(v->p, m, &wg, &wkey))
+			E(v, at(v, false, "/processes/%zu/match/%s", i, wkey), "kernel-wireguard",
+			  "%s is kernel WireGuard: it has no process to pin. Its crypto runs in the "
+			  "per-CPU workqueue wg-crypt-%s on every online CPU, and wg-quick exits after "
+			  "setup. Pin a userspace implementation (wireguard-go, boringtun) by comm or "
+			  "pidfile instead, or place the underlay's IRQs with irq.policy",
+			  wg, wg);
+		if (!strncmp(pr->cpus, "numa-local-of ", 14)) {
+			const char *name = pr->cpus + 14;
+			const char *sg = suggest_iface(v->p, name);
+
+			if (!find_iface(v->p, name, NULL))
+				E(v, at(v, false, "/processes/%zu/cpus", i), "process",
+				  "numa-local-of '%s' names no interface in this profile%s%s%s", name,
+				  sg ? "; did you mean '" : "", sg ? sg : "", sg ? "'?" : "");
+			continue;
+		}
+		snprintf(path, sizeof(path), "/processes/%zu/cpus", i);
+		cpulist(v, pr->cpus, &s, path);
+	}
+}
+
+static void check_sysctl(struct v *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->p->sysctl_count; i++) {
+		const struct nt_kv *kv = &v->p->sysctl[i];
+
+		if (v->windows) {
+			E(v, at(v, true, "/sysctl"), "target",
+			  "sysctl is a Linux setting; this profile targets windows");
+			return;
+		}
+		char *sk = seg(kv->key);
+
+		if (!valid_token(kv->key, "._-/") || strstr(kv->key, "..") || kv->key[0] == '/' ||
+		    kv->key[0] == '.' || sysctl_key_problem(kv->key))
+			E(v, at(v, true, "/sysctl/%s", sk), "sysctl",
+			  "'%s' is not a sysctl name (letters, digits, '.', '_', '-', '/'; no '..')",
+			  kv->key);
+		else if (has_ctrl(kv->value))
+			E(v, at(v, false, "/sysctl/%s", sk), "sysctl",
+			  "sysctl %s: value contains a control character", kv->key);
+		free(sk);
+	}
+}
+
+size_t nt_validate(const struct nt_loaded *l, const struct nt_capsdb *db, struct nt_diags *d)
+{
+	struct v v = {0};
+	const struct nt_profile *p = l->p;
+	size_t i;
+
+	v.l = l;
+	v.p = p;
+	v.db = db;
+	v.d = d;
+	v.windows = p->target && *p->target == NT_TARGET_WINDOWS;
+	check_metadata_name(&v);
+	if (strcmp(p->api_version, "nettune/v1"))
+		E(&v, at(&v, false, "/apiVersion"), "api-version",
+		  "apiVersion '%s' is not supported; this nettune reads nettune/v1", p->api_version);
+	if (p->kind == NT_KIND_POLICY) {
+		/* interfaces and processes may be shared by hosts that use the
+		 * same names (merged by name); host and target are per host */
+		if (nt_yget(l->tree, "/host", false))
+			E(&v, at(&v, true, "/host"), "policy",
+			  "a PolicyProfile cannot set host; the NUMA layout and reserved CPUs belong "
+			  "to one host's profile");
+		if (nt_yget(l->tree, "/target", false))
+			E(&v, at(&v, true, "/target"), "policy",
+			  "a PolicyProfile cannot set target; the host profile that extends it names its target");
+		return v.errors;
+	}
+	if (!p->metadata || !p->metadata->name)
+		E(&v, at(&v, true, "/metadata"), "missing-key",
+		  "a HostProfile needs metadata.name (the host name; it seeds per-host RSS keys)");
+	if (!p->target)
+		E(&v, at(&v, false, "%s", ""), "missing-key",
+		  "a HostProfile needs target: linux or windows");
+	if (v.windows && p->host && p->host->reserved_cpus)
+		E(&v, at(&v, true, "/host/reserved_cpus"), "target",
+		  "host.reserved_cpus is a Linux setting; on Windows use rss.base_processor");
+	check_host(&v);
+	for (i = 0; i < p->interfaces_count; i++)
+		check_iface(&v, &p->interfaces[i], i);
+	check_processes(&v);
+	check_sysctl(&v);
+	if (!v.windows && p->global)
+		E(&v, at(&v, true, "/global"), "target",
+		  "global (NetOffloadGlobalSetting, software URO) is a Windows setting; this profile targets linux");
+	return v.errors;
+}
