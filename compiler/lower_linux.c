@@ -1100,12 +1100,16 @@ size_t nt_lower_linux(struct nt_lower *L)
 			nt_buf_free(&path);
 			free(key);
 		}
-	/* underlays before tunnels, so tunnels can derive their MTU */
-	for (int pass = 0; pass < 2; pass++)
+	/* underlays before tunnels, so tunnels can derive their MTU; a tunnel
+	 * over a tunnel after the one it rides on */
+	for (unsigned pass = 0, depth = 0; pass <= depth; pass++)
 		for (i = 0; i < p->interfaces_count; i++) {
 			const struct nt_iface *f = &p->interfaces[i];
+			unsigned d = nt_tunnel_depth(p, f);
 
-			if (!!f->tunnel != pass)
+			if (pass == 0 && d > depth)
+				depth = d;
+			if (d != pass)
 				continue;
 			memset(&c, 0, sizeof(c));
 			c.L = L;

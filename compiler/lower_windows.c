@@ -184,7 +184,8 @@ size_t nt_lower_windows(struct nt_lower *L)
 	size_t i, k;
 
 	werrs = 0;
-	for (int pass = 0; pass < 2; pass++)
+	/* underlays first, a tunnel over a tunnel after the one it rides on */
+	for (unsigned pass = 0, depth = 0; pass <= depth; pass++)
 		for (i = 0; i < p->interfaces_count; i++) {
 			const struct nt_iface *f = &p->interfaces[i];
 			const struct nt_offloads *o = f->offloads;
@@ -192,8 +193,11 @@ size_t nt_lower_windows(struct nt_lower *L)
 			const char *note = NULL;
 			char notebuf[256];
 			const char *mpath = "mtu";
+			unsigned d = nt_tunnel_depth(p, f);
 
-			if (!!f->tunnel != pass)
+			if (pass == 0 && d > depth)
+				depth = d;
+			if (d != pass)
 				continue;
 			if (L->facts->known && L->facts->nifs && !nt_facts_iface(L->facts, f->name)) {
 				werrs++;

@@ -5,6 +5,7 @@
 
 #include "plan.h"
 #include "profile.h"
+#include "tunnel.h"
 
 char *nt_action_attr(const struct nt_action *a)
 {
@@ -32,15 +33,10 @@ static struct nt_action *add(struct nt_plan *p, const struct nt_setting *s)
 	return a;
 }
 
-/* The tunnel whose underlay is obj, or whether obj is a tunnel. */
+/* How deep in tunnels obj is: 0 for a NIC, 1 for a tunnel over one, ... */
 static int tunnel_depth(const struct nt_loaded *l, const char *obj)
 {
-	size_t i;
-
-	for (i = 0; l && i < l->p->interfaces_count; i++)
-		if (l->p->interfaces[i].name && !strcmp(l->p->interfaces[i].name, obj))
-			return l->p->interfaces[i].tunnel ? 1 : 0;
-	return 0;
+	return l ? (int)nt_tunnel_depth_of(l->p, obj) : 0;
 }
 
 static bool is_physical(const struct nt_facts *f, const char *obj)

@@ -247,3 +247,68 @@ bool nt_tunnel_link_kind(const char *link_kind)
 			return true;
 	return false;
 }
+
+const struct nt_iface *nt_tunnel_underlay(const struct nt_profile *p, const struct nt_iface *f)
+{
+	size_t i;
+
+	if (!f->tunnel || !f->tunnel->underlay)
+		return NULL;
+	for (i = 0; i < p->interfaces_count; i++)
+		if (p->interfaces[i].name && !strcmp(p->interfaces[i].name, f->tunnel->underlay))
+			return &p->interfaces[i];
+	return NULL;
+}
+
+/* Walks at most one step per interface: a longer chain repeats one. */
+bool nt_tunnel_loops(const struct nt_profile *p, const struct nt_iface *f)
+{
+	unsigned n;
+
+	for (n = 0; f && f->tunnel; n++) {
+		if (n > p->interfaces_count)
+			return true;
+		f = nt_tunnel_underlay(p, f);
+	}
+	return false;
+}
+
+unsigned nt_tunnel_depth(const struct nt_profile *p, const struct nt_iface *f)
+{
+	unsigned n = 0;
+
+	if (nt_tunnel_loops(p, f))
+		return 1;
+	for (; f && f->tunnel; f = nt_tunnel_underlay(p, f))
+		n++;
+	return n;
+}
+
+unsigned nt_tunnel_depth_of(const struct nt_profile *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; p && name && i < p->interfaces_count; i++)
+		if (p->interfaces[i].name && !strcmp(p->interfaces[i].name, name))
+			return nt_tunnel_depth(p, &p->interfaces[i]);
+	return 0;
+}
+
+unsigned nt_tunnel_profile_mtu(const struct nt_profile *p, const struct nt_iface *f)
+{
+	const struct nt_iface *u;
+	struct nt_overhead o;
+	unsigned umtu, fit;
+
+	if (f->mtu)
+		return *f->mtu;
+	if (!f->tunnel || nt_tunnel_loops(p, f))
+		return 0;
+	u = nt_tunnel_underlay(p, f);
+	umtu = u ? nt_tunnel_profile_mtu(p, u) : 0;
+	if (!umtu)
+		return 0;
+	nt_tunnel_overhead(f->tunnel, &o);
+	fit = nt_overhead_fit(&o, umtu);
+	return fit >= o.k->min_inner ? fit : 0;
+}

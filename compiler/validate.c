@@ -698,6 +698,7 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 	const struct nt_tunnel_kind_info *k = nt_tunnel_kind(t->kind);
 	const struct nt_iface *u;
 	struct nt_overhead o;
+	unsigned umtu;
 	size_t ui;
 	static const char *const no[] = {"channels", "rings", "rss", "irq", "coalesce"};
 	const void *has[] = {f->channels, f->rings, f->rss, f->irq, f->coalesce};
@@ -760,27 +761,51 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 		  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
 		return;
 	}
+	if (nt_tunnel_loops(v->p, f)) {
+		/* reported by each tunnel of the loop, naming it from there */
+		const struct nt_iface *w = u;
+		struct nt_buf chain = {0};
+		unsigned n;
+
+		nt_buf_printf(&chain, "%s -> %s", f->name, u->name);
+		for (n = 0; w && w != f && w->tunnel && n <= v->p->interfaces_count; n++) {
+			w = nt_tunnel_underlay(v->p, w);
+			if (w)
+				nt_buf_printf(&chain, " -> %s", w->name);
+		}
+		if (w == f)
+			E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
+			  "the underlays of tunnel %s come back to it (%s): a tunnel's packets must "
+			  "leave by a device that is not carried inside it", f->name, chain.p);
+		nt_buf_free(&chain);
+		return;
+	}
 	nt_tunnel_overhead(t, &o);
+	umtu = nt_tunnel_profile_mtu(v->p, u);
 	if (f->mtu && *f->mtu < k->min_inner)
 		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
 		  "tunnel %s mtu %u is below %u, the smallest MTU of the IPv6 packets a %s tunnel "
 		  "carries", f->name, *f->mtu, k->min_inner, k->name);
-	if (f->mtu && u->mtu && *f->mtu + nt_overhead_at(&o, *f->mtu) > *u->mtu) {
+	if (f->mtu && umtu && *f->mtu + nt_overhead_at(&o, *f->mtu) > umtu) {
 		unsigned oh = nt_overhead_at(&o, *f->mtu);
 
 		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
-		  "tunnel %s mtu %u + %s overhead %u (%s) = %u exceeds underlay %s mtu %u; "
+		  "tunnel %s mtu %u + %s overhead %u (%s) = %u exceeds underlay %s mtu %u%s; "
 		  "at most %u fits", f->name, *f->mtu, k->label, oh, o.what, *f->mtu + oh,
-		  u->name, *u->mtu, nt_overhead_fit(&o, *u->mtu));
+		  u->name, umtu, u->mtu ? "" : " (derived)", nt_overhead_fit(&o, umtu));
 	}
-	if (!f->mtu && u->mtu && nt_overhead_fit(&o, *u->mtu) < k->min_inner) {
-		unsigned fit = nt_overhead_fit(&o, *u->mtu);
-		unsigned oh = fit ? *u->mtu - fit : o.fixed + o.trailer;
+	if (!f->mtu && umtu && nt_overhead_fit(&o, umtu) < k->min_inner) {
+		unsigned fit = nt_overhead_fit(&o, umtu);
+		unsigned oh = fit ? umtu - fit : o.fixed + o.trailer;
 
-		E(v, at(v, false, "/interfaces/%zu/mtu", ui), "tunnel-mtu",
-		  "underlay %s mtu %u - %s overhead %u (%s) = %d leaves tunnel %s below "
-		  "the %s minimum mtu of %u", u->name, *u->mtu, k->label, oh, o.what,
-		  (int)*u->mtu - (int)oh, f->name, k->min_inner > 68 ? "IPv6" : "IPv4", k->min_inner);
+		/* at the underlay's mtu, or at this tunnel's underlay when the
+		 * underlay's MTU is itself derived */
+		E(v, u->mtu ? at(v, false, "/interfaces/%zu/mtu", ui) :
+		  at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel-mtu",
+		  "underlay %s mtu %u%s - %s overhead %u (%s) = %d leaves tunnel %s below "
+		  "the %s minimum mtu of %u", u->name, umtu, u->mtu ? "" : " (derived)", k->label,
+		  oh, o.what, (int)umtu - (int)oh, f->name, k->min_inner > 68 ? "IPv6" : "IPv4",
+		  k->min_inner);
 	}
 }
 

@@ -273,6 +273,92 @@ static void test_live_kind(void)
 	t_lowered_free(&x);
 }
 
+/* Tunnels over tunnels: a loop of underlays is refused, MTUs are derived
+ * down the chain whatever the order of the list, and a plan raises them
+ * from the NIC up and lowers them from the top down. */
+static void test_nested(void)
+{
+	static const char *const names[] = {"eth0", "g0", "v0", "e0"};
+	/* listed top first: e0 over v0 over g0 over eth0 */
+	static const char *const chain =
+		HEAD "  - name: e0\n    tunnel: {kind: esp, underlay: v0}\n"
+		"  - name: v0\n    tunnel: {kind: vxlan, underlay: g0}\n"
+		"  - name: g0\n    tunnel: {kind: gre, underlay: eth0}\n"
+		"  - {name: eth0, mtu: %u}\n";
+	static const unsigned small[] = {1500, 1476, 1426, 1370}, big[] = {9000, 8976, 8926, 8870};
+	struct lowered x;
+	struct nt_plan pl;
+	char text[512];
+	size_t i;
+
+	EXPECT(HEAD "  - name: a0\n    tunnel: {kind: gre, underlay: b0}\n"
+	       "  - name: b0\n    tunnel: {kind: ipip, underlay: a0}\n"
+	       "  - name: c0\n    tunnel: {kind: vxlan, underlay: a0}\n",
+	       "7:35: the underlays of tunnel a0 come back to it (a0 -> b0 -> a0): a tunnel's "
+	       "packets must leave by a device that is not carried inside it\n"
+	       "9:36: the underlays of tunnel b0 come back to it (b0 -> a0 -> b0): a tunnel's "
+	       "packets must leave by a device that is not carried inside it\n");
+	/* eth0 150 - 38 = 112 for g0, 112 - 50 = 62 for v0: below 68 */
+	EXPECT(HEAD "  - {name: eth0, mtu: 150}\n"
+	       "  - name: g0\n    tunnel: {kind: gretap, underlay: eth0}\n"
+	       "  - name: v0\n    tunnel: {kind: vxlan, underlay: g0}\n",
+	       "10:37: underlay g0 mtu 112 (derived) - VXLAN overhead 50 (ipv4 outer) = 62 "
+	       "leaves tunnel v0 below the IPv4 minimum mtu of 68\n");
+	EXPECT(HEAD "  - {name: eth0, mtu: 1500}\n"
+	       "  - name: g0\n    tunnel: {kind: gre, underlay: eth0}\n"
+	       "  - name: v0\n    mtu: 1427\n    tunnel: {kind: vxlan, underlay: g0}\n",
+	       "10:10: tunnel v0 mtu 1427 + VXLAN overhead 50 (ipv4 outer) = 1477 exceeds "
+	       "underlay g0 mtu 1476 (derived); at most 1426 fits\n");
+	snprintf(text, sizeof(text), chain, 9000u);
+	EXPECT(text, "");
+
+	/* the host at 1500 and its tunnels derived from it; the profile
+	 * raises eth0 to 9000: every tunnel follows, NIC first */
+	memset(&x, 0, sizeof(x));
+	nt_facts_init(&x.f);
+	x.f.known = true;
+	for (i = 0; i < 4; i++) {
+		static const char *const lk[] = {"veth", "gre", "vxlan", "xfrm"};
+
+		nt_facts_add_iface(&x.f, names[i])->kind = nt_xstrdup(lk[i]);
+		nt_state_set(&x.obs, NT_K_MTU, names[i], NULL, nt_v_u32(small[i]), (struct nt_mark){0});
+	}
+	if (t_load("t.yaml", text, &x.l) == 0) {
+		x.errors = t_lower(&x.l, &x.f, &x.obs, &x.des, &x.d, NULL);
+		CU_ASSERT_EQUAL(x.errors, 0);
+		for (i = 0; i < 4; i++)
+			CU_ASSERT_EQUAL(nt_state_get(&x.des, NT_K_MTU, names[i], NULL)->val.u, big[i]);
+		t_plan(&x.l, &x.f, &x.obs, &x.des, &pl);
+		CU_ASSERT_EQUAL(pl.n, 4);
+		for (i = 0; i < 4 && pl.n == 4; i++)
+			CU_ASSERT_STRING_EQUAL(pl.v[i].object, names[i]);
+		nt_plan_free(&pl);
+	}
+	t_lowered_free(&x);
+
+	/* and back down to 1500: the top tunnel first */
+	memset(&x, 0, sizeof(x));
+	nt_facts_init(&x.f);
+	x.f.known = true;
+	for (i = 0; i < 4; i++) {
+		nt_facts_add_iface(&x.f, names[i])->kind = nt_xstrdup("veth");
+		nt_state_set(&x.obs, NT_K_MTU, names[i], NULL, nt_v_u32(big[i]), (struct nt_mark){0});
+	}
+	snprintf(text, sizeof(text), chain, 1500u);
+	if (t_load("t.yaml", text, &x.l) == 0) {
+		x.errors = t_lower(&x.l, &x.f, &x.obs, &x.des, &x.d, NULL);
+		CU_ASSERT_EQUAL(x.errors, 0);
+		for (i = 0; i < 4; i++)
+			CU_ASSERT_EQUAL(nt_state_get(&x.des, NT_K_MTU, names[i], NULL)->val.u, small[i]);
+		t_plan(&x.l, &x.f, &x.obs, &x.des, &pl);
+		CU_ASSERT_EQUAL(pl.n, 4);
+		for (i = 0; i < 4 && pl.n == 4; i++)
+			CU_ASSERT_STRING_EQUAL(pl.v[i].object, names[3 - i]);
+		nt_plan_free(&pl);
+	}
+	t_lowered_free(&x);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -285,5 +371,6 @@ int main(void)
 	CU_add_test(s, "every kind: MTU derived from the underlay", test_derived);
 	CU_add_test(s, "outer families, options, ciphers, targets", test_rules);
 	CU_add_test(s, "the live device's kind", test_live_kind);
+	CU_add_test(s, "tunnels over tunnels", test_nested);
 	return t_run(s);
 }
