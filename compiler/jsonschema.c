@@ -184,7 +184,10 @@ static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_sche
 			max = rule->max;
 		}
 		nt_buf_printf(b, "\"type\": \"integer\", \"minimum\": %" PRId64 ", \"maximum\": %"
-			      PRId64 "}", min, max);
+			      PRId64, min, max);
+		if (rule && rule->step)
+			nt_buf_printf(b, ", \"multipleOf\": %" PRId64, rule->step);
+		nt_buf_puts(b, "}");
 		return;
 	}
 	case CYAML_BOOL:

@@ -307,6 +307,8 @@ const cyaml_config_t nt_cyaml_config = {
  */
 const struct nt_field_rule nt_field_rules[] = {
 	{nt_iface_fields, "mtu", NT_CLASS_NONE, 68, 65535},
+	/* genevehdr.opt_len: 6 bits of 4-byte words (include/net/geneve.h) */
+	{tunnel_fields, "options_length", NT_CLASS_NONE, 0, 252, 4},
 	{channels_fields, "combined", NT_CLASS_NONE, 0, 4096},
 	{channels_fields, "rx", NT_CLASS_NONE, 0, 4096},
 	{channels_fields, "tx", NT_CLASS_NONE, 0, 4096},
@@ -332,7 +334,7 @@ const struct nt_field_rule nt_field_rules[] = {
 	{rps_fields, "cpus", NT_CLASS_CPULIST, 0, 0},
 	{xps_fields, "cpus", NT_CLASS_CPULIST, 0, 0},
 	{process_fields, "cpus", NT_CLASS_CPULIST, 0, 0},
-	{NULL, NULL, NT_CLASS_NONE, 0, 0},
+	{NULL, NULL, NT_CLASS_NONE, 0, 0, 0},
 };
 
 const struct nt_field_rule *nt_field_rule(const cyaml_schema_field_t *fields, const char *key)
@@ -478,8 +480,9 @@ const struct nt_key_doc nt_key_docs[] = {
 	{tunnel_fields, "underlay", "Name of the interface the tunnel's packets leave by."},
 	{tunnel_fields, "outer", "Outer IP version: ipv4 (default; ipv6 for ip6tnl, ip6gre, "
 	 "ip6gretap), ipv6, or dual (wireguard, esp: the larger IPv6 overhead)."},
-	{tunnel_fields, "options_length", "geneve: bytes of Geneve options each packet carries, "
-	 "0-252, a multiple of 4 (default 0)."},
+	{tunnel_fields, "options_length", "geneve: bytes of Geneve options each packet carries "
+	 "(set per packet by OVS or tc tunnel_key on a collect_md device), 0-252 in 4-byte words: "
+	 "genevehdr.opt_len is 6 bits (default 0)."},
 	{tunnel_fields, "key", "gre, gretap, ip6gre, ip6gretap: the GRE key field is used (+4 bytes)."},
 	{tunnel_fields, "sequence", "gre, gretap, ip6gre, ip6gretap: GRE sequence numbers (+4 bytes)."},
 	{tunnel_fields, "checksum", "gre, gretap, ip6gre, ip6gretap: GRE checksums (+4 bytes)."},

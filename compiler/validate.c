@@ -722,11 +722,7 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 		tunnel_opt_unused(v, f, i, t->cipher, "cipher", "esp");
 		tunnel_opt_unused(v, f, i, t->nat_traversal, "nat_traversal", "esp");
 	}
-	if ((k->opts & NT_TOPT_GENEVE) && t->options_length &&
-	    (*t->options_length > 252 || *t->options_length % 4))
-		E(v, at(v, false, "/interfaces/%zu/tunnel/options_length", i), "tunnel",
-		  "tunnel.options_length %u: Geneve options are counted in 4-byte words, at most 63 "
-		  "(genevehdr.opt_len is 6 bits): 0-252, a multiple of 4", *t->options_length);
+	/* options_length: 0-252 in steps of 4 is the loader's (schema.c) */
 	if (t->outer && !(k->outers & (1u << *t->outer))) {
 		if (*t->outer == NT_OUTER_DUAL)
 			E(v, at(v, false, "/interfaces/%zu/tunnel/outer", i), "tunnel",
