@@ -394,8 +394,9 @@ const struct nt_key_doc nt_key_docs[] = {
 	 "tables; one added with --caps-dir is not in the list."},
 	{nt_iface_fields, "match", "Pick the capability table on the host by driver and/or PCI "
 	 "vendor:device."},
-	{nt_iface_fields, "mtu", "MTU, 68-65535. A tunnel without one gets the underlay's minus "
-	 "60 (ipv4) or 80 (ipv6, dual)."},
+	{nt_iface_fields, "mtu", "MTU, 68-65535. A tunnel without one gets its underlay's minus "
+	 "its kind's overhead (the table in nettune-profile(5): e.g. WireGuard 60 over ipv4, 80 "
+	 "over ipv6 or dual; VXLAN 50 / 70)."},
 	{nt_iface_fields, "offloads", "Portable offload names, lowered per target to ethtool "
 	 "features or NetAdapter settings; each is on/off or a map {all, ipv4, ipv6}."},
 	{nt_iface_fields, "channels", "Queue counts: combined, rx, tx, other."},
@@ -408,8 +409,9 @@ const struct nt_key_doc nt_key_docs[] = {
 	 "and what irqbalance may do."},
 	{nt_iface_fields, "rps", "Receive packet steering: cpus (CPU list) and flow_cnt."},
 	{nt_iface_fields, "xps", "Transmit packet steering: cpus (CPU list)."},
-	{nt_iface_fields, "tunnel", "Marks a tunnel interface: kind: wireguard, underlay "
-	 "(interface name), outer (ipv4, ipv6, dual; default ipv4)."},
+	{nt_iface_fields, "tunnel", "Marks a tunnel interface: kind (wireguard, vxlan, geneve, "
+	 "gre, gretap, ipip, sit, ip6tnl, ip6gre, ip6gretap, esp), underlay (interface name: a NIC "
+	 "or another tunnel), outer (ipv4, ipv6, dual), and the options of its kind."},
 	{nt_iface_fields, "linux", "features: map of ethtool feature name to on/off, e.g. "
 	 "rx-udp-gro-forwarding: on."},
 	{nt_iface_fields, "windows", "advanced_properties: map of NetAdapter advanced property "

@@ -119,6 +119,16 @@ static void test_rows(void)
 		CU_ASSERT_STRING_EQUAL(nt_esp_cipher_strings[i].str,
 				       nt_esp_cipher((enum nt_esp_cipher)nt_esp_cipher_strings[i].val)->name);
 	CU_ASSERT_EQUAL(nt_esp_cipher(NT_ESP_AES_GCM)->iv, 8);
+	/* the key documentation (JSON Schema descriptions) names every kind,
+	 * and the mtu key does not describe WireGuard's overhead as the only one */
+	for (i = 0; i < nt_tunnel_kind_nstrings; i++) {
+		const char *kn = nt_tunnel_kind_strings[i].str;
+
+		CU_ASSERT_PTR_NOT_NULL(strstr(nt_key_doc(nt_iface_fields, "tunnel"), kn));
+		if (!strstr(nt_key_doc(nt_iface_fields, "tunnel"), kn))
+			fprintf(stderr, "\n  the tunnel key's doc lacks %s", kn);
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(nt_key_doc(nt_iface_fields, "mtu"), "nettune-profile(5)"));
 }
 
 /* Validation: the fit passes, one byte more fails at the tunnel's mtu. */
