@@ -225,6 +225,14 @@ size_t nt_lower_windows(struct nt_lower *L)
 						 f->tunnel->underlay, u->val.u, o.k->label, u->val.u - mtu, o.what, mtu);
 					note = notebuf;
 					mpath = "tunnel/underlay";
+				} else if (u) {
+					unsigned fit = nt_overhead_fit(&o, u->val.u);
+
+					werrs++;
+					nt_error(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
+						 "underlay %s mtu %u leaves no room for %u bytes of %s "
+						 "overhead", f->tunnel->underlay, u->val.u,
+						 fit ? u->val.u - fit : o.fixed + o.trailer, o.k->label);
 				} else if (!L->facts->known) {
 					nt_warn(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
 						"MTU of %s is not derived offline: the MTU of its underlay %s is "

@@ -367,6 +367,33 @@ static void test_nested(void)
 	t_lowered_free(&x);
 }
 
+/* Windows: an observed underlay too small for the tunnel is an error, not
+ * a warning that its MTU is unknown. */
+static void test_windows_small(void)
+{
+	struct lowered x;
+	char *e;
+
+	memset(&x, 0, sizeof(x));
+	nt_facts_init(&x.f);
+	x.f.known = true;
+	nt_facts_add_iface(&x.f, "Ethernet");
+	nt_facts_add_iface(&x.f, "wg0");
+	nt_state_set(&x.obs, NT_K_WIN_IP_MTU, "Ethernet", "ipv4", nt_v_u32(100), (struct nt_mark){0});
+	if (t_load("t.yaml", "apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: h1}\n"
+		   "target: windows\ninterfaces:\n  - {name: Ethernet}\n  - name: wg0\n"
+		   "    tunnel: {kind: wireguard, underlay: Ethernet}\n", &x.l) == 0) {
+		x.errors = t_lower(&x.l, &x.f, &x.obs, &x.des, &x.d, NULL);
+		CU_ASSERT_EQUAL(x.errors, 1);
+		e = t_first_error(&x.d);
+		CU_ASSERT_STRING_EQUAL(e, "t.yaml:8:13: underlay Ethernet mtu 100 leaves no room for "
+				       "60 bytes of WireGuard overhead");
+		free(e);
+		CU_ASSERT_PTR_NULL(nt_state_get(&x.des, NT_K_WIN_IP_MTU, "wg0", "ipv4"));
+	}
+	t_lowered_free(&x);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -380,5 +407,6 @@ int main(void)
 	CU_add_test(s, "outer families, options, ciphers, targets", test_rules);
 	CU_add_test(s, "the live device's kind", test_live_kind);
 	CU_add_test(s, "tunnels over tunnels", test_nested);
+	CU_add_test(s, "windows: an underlay too small", test_windows_small);
 	return t_run(s);
 }
