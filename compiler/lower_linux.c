@@ -910,11 +910,22 @@ static void lower_mtu(struct ictx *c)
 		}
 		umtu = u->val.u;
 		fit = nt_overhead_fit(&o, umtu);
-		if (fit < o.k->min_inner) {
-			LERR(c->L, mk(c, "tunnel", true), "underlay %s mtu %u leaves no room for %u bytes of %s overhead",
-			     f->tunnel->underlay, umtu, fit ? umtu - fit : o.fixed + o.trailer, o.k->label);
+		if (fit < nt_tunnel_min_mtu(f->tunnel)) {
+			unsigned oh = fit ? umtu - fit : o.fixed + o.trailer;
+
+			LERR(c->L, mk(c, "tunnel", true), "underlay %s mtu %u - %s overhead %u (%s) = %d "
+			     "leaves tunnel %s below the %s minimum mtu of %u", f->tunnel->underlay, umtu,
+			     o.k->label, oh, o.what, (int)umtu - (int)oh, f->name,
+			     nt_tunnel_min_mtu(f->tunnel) > 68 ? "IPv6" : "IPv4",
+			     nt_tunnel_min_mtu(f->tunnel));
 			return;
 		}
+		/* the validator warned when the profile alone fixes the MTU */
+		if (fit < 1280 && nt_tunnel_inner_unsaid(f->tunnel) &&
+		    !nt_tunnel_profile_mtu(c->L->l->p, f))
+			nt_warn(c->L->d, mk(c, "tunnel", true), "tunnel-mtu",
+				"tunnel %s derives mtu %u, below 1280: Linux turns IPv6 off on it; say "
+				"tunnel.inner: ipv4 if it carries IPv4 only", f->name, fit);
 		s = put(c, NT_K_MTU, NULL, nt_v_u32(fit), "tunnel/underlay");
 		set_note(s, "derived: %s mtu %u - %s overhead %u (%s)", f->tunnel->underlay,
 			 umtu, o.k->label, umtu - fit, o.what);

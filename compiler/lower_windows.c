@@ -217,7 +217,7 @@ size_t nt_lower_windows(struct nt_lower *L)
 				nt_tunnel_overhead(f->tunnel, &o);
 				if (!u)
 					u = nt_state_get(L->observed, NT_K_WIN_IP_MTU, f->tunnel->underlay, "ipv4");
-				if (u && nt_overhead_fit(&o, u->val.u) >= o.k->min_inner) {
+				if (u && nt_overhead_fit(&o, u->val.u) >= nt_tunnel_min_mtu(f->tunnel)) {
 					mtu = nt_overhead_fit(&o, u->val.u);
 					snprintf(notebuf, sizeof(notebuf),
 						 "derived: %s mtu %u - %s overhead %u (%s); also put "
@@ -229,10 +229,15 @@ size_t nt_lower_windows(struct nt_lower *L)
 					unsigned fit = nt_overhead_fit(&o, u->val.u);
 
 					werrs++;
+					unsigned oh = fit ? u->val.u - fit : o.fixed + o.trailer;
+					unsigned min = nt_tunnel_min_mtu(f->tunnel);
+
 					nt_error(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
-						 "underlay %s mtu %u leaves no room for %u bytes of %s "
-						 "overhead", f->tunnel->underlay, u->val.u,
-						 fit ? u->val.u - fit : o.fixed + o.trailer, o.k->label);
+						 "underlay %s mtu %u - %s overhead %u (%s) = %d leaves "
+						 "tunnel %s below the %s minimum mtu of %u",
+						 f->tunnel->underlay, u->val.u, o.k->label, oh, o.what,
+						 (int)u->val.u - (int)oh, f->name, min > 68 ? "IPv6" : "IPv4",
+						 min);
 				} else if (!L->facts->known) {
 					nt_warn(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
 						"MTU of %s is not derived offline: the MTU of its underlay %s is "

@@ -170,6 +170,7 @@ static const cyaml_schema_field_t tunnel_fields[] = {
 	CYAML_FIELD_BOOL_PTR("encap_limit", OPT, struct nt_tunnel, encap_limit),
 	ENUM_FIELD("cipher", struct nt_tunnel, cipher, nt_esp_cipher_strings),
 	CYAML_FIELD_BOOL_PTR("nat_traversal", OPT, struct nt_tunnel, nat_traversal),
+	ENUM_FIELD("inner", struct nt_tunnel, inner, nt_outer_strings),
 	CYAML_FIELD_END
 };
 
@@ -494,6 +495,9 @@ const struct nt_key_doc nt_key_docs[] = {
 	 "aes-cbc-sha1 (96-bit ICV) or aes-cbc-sha256 (128-bit ICV); padding is counted for "
 	 "the MTU itself."},
 	{tunnel_fields, "nat_traversal", "esp: ESP in UDP (NAT traversal, +8 bytes)."},
+	{tunnel_fields, "inner", "The IP versions the tunnel carries: ipv4, ipv6 or dual. With ipv6 "
+	 "or dual its MTU must be at least 1280 (Linux turns IPv6 off on a device below it); "
+	 "unset, an MTU below 1280 gets a warning (sit: always ipv6)."},
 	{linux_fields, "features", "Map of ethtool feature name to on/off, e.g. "
 	 "rx-udp-gro-forwarding: on."},
 	{windows_fields, "advanced_properties", "Map of NetAdapter advanced property to value, "

@@ -50,7 +50,7 @@ const struct nt_tunnel_row nt_tunnel_rows[] = {
 	 "net/ipv4/ipip.c ipip_tunnel_init: tun_hlen = 0; net/ipv4/ip_tunnel.c ip_tunnel_bind_dev"},
 	{NT_TUNNEL_SIT, NT_OUTER_IPV4, 20, "IPv4 20 (inner IPv6: at least 1280)",
 	 "net/ipv6/sit.c ipip6_tunnel_bind_dev: mtu = tdev->mtu - (hlen + sizeof(struct iphdr)), "
-	 "at least IPV6_MIN_MTU"},
+	 "at least IPV6_MIN_MTU; ipip6_tunnel_setup: dev->min_mtu = IPV6_MIN_MTU"},
 	{NT_TUNNEL_IP6TNL, NT_OUTER_IPV6, 48,
 	 "IPv6 40 + encapsulation limit destination option 8 (encap_limit: off saves it)",
 	 "net/ipv6/ip6_tunnel.c ip6_tnl_link_config: mtu - sizeof(struct ipv6hdr), -8 unless "
@@ -144,6 +144,20 @@ const struct nt_esp_cipher_row *nt_esp_cipher(enum nt_esp_cipher c)
 enum nt_outer nt_tunnel_outer(const struct nt_tunnel *t)
 {
 	return t->outer ? *t->outer : kinds[t->kind].dflt;
+}
+
+unsigned nt_tunnel_min_mtu(const struct nt_tunnel *t)
+{
+	/* net/ipv6/addrconf.c addrconf_notify: NETDEV_CHANGEMTU below
+	 * IPV6_MIN_MTU takes IPv6 off the device */
+	if (t->inner && *t->inner != NT_OUTER_IPV4 && kinds[t->kind].min_inner < 1280)
+		return 1280;
+	return kinds[t->kind].min_inner;
+}
+
+bool nt_tunnel_inner_unsaid(const struct nt_tunnel *t)
+{
+	return !t->inner && kinds[t->kind].min_inner < 1280;
 }
 
 static void add_what(struct nt_overhead *o, const char *s)
@@ -310,5 +324,5 @@ unsigned nt_tunnel_profile_mtu(const struct nt_profile *p, const struct nt_iface
 		return 0;
 	nt_tunnel_overhead(f->tunnel, &o);
 	fit = nt_overhead_fit(&o, umtu);
-	return fit >= o.k->min_inner ? fit : 0;
+	return fit >= nt_tunnel_min_mtu(f->tunnel) ? fit : 0;
 }

@@ -64,6 +64,12 @@ struct nt_overhead {
 	unsigned trailer;		/* ESP: pad length + next header = 2; else 0 */
 	char what[96];			/* "ipv4 outer, key" for messages */
 };
+/* The smallest MTU the tunnel may have: 1280 when it carries IPv6 (inner:
+ * ipv6 or dual, or a kind whose inner packets are IPv6), else 68. */
+unsigned nt_tunnel_min_mtu(const struct nt_tunnel *t);
+/* Whether a tunnel MTU below 1280 deserves a warning: the profile does not
+ * say whether IPv6 runs over it. */
+bool nt_tunnel_inner_unsaid(const struct nt_tunnel *t);
 /* The outer family the tunnel uses (its own, or the kind's default). */
 enum nt_outer nt_tunnel_outer(const struct nt_tunnel *t);
 void nt_tunnel_overhead(const struct nt_tunnel *t, struct nt_overhead *o);

@@ -698,7 +698,7 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 	const struct nt_tunnel_kind_info *k = nt_tunnel_kind(t->kind);
 	const struct nt_iface *u;
 	struct nt_overhead o;
-	unsigned umtu;
+	unsigned umtu, min;
 	size_t ui;
 	static const char *const no[] = {"channels", "rings", "rss", "irq", "coalesce"};
 	const void *has[] = {f->channels, f->rings, f->rss, f->irq, f->coalesce};
@@ -778,10 +778,20 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 	}
 	nt_tunnel_overhead(t, &o);
 	umtu = nt_tunnel_profile_mtu(v->p, u);
-	if (f->mtu && *f->mtu < k->min_inner)
+	min = nt_tunnel_min_mtu(t);
+	if (f->mtu && *f->mtu < min && k->min_inner == min)
 		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
 		  "tunnel %s mtu %u is below %u, the smallest MTU of the IPv6 packets a %s tunnel "
 		  "carries", f->name, *f->mtu, k->min_inner, k->name);
+	else if (f->mtu && *f->mtu < min)
+		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
+		  "tunnel %s mtu %u is below 1280, the IPv6 minimum, and it carries %s "
+		  "(tunnel.inner): Linux turns IPv6 off on such a device", f->name, *f->mtu,
+		  nt_outer_strings[*t->inner].str);
+	else if (f->mtu && *f->mtu < 1280 && nt_tunnel_inner_unsaid(t))
+		W(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
+		  "tunnel %s mtu %u is below 1280: Linux turns IPv6 off on it; say tunnel.inner: "
+		  "ipv4 if it carries IPv4 only", f->name, *f->mtu);
 	if (f->mtu && umtu && *f->mtu + nt_overhead_at(&o, *f->mtu) > umtu) {
 		unsigned oh = nt_overhead_at(&o, *f->mtu);
 
@@ -790,7 +800,7 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 		  "at most %u fits", f->name, *f->mtu, k->label, oh, o.what, *f->mtu + oh,
 		  u->name, umtu, u->mtu ? "" : " (derived)", nt_overhead_fit(&o, umtu));
 	}
-	if (!f->mtu && umtu && nt_overhead_fit(&o, umtu) < k->min_inner) {
+	if (!f->mtu && umtu && nt_overhead_fit(&o, umtu) < min) {
 		unsigned fit = nt_overhead_fit(&o, umtu);
 		unsigned oh = fit ? umtu - fit : o.fixed + o.trailer;
 
@@ -800,8 +810,12 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 		  at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel-mtu",
 		  "underlay %s mtu %u%s - %s overhead %u (%s) = %d leaves tunnel %s below "
 		  "the %s minimum mtu of %u", u->name, umtu, u->mtu ? "" : " (derived)", k->label,
-		  oh, o.what, (int)umtu - (int)oh, f->name, k->min_inner > 68 ? "IPv6" : "IPv4",
-		  k->min_inner);
+		  oh, o.what, (int)umtu - (int)oh, f->name, min > 68 ? "IPv6" : "IPv4", min);
+	} else if (!f->mtu && umtu && nt_overhead_fit(&o, umtu) < 1280 && nt_tunnel_inner_unsaid(t)) {
+		W(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel-mtu",
+		  "tunnel %s derives mtu %u (underlay %s mtu %u - %s overhead %u), below 1280: Linux "
+		  "turns IPv6 off on it; say tunnel.inner: ipv4 if it carries IPv4 only", f->name,
+		  nt_overhead_fit(&o, umtu), u->name, umtu, k->label, umtu - nt_overhead_fit(&o, umtu));
 	}
 }
 

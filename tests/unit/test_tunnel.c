@@ -53,7 +53,7 @@ static const struct kase {
 	{"kind: vxlan, outer: ipv6", "VXLAN", "ipv6 outer", 1430, 70},
 	{"kind: geneve", "Geneve", "ipv4 outer", 1450, 50},
 	{"kind: geneve, options_length: 8", "Geneve", "ipv4 outer, 8 option bytes", 1442, 58},
-	{"kind: geneve, outer: ipv6, options_length: 252", "Geneve", "ipv6 outer, 252 option bytes",
+	{"kind: geneve, outer: ipv6, options_length: 252, inner: ipv4", "Geneve", "ipv6 outer, 252 option bytes",
 	 1178, 322},
 	{"kind: gre", "GRE", "ipv4 outer", 1476, 24},
 	{"kind: gre, key: on, sequence: on, checksum: on", "GRE",
@@ -308,7 +308,7 @@ static void test_nested(void)
 	       "packets must leave by a device that is not carried inside it\n");
 	/* eth0 150 - 38 = 112 for g0, 112 - 50 = 62 for v0: below 68 */
 	EXPECT(HEAD "  - {name: eth0, mtu: 150}\n"
-	       "  - name: g0\n    tunnel: {kind: gretap, underlay: eth0}\n"
+	       "  - name: g0\n    tunnel: {kind: gretap, underlay: eth0, inner: ipv4}\n"
 	       "  - name: v0\n    tunnel: {kind: vxlan, underlay: g0}\n",
 	       "10:37: underlay g0 mtu 112 (derived) - VXLAN overhead 50 (ipv4 outer) = 62 "
 	       "leaves tunnel v0 below the IPv4 minimum mtu of 68\n");
@@ -386,10 +386,74 @@ static void test_windows_small(void)
 		x.errors = t_lower(&x.l, &x.f, &x.obs, &x.des, &x.d, NULL);
 		CU_ASSERT_EQUAL(x.errors, 1);
 		e = t_first_error(&x.d);
-		CU_ASSERT_STRING_EQUAL(e, "t.yaml:8:13: underlay Ethernet mtu 100 leaves no room for "
-				       "60 bytes of WireGuard overhead");
+		CU_ASSERT_STRING_EQUAL(e, "t.yaml:8:13: underlay Ethernet mtu 100 - WireGuard overhead "
+				       "60 (ipv4 outer) = 40 leaves tunnel wg0 below the IPv4 minimum "
+				       "mtu of 68");
 		free(e);
 		CU_ASSERT_PTR_NULL(nt_state_get(&x.des, NT_K_WIN_IP_MTU, "wg0", "ipv4"));
+	}
+	t_lowered_free(&x);
+}
+
+/* The IPv6 minimum: a tunnel that carries IPv6 (inner: ipv6 or dual) needs
+ * 1280, Linux turning IPv6 off below it; unsaid, below 1280 is a warning. */
+static void test_inner(void)
+{
+	struct lowered x;
+	char *e;
+
+	EXPECT(HEAD "  - {name: eth0, mtu: 1300}\n  - name: t0\n"
+	       "    tunnel: {kind: vxlan, underlay: eth0, inner: ipv6}\n",
+	       "6:23: underlay eth0 mtu 1300 - VXLAN overhead 50 (ipv4 outer) = 1250 leaves tunnel "
+	       "t0 below the IPv6 minimum mtu of 1280\n");
+	EXPECT(HEAD "  - {name: eth0, mtu: 1330}\n  - name: t0\n"
+	       "    tunnel: {kind: vxlan, underlay: eth0, inner: dual}\n", "");
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    mtu: 1279\n"
+	       "    tunnel: {kind: wireguard, underlay: eth0, inner: dual}\n",
+	       "8:10: tunnel t0 mtu 1279 is below 1280, the IPv6 minimum, and it carries dual "
+	       "(tunnel.inner): Linux turns IPv6 off on such a device\n");
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    mtu: 1279\n"
+	       "    tunnel: {kind: wireguard, underlay: eth0}\n",
+	       "8:10: tunnel t0 mtu 1279 is below 1280: Linux turns IPv6 off on it; say "
+	       "tunnel.inner: ipv4 if it carries IPv4 only\n");
+	EXPECT(HEAD "  - {name: eth0, mtu: 1300}\n  - name: t0\n"
+	       "    tunnel: {kind: esp, underlay: eth0}\n",
+	       "8:35: tunnel t0 derives mtu 1246 (underlay eth0 mtu 1300 - ESP overhead 54), below "
+	       "1280: Linux turns IPv6 off on it; say tunnel.inner: ipv4 if it carries IPv4 only\n");
+	EXPECT(HEAD "  - {name: eth0, mtu: 1300}\n  - name: t0\n    mtu: 1000\n"
+	       "    tunnel: {kind: gre, underlay: eth0, inner: ipv4}\n", "");
+	/* sit's inner packets are IPv6 whatever inner says (ipip6_tunnel_setup) */
+	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    mtu: 1279\n"
+	       "    tunnel: {kind: sit, underlay: eth0, inner: ipv4}\n",
+	       "8:10: tunnel t0 mtu 1279 is below 1280, the smallest MTU of the IPv6 packets a sit "
+	       "tunnel carries\n");
+
+	/* at plan time, from the observed underlay */
+	memset(&x, 0, sizeof(x));
+	nt_facts_init(&x.f);
+	x.f.known = true;
+	nt_facts_add_iface(&x.f, "eth0")->kind = nt_xstrdup("veth");
+	nt_facts_add_iface(&x.f, "t0")->kind = nt_xstrdup("vxlan");
+	nt_facts_add_iface(&x.f, "t1")->kind = nt_xstrdup("vxlan");
+	nt_state_set(&x.obs, NT_K_MTU, "eth0", NULL, nt_v_u32(1300), (struct nt_mark){0});
+	if (t_load("t.yaml", HEAD "  - {name: eth0}\n"
+		   "  - name: t0\n    tunnel: {kind: vxlan, underlay: eth0, inner: ipv6}\n"
+		   "  - name: t1\n    tunnel: {kind: vxlan, underlay: eth0}\n", &x.l) == 0) {
+		x.errors = t_lower(&x.l, &x.f, &x.obs, &x.des, &x.d, NULL);
+		CU_ASSERT_EQUAL(x.errors, 1);
+		e = t_first_error(&x.d);
+		CU_ASSERT_STRING_EQUAL(e, "t.yaml:8:5: underlay eth0 mtu 1300 - VXLAN overhead 50 "
+				       "(ipv4 outer) = 1250 leaves tunnel t0 below the IPv6 minimum mtu "
+				       "of 1280");
+		free(e);
+		CU_ASSERT_PTR_NULL(nt_state_get(&x.des, NT_K_MTU, "t0", NULL));
+		CU_ASSERT_EQUAL(nt_state_get(&x.des, NT_K_MTU, "t1", NULL)->val.u, 1250);
+		CU_ASSERT_EQUAL(x.d.n, 2);
+		if (x.d.n == 2) {
+			e = t_diag(&x.d, 1);
+			CU_ASSERT_PTR_NOT_NULL(strstr(e, "tunnel t1 derives mtu 1250, below 1280"));
+			free(e);
+		}
 	}
 	t_lowered_free(&x);
 }
@@ -408,5 +472,6 @@ int main(void)
 	CU_add_test(s, "the live device's kind", test_live_kind);
 	CU_add_test(s, "tunnels over tunnels", test_nested);
 	CU_add_test(s, "windows: an underlay too small", test_windows_small);
+	CU_add_test(s, "inner IPv6: at least 1280", test_inner);
 	return t_run(s);
 }
