@@ -958,19 +958,27 @@ static void check_tunnel_fit(struct ictx *c)
 		     f->tunnel->underlay, u->val.u, nt_overhead_fit(&o, u->val.u));
 }
 
-/* A tunnel the host has as a device of another tunnel kind (the link kind
- * rtnetlink reports in IFLA_INFO_KIND, or a snapshot's "kind"). */
+/* A tunnel the host has as a device of another kind: another tunnel kind
+ * (the link kind rtnetlink reports in IFLA_INFO_KIND, or a snapshot's
+ * "kind"), a NIC, a veth, a bridge ...  Userspace WireGuard (wireguard-go,
+ * boringtun) runs on a tun device. */
 static void check_tunnel_kind(struct ictx *c)
 {
 	const struct nt_iface *f = c->f;
 	const struct nt_iface_facts *F = c->F;
 
-	if (!f->tunnel || !F || !F->kind || !nt_tunnel_link_kind(F->kind) ||
-	    nt_tunnel_link_is(f->tunnel->kind, F->kind))
+	if (!f->tunnel || !F || !F->kind || !strcmp(F->kind, "virtual") ||
+	    nt_tunnel_link_is(f->tunnel->kind, F->kind) ||
+	    (f->tunnel->kind == NT_TUNNEL_WIREGUARD && !strcmp(F->kind, "tun")))
 		return;
-	LERR(c->L, mk(c, "tunnel/kind", false),
-	     "%s is a %s device on this host; the profile says tunnel kind %s", f->name, F->kind,
-	     nt_tunnel_kind(f->tunnel->kind)->name);
+	if (!strcmp(F->kind, "physical"))
+		LERR(c->L, mk(c, "tunnel/kind", false),
+		     "%s is a NIC on this host (driver %s); the profile says it is a %s tunnel",
+		     f->name, F->driver ? F->driver : "unknown", nt_tunnel_kind(f->tunnel->kind)->name);
+	else
+		LERR(c->L, mk(c, "tunnel/kind", false),
+		     "%s is a %s device on this host; the profile says tunnel kind %s", f->name,
+		     F->kind, nt_tunnel_kind(f->tunnel->kind)->name);
 }
 
 /* The observed driver of an interface: the bound driver, else the link kind

@@ -264,6 +264,41 @@ static void test_live_kind(void)
 	}
 	t_lowered_free(&x);
 
+	/* a veth, a NIC: no tunnel at all */
+	for (int n = 0; n < 2; n++) {
+		memset(&x, 0, sizeof(x));
+		nt_facts_init(&x.f);
+		x.f.known = true;
+		nt_facts_add_iface(&x.f, "eth0")->kind = nt_xstrdup("veth");
+		if (n)
+			t_nic(&x.f, "vx0", 0, 1, 100);
+		else
+			nt_facts_add_iface(&x.f, "vx0")->kind = nt_xstrdup("veth");
+		if (t_load("t.yaml", HEAD "  - {name: eth0, mtu: 1500}\n  - name: vx0\n"
+			   "    tunnel: {kind: vxlan, underlay: eth0}\n", &x.l) == 0) {
+			x.errors = t_lower(&x.l, &x.f, &x.obs, &x.des, &x.d, NULL);
+			e = t_first_error(&x.d);
+			CU_ASSERT_STRING_EQUAL(e, n ? "t.yaml:8:20: vx0 is a NIC on this host (driver i40e); "
+					       "the profile says it is a vxlan tunnel" :
+					       "t.yaml:8:20: vx0 is a veth device on this host; the profile "
+					       "says tunnel kind vxlan");
+			free(e);
+		}
+		t_lowered_free(&x);
+	}
+	/* userspace WireGuard on a tun device: no error */
+	memset(&x, 0, sizeof(x));
+	nt_facts_init(&x.f);
+	x.f.known = true;
+	nt_facts_add_iface(&x.f, "eth0")->kind = nt_xstrdup("veth");
+	nt_facts_add_iface(&x.f, "wg0")->kind = nt_xstrdup("tun");
+	if (t_load("t.yaml", HEAD "  - {name: eth0, mtu: 1500}\n  - name: wg0\n"
+		   "    tunnel: {kind: wireguard, underlay: eth0}\n", &x.l) == 0) {
+		x.errors = t_lower(&x.l, &x.f, &x.obs, &x.des, &x.d, NULL);
+		CU_ASSERT_EQUAL(x.errors, 0);
+	}
+	t_lowered_free(&x);
+
 	/* the same device as vxlan: no error */
 	memset(&x, 0, sizeof(x));
 	nt_facts_init(&x.f);
@@ -287,6 +322,7 @@ static void test_live_kind(void)
 static void test_nested(void)
 {
 	static const char *const names[] = {"eth0", "g0", "v0", "e0"};
+	static const char *const lk[] = {"veth", "gre", "vxlan", "xfrm"};
 	/* listed top first: e0 over v0 over g0 over eth0 */
 	static const char *const chain =
 		HEAD "  - name: e0\n    tunnel: {kind: esp, underlay: v0}\n"
@@ -326,8 +362,6 @@ static void test_nested(void)
 	nt_facts_init(&x.f);
 	x.f.known = true;
 	for (i = 0; i < 4; i++) {
-		static const char *const lk[] = {"veth", "gre", "vxlan", "xfrm"};
-
 		nt_facts_add_iface(&x.f, names[i])->kind = nt_xstrdup(lk[i]);
 		nt_state_set(&x.obs, NT_K_MTU, names[i], NULL, nt_v_u32(small[i]), (struct nt_mark){0});
 	}
@@ -349,7 +383,7 @@ static void test_nested(void)
 	nt_facts_init(&x.f);
 	x.f.known = true;
 	for (i = 0; i < 4; i++) {
-		nt_facts_add_iface(&x.f, names[i])->kind = nt_xstrdup("veth");
+		nt_facts_add_iface(&x.f, names[i])->kind = nt_xstrdup(lk[i]);
 		nt_state_set(&x.obs, NT_K_MTU, names[i], NULL, nt_v_u32(big[i]), (struct nt_mark){0});
 	}
 	snprintf(text, sizeof(text), chain, 1500u);
