@@ -967,6 +967,16 @@ static void check_tunnel_kind(struct ictx *c)
 	const struct nt_iface *f = c->f;
 	const struct nt_iface_facts *F = c->F;
 
+	if (f->tunnel && F && nt_tunnel_link_is(f->tunnel->kind, F->kind) &&
+	    nt_tunnel_link_outer(F->kind) >= 0 &&
+	    (int)nt_tunnel_outer(f->tunnel) != nt_tunnel_link_outer(F->kind)) {
+		LERR(c->L, mk(c, "tunnel", true),
+		     "%s is a %s device on this host, whose outer header is %s; the profile says "
+		     "outer: %s", f->name, F->kind,
+		     nt_tunnel_link_outer(F->kind) == NT_OUTER_IPV4 ? "IPv4" : "IPv6",
+		     nt_outer_strings[nt_tunnel_outer(f->tunnel)].str);
+		return;
+	}
 	if (!f->tunnel || !F || !F->kind || !strcmp(F->kind, "virtual") ||
 	    nt_tunnel_link_is(f->tunnel->kind, F->kind) ||
 	    (f->tunnel->kind == NT_TUNNEL_WIREGUARD && !strcmp(F->kind, "tun")))

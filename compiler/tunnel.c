@@ -252,6 +252,15 @@ bool nt_tunnel_link_is(enum nt_tunnel_kind k, const char *link_kind)
 	return false;
 }
 
+int nt_tunnel_link_outer(const char *link_kind)
+{
+	if (link_kind && !strcmp(link_kind, "vti"))
+		return NT_OUTER_IPV4;
+	if (link_kind && !strcmp(link_kind, "vti6"))
+		return NT_OUTER_IPV6;
+	return -1;
+}
+
 bool nt_tunnel_link_kind(const char *link_kind)
 {
 	size_t k;

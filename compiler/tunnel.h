@@ -81,6 +81,10 @@ unsigned nt_overhead_fit(const struct nt_overhead *o, unsigned underlay);
  * whether it is one of kind k. */
 bool nt_tunnel_link_kind(const char *link_kind);
 bool nt_tunnel_link_is(enum nt_tunnel_kind k, const char *link_kind);
+/* The outer family a device of link kind is bound to, or -1 when it takes
+ * either (an XFRM interface carries SAs of both; a VTI is IPv4, a VTI6
+ * IPv6: net/ipv4/ip_vti.c, net/ipv6/ip6_vti.c). */
+int nt_tunnel_link_outer(const char *link_kind);
 
 /*
  * Tunnels over tunnels (vxlan over wireguard, gre over an ESP interface):

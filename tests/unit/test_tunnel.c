@@ -286,6 +286,23 @@ static void test_live_kind(void)
 		}
 		t_lowered_free(&x);
 	}
+	/* ESP on a VTI (IPv4 outer only) with outer: ipv6; on a VTI6 with ipv6 */
+	for (int n = 0; n < 2; n++) {
+		memset(&x, 0, sizeof(x));
+		nt_facts_init(&x.f);
+		x.f.known = true;
+		nt_facts_add_iface(&x.f, "eth0")->kind = nt_xstrdup("veth");
+		nt_facts_add_iface(&x.f, "ipsec0")->kind = nt_xstrdup(n ? "vti6" : "vti");
+		if (t_load("t.yaml", HEAD "  - {name: eth0, mtu: 1500}\n  - name: ipsec0\n"
+			   "    tunnel: {kind: esp, underlay: eth0, outer: ipv6}\n", &x.l) == 0) {
+			x.errors = t_lower(&x.l, &x.f, &x.obs, &x.des, &x.d, NULL);
+			e = t_first_error(&x.d);
+			CU_ASSERT_STRING_EQUAL(e, n ? "" : "t.yaml:8:5: ipsec0 is a vti device on this "
+					       "host, whose outer header is IPv4; the profile says outer: ipv6");
+			free(e);
+		}
+		t_lowered_free(&x);
+	}
 	/* userspace WireGuard on a tun device: no error */
 	memset(&x, 0, sizeof(x));
 	nt_facts_init(&x.f);
