@@ -236,6 +236,10 @@ unsigned nt_overhead_fit(const struct nt_overhead *o, unsigned underlay)
 {
 	unsigned room;
 
+	/* a snapshot may say more (lo: 65536, or anything): no outer packet
+	 * is longer than IP_MAX_MTU 65535, IPv4's 16-bit total length */
+	if (underlay > 65535)
+		underlay = 65535;
 	if (underlay <= o->fixed + o->trailer)
 		return 0;
 	room = (underlay - o->fixed) / o->block * o->block;

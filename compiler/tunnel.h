@@ -75,7 +75,8 @@ enum nt_outer nt_tunnel_outer(const struct nt_tunnel *t);
 void nt_tunnel_overhead(const struct nt_tunnel *t, struct nt_overhead *o);
 /* Bytes added to one packet of an inner MTU of mtu (ESP: with its padding). */
 unsigned nt_overhead_at(const struct nt_overhead *o, unsigned mtu);
-/* The largest tunnel MTU whose packets fit an underlay MTU; 0 if none. */
+/* The largest tunnel MTU whose packets fit an underlay MTU (taken as at
+ * most 65535); 0 if none. */
 unsigned nt_overhead_fit(const struct nt_overhead *o, unsigned underlay);
 /* Whether a device of link kind (IFLA_INFO_KIND) is a tunnel of any kind;
  * whether it is one of kind k. */

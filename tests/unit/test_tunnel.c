@@ -418,6 +418,36 @@ static void test_nested(void)
 	t_lowered_free(&x);
 }
 
+/* An observed underlay MTU beyond 65535 (a snapshot may say anything):
+ * the derived MTU stays within what an outer packet can carry. */
+static void test_huge_underlay(void)
+{
+	static const uint32_t huge[] = {65536, 70000, 4294967295u};
+	struct lowered x;
+	size_t n;
+
+	for (n = 0; n < 3; n++) {
+		memset(&x, 0, sizeof(x));
+		nt_facts_init(&x.f);
+		x.f.known = true;
+		nt_facts_add_iface(&x.f, "eth0")->kind = nt_xstrdup("veth");
+		nt_facts_add_iface(&x.f, "g0")->kind = nt_xstrdup("gre");
+		nt_facts_add_iface(&x.f, "e0")->kind = nt_xstrdup("xfrm");
+		nt_state_set(&x.obs, NT_K_MTU, "eth0", NULL, nt_v_u32(huge[n]), (struct nt_mark){0});
+		if (t_load("t.yaml", HEAD "  - {name: eth0}\n"
+			   "  - name: g0\n    tunnel: {kind: gre, underlay: eth0}\n"
+			   "  - name: e0\n    tunnel: {kind: esp, underlay: eth0, cipher: aes-cbc-sha1}\n",
+			   &x.l) == 0) {
+			x.errors = t_lower(&x.l, &x.f, &x.obs, &x.des, &x.d, NULL);
+			CU_ASSERT_EQUAL(x.errors, 0);
+			CU_ASSERT_EQUAL(nt_state_get(&x.des, NT_K_MTU, "g0", NULL)->val.u, 65511);
+			/* ((65535 - 44 - 12) & ~15) - 2 */
+			CU_ASSERT_EQUAL(nt_state_get(&x.des, NT_K_MTU, "e0", NULL)->val.u, 65470);
+		}
+		t_lowered_free(&x);
+	}
+}
+
 /* Windows: an observed underlay too small for the tunnel is an error, not
  * a warning that its MTU is unknown. */
 static void test_windows_small(void)
@@ -524,5 +554,6 @@ int main(void)
 	CU_add_test(s, "tunnels over tunnels", test_nested);
 	CU_add_test(s, "windows: an underlay too small", test_windows_small);
 	CU_add_test(s, "inner IPv6: at least 1280", test_inner);
+	CU_add_test(s, "an observed underlay beyond 65535", test_huge_underlay);
 	return t_run(s);
 }
