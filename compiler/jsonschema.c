@@ -252,6 +252,20 @@ void nt_jsonschema(struct nt_buf *out)
 		    "        \"host\": {\"description\": \"A PolicyProfile cannot set host: the NUMA "
 		    "layout and reserved CPUs belong to one host's profile.\", \"not\": {}}}}\n"
 		    "    }");
+	/* load.c apply_defaults: defaults go beneath every interface of their
+	 * kind, so they name none and make none a tunnel */
+	nt_buf_puts(out, ",\n    {\n"
+		    "      \"type\": \"object\",\n"
+		    "      \"properties\": {\"defaults\": {\"description\": \"Defaults go beneath "
+		    "every interface of their kind: they name none and make none a tunnel.\", "
+		    "\"type\": \"object\", \"properties\": {\n"
+		    "        \"physical\": {\"description\": \"... without name or tunnel.\", "
+		    "\"type\": \"object\", "
+		    "\"propertyNames\": {\"not\": {\"enum\": [\"name\", \"tunnel\"]}}},\n"
+		    "        \"tunnel\": {\"description\": \"... without name or tunnel.\", "
+		    "\"type\": \"object\", "
+		    "\"propertyNames\": {\"not\": {\"enum\": [\"name\", \"tunnel\"]}}}}}}\n"
+		    "    }");
 	nt_buf_puts(out, "]\n}\n");
 	nt_capsdb_free(&caps);
 }
