@@ -61,6 +61,7 @@ struct ictx {
 	bool nqueues_known;
 	struct nt_cpuset *irq_cpus;	/* nqueues entries once lower_irq placed them */
 	bool irq_placed;
+	const struct nt_tunnel_map *tm;	/* the profile's chains of underlays */
 };
 
 static struct nt_mark mk(struct ictx *c, const char *sub, bool key)
@@ -922,7 +923,7 @@ static void lower_mtu(struct ictx *c)
 		}
 		/* the validator warned when the profile alone fixes the MTU */
 		if (fit < 1280 && nt_tunnel_inner_unsaid(f->tunnel) &&
-		    !nt_tunnel_profile_mtu(c->L->l->p, f))
+		    !c->tm->mtu[c->i])
 			nt_warn(c->L->d, mk(c, "tunnel", true), "tunnel-mtu",
 				"tunnel %s derives mtu %u, below 1280: Linux turns IPv6 off on it; say "
 				"tunnel.inner: ipv4 if it carries IPv4 only", f->name, fit);
@@ -1101,6 +1102,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 	int banned_policy = -1;
 	struct nt_buf banned = {0};
 	struct nt_mark ban_src = {0};
+	struct nt_tunnel_map tm;
 	struct ictx c;
 
 	errs = 0;
@@ -1131,14 +1133,12 @@ size_t nt_lower_linux(struct nt_lower *L)
 		}
 	/* underlays before tunnels, so tunnels can derive their MTU; a tunnel
 	 * over a tunnel after the one it rides on */
-	for (unsigned pass = 0, depth = 0; pass <= depth; pass++)
+	nt_tunnel_map(p, &tm);
+	for (unsigned pass = 0; pass <= tm.max_depth; pass++)
 		for (i = 0; i < p->interfaces_count; i++) {
 			const struct nt_iface *f = &p->interfaces[i];
-			unsigned d = nt_tunnel_depth(p, f);
 
-			if (pass == 0 && d > depth)
-				depth = d;
-			if (d != pass)
+			if (tm.depth[i] != pass)
 				continue;
 			memset(&c, 0, sizeof(c));
 			c.L = L;
@@ -1146,6 +1146,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 			c.i = i;
 			c.F = nt_facts_iface(L->facts, f->name);
 			c.reserved = reserved;
+			c.tm = &tm;
 			if (L->facts->known && !c.F && (L->observed->n || L->facts->nifs) &&
 			    (L->skip_missing || (L->only && strcmp(f->name, L->only)))) {
 				nt_warn(L->d, mk(&c, "name", false), "plan",
@@ -1189,6 +1190,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 			}
 			free(c.irq_cpus);
 		}
+	nt_tunnel_map_free(&tm);
 	if (banned_policy >= 0 && L->facts->irqbalance != 0) {
 		if (banned_policy == NT_IRQBAL_BAN && banned.n) {
 			struct nt_setting *s = nt_state_set(L->desired, NT_K_IRQBALANCE_BAN, "irqbalance",

@@ -182,10 +182,12 @@ size_t nt_lower_windows(struct nt_lower *L)
 {
 	const struct nt_profile *p = L->l->p;
 	size_t i, k;
+	struct nt_tunnel_map tm;
 
 	werrs = 0;
 	/* underlays first, a tunnel over a tunnel after the one it rides on */
-	for (unsigned pass = 0, depth = 0; pass <= depth; pass++)
+	nt_tunnel_map(p, &tm);
+	for (unsigned pass = 0; pass <= tm.max_depth; pass++)
 		for (i = 0; i < p->interfaces_count; i++) {
 			const struct nt_iface *f = &p->interfaces[i];
 			const struct nt_offloads *o = f->offloads;
@@ -193,11 +195,8 @@ size_t nt_lower_windows(struct nt_lower *L)
 			const char *note = NULL;
 			char notebuf[256];
 			const char *mpath = "mtu";
-			unsigned d = nt_tunnel_depth(p, f);
 
-			if (pass == 0 && d > depth)
-				depth = d;
-			if (d != pass)
+			if (tm.depth[i] != pass)
 				continue;
 			if (L->facts->known && L->facts->nifs && !nt_facts_iface(L->facts, f->name)) {
 				werrs++;
@@ -275,6 +274,7 @@ size_t nt_lower_windows(struct nt_lower *L)
 					    mkw(L, i, path), NULL);
 				}
 		}
+	nt_tunnel_map_free(&tm);
 	if (p->global && p->global->receive_segment_coalescing)
 		put(L, "global", NT_K_WIN_GLOBAL, "receive-segment-coalescing",
 		    nt_v_str(*p->global->receive_segment_coalescing ? "Enabled" : "Disabled"),

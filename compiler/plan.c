@@ -33,11 +33,6 @@ static struct nt_action *add(struct nt_plan *p, const struct nt_setting *s)
 	return a;
 }
 
-/* How deep in tunnels obj is: 0 for a NIC, 1 for a tunnel over one, ... */
-static int tunnel_depth(const struct nt_loaded *l, const char *obj)
-{
-	return l ? (int)nt_tunnel_depth_of(l->p, obj) : 0;
-}
 
 static bool is_physical(const struct nt_facts *f, const char *obj)
 {
@@ -155,8 +150,10 @@ void nt_plan_build(const struct nt_plan_input *in, struct nt_plan *p)
 	size_t i, k;
 	const char **objs = NULL;
 	size_t nobjs = 0;
+	struct nt_tunnel_map tm;
 
 	memset(p, 0, sizeof(*p));
+	nt_tunnel_map(in->l->p, &tm);
 	p->host = nt_xstrdup(in->l->p->metadata && in->l->p->metadata->name ?
 			     in->l->p->metadata->name : "");
 	p->target = nt_xstrdup(in->l->p->target && *in->l->p->target == NT_TARGET_WINDOWS ?
@@ -181,7 +178,8 @@ void nt_plan_build(const struct nt_plan_input *in, struct nt_plan *p)
 		}
 		if (s->kind == NT_K_MTU) {
 			bool up = !o || s->val.u > o->val.u;
-			int depth = tunnel_depth(in->l, s->object);
+			/* how deep in tunnels: 0 for a NIC, 1 for a tunnel over one ... */
+			int depth = (int)nt_tunnel_map_depth(in->l->p, &tm, s->object);
 
 			/* raise underlays before tunnels, lower tunnels before underlays */
 			a->ord.sub = up ? 2 + depth : 1 - depth;
@@ -189,6 +187,7 @@ void nt_plan_build(const struct nt_plan_input *in, struct nt_plan *p)
 		if (s->kind == NT_K_FEATURE)
 			nt_order_of(s, (int)i, &a->ord);
 	}
+	nt_tunnel_map_free(&tm);
 	order_rss_before_shrink(p, in);
 	for (i = 0; i < p->n; i++) {
 		for (k = 0; k < nobjs; k++)

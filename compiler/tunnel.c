@@ -6,8 +6,10 @@
  * name of a symbol in parentheses.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "schema.h"
 #include "tunnel.h"
 
@@ -275,67 +277,137 @@ bool nt_tunnel_link_kind(const char *link_kind)
 	return false;
 }
 
-const struct nt_iface *nt_tunnel_underlay(const struct nt_profile *p, const struct nt_iface *f)
-{
+/* Interface names sorted, for one binary search per underlay. */
+struct named {
+	const char *name;
 	size_t i;
+};
 
-	if (!f->tunnel || !f->tunnel->underlay)
-		return NULL;
-	for (i = 0; i < p->interfaces_count; i++)
-		if (p->interfaces[i].name && !strcmp(p->interfaces[i].name, f->tunnel->underlay))
-			return &p->interfaces[i];
-	return NULL;
+static int cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-/* Walks at most one step per interface: a longer chain repeats one. */
-bool nt_tunnel_loops(const struct nt_profile *p, const struct nt_iface *f)
+static long find_named(const struct named *v, size_t n, const char *name)
 {
-	unsigned n;
+	size_t lo = 0, hi = n;
 
-	for (n = 0; f && f->tunnel; n++) {
-		if (n > p->interfaces_count)
-			return true;
-		f = nt_tunnel_underlay(p, f);
+	while (lo < hi) {	/* the first entry not below name */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(v[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	return lo < n && !strcmp(v[lo].name, name) ? (long)v[lo].i : -1;
 }
 
-unsigned nt_tunnel_depth(const struct nt_profile *p, const struct nt_iface *f)
+void nt_tunnel_map(const struct nt_profile *p, struct nt_tunnel_map *m)
 {
-	unsigned n = 0;
+	size_t n = p->interfaces_count, i, k, nn = 0;
+	struct named *byname = nt_xcalloc(n + 1, sizeof(*byname));
+	size_t *stack = nt_xcalloc(n + 1, sizeof(*stack));
+	unsigned char *state = nt_xcalloc(n + 1, 1);	/* 0 new, 1 on the walk, 2 done */
 
-	if (nt_tunnel_loops(p, f))
-		return 1;
-	for (; f && f->tunnel; f = nt_tunnel_underlay(p, f))
-		n++;
-	return n;
+	memset(m, 0, sizeof(*m));
+	m->n = n;
+	m->under = nt_xcalloc(n + 1, sizeof(*m->under));
+	m->depth = nt_xcalloc(n + 1, sizeof(*m->depth));
+	m->loops = nt_xcalloc(n + 1, sizeof(*m->loops));
+	m->mtu = nt_xcalloc(n + 1, sizeof(*m->mtu));
+	for (i = 0; i < n; i++)
+		if (p->interfaces[i].name)
+			byname[nn++] = (struct named){p->interfaces[i].name, i};
+	qsort(byname, nn, sizeof(*byname), cmp_named);
+	for (i = 0; i < n; i++) {
+		const struct nt_iface *f = &p->interfaces[i];
+
+		m->under[i] = f->tunnel && f->tunnel->underlay ?
+			      find_named(byname, nn, f->tunnel->underlay) : -1;
+	}
+	/* each chain walked once: down to a NIC, a resolved interface or one
+	 * already on this walk (a loop), then resolved on the way back up */
+	for (i = 0; i < n; i++) {
+		size_t top = 0, j = i;
+		bool loop, end = false;
+		unsigned d = 0, mtu = 0;
+
+		while (state[j] == 0) {
+			state[j] = 1;
+			stack[top++] = j;
+			if (!p->interfaces[j].tunnel || m->under[j] < 0) {
+				end = true;	/* a NIC, or an underlay not listed */
+				break;
+			}
+			j = (size_t)m->under[j];
+		}
+		/* not at an end, j is on this walk already: the chain came back */
+		loop = state[j] == 1 && !end;
+		if (state[j] == 2) {
+			loop = m->loops[j];
+			d = m->depth[j];
+			mtu = m->mtu[j];
+		}
+		if (loop) {
+			/* every interface of this walk loops or leads into a loop */
+			for (k = 0; k < top; k++) {
+				m->loops[stack[k]] = true;
+				m->depth[stack[k]] = 1;
+				state[stack[k]] = 2;
+			}
+			continue;
+		}
+		while (top) {
+			const struct nt_iface *f;
+
+			j = stack[--top];
+			f = &p->interfaces[j];
+			if (state[j] == 2)
+				continue;
+			state[j] = 2;
+			if (!f->tunnel || m->under[j] < 0) {
+				d = f->tunnel ? 1 : 0;
+				mtu = f->mtu ? *f->mtu : 0;	/* unknown underlay: its own only */
+			} else {
+				struct nt_overhead o;
+				unsigned fit;
+
+				d = d + 1;
+				nt_tunnel_overhead(f->tunnel, &o);
+				fit = mtu ? nt_overhead_fit(&o, mtu) : 0;
+				mtu = f->mtu ? *f->mtu : fit >= nt_tunnel_min_mtu(f->tunnel) ? fit : 0;
+			}
+			m->depth[j] = d;
+			m->mtu[j] = mtu;
+			if (d > m->max_depth)
+				m->max_depth = d;
+		}
+	}
+	free(byname);
+	free(stack);
+	free(state);
 }
 
-unsigned nt_tunnel_depth_of(const struct nt_profile *p, const char *name)
+void nt_tunnel_map_free(struct nt_tunnel_map *m)
+{
+	free(m->under);
+	free(m->depth);
+	free(m->loops);
+	free(m->mtu);
+	memset(m, 0, sizeof(*m));
+}
+
+unsigned nt_tunnel_map_depth(const struct nt_profile *p, const struct nt_tunnel_map *m,
+			     const char *name)
 {
 	size_t i;
 
-	for (i = 0; p && name && i < p->interfaces_count; i++)
+	for (i = 0; p && name && i < m->n; i++)
 		if (p->interfaces[i].name && !strcmp(p->interfaces[i].name, name))
-			return nt_tunnel_depth(p, &p->interfaces[i]);
+			return m->depth[i];
 	return 0;
-}
-
-unsigned nt_tunnel_profile_mtu(const struct nt_profile *p, const struct nt_iface *f)
-{
-	const struct nt_iface *u;
-	struct nt_overhead o;
-	unsigned umtu, fit;
-
-	if (f->mtu)
-		return *f->mtu;
-	if (!f->tunnel || nt_tunnel_loops(p, f))
-		return 0;
-	u = nt_tunnel_underlay(p, f);
-	umtu = u ? nt_tunnel_profile_mtu(p, u) : 0;
-	if (!umtu)
-		return 0;
-	nt_tunnel_overhead(f->tunnel, &o);
-	fit = nt_overhead_fit(&o, umtu);
-	return fit >= nt_tunnel_min_mtu(f->tunnel) ? fit : 0;
 }

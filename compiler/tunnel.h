@@ -88,21 +88,30 @@ bool nt_tunnel_link_is(enum nt_tunnel_kind k, const char *link_kind);
 int nt_tunnel_link_outer(const char *link_kind);
 
 /*
- * Tunnels over tunnels (vxlan over wireguard, gre over an ESP interface):
- * the depth of a profile interface is 0 when it is no tunnel, 1 for a
- * tunnel over a NIC, one more for each tunnel beneath.  Lowering derives
- * and a plan raises MTUs in that order (lowers them in the reverse).
- * Underlays that come back to a tunnel (a0 over b0 over a0) loop: the
- * validator refuses them; their depth is 1.
+ * Tunnels over tunnels (vxlan over wireguard, gre over an ESP interface),
+ * resolved once per profile in linear time (a chain may be as long as the
+ * 1024 interfaces a profile can list).  The depth of an interface is 0
+ * when it is no tunnel, 1 for a tunnel over a NIC, one more for each
+ * tunnel beneath.  Lowering derives and a plan raises MTUs in that order
+ * (lowers them in the reverse).  Underlays that come back to a tunnel (a0
+ * over b0 over a0) loop: the validator refuses them; their depth is 1.
  */
-const struct nt_iface *nt_tunnel_underlay(const struct nt_profile *p, const struct nt_iface *f);
-bool nt_tunnel_loops(const struct nt_profile *p, const struct nt_iface *f);
-unsigned nt_tunnel_depth(const struct nt_profile *p, const struct nt_iface *f);
-unsigned nt_tunnel_depth_of(const struct nt_profile *p, const char *name);
-/* An interface's MTU as the profile fixes it: its mtu, or for a tunnel
- * without one the MTU derived down the chain of underlays.  0 when the
- * profile leaves it to the host, when a tunnel of the chain would be
- * below its kind's minimum, or when the chain loops. */
-unsigned nt_tunnel_profile_mtu(const struct nt_profile *p, const struct nt_iface *f);
+struct nt_tunnel_map {
+	size_t n;			/* the profile's interfaces */
+	long *under;			/* index of each one's underlay, -1: none */
+	unsigned *depth;
+	bool *loops;			/* its chain of underlays loops */
+	/* its MTU as the profile fixes it: its mtu, or for a tunnel without
+	 * one the MTU derived down the chain; 0 when the profile leaves it to
+	 * the host, when a tunnel of the chain would be below its minimum, or
+	 * when the chain loops */
+	unsigned *mtu;
+	unsigned max_depth;
+};
+void nt_tunnel_map(const struct nt_profile *p, struct nt_tunnel_map *m);
+void nt_tunnel_map_free(struct nt_tunnel_map *m);
+/* The depth of the interface called name; 0 when there is none. */
+unsigned nt_tunnel_map_depth(const struct nt_profile *p, const struct nt_tunnel_map *m,
+			     const char *name);
 
 #endif

@@ -22,6 +22,7 @@ struct v {
 	struct nt_cpuset all_numa, reserved;
 	bool have_numa;
 	bool caps_only;	/* plan time: only the checks against a table */
+	struct nt_tunnel_map tm;	/* chains of underlays, resolved once */
 };
 
 static struct nt_mark at(struct v *v, bool key, const char *fmt, ...)
@@ -757,19 +758,22 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 		  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
 		return;
 	}
-	if (nt_tunnel_loops(v->p, f)) {
-		/* reported by each tunnel of the loop, naming it from there */
-		const struct nt_iface *w = u;
+	if (v->tm.loops[i]) {
+		/* reported by each tunnel of the loop, naming it from there; the
+		 * ones that only lead into it are left to those */
+		size_t w = ui;
 		struct nt_buf chain = {0};
 		unsigned n;
 
 		nt_buf_printf(&chain, "%s -> %s", f->name, u->name);
-		for (n = 0; w && w != f && w->tunnel && n <= v->p->interfaces_count; n++) {
-			w = nt_tunnel_underlay(v->p, w);
-			if (w)
-				nt_buf_printf(&chain, " -> %s", w->name);
+		for (n = 0; w != i && v->tm.under[w] >= 0 && n <= v->p->interfaces_count; n++) {
+			w = (size_t)v->tm.under[w];
+			if (n < 8 || w == i)
+				nt_buf_printf(&chain, " -> %s", v->p->interfaces[w].name);
+			else if (n == 8)
+				nt_buf_puts(&chain, " -> ...");
 		}
-		if (w == f)
+		if (w == i)
 			E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
 			  "the underlays of tunnel %s come back to it (%s): a tunnel's packets must "
 			  "leave by a device that is not carried inside it", f->name, chain.p);
@@ -777,7 +781,7 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 		return;
 	}
 	nt_tunnel_overhead(t, &o);
-	umtu = nt_tunnel_profile_mtu(v->p, u);
+	umtu = v->tm.mtu[ui];
 	min = nt_tunnel_min_mtu(t);
 	if (f->mtu && *f->mtu < min && k->min_inner == min)
 		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
@@ -1353,8 +1357,10 @@ size_t nt_validate(const struct nt_loaded *l, const struct nt_capsdb *db, struct
 		E(&v, at(&v, true, "/host/reserved_cpus"), "target",
 		  "host.reserved_cpus is a Linux setting; on Windows use rss.base_processor");
 	check_host(&v);
+	nt_tunnel_map(p, &v.tm);
 	for (i = 0; i < p->interfaces_count; i++)
 		check_iface(&v, &p->interfaces[i], i);
+	nt_tunnel_map_free(&v.tm);
 	check_processes(&v);
 	check_sysctl(&v);
 	if (!v.windows && p->global)
