@@ -166,13 +166,17 @@ const struct nt_rule_doc nt_rule_docs[] = {
 	 "Remove it, or use the target's own key."},
 	{"tunnel", P, "Invalid tunnel",
 	 "A tunnel interface sets NIC keys it does not have, an option of another tunnel kind or "
-	 "an outer family its kind does not have, or its underlay is not in the profile.",
-	 "Put NIC settings on the underlay; name an underlay listed in interfaces; keep to the "
-	 "options and outer family of the kind (nettune-profile(5), tunnel)."},
+	 "an outer family its kind does not have, its underlay is not in the profile, its "
+	 "underlays come back to it, or the host's device is of another kind.",
+	 "Put NIC settings on the underlay; name an underlay listed in interfaces that does not "
+	 "ride on the tunnel; keep to the options and outer family of the kind "
+	 "(nettune-profile(5), tunnel)."},
 	{"tunnel-mtu", P, "Tunnel MTU does not fit the underlay",
 	 "The tunnel's MTU plus its kind's overhead (WireGuard, VXLAN, Geneve, GRE, IPIP, SIT, "
-	 "ip6tnl, ip6gre, ESP) exceeds the underlay's MTU.",
-	 "Lower the tunnel mtu to what the message says fits, or raise the underlay's."},
+	 "ip6tnl, ip6gre, ESP) exceeds the underlay's MTU, or leaves the tunnel below its minimum "
+	 "(1280 when it carries IPv6).",
+	 "Lower the tunnel mtu to what the message says fits, or raise the underlay's; say "
+	 "tunnel.inner: ipv4 for a tunnel that carries IPv4 only."},
 	{"type", P, "Wrong type",
 	 "A value has the wrong type: a mapping, list, integer or on/off was expected.",
 	 "Write the kind of value the message names; on/off values are not quoted."},

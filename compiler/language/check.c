@@ -346,6 +346,9 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 		if (x < min || x > max)
 			ERR(c, n->mark, "range", "%s = %" PRId64 " is out of range %" PRId64
 			    "..%" PRId64, HP(c, h), x, min, max);
+		else if (rule && rule->step && x % rule->step)
+			ERR(c, n->mark, "range", "%s = %" PRId64 " is not a multiple of %" PRId64,
+			    HP(c, h), x, rule->step);
 		return;
 	}
 	case CYAML_BOOL: {

@@ -184,7 +184,10 @@ static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_sche
 			max = rule->max;
 		}
 		nt_buf_printf(b, "\"type\": \"integer\", \"minimum\": %" PRId64 ", \"maximum\": %"
-			      PRId64 "}", min, max);
+			      PRId64, min, max);
+		if (rule && rule->step)
+			nt_buf_printf(b, ", \"multipleOf\": %" PRId64, rule->step);
+		nt_buf_puts(b, "}");
 		return;
 	}
 	case CYAML_BOOL:
@@ -248,6 +251,20 @@ void nt_jsonschema(struct nt_buf *out)
 		    "the host profile that extends it names its target.\", \"not\": {}},\n"
 		    "        \"host\": {\"description\": \"A PolicyProfile cannot set host: the NUMA "
 		    "layout and reserved CPUs belong to one host's profile.\", \"not\": {}}}}\n"
+		    "    }");
+	/* load.c apply_defaults: defaults go beneath every interface of their
+	 * kind, so they name none and make none a tunnel */
+	nt_buf_puts(out, ",\n    {\n"
+		    "      \"type\": \"object\",\n"
+		    "      \"properties\": {\"defaults\": {\"description\": \"Defaults go beneath "
+		    "every interface of their kind: they name none and make none a tunnel.\", "
+		    "\"type\": \"object\", \"properties\": {\n"
+		    "        \"physical\": {\"description\": \"... without name or tunnel.\", "
+		    "\"type\": \"object\", "
+		    "\"propertyNames\": {\"not\": {\"enum\": [\"name\", \"tunnel\"]}}},\n"
+		    "        \"tunnel\": {\"description\": \"... without name or tunnel.\", "
+		    "\"type\": \"object\", "
+		    "\"propertyNames\": {\"not\": {\"enum\": [\"name\", \"tunnel\"]}}}}}}\n"
 		    "    }");
 	nt_buf_puts(out, "]\n}\n");
 	nt_capsdb_free(&caps);

@@ -624,6 +624,15 @@ static int apply_defaults(struct loader *L, struct nt_ynode *root)
 				 defs->keys[i]->scalar, defs->keys[i]->scalar);
 			bad = -1;
 		}
+	/* which defaults an interface gets depends on its own tunnel key */
+	for (i = 0; i < defs->n; i++)
+		if (nt_ymap_get(defs->vals[i], "tunnel", NULL)) {
+			nt_error(L->d, nt_yget(defs->vals[i], "/tunnel", true)->mark, "defaults",
+				 "defaults.%s cannot have a tunnel key; it would make every %s "
+				 "interface a tunnel of one kind over one underlay: give tunnel per "
+				 "interface", defs->keys[i]->scalar, defs->keys[i]->scalar);
+			bad = -1;
+		}
 	if (bad || strcmp(kind_of(root), "HostProfile"))
 		return bad;
 	for (i = 0; ifs && ifs->type == NT_Y_SEQ && i < ifs->n; i++) {

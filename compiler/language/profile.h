@@ -163,6 +163,7 @@ struct nt_tunnel {
 	bool *encap_limit;		/* ip6tnl, ip6gre: encapsulation limit option (+8, default on) */
 	enum nt_esp_cipher *cipher;	/* esp: default aes-gcm */
 	bool *nat_traversal;		/* esp: UDP encapsulation (+8) */
+	enum nt_outer *inner;		/* families carried; ipv6, dual: MTU >= 1280 */
 };
 
 struct nt_match {

@@ -196,6 +196,7 @@ static const cyaml_schema_field_t tunnel_fields[] = {
 	CYAML_FIELD_BOOL_PTR("encap_limit", OPT, struct nt_tunnel, encap_limit),
 	ENUM_FIELD("cipher", struct nt_tunnel, cipher, nt_esp_cipher_strings),
 	CYAML_FIELD_BOOL_PTR("nat_traversal", OPT, struct nt_tunnel, nat_traversal),
+	ENUM_FIELD("inner", struct nt_tunnel, inner, nt_outer_strings),
 	CYAML_FIELD_END
 };
 
@@ -337,6 +338,8 @@ const cyaml_config_t nt_cyaml_config = {
  */
 const struct nt_field_rule nt_field_rules[] = {
 	{nt_iface_fields, "mtu", NT_CLASS_NONE, 68, 65535},
+	/* genevehdr.opt_len: 6 bits of 4-byte words (include/net/geneve.h) */
+	{tunnel_fields, "options_length", NT_CLASS_NONE, 0, 252, 4},
 	{channels_fields, "combined", NT_CLASS_NONE, 0, 4096},
 	{channels_fields, "rx", NT_CLASS_NONE, 0, 4096},
 	{channels_fields, "tx", NT_CLASS_NONE, 0, 4096},
@@ -365,7 +368,7 @@ const struct nt_field_rule nt_field_rules[] = {
 	{rps_fields, "cpus", NT_CLASS_CPULIST, 0, 0},
 	{xps_fields, "cpus", NT_CLASS_CPULIST, 0, 0},
 	{process_fields, "cpus", NT_CLASS_CPULIST, 0, 0},
-	{NULL, NULL, NT_CLASS_NONE, 0, 0},
+	{NULL, NULL, NT_CLASS_NONE, 0, 0, 0},
 };
 
 const struct nt_field_rule *nt_field_rule(const cyaml_schema_field_t *fields, const char *key)
@@ -425,8 +428,9 @@ const struct nt_key_doc nt_key_docs[] = {
 	 "tables; one added with --caps-dir is not in the list."},
 	{nt_iface_fields, "match", "Pick the capability table on the host by driver and/or PCI "
 	 "vendor:device."},
-	{nt_iface_fields, "mtu", "MTU, 68-65535. A tunnel without one gets the underlay's minus "
-	 "60 (ipv4) or 80 (ipv6, dual)."},
+	{nt_iface_fields, "mtu", "MTU, 68-65535. A tunnel without one gets its underlay's minus "
+	 "its kind's overhead (the table in nettune-profile(5): e.g. WireGuard 60 over ipv4, 80 "
+	 "over ipv6 or dual; VXLAN 50 / 70)."},
 	{nt_iface_fields, "txqueuelen", "Transmit queue length (ip link set DEV txqueuelen N; "
 	 "rtnetlink IFLA_TXQLEN), 1-4294967295. Changes no link state."},
 	{nt_iface_fields, "pause", "Pause frames (ethtool -A): autoneg, rx, tx, each on/off. Most "
@@ -446,8 +450,9 @@ const struct nt_key_doc nt_key_docs[] = {
 	 "and what irqbalance may do."},
 	{nt_iface_fields, "rps", "Receive packet steering: cpus (CPU list) and flow_cnt."},
 	{nt_iface_fields, "xps", "Transmit packet steering: cpus (CPU list)."},
-	{nt_iface_fields, "tunnel", "Marks a tunnel interface: kind: wireguard, underlay "
-	 "(interface name), outer (ipv4, ipv6, dual; default ipv4)."},
+	{nt_iface_fields, "tunnel", "Marks a tunnel interface: kind (wireguard, vxlan, geneve, "
+	 "gre, gretap, ipip, sit, ip6tnl, ip6gre, ip6gretap, esp), underlay (interface name: a NIC "
+	 "or another tunnel), outer (ipv4, ipv6, dual), and the options of its kind."},
 	{nt_iface_fields, "linux", "features: map of ethtool feature name to on/off, e.g. "
 	 "rx-udp-gro-forwarding: on; private_flags: map of driver private flag to on/off."},
 	{nt_iface_fields, "windows", "advanced_properties: map of NetAdapter advanced property "
@@ -538,8 +543,9 @@ const struct nt_key_doc nt_key_docs[] = {
 	{tunnel_fields, "underlay", "Name of the interface the tunnel's packets leave by."},
 	{tunnel_fields, "outer", "Outer IP version: ipv4 (default; ipv6 for ip6tnl, ip6gre, "
 	 "ip6gretap), ipv6, or dual (wireguard, esp: the larger IPv6 overhead)."},
-	{tunnel_fields, "options_length", "geneve: bytes of Geneve options each packet carries, "
-	 "0-252, a multiple of 4 (default 0)."},
+	{tunnel_fields, "options_length", "geneve: bytes of Geneve options each packet carries "
+	 "(set per packet by OVS or tc tunnel_key on a collect_md device), 0-252 in 4-byte words: "
+	 "genevehdr.opt_len is 6 bits (default 0)."},
 	{tunnel_fields, "key", "gre, gretap, ip6gre, ip6gretap: the GRE key field is used (+4 bytes)."},
 	{tunnel_fields, "sequence", "gre, gretap, ip6gre, ip6gretap: GRE sequence numbers (+4 bytes)."},
 	{tunnel_fields, "checksum", "gre, gretap, ip6gre, ip6gretap: GRE checksums (+4 bytes)."},
@@ -549,6 +555,9 @@ const struct nt_key_doc nt_key_docs[] = {
 	 "aes-cbc-sha1 (96-bit ICV) or aes-cbc-sha256 (128-bit ICV); padding is counted for "
 	 "the MTU itself."},
 	{tunnel_fields, "nat_traversal", "esp: ESP in UDP (NAT traversal, +8 bytes)."},
+	{tunnel_fields, "inner", "The IP versions the tunnel carries: ipv4, ipv6 or dual. With ipv6 "
+	 "or dual its MTU must be at least 1280 (Linux turns IPv6 off on a device below it); "
+	 "unset, an MTU below 1280 gets a warning (sit: always ipv6)."},
 	{linux_fields, "features", "Map of ethtool feature name to on/off, e.g. "
 	 "rx-udp-gro-forwarding: on."},
 	{linux_fields, "private_flags", "Map of driver private flag name (ethtool "

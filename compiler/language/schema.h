@@ -17,6 +17,7 @@ struct nt_field_rule {
 	const char *key;
 	enum nt_value_class cls;
 	int64_t min, max;	/* numeric range when max > min or max != 0 */
+	int64_t step;		/* and a multiple of this when not 0 */
 };
 
 extern const struct nt_field_rule nt_field_rules[];

@@ -217,8 +217,9 @@ static int load_at(struct tl *t, const struct nt_ynode *n, const cyaml_schema_va
 		/* stored first, so that nt_typed_free() frees what was built so far */
 		memcpy(slot, &arr, sizeof(arr));
 		for (i = 0; i < n->n; i++) {
+			/* entry i counted before it is built: freed if it fails half-way */
 			if (count)
-				put_uint(count, count_size, i);
+				put_uint(count, count_size, i + 1);
 			if (load_at(t, n->vals[i], e, arr + i * esize, NULL, 0))
 				return -1;
 		}

@@ -6,8 +6,10 @@
  * name of a symbol in parentheses.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../base/buf.h"
 #include "../language/schema.h"
 #include "tunnel.h"
 
@@ -50,7 +52,7 @@ const struct nt_tunnel_row nt_tunnel_rows[] = {
 	 "net/ipv4/ipip.c ipip_tunnel_init: tun_hlen = 0; net/ipv4/ip_tunnel.c ip_tunnel_bind_dev"},
 	{NT_TUNNEL_SIT, NT_OUTER_IPV4, 20, "IPv4 20 (inner IPv6: at least 1280)",
 	 "net/ipv6/sit.c ipip6_tunnel_bind_dev: mtu = tdev->mtu - (hlen + sizeof(struct iphdr)), "
-	 "at least IPV6_MIN_MTU"},
+	 "at least IPV6_MIN_MTU; ipip6_tunnel_setup: dev->min_mtu = IPV6_MIN_MTU"},
 	{NT_TUNNEL_IP6TNL, NT_OUTER_IPV6, 48,
 	 "IPv6 40 + encapsulation limit destination option 8 (encap_limit: off saves it)",
 	 "net/ipv6/ip6_tunnel.c ip6_tnl_link_config: mtu - sizeof(struct ipv6hdr), -8 unless "
@@ -146,6 +148,20 @@ enum nt_outer nt_tunnel_outer(const struct nt_tunnel *t)
 	return t->outer ? *t->outer : kinds[t->kind].dflt;
 }
 
+unsigned nt_tunnel_min_mtu(const struct nt_tunnel *t)
+{
+	/* net/ipv6/addrconf.c addrconf_notify: NETDEV_CHANGEMTU below
+	 * IPV6_MIN_MTU takes IPv6 off the device */
+	if (t->inner && *t->inner != NT_OUTER_IPV4 && kinds[t->kind].min_inner < 1280)
+		return 1280;
+	return kinds[t->kind].min_inner;
+}
+
+bool nt_tunnel_inner_unsaid(const struct nt_tunnel *t)
+{
+	return !t->inner && kinds[t->kind].min_inner < 1280;
+}
+
 static void add_what(struct nt_overhead *o, const char *s)
 {
 	size_t n = strlen(o->what);
@@ -222,6 +238,10 @@ unsigned nt_overhead_fit(const struct nt_overhead *o, unsigned underlay)
 {
 	unsigned room;
 
+	/* a snapshot may say more (lo: 65536, or anything): no outer packet
+	 * is longer than IP_MAX_MTU 65535, IPv4's 16-bit total length */
+	if (underlay > 65535)
+		underlay = 65535;
 	if (underlay <= o->fixed + o->trailer)
 		return 0;
 	room = (underlay - o->fixed) / o->block * o->block;
@@ -238,6 +258,15 @@ bool nt_tunnel_link_is(enum nt_tunnel_kind k, const char *link_kind)
 	return false;
 }
 
+int nt_tunnel_link_outer(const char *link_kind)
+{
+	if (link_kind && !strcmp(link_kind, "vti"))
+		return NT_OUTER_IPV4;
+	if (link_kind && !strcmp(link_kind, "vti6"))
+		return NT_OUTER_IPV6;
+	return -1;
+}
+
 bool nt_tunnel_link_kind(const char *link_kind)
 {
 	size_t k;
@@ -246,4 +275,139 @@ bool nt_tunnel_link_kind(const char *link_kind)
 		if (nt_tunnel_link_is((enum nt_tunnel_kind)k, link_kind))
 			return true;
 	return false;
+}
+
+/* Interface names sorted, for one binary search per underlay. */
+struct named {
+	const char *name;
+	size_t i;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static long find_named(const struct named *v, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {	/* the first entry not below name */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(v[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(v[lo].name, name) ? (long)v[lo].i : -1;
+}
+
+void nt_tunnel_map(const struct nt_profile *p, struct nt_tunnel_map *m)
+{
+	size_t n = p->interfaces_count, i, k, nn = 0;
+	struct named *byname = nt_xcalloc(n + 1, sizeof(*byname));
+	size_t *stack = nt_xcalloc(n + 1, sizeof(*stack));
+	unsigned char *state = nt_xcalloc(n + 1, 1);	/* 0 new, 1 on the walk, 2 done */
+
+	memset(m, 0, sizeof(*m));
+	m->n = n;
+	m->under = nt_xcalloc(n + 1, sizeof(*m->under));
+	m->depth = nt_xcalloc(n + 1, sizeof(*m->depth));
+	m->loops = nt_xcalloc(n + 1, sizeof(*m->loops));
+	m->mtu = nt_xcalloc(n + 1, sizeof(*m->mtu));
+	for (i = 0; i < n; i++)
+		if (p->interfaces[i].name)
+			byname[nn++] = (struct named){p->interfaces[i].name, i};
+	qsort(byname, nn, sizeof(*byname), cmp_named);
+	for (i = 0; i < n; i++) {
+		const struct nt_iface *f = &p->interfaces[i];
+
+		m->under[i] = f->tunnel && f->tunnel->underlay ?
+			      find_named(byname, nn, f->tunnel->underlay) : -1;
+	}
+	/* each chain walked once: down to a NIC, a resolved interface or one
+	 * already on this walk (a loop), then resolved on the way back up */
+	for (i = 0; i < n; i++) {
+		size_t top = 0, j = i;
+		bool loop, end = false;
+		unsigned d = 0, mtu = 0;
+
+		while (state[j] == 0) {
+			state[j] = 1;
+			stack[top++] = j;
+			if (!p->interfaces[j].tunnel || m->under[j] < 0) {
+				end = true;	/* a NIC, or an underlay not listed */
+				break;
+			}
+			j = (size_t)m->under[j];
+		}
+		/* not at an end, j is on this walk already: the chain came back */
+		loop = state[j] == 1 && !end;
+		if (state[j] == 2) {
+			loop = m->loops[j];
+			d = m->depth[j];
+			mtu = m->mtu[j];
+		}
+		if (loop) {
+			/* every interface of this walk loops or leads into a loop */
+			for (k = 0; k < top; k++) {
+				m->loops[stack[k]] = true;
+				m->depth[stack[k]] = 1;
+				state[stack[k]] = 2;
+			}
+			continue;
+		}
+		while (top) {
+			const struct nt_iface *f;
+
+			j = stack[--top];
+			f = &p->interfaces[j];
+			if (state[j] == 2)
+				continue;
+			state[j] = 2;
+			if (!f->tunnel || m->under[j] < 0) {
+				d = f->tunnel ? 1 : 0;
+				mtu = f->mtu ? *f->mtu : 0;	/* unknown underlay: its own only */
+			} else {
+				struct nt_overhead o;
+				unsigned fit;
+
+				d = d + 1;
+				nt_tunnel_overhead(f->tunnel, &o);
+				fit = mtu ? nt_overhead_fit(&o, mtu) : 0;
+				mtu = f->mtu ? *f->mtu : fit >= nt_tunnel_min_mtu(f->tunnel) ? fit : 0;
+			}
+			m->depth[j] = d;
+			m->mtu[j] = mtu;
+			if (d > m->max_depth)
+				m->max_depth = d;
+		}
+	}
+	free(byname);
+	free(stack);
+	free(state);
+}
+
+void nt_tunnel_map_free(struct nt_tunnel_map *m)
+{
+	free(m->under);
+	free(m->depth);
+	free(m->loops);
+	free(m->mtu);
+	memset(m, 0, sizeof(*m));
+}
+
+unsigned nt_tunnel_map_depth(const struct nt_profile *p, const struct nt_tunnel_map *m,
+			     const char *name)
+{
+	size_t i;
+
+	for (i = 0; p && name && i < m->n; i++)
+		if (p->interfaces[i].name && !strcmp(p->interfaces[i].name, name))
+			return m->depth[i];
+	return 0;
 }

@@ -64,16 +64,54 @@ struct nt_overhead {
 	unsigned trailer;		/* ESP: pad length + next header = 2; else 0 */
 	char what[96];			/* "ipv4 outer, key" for messages */
 };
+/* The smallest MTU the tunnel may have: 1280 when it carries IPv6 (inner:
+ * ipv6 or dual, or a kind whose inner packets are IPv6), else 68. */
+unsigned nt_tunnel_min_mtu(const struct nt_tunnel *t);
+/* Whether a tunnel MTU below 1280 deserves a warning: the profile does not
+ * say whether IPv6 runs over it. */
+bool nt_tunnel_inner_unsaid(const struct nt_tunnel *t);
 /* The outer family the tunnel uses (its own, or the kind's default). */
 enum nt_outer nt_tunnel_outer(const struct nt_tunnel *t);
 void nt_tunnel_overhead(const struct nt_tunnel *t, struct nt_overhead *o);
 /* Bytes added to one packet of an inner MTU of mtu (ESP: with its padding). */
 unsigned nt_overhead_at(const struct nt_overhead *o, unsigned mtu);
-/* The largest tunnel MTU whose packets fit an underlay MTU; 0 if none. */
+/* The largest tunnel MTU whose packets fit an underlay MTU (taken as at
+ * most 65535); 0 if none. */
 unsigned nt_overhead_fit(const struct nt_overhead *o, unsigned underlay);
 /* Whether a device of link kind (IFLA_INFO_KIND) is a tunnel of any kind;
  * whether it is one of kind k. */
 bool nt_tunnel_link_kind(const char *link_kind);
 bool nt_tunnel_link_is(enum nt_tunnel_kind k, const char *link_kind);
+/* The outer family a device of link kind is bound to, or -1 when it takes
+ * either (an XFRM interface carries SAs of both; a VTI is IPv4, a VTI6
+ * IPv6: net/ipv4/ip_vti.c, net/ipv6/ip6_vti.c). */
+int nt_tunnel_link_outer(const char *link_kind);
+
+/*
+ * Tunnels over tunnels (vxlan over wireguard, gre over an ESP interface),
+ * resolved once per profile in linear time (a chain may be as long as the
+ * 1024 interfaces a profile can list).  The depth of an interface is 0
+ * when it is no tunnel, 1 for a tunnel over a NIC, one more for each
+ * tunnel beneath.  Lowering derives and a plan raises MTUs in that order
+ * (lowers them in the reverse).  Underlays that come back to a tunnel (a0
+ * over b0 over a0) loop: the validator refuses them; their depth is 1.
+ */
+struct nt_tunnel_map {
+	size_t n;			/* the profile's interfaces */
+	long *under;			/* index of each one's underlay, -1: none */
+	unsigned *depth;
+	bool *loops;			/* its chain of underlays loops */
+	/* its MTU as the profile fixes it: its mtu, or for a tunnel without
+	 * one the MTU derived down the chain; 0 when the profile leaves it to
+	 * the host, when a tunnel of the chain would be below its minimum, or
+	 * when the chain loops */
+	unsigned *mtu;
+	unsigned max_depth;
+};
+void nt_tunnel_map(const struct nt_profile *p, struct nt_tunnel_map *m);
+void nt_tunnel_map_free(struct nt_tunnel_map *m);
+/* The depth of the interface called name; 0 when there is none. */
+unsigned nt_tunnel_map_depth(const struct nt_profile *p, const struct nt_tunnel_map *m,
+			     const char *name);
 
 #endif

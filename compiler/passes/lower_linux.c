@@ -63,6 +63,7 @@ struct ictx {
 	bool nqueues_known;
 	struct nt_cpuset *irq_cpus;	/* nqueues entries once lower_irq placed them */
 	bool irq_placed;
+	const struct nt_tunnel_map *tm;	/* the profile's chains of underlays */
 };
 
 static struct nt_mark mk(struct ictx *c, const char *sub, bool key)
@@ -982,11 +983,22 @@ static void lower_mtu(struct ictx *c)
 		}
 		umtu = u->val.u;
 		fit = nt_overhead_fit(&o, umtu);
-		if (fit < o.k->min_inner) {
-			LERR(c->L, mk(c, "tunnel", true), "underlay %s mtu %u leaves no room for %u bytes of %s overhead",
-			     f->tunnel->underlay, umtu, fit ? umtu - fit : o.fixed + o.trailer, o.k->label);
+		if (fit < nt_tunnel_min_mtu(f->tunnel)) {
+			unsigned oh = fit ? umtu - fit : o.fixed + o.trailer;
+
+			LERR(c->L, mk(c, "tunnel", true), "underlay %s mtu %u - %s overhead %u (%s) = %d "
+			     "leaves tunnel %s below the %s minimum mtu of %u", f->tunnel->underlay, umtu,
+			     o.k->label, oh, o.what, (int)umtu - (int)oh, f->name,
+			     nt_tunnel_min_mtu(f->tunnel) > 68 ? "IPv6" : "IPv4",
+			     nt_tunnel_min_mtu(f->tunnel));
 			return;
 		}
+		/* the validator warned when the profile alone fixes the MTU */
+		if (fit < 1280 && nt_tunnel_inner_unsaid(f->tunnel) &&
+		    !c->tm->mtu[c->i])
+			nt_warn(c->L->d, mk(c, "tunnel", true), "tunnel-mtu",
+				"tunnel %s derives mtu %u, below 1280: Linux turns IPv6 off on it; say "
+				"tunnel.inner: ipv4 if it carries IPv4 only", f->name, fit);
 		s = put(c, NT_K_MTU, NULL, nt_v_u32(fit), "tunnel/underlay");
 		set_note(s, "derived: %s mtu %u - %s overhead %u (%s)", f->tunnel->underlay,
 			 umtu, o.k->label, umtu - fit, o.what);
@@ -1019,19 +1031,37 @@ static void check_tunnel_fit(struct ictx *c)
 		     f->tunnel->underlay, u->val.u, nt_overhead_fit(&o, u->val.u));
 }
 
-/* A tunnel the host has as a device of another tunnel kind (the link kind
- * rtnetlink reports in IFLA_INFO_KIND, or a snapshot's "kind"). */
+/* A tunnel the host has as a device of another kind: another tunnel kind
+ * (the link kind rtnetlink reports in IFLA_INFO_KIND, or a snapshot's
+ * "kind"), a NIC, a veth, a bridge ...  Userspace WireGuard (wireguard-go,
+ * boringtun) runs on a tun device. */
 static void check_tunnel_kind(struct ictx *c)
 {
 	const struct nt_iface *f = c->f;
 	const struct nt_iface_facts *F = c->F;
 
-	if (!f->tunnel || !F || !F->kind || !nt_tunnel_link_kind(F->kind) ||
-	    nt_tunnel_link_is(f->tunnel->kind, F->kind))
+	if (f->tunnel && F && nt_tunnel_link_is(f->tunnel->kind, F->kind) &&
+	    nt_tunnel_link_outer(F->kind) >= 0 &&
+	    (int)nt_tunnel_outer(f->tunnel) != nt_tunnel_link_outer(F->kind)) {
+		LERR(c->L, mk(c, "tunnel", true),
+		     "%s is a %s device on this host, whose outer header is %s; the profile says "
+		     "outer: %s", f->name, F->kind,
+		     nt_tunnel_link_outer(F->kind) == NT_OUTER_IPV4 ? "IPv4" : "IPv6",
+		     nt_outer_strings[nt_tunnel_outer(f->tunnel)].str);
 		return;
-	LERR(c->L, mk(c, "tunnel/kind", false),
-	     "%s is a %s device on this host; the profile says tunnel kind %s", f->name, F->kind,
-	     nt_tunnel_kind(f->tunnel->kind)->name);
+	}
+	if (!f->tunnel || !F || !F->kind || !strcmp(F->kind, "virtual") ||
+	    nt_tunnel_link_is(f->tunnel->kind, F->kind) ||
+	    (f->tunnel->kind == NT_TUNNEL_WIREGUARD && !strcmp(F->kind, "tun")))
+		return;
+	if (!strcmp(F->kind, "physical"))
+		LERR(c->L, mk(c, "tunnel/kind", false),
+		     "%s is a NIC on this host (driver %s); the profile says it is a %s tunnel",
+		     f->name, F->driver ? F->driver : "unknown", nt_tunnel_kind(f->tunnel->kind)->name);
+	else
+		LERR(c->L, mk(c, "tunnel/kind", false),
+		     "%s is a %s device on this host; the profile says tunnel kind %s", f->name,
+		     F->kind, nt_tunnel_kind(f->tunnel->kind)->name);
 }
 
 /* The observed driver of an interface: the bound driver, else the link kind
@@ -1144,6 +1174,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 	int banned_policy = -1;
 	struct nt_buf banned = {0};
 	struct nt_mark ban_src = {0};
+	struct nt_tunnel_map tm;
 	struct ictx c;
 
 	L->errs = 0;
@@ -1172,12 +1203,14 @@ size_t nt_lower_linux(struct nt_lower *L)
 			nt_buf_free(&path);
 			free(key);
 		}
-	/* underlays before tunnels, so tunnels can derive their MTU */
-	for (int pass = 0; pass < 2; pass++)
+	/* underlays before tunnels, so tunnels can derive their MTU; a tunnel
+	 * over a tunnel after the one it rides on */
+	nt_tunnel_map(p, &tm);
+	for (unsigned pass = 0; pass <= tm.max_depth; pass++)
 		for (i = 0; i < p->interfaces_count; i++) {
 			const struct nt_iface *f = &p->interfaces[i];
 
-			if (!!f->tunnel != pass)
+			if (tm.depth[i] != pass)
 				continue;
 			memset(&c, 0, sizeof(c));
 			c.L = L;
@@ -1185,6 +1218,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 			c.i = i;
 			c.F = nt_facts_iface(L->facts, f->name);
 			c.reserved = reserved;
+			c.tm = &tm;
 			if (L->facts->known && !c.F && (L->observed->n || L->facts->nifs) &&
 			    (L->skip_missing || (L->only && strcmp(f->name, L->only)))) {
 				nt_warn(L->d, mk(&c, "name", false), "plan",
@@ -1229,6 +1263,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 			}
 			free(c.irq_cpus);
 		}
+	nt_tunnel_map_free(&tm);
 	if (banned_policy >= 0 && L->facts->irqbalance != 0) {
 		if (banned_policy == NT_IRQBAL_BAN && banned.n) {
 			struct nt_setting *s = nt_state_set(L->desired, NT_K_IRQBALANCE_BAN, "irqbalance",

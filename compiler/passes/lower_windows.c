@@ -180,9 +180,12 @@ size_t nt_lower_windows(struct nt_lower *L)
 {
 	const struct nt_profile *p = L->l->p;
 	size_t i, k;
+	struct nt_tunnel_map tm;
 
 	L->errs = 0;
-	for (int pass = 0; pass < 2; pass++)
+	/* underlays first, a tunnel over a tunnel after the one it rides on */
+	nt_tunnel_map(p, &tm);
+	for (unsigned pass = 0; pass <= tm.max_depth; pass++)
 		for (i = 0; i < p->interfaces_count; i++) {
 			const struct nt_iface *f = &p->interfaces[i];
 			const struct nt_offloads *o = f->offloads;
@@ -191,7 +194,7 @@ size_t nt_lower_windows(struct nt_lower *L)
 			char notebuf[256];
 			const char *mpath = "mtu";
 
-			if (!!f->tunnel != pass)
+			if (tm.depth[i] != pass)
 				continue;
 			if (L->facts->known && L->facts->nifs && !nt_facts_iface(L->facts, f->name)) {
 				L->errs++;
@@ -211,7 +214,7 @@ size_t nt_lower_windows(struct nt_lower *L)
 				nt_tunnel_overhead(f->tunnel, &o);
 				if (!u)
 					u = nt_state_get(L->observed, NT_K_WIN_IP_MTU, f->tunnel->underlay, "ipv4");
-				if (u && nt_overhead_fit(&o, u->val.u) >= o.k->min_inner) {
+				if (u && nt_overhead_fit(&o, u->val.u) >= nt_tunnel_min_mtu(f->tunnel)) {
 					mtu = nt_overhead_fit(&o, u->val.u);
 					snprintf(notebuf, sizeof(notebuf),
 						 "derived: %s mtu %u - %s overhead %u (%s); also put "
@@ -219,6 +222,19 @@ size_t nt_lower_windows(struct nt_lower *L)
 						 f->tunnel->underlay, u->val.u, o.k->label, u->val.u - mtu, o.what, mtu);
 					note = notebuf;
 					mpath = "tunnel/underlay";
+				} else if (u) {
+					unsigned fit = nt_overhead_fit(&o, u->val.u);
+
+					L->errs++;
+					unsigned oh = fit ? u->val.u - fit : o.fixed + o.trailer;
+					unsigned min = nt_tunnel_min_mtu(f->tunnel);
+
+					nt_error(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
+						 "underlay %s mtu %u - %s overhead %u (%s) = %d leaves "
+						 "tunnel %s below the %s minimum mtu of %u",
+						 f->tunnel->underlay, u->val.u, o.k->label, oh, o.what,
+						 (int)u->val.u - (int)oh, f->name, min > 68 ? "IPv6" : "IPv4",
+						 min);
 				} else if (!L->facts->known) {
 					nt_warn(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
 						"MTU of %s is not derived offline: the MTU of its underlay %s is "
@@ -256,6 +272,7 @@ size_t nt_lower_windows(struct nt_lower *L)
 					    mkw(L, i, path), NULL);
 				}
 		}
+	nt_tunnel_map_free(&tm);
 	if (p->global && p->global->receive_segment_coalescing)
 		put(L, "global", NT_K_WIN_GLOBAL, "receive-segment-coalescing",
 		    nt_v_str(*p->global->receive_segment_coalescing ? "Enabled" : "Disabled"),

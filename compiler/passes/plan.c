@@ -6,6 +6,7 @@
 #include "plan.h"
 #include "../language/profile.h"
 #include "../formats/record.h"
+#include "../model/tunnel.h"
 
 char *nt_action_attr(const struct nt_action *a)
 {
@@ -33,16 +34,6 @@ static struct nt_action *add(struct nt_plan *p, const struct nt_setting *s)
 	return a;
 }
 
-/* The tunnel whose underlay is obj, or whether obj is a tunnel. */
-static int tunnel_depth(const struct nt_loaded *l, const char *obj)
-{
-	size_t i;
-
-	for (i = 0; l && i < l->p->interfaces_count; i++)
-		if (l->p->interfaces[i].name && !strcmp(l->p->interfaces[i].name, obj))
-			return l->p->interfaces[i].tunnel ? 1 : 0;
-	return 0;
-}
 
 static bool is_physical(const struct nt_facts *f, const char *obj)
 {
@@ -160,8 +151,10 @@ void nt_plan_build(const struct nt_plan_input *in, struct nt_plan *p)
 	size_t i, k;
 	const char **objs = NULL;
 	size_t nobjs = 0;
+	struct nt_tunnel_map tm;
 
 	memset(p, 0, sizeof(*p));
+	nt_tunnel_map(in->l->p, &tm);
 	p->host = nt_xstrdup(in->l->p->metadata && in->l->p->metadata->name ?
 			     in->l->p->metadata->name : "");
 	p->target = nt_xstrdup(in->l->p->target && *in->l->p->target == NT_TARGET_WINDOWS ?
@@ -186,7 +179,8 @@ void nt_plan_build(const struct nt_plan_input *in, struct nt_plan *p)
 		}
 		if (s->kind == NT_K_MTU) {
 			bool up = !o || s->val.u > o->val.u;
-			int depth = tunnel_depth(in->l, s->object);
+			/* how deep in tunnels: 0 for a NIC, 1 for a tunnel over one ... */
+			int depth = (int)nt_tunnel_map_depth(in->l->p, &tm, s->object);
 
 			/* raise underlays before tunnels, lower tunnels before underlays */
 			a->ord.sub = up ? 2 + depth : 1 - depth;
@@ -194,6 +188,7 @@ void nt_plan_build(const struct nt_plan_input *in, struct nt_plan *p)
 		if (s->kind == NT_K_FEATURE)
 			nt_order_of(s, (int)i, &a->ord);
 	}
+	nt_tunnel_map_free(&tm);
 	order_rss_before_shrink(p, in);
 	for (i = 0; i < p->n; i++) {
 		for (k = 0; k < nobjs; k++)

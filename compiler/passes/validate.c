@@ -22,6 +22,7 @@ struct v {
 	struct nt_cpuset all_numa, reserved;
 	bool have_numa;
 	bool caps_only;	/* plan time: only the checks against a table */
+	struct nt_tunnel_map tm;	/* chains of underlays, resolved once */
 };
 
 static struct nt_mark at(struct v *v, bool key, const char *fmt, ...)
@@ -714,6 +715,7 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 	const struct nt_tunnel_kind_info *k = nt_tunnel_kind(t->kind);
 	const struct nt_iface *u;
 	struct nt_overhead o;
+	unsigned umtu, min;
 	size_t ui;
 	static const char *const no[] = {"channels", "rings", "rss", "irq", "coalesce"};
 	const void *has[] = {f->channels, f->rings, f->rss, f->irq, f->coalesce};
@@ -737,11 +739,7 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 		tunnel_opt_unused(v, f, i, t->cipher, "cipher", "esp");
 		tunnel_opt_unused(v, f, i, t->nat_traversal, "nat_traversal", "esp");
 	}
-	if ((k->opts & NT_TOPT_GENEVE) && t->options_length &&
-	    (*t->options_length > 252 || *t->options_length % 4))
-		E(v, at(v, false, "/interfaces/%zu/tunnel/options_length", i), "tunnel",
-		  "tunnel.options_length %u: Geneve options are counted in 4-byte words, at most 63 "
-		  "(genevehdr.opt_len is 6 bits): 0-252, a multiple of 4", *t->options_length);
+	/* options_length: 0-252 in steps of 4 is the loader's (schema.c) */
 	if (t->outer && !(k->outers & (1u << *t->outer))) {
 		if (*t->outer == NT_OUTER_DUAL)
 			E(v, at(v, false, "/interfaces/%zu/tunnel/outer", i), "tunnel",
@@ -776,27 +774,68 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 		  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
 		return;
 	}
+	if (v->tm.loops[i]) {
+		/* reported by each tunnel of the loop, naming it from there; the
+		 * ones that only lead into it are left to those */
+		size_t w = ui;
+		struct nt_buf chain = {0};
+		unsigned n;
+
+		nt_buf_printf(&chain, "%s -> %s", f->name, u->name);
+		for (n = 0; w != i && v->tm.under[w] >= 0 && n <= v->p->interfaces_count; n++) {
+			w = (size_t)v->tm.under[w];
+			if (n < 8 || w == i)
+				nt_buf_printf(&chain, " -> %s", v->p->interfaces[w].name);
+			else if (n == 8)
+				nt_buf_puts(&chain, " -> ...");
+		}
+		if (w == i)
+			E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
+			  "the underlays of tunnel %s come back to it (%s): a tunnel's packets must "
+			  "leave by a device that is not carried inside it", f->name, chain.p);
+		nt_buf_free(&chain);
+		return;
+	}
 	nt_tunnel_overhead(t, &o);
-	if (f->mtu && *f->mtu < k->min_inner)
+	umtu = v->tm.mtu[ui];
+	min = nt_tunnel_min_mtu(t);
+	if (f->mtu && *f->mtu < min && k->min_inner == min)
 		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
 		  "tunnel %s mtu %u is below %u, the smallest MTU of the IPv6 packets a %s tunnel "
 		  "carries", f->name, *f->mtu, k->min_inner, k->name);
-	if (f->mtu && u->mtu && *f->mtu + nt_overhead_at(&o, *f->mtu) > *u->mtu) {
+	else if (f->mtu && *f->mtu < min)
+		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
+		  "tunnel %s mtu %u is below 1280, the IPv6 minimum, and it carries %s "
+		  "(tunnel.inner): Linux turns IPv6 off on such a device", f->name, *f->mtu,
+		  nt_outer_strings[*t->inner].str);
+	else if (f->mtu && *f->mtu < 1280 && nt_tunnel_inner_unsaid(t))
+		W(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
+		  "tunnel %s mtu %u is below 1280: Linux turns IPv6 off on it; say tunnel.inner: "
+		  "ipv4 if it carries IPv4 only", f->name, *f->mtu);
+	if (f->mtu && umtu && *f->mtu + nt_overhead_at(&o, *f->mtu) > umtu) {
 		unsigned oh = nt_overhead_at(&o, *f->mtu);
 
 		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
-		  "tunnel %s mtu %u + %s overhead %u (%s) = %u exceeds underlay %s mtu %u; "
+		  "tunnel %s mtu %u + %s overhead %u (%s) = %u exceeds underlay %s mtu %u%s; "
 		  "at most %u fits", f->name, *f->mtu, k->label, oh, o.what, *f->mtu + oh,
-		  u->name, *u->mtu, nt_overhead_fit(&o, *u->mtu));
+		  u->name, umtu, u->mtu ? "" : " (derived)", nt_overhead_fit(&o, umtu));
 	}
-	if (!f->mtu && u->mtu && nt_overhead_fit(&o, *u->mtu) < k->min_inner) {
-		unsigned fit = nt_overhead_fit(&o, *u->mtu);
-		unsigned oh = fit ? *u->mtu - fit : o.fixed + o.trailer;
+	if (!f->mtu && umtu && nt_overhead_fit(&o, umtu) < min) {
+		unsigned fit = nt_overhead_fit(&o, umtu);
+		unsigned oh = fit ? umtu - fit : o.fixed + o.trailer;
 
-		E(v, at(v, false, "/interfaces/%zu/mtu", ui), "tunnel-mtu",
-		  "underlay %s mtu %u - %s overhead %u (%s) = %d leaves tunnel %s below "
-		  "the %s minimum mtu of %u", u->name, *u->mtu, k->label, oh, o.what,
-		  (int)*u->mtu - (int)oh, f->name, k->min_inner > 68 ? "IPv6" : "IPv4", k->min_inner);
+		/* at the underlay's mtu, or at this tunnel's underlay when the
+		 * underlay's MTU is itself derived */
+		E(v, u->mtu ? at(v, false, "/interfaces/%zu/mtu", ui) :
+		  at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel-mtu",
+		  "underlay %s mtu %u%s - %s overhead %u (%s) = %d leaves tunnel %s below "
+		  "the %s minimum mtu of %u", u->name, umtu, u->mtu ? "" : " (derived)", k->label,
+		  oh, o.what, (int)umtu - (int)oh, f->name, min > 68 ? "IPv6" : "IPv4", min);
+	} else if (!f->mtu && umtu && nt_overhead_fit(&o, umtu) < 1280 && nt_tunnel_inner_unsaid(t)) {
+		W(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel-mtu",
+		  "tunnel %s derives mtu %u (underlay %s mtu %u - %s overhead %u), below 1280: Linux "
+		  "turns IPv6 off on it; say tunnel.inner: ipv4 if it carries IPv4 only", f->name,
+		  nt_overhead_fit(&o, umtu), u->name, umtu, k->label, umtu - nt_overhead_fit(&o, umtu));
 	}
 }
 
@@ -1366,8 +1405,10 @@ size_t nt_validate(const struct nt_loaded *l, const struct nt_capsdb *db, struct
 		E(&v, at(&v, true, "/host/reserved_cpus"), "target",
 		  "host.reserved_cpus is a Linux setting; on Windows use rss.base_processor");
 	check_host(&v);
+	nt_tunnel_map(p, &v.tm);
 	for (i = 0; i < p->interfaces_count; i++)
 		check_iface(&v, &p->interfaces[i], i);
+	nt_tunnel_map_free(&v.tm);
 	check_processes(&v);
 	check_sysctl(&v);
 	if (!v.windows && p->global)

@@ -3,7 +3,8 @@
 # derived from the underlay minus the VXLAN overhead (50 over IPv4), raised
 # after the underlay (the kernel refuses more than underlay - 50), read
 # back with ip -d link; a wrong kind and a tunnel MTU one byte too large
-# are located errors that change nothing.
+# are located errors that change nothing.  A vxlan over that vxlan, listed
+# first, is derived down the chain and raised after it.
 . "$(dirname "$0")/lib.sh"
 veth_pair tva0 tvb0
 ip -n "$NS" link add tvx0 type vxlan id 42 dstport 4789 local 127.0.0.1 dev tva0 2>/dev/null ||
@@ -76,4 +77,45 @@ profile "    mtu: 1500" "" vxlan
 nt apply "$WORK/p.yaml" > "$WORK/apply" || fail "apply down: $(cat "$WORK/apply")"
 expect_eq "$(mtu tva0)" 1500 "underlay lowered"
 expect_eq "$(mtu tvx0)" 1450 "tunnel lowered"
-echo "ok: vxlan tunnel MTU derived, ordered, checked and read back"
+# a tunnel over a tunnel, listed before the one it rides on: tvx1 over tvx0
+# over tva0.  Raised from the NIC up (the kernel refuses a vxlan MTU above
+# its lower device's - 50), derived down the chain, lowered from the top.
+ip -n "$NS" link add tvx1 type vxlan id 43 dstport 4790 local 127.0.0.1 dev tvx0 ||
+	fail "cannot create a vxlan over tvx0"
+ip -n "$NS" link set tvx1 up
+expect_eq "$(mtu tvx1)" 1400 "vxlan over vxlan created"
+nested() {	# nested UNDERLAY_MTU
+	cat > "$WORK/n.yaml" <<YAML
+apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: vxlan-lab}
+target: linux
+interfaces:
+  - name: tvx1
+    tunnel: {kind: vxlan, underlay: tvx0, inner: ipv4}
+  - name: tvx0
+    tunnel: {kind: vxlan, underlay: tva0}
+  - name: tva0
+    mtu: $1
+YAML
+}
+nested 9000
+rc=0; nt plan "$WORK/n.yaml" > "$WORK/plan" || rc=$?
+expect_eq "$rc" 2 "nested plan exit with changes"
+grep -q "derived: tvx0 mtu 8950 - VXLAN overhead 50 (ipv4 outer)" "$WORK/plan" ||
+	fail "tvx1 not derived from tvx0's new MTU: $(cat "$WORK/plan")"
+a=$(step tva0); b=$(step tvx0); c=$(step tvx1)
+[ -n "$c" ] && [ "$a" -lt "$b" ] && [ "$b" -lt "$c" ] ||
+	fail "not raised from the NIC up (steps $a, $b, $c): $(cat "$WORK/plan")"
+nt apply "$WORK/n.yaml" > "$WORK/apply" || fail "nested apply: $(cat "$WORK/apply")"
+expect_eq "$(mtu tva0)" 9000 "nested: underlay"
+expect_eq "$(mtu tvx0)" 8950 "nested: first tunnel"
+expect_eq "$(mtu tvx1)" 8900 "nested: tunnel over the tunnel"
+nested 1500
+rc=0; nt plan "$WORK/n.yaml" > "$WORK/plan" || rc=$?
+a=$(step tva0); b=$(step tvx0); c=$(step tvx1)
+[ -n "$a" ] && [ "$c" -lt "$b" ] && [ "$b" -lt "$a" ] ||
+	fail "not lowered from the top down (steps $a, $b, $c): $(cat "$WORK/plan")"
+nt apply "$WORK/n.yaml" > "$WORK/apply" || fail "nested apply down: $(cat "$WORK/apply")"
+expect_eq "$(mtu tvx1)" 1400 "nested: tunnel over the tunnel lowered"
+echo "ok: vxlan tunnel MTU derived, ordered, checked and read back; nested too"

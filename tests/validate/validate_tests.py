@@ -35,6 +35,8 @@ JSONSCHEMA_BAD = [
     "mtu-too-small", "mtu-too-large", "bad-enum", "bad-enum-suggest",
     "missing-kind", "missing-underlay", "string-too-long", "not-a-mapping",
     "sysctl-value-not-scalar", "features-not-bool", "tunnel-bad-cipher",
+    "tunnel-geneve-options-step", "tunnel-geneve-options-range", "tunnel-kind-number",
+    "defaults-with-name", "defaults-with-tunnel",
     # the document's shape: apiVersion, what a HostProfile needs and a
     # PolicyProfile may not set
     "apiversion-wrong", "missing-metadata-name", "missing-target", "policy-with-host",
