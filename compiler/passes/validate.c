@@ -340,27 +340,16 @@ static size_t toggles(const struct nt_offloads *o, struct toggle_ref *r)
 {
 	size_t n = 0;
 
-#define T(nm, field, cap, wo, lo, pf) r[n++] = (struct toggle_ref){nm, o->field, cap, wo, lo, pf}
-	T("checksum", checksum, NT_OFF_CHECKSUM, false, false, true);
-	T("rx_checksum", rx_checksum, NT_OFF_CHECKSUM, false, false, true);
-	T("tx_checksum", tx_checksum, NT_OFF_CHECKSUM, false, false, true);
-	T("sg", sg, NT_OFF_SG, false, true, false);
-	T("tso", tso, NT_OFF_TSO, false, false, true);
-	T("lso", lso, NT_OFF_TSO, false, false, true);
-	T("gso", gso, NT_OFF_GSO, false, true, false);
-	T("gro", gro, NT_OFF_GRO, false, true, false);
-	T("gro_hw", gro_hw, NT_OFF_GRO_HW, false, true, false);
-	T("lro", lro, NT_OFF_LRO, false, true, false);
-	T("uso", uso, NT_OFF_USO, false, false, true);
-	T("uro", uro, -1, true, false, false);
-	T("rsc", rsc, -1, true, false, true);
-	T("rxhash", rxhash, NT_OFF_RXHASH, false, true, false);
-	T("ntuple", ntuple, NT_OFF_NTUPLE, false, true, false);
-	T("rxvlan", rxvlan, NT_OFF_RXVLAN, false, true, false);
-	T("txvlan", txvlan, NT_OFF_TXVLAN, false, true, false);
-	T("udp_gro_forwarding", udp_gro_forwarding, -1, false, true, false);
-	T("gro_list", gro_list, -1, false, true, false);
-#undef T
+#define BOTH false, false
+#define LINUX false, true
+#define WINDOWS true, false
+#define NT_OFFLOAD(key, cap, where, pf, ...) \
+	r[n++] = (struct toggle_ref){#key, o->key, cap, where, pf};
+#include "../language/offloads.def"
+#undef NT_OFFLOAD
+#undef BOTH
+#undef LINUX
+#undef WINDOWS
 	return n;
 }
 
