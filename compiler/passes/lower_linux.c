@@ -601,7 +601,7 @@ static void lower_coalesce(struct ictx *c)
 }
 
 /* txqueuelen, pause, private flags and rx-flow-hash: one line per profile
- * key; the kind rows (settings.c, appliers/linux/rows.c) do the rest. */
+ * key; the kind rows (kinds.def, appliers/linux/kinds.c) do the rest. */
 static void lower_rows(struct ictx *c)
 {
 	const struct nt_iface *f = c->f;
