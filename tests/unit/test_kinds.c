@@ -141,6 +141,9 @@ static void test_linux_rows(void)
 		     d->argshape == NT_ARG_NAMED || (d->argshape == NT_ARG_OPEN && r->all),
 		     "observed by its row but the argument shape cannot be listed (open: no all function)");
 		NEED(k, !r->all || (r->flags & NT_LR_OBSERVE), "an all function nothing calls");
+		/* nt_linux_rows_skip finds the profile's use of the kind by its keys */
+		NEED(k, !(r->flags & NT_LR_OBSERVE) || !strncmp(d->keys, "interfaces[].", 13),
+		     "observed by its row but its profile key is not an interface key");
 		/* the generic functions: a file row has a path taking object and
 		 * argument and a type they parse; a link row an attribute of the dump */
 		if (r->read == nt_rw_file_read || r->write == nt_rw_file_write) {
