@@ -789,7 +789,8 @@ next:
 		struct nt_value seen;
 		char *attr;
 
-		if ((o->only && strcmp(s->object, o->only)) || (nt_kinds[s->kind].flags & NT_KF_WINDOWS))
+		if ((o->only && strcmp(s->object, o->only)) ||
+		    (nt_kinds[s->kind].flags & NT_KF_WINDOWS))
 			continue;
 		if (nt_linux_read(&x, s->kind, s->object, s->arg, &seen))
 			continue;
