@@ -61,7 +61,7 @@ static char *label_of(const struct nt_jentry *e)
 
 static bool verify(struct nt_lctx *x, const struct nt_jentry *e, struct nt_value *seen)
 {
-	int r = nt_linux_ops[e->kind].read(x, e->object, e->arg, seen);
+	int r = nt_linux_read(x, e->kind, e->object, e->arg, seen);
 
 	if (r)
 		return false;
@@ -91,7 +91,7 @@ static int restore_one(struct nt_lctx *x, struct nt_jentry *e)
 	struct nt_value cur, seen;
 	int r;
 
-	if (!nt_linux_ops[e->kind].read(x, e->object, e->arg, &cur)) {
+	if (!nt_linux_read(x, e->kind, e->object, e->arg, &cur)) {
 		bool same = nt_value_equal(&cur, &e->before);
 
 		nt_value_free(&cur);
@@ -99,8 +99,8 @@ static int restore_one(struct nt_lctx *x, struct nt_jentry *e)
 			return 0;
 	}
 	x->err[0] = '\0';
-	r = nt_linux_ops[e->kind].write(x, e->object, e->arg, &e->before);
-	if (!r && !nt_linux_ops[e->kind].read(x, e->object, e->arg, &seen)) {
+	r = nt_linux_write(x, e->kind, e->object, e->arg, &e->before);
+	if (!r && !nt_linux_read(x, e->kind, e->object, e->arg, &seen)) {
 		if (!nt_value_equal(&seen, &e->before))
 			r = -EIO;
 		nt_value_free(&seen);
@@ -687,7 +687,7 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 	for (i = 0; i < n; i++) {
 		struct nt_value v;
 
-		if (!nt_linux_ops[e[i].kind].read(&x, e[i].object, e[i].arg, &v)) {
+		if (!nt_linux_read(&x, e[i].kind, e[i].object, e[i].arg, &v)) {
 			e[i].had = true;
 			e[i].before = v;
 		}
@@ -750,7 +750,7 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 				batch_end = last + 1;
 		} else {
 			written[i] = true;
-			r = nt_linux_ops[e[i].kind].write(&x, e[i].object, e[i].arg, &e[i].after);
+			r = nt_linux_write(&x, e[i].kind, e[i].object, e[i].arg, &e[i].after);
 		}
 		fault_signal(i + 1);
 		if (!r && fail_at == (int)i + 1) {
@@ -789,10 +789,10 @@ next:
 		struct nt_value seen;
 		char *attr;
 
-		if ((o->only && strcmp(s->object, o->only)) || !nt_linux_ops[s->kind].read ||
+		if ((o->only && strcmp(s->object, o->only)) ||
 		    (nt_kinds[s->kind].flags & NT_KF_WINDOWS))
 			continue;
-		if (nt_linux_ops[s->kind].read(&x, s->object, s->arg, &seen))
+		if (nt_linux_read(&x, s->kind, s->object, s->arg, &seen))
 			continue;
 		if (!nt_value_equal(&seen, &s->val)) {
 			struct nt_buf want = {0}, got = {0};

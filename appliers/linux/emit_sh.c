@@ -9,7 +9,7 @@
 
 /*
  * The sh getter and setter of each Linux kind are rows of nt_linux_rows[]
- * (rows.c); this file only strings them together.  A kind without a row
+ * (kinds.c); this file only strings them together.  A kind without a row
  * cannot be emitted (error at emit time).
  */
 static const struct nt_linux_row *row(enum nt_kind_id k)

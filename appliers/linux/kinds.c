@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/if_link.h>
+
 #include "../../compiler/base/buf.h"
 #include "../../compiler/model/caps.h"
 #include "../../compiler/passes/validate.h"
@@ -136,52 +138,6 @@ static int sysctl_write(struct nt_lctx *x, const char *obj, const char *arg, con
 	if (r)
 		seterr(x, "writing %s: %s", p ? p : arg, strerror(-r));
 	free(p);
-	return r;
-}
-
-/* mtu ----------------------------------------------------------------- */
-
-static int mtu_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	struct nt_dc_link l;
-	char *p, *s;
-
-	(void)x;
-	(void)arg;
-	if (*nt_sys_root) {
-		p = nt_sys_path(nt_linux_rows[NT_K_MTU].path, obj);
-		s = nt_sys_read(p);
-		free(p);
-		if (!s)
-			return -ENOENT;
-		*out = nt_v_u32((uint32_t)strtoul(s, NULL, 10));
-		free(s);
-		return 0;
-	}
-	if (nt_devcache_link(obj, &l))
-		return -ENOENT;
-	*out = nt_v_u32(l.mtu);
-	return 0;
-}
-
-static int mtu_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
-{
-	char msg[256] = "";
-	int r;
-
-	nt_devcache_stale(NT_DC_LINK);
-	(void)arg;
-	if (*nt_sys_root) {
-		char *p = nt_sys_path(nt_linux_rows[NT_K_MTU].path, obj), num[16];
-
-		snprintf(num, sizeof(num), "%u", v->u);
-		r = nt_sys_write(p, num);
-		free(p);
-		return r;
-	}
-	r = nt_link_set_mtu(obj, v->u, msg, sizeof(msg));
-	if (r)
-		seterr(x, "rtnetlink: %s", *msg ? msg : strerror(-r));
 	return r;
 }
 
@@ -481,7 +437,7 @@ static int affinity_read(struct nt_lctx *x, const char *obj, const char *arg, st
 
 	if (irq_of(x, obj, arg, &irq))
 		return -ENOENT;
-	p = nt_sys_path(nt_linux_rows[NT_K_IRQ_AFFINITY].path, irq_str(irq).s);
+	p = nt_sys_path(x->row->path, irq_str(irq).s);
 	r = cpus_file_read(p, false, out);
 	free(p);
 	return r;
@@ -497,7 +453,7 @@ static int affinity_write(struct nt_lctx *x, const char *obj, const char *arg, c
 		seterr(x, "queue %s of %s has no IRQ", arg, obj);
 		return -ENOENT;
 	}
-	p = nt_sys_path(nt_linux_rows[NT_K_IRQ_AFFINITY].path, irq_str(irq).s);
+	p = nt_sys_path(x->row->path, irq_str(irq).s);
 	s = nt_cpuset_str(v->cpus);
 	r = nt_sys_write(p, s);
 	if (r == -EIO || r == -EPERM || r == -EACCES)
@@ -514,85 +470,106 @@ static unsigned ncpus(struct nt_lctx *x)
 	return x->facts && x->facts->ncpus ? x->facts->ncpus : 1;
 }
 
-/* the file of the kind's row, for queue arg of obj */
-static int queue_file_read(enum nt_kind_id k, const char *obj, const char *arg,
-			   struct nt_value *out, bool u32)
+/* generic: a plain file, a link attribute ----------------------------- */
+
+static int file_value(const struct nt_linux_row *r, const char *s, struct nt_value *out)
 {
-	char *p = nt_sys_path(nt_linux_rows[k].path, obj, arg);
-	int r;
+	struct nt_cpuset cs;
+	const char *err;
 
-	if (u32) {
-		char *s = nt_sys_read(p);
-
-		r = s ? 0 : (errno == ENOENT ? -ENOENT : -errno);
-		if (s)
-			*out = nt_v_u32((uint32_t)strtoul(s, NULL, 10));
-		free(s);
-	} else {
-		r = cpus_file_read(p, true, out);
+	switch (nt_kinds[r->kind].vtype) {
+	case NT_V_U32:
+		*out = nt_v_u32((uint32_t)strtoul(s, NULL, 10));
+		return 0;
+	case NT_V_STR:
+		*out = nt_v_str(s);
+		return 0;
+	case NT_V_CPUS:
+		if (r->sh_value == NT_SHV_HEXMASK ? !nt_cpuset_parse_mask(s, &cs) :
+		    *s ? !nt_cpuset_parse(s, &cs, &err) : (nt_cpuset_clear(&cs), false))
+			return -EINVAL;
+		*out = nt_v_cpus(&cs);
+		return 0;
+	default:
+		return -EINVAL;
 	}
-	free(p);
-	return r;
 }
 
-static int queue_file_write(struct nt_lctx *x, enum nt_kind_id k, const char *obj,
-			    const char *arg, const char *val)
+int nt_rw_file_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
-	char *p = nt_sys_path(nt_linux_rows[k].path, obj, arg);
-	int r = nt_sys_write(p, val);
+	const struct nt_linux_row *r = x->row;
+	char *p = nt_sys_path(r->path, obj, arg), *s = nt_sys_read(p);
+	int e = errno, rc;
 
+	free(p);
+	if (!s)
+		return e == ENOENT ? -ENOENT : -e;
+	rc = file_value(r, s, out);
+	free(s);
+	return rc;
+}
+
+int nt_rw_file_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	const struct nt_linux_row *r = x->row;
+	char *p = nt_sys_path(r->path, obj, arg);
+	struct nt_buf b = {0};
+	int rc;
+
+	if (v->t == NT_V_CPUS && r->sh_value == NT_SHV_HEXMASK)
+		nt_cpuset_format_mask(v->cpus, ncpus(x), &b);
+	else
+		nt_value_format(v, &b, true);
+	rc = nt_sys_write(p, b.p ? b.p : "");
+	if (rc && arg)
+		seterr(x, "writing %s of %s queue %s: %s", strrchr(r->path, '/') + 1, obj, arg,
+		       strerror(-rc));
+	else if (rc)
+		seterr(x, "writing %s of %s: %s", strrchr(r->path, '/') + 1, obj, strerror(-rc));
+	nt_buf_free(&b);
+	free(p);
+	return rc;
+}
+
+int nt_rw_link_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	struct nt_dc_link l;
+
+	if (*nt_sys_root)
+		return nt_rw_file_read(x, obj, arg, out);
+	/* the one RTM_GETLINK dump of the device cache */
+	if (nt_devcache_link(obj, &l))
+		return -ENOENT;
+	switch (x->row->attr) {
+	case IFLA_MTU:
+		*out = nt_v_u32(l.mtu);
+		return 0;
+	case IFLA_TXQLEN:
+		*out = nt_v_u32(l.txqlen);
+		return 0;
+	default:
+		return -EOPNOTSUPP;	/* test_kinds: the dump keeps no other attribute */
+	}
+}
+
+int nt_rw_link_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+{
+	struct nt_link_change c = {0};
+	char msg[256] = "";
+	int r;
+
+	nt_devcache_stale(NT_DC_LINK);
+	if (*nt_sys_root)
+		return nt_rw_file_write(x, obj, arg, v);
+	if (x->row->attr == IFLA_MTU)
+		c = (struct nt_link_change){.set_mtu = true, .mtu = v->u};
+	else if (x->row->attr == IFLA_TXQLEN)
+		c = (struct nt_link_change){.set_txqlen = true, .txqlen = v->u};
+	else
+		return -EOPNOTSUPP;
+	r = nt_link_set(obj, &c, msg, sizeof(msg));
 	if (r)
-		seterr(x, "writing %s of %s queue %s: %s", strrchr(nt_linux_rows[k].path, '/') + 1,
-		       obj, arg, strerror(-r));
-	free(p);
-	return r;
-}
-
-static int rps_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
-{
-	(void)x;
-	return queue_file_read(NT_K_RPS_CPUS, o, a, out, false);
-}
-
-static int rps_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
-{
-	struct nt_buf b = {0};
-	int r;
-
-	nt_cpuset_format_mask(v->cpus, ncpus(x), &b);
-	r = queue_file_write(x, NT_K_RPS_CPUS, o, a, b.p);
-	nt_buf_free(&b);
-	return r;
-}
-
-static int flow_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
-{
-	(void)x;
-	return queue_file_read(NT_K_RPS_FLOW_CNT, o, a, out, true);
-}
-
-static int flow_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
-{
-	char num[16];
-
-	snprintf(num, sizeof(num), "%u", v->u);
-	return queue_file_write(x, NT_K_RPS_FLOW_CNT, o, a, num);
-}
-
-static int xps_read(struct nt_lctx *x, const char *o, const char *a, struct nt_value *out)
-{
-	(void)x;
-	return queue_file_read(NT_K_XPS_CPUS, o, a, out, false);
-}
-
-static int xps_write(struct nt_lctx *x, const char *o, const char *a, const struct nt_value *v)
-{
-	struct nt_buf b = {0};
-	int r;
-
-	nt_cpuset_format_mask(v->cpus, ncpus(x), &b);
-	r = queue_file_write(x, NT_K_XPS_CPUS, o, a, b.p);
-	nt_buf_free(&b);
+		seterr(x, "rtnetlink: %s", *msg ? msg : strerror(-r));
 	return r;
 }
 
@@ -844,52 +821,7 @@ static int process_write(struct nt_lctx *x, const char *obj, const char *arg, co
 	return 0;
 }
 
-/* txqueuelen, pause, private flags, rx-flow-hash ------------------------ */
-
-static int txqlen_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	struct nt_dc_link l;
-	char *p, *s;
-
-	(void)x;
-	(void)arg;
-	if (!*nt_sys_root) {
-		/* the RTM_GETLINK dump that gives the MTU gives IFLA_TXQLEN */
-		if (nt_devcache_link(obj, &l))
-			return -ENOENT;
-		*out = nt_v_u32(l.txqlen);
-		return 0;
-	}
-	p = nt_sys_path(nt_linux_rows[NT_K_TXQLEN].path, obj);
-	s = nt_sys_read(p);
-	free(p);
-	if (!s)
-		return errno == ENOENT ? -ENOENT : -errno;
-	*out = nt_v_u32((uint32_t)strtoul(s, NULL, 10));
-	free(s);
-	return 0;
-}
-
-static int txqlen_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
-{
-	char msg[256] = "";
-	int r;
-
-	(void)arg;
-	nt_devcache_stale(NT_DC_LINK);
-	if (*nt_sys_root) {
-		char *p = nt_sys_path(nt_linux_rows[NT_K_TXQLEN].path, obj), num[16];
-
-		snprintf(num, sizeof(num), "%u", v->u);
-		r = nt_sys_write(p, num);
-		free(p);
-		return r;
-	}
-	r = nt_link_set_txqlen(obj, v->u, msg, sizeof(msg));
-	if (r)
-		seterr(x, "rtnetlink: %s", *msg ? msg : strerror(-r));
-	return r;
-}
+/* pause, private flags, rx-flow-hash ------------------------------------ */
 
 /* -ENOENT when the device does not report it: veth has no pause, no
  * private flags and no rx-flow-hash (-EOPNOTSUPP) */
@@ -1007,65 +939,389 @@ static int flowhash_write(struct nt_lctx *x, const char *obj, const char *arg, c
 	return r;
 }
 
-const struct nt_linux_ops nt_linux_ops[NT_K__COUNT] = {
-	[NT_K_SYSCTL] = {sysctl_read, sysctl_write},
-	[NT_K_MTU] = {mtu_read, mtu_write},
-	[NT_K_FEATURE] = {feature_read, feature_write},
-	[NT_K_CHANNELS] = {channels_read, channels_write},
-	[NT_K_RING] = {ring_read, ring_write},
-	[NT_K_COALESCE] = {coalesce_read, coalesce_write},
-	[NT_K_COALESCE_ADAPTIVE] = {adaptive_read, adaptive_write},
-	[NT_K_RSS_HFUNC] = {hfunc_read, hfunc_write},
-	[NT_K_RSS_KEY] = {key_read, key_write},
-	[NT_K_RSS_INDIR] = {indir_read, indir_write},
-	[NT_K_IRQ_AFFINITY] = {affinity_read, affinity_write},
-	[NT_K_RPS_CPUS] = {rps_read, rps_write},
-	[NT_K_RPS_FLOW_CNT] = {flow_read, flow_write},
-	[NT_K_XPS_CPUS] = {xps_read, xps_write},
-	[NT_K_IRQBALANCE_BAN] = {ban_read, ban_write},
-	[NT_K_IRQBALANCE_SERVICE] = {service_read, service_write},
-	[NT_K_PROCESS_CPUS] = {process_read, process_write},
-	[NT_K_TXQLEN] = {txqlen_read, txqlen_write},
-	[NT_K_PAUSE] = {pause_read, pause_write},
-	[NT_K_PRIV_FLAG] = {privflag_read, privflag_write, privflag_all},
-	[NT_K_FLOW_HASH] = {flowhash_read, flowhash_write},
-};
-
-void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st, unsigned skip)
+/* Only a round robin over queues 0..N-1 is what ethtool -X equal N writes. */
+static const char *refuse_indir(const struct nt_value *v)
 {
-	static const enum nt_kind_id k[] = {NT_K_TXQLEN, NT_K_PAUSE, NT_K_PRIV_FLAG, NT_K_FLOW_HASH};
-	static const unsigned bit[] = {NT_OBS_TXQLEN, NT_OBS_PAUSE, NT_OBS_PRIVFLAGS, NT_OBS_FLOWHASH};
+	uint32_t max = 0;
 	size_t i;
 
-	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
-		const struct nt_kinddef *kd = &nt_kinds[k[i]];
-		const struct nt_linux_ops *op = &nt_linux_ops[k[i]];
+	for (i = 0; i < v->n; i++)
+		if (v->list[i] > max)
+			max = v->list[i];
+	for (i = 0; i < v->n; i++)
+		if (v->list[i] != i % (max + 1))
+			break;
+	if (v->n && i == v->n)
+		return NULL;
+	return "ethtool(8) can only write a round-robin indirection table ('equal N'); "
+	       "this table is custom, which only 'nettune apply' can write";
+}
+
+/* rx-flow-hash words and ethtool letters for the sh setter: the pairs of
+ * nt_rxh_fields (test_kinds.c checks that they agree) */
+#define RXH_SH "l2da m vlan v l3-proto t src-ip s dst-ip d src-port f dst-port n discard r"
+
+/*
+ * The sh bodies: the getter prints the current value in the form
+ * nt_value_format() prints the desired one (sh_value says otherwise); the
+ * script compares the two strings, writes only on a difference and reads
+ * back.  Every name and value reaches them as a quoted argument.
+ */
+const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
+	[NT_K_SYSCTL] = {NT_K_SYSCTL,
+	 {NT_IO_PROCFS, "/proc/sys/KEY, dots read as slashes (sysctl(8))"},
+	 {NT_IO_PROCFS, "/proc/sys/KEY"},
+	 NULL, "sysctl", 0, NT_SHV_FOLDED,
+	 "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
+	 "\ttr -s '\\t ' '  ' <\"$nt_f\" | sed 's/^ //; s/ $//'",
+	 "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
+	 "\tprintf '%s\\n' \"$3\" >\"$nt_f\"",
+	 {NULL}, NULL,
+	 sysctl_read, sysctl_write},
+	[NT_K_MTU] = {NT_K_MTU,
+	 {NT_IO_RTNL, "RTM_GETLINK IFLA_MTU (under --root: the row's path)"},
+	 {NT_IO_RTNL, "RTM_NEWLINK IFLA_MTU (under --root: the row's path)"},
+	 "/sys/class/net/%s/mtu", "mtu", 0, NT_SHV_TEXT,
+	 "cat \"@PATH@\"",
+	 "ip link set dev \"$1\" mtu \"$3\"",
+	 {NULL}, NULL,
+	 nt_rw_link_read, nt_rw_link_write, NULL, 0, IFLA_MTU},
+	[NT_K_TXQLEN] = {NT_K_TXQLEN,
+	 {NT_IO_RTNL, "RTM_GETLINK IFLA_TXQLEN (under --root: the row's path)"},
+	 {NT_IO_RTNL, "RTM_NEWLINK IFLA_TXQLEN (under --root: the row's path)"},
+	 "/sys/class/net/%s/tx_queue_len", "txqueuelen", 0, NT_SHV_TEXT,
+	 "cat \"@PATH@\"",
+	 "ip link set dev \"$1\" txqueuelen \"$3\"",
+	 {NULL}, NULL,
+	 nt_rw_link_read, nt_rw_link_write, NULL, NT_LR_OBSERVE, IFLA_TXQLEN},
+	[NT_K_FEATURE] = {NT_K_FEATURE,
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_FEATURES_GET ETHTOOL_A_FEATURES_ACTIVE"},
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_FEATURES_SET ETHTOOL_A_FEATURES_WANTED"},
+	 NULL, "feature", 0, NT_SHV_TEXT,
+	 "# ethtool -k prints some features under their legacy names\n"
+	 "\tcase \"$2\" in\n"
+	 "\trx-checksum) nt_l=rx-checksumming ;;\n"
+	 "\ttx-generic-segmentation) nt_l=generic-segmentation-offload ;;\n"
+	 "\trx-gro) nt_l=generic-receive-offload ;;\n"
+	 "\trx-lro) nt_l=large-receive-offload ;;\n"
+	 "\trx-hashing) nt_l=receive-hashing ;;\n"
+	 "\trx-ntuple-filter) nt_l=ntuple-filters ;;\n"
+	 "\trx-vlan-hw-parse) nt_l=rx-vlan-offload ;;\n"
+	 "\ttx-vlan-hw-insert) nt_l=tx-vlan-offload ;;\n"
+	 "\t*) nt_l=\"$2\" ;;\n"
+	 "\tesac\n"
+	 "\tethtool -k \"$1\" | awk -v a=\"$2:\" -v b=\"$nt_l:\" '\n"
+	 "\t\t($1 == a || $1 == b) { print $2; f = 1; exit }\n"
+	 "\t\tEND { if (!f) exit 1 }'",
+	 "ethtool -K \"$1\" \"$2\" \"$3\"",
+	 {NULL}, NULL,
+	 feature_read, feature_write},
+	[NT_K_PAUSE] = {NT_K_PAUSE,
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_PAUSE_GET ETHTOOL_A_PAUSE_{AUTONEG,RX,TX}"},
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_PAUSE_SET ETHTOOL_A_PAUSE_{AUTONEG,RX,TX}"},
+	 NULL, "pause", 0, NT_SHV_TEXT,
+	 "case \"$2\" in\n"
+	 "\tautoneg) nt_l=Autonegotiate ;; rx) nt_l=RX ;; tx) nt_l=TX ;;\n"
+	 "\t*) return 1 ;;\n"
+	 "\tesac\n"
+	 "\tethtool -a \"$1\" | awk -v k=\"$nt_l:\" '$1 == k { print $2; f = 1; exit }\n"
+	 "\t\tEND { if (!f) exit 1 }'",
+	 "ethtool -A \"$1\" \"$2\" \"$3\"",
+	 {NULL}, NULL,
+	 pause_read, pause_write, NULL, NT_LR_OBSERVE},
+	[NT_K_PRIV_FLAG] = {NT_K_PRIV_FLAG,
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_GET ETHTOOL_A_PRIVFLAGS_FLAGS (a bitset by name)"},
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_SET ETHTOOL_A_PRIVFLAGS_FLAGS (the named bit only)"},
+	 NULL, "private_flag", 0, NT_SHV_TEXT,
+	 "# \"legacy-rx      : off\"\n"
+	 "\tethtool --show-priv-flags \"$1\" | awk -v k=\"$2\" -F: 'NR > 1 { n = $1; sub(/[ \\t]+$/, \"\", n)\n"
+	 "\t\tif (n == k) { v = $2; gsub(/[ \\t]/, \"\", v); print v; f = 1; exit } }\n"
+	 "\t\tEND { if (!f) exit 1 }'",
+	 "ethtool --set-priv-flags \"$1\" \"$2\" \"$3\"",
+	 {NULL}, NULL,
+	 privflag_read, privflag_write, privflag_all, NT_LR_OBSERVE},
+	[NT_K_CHANNELS] = {NT_K_CHANNELS,
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_CHANNELS_GET ETHTOOL_A_CHANNELS_*_COUNT"},
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_CHANNELS_SET ETHTOOL_A_CHANNELS_*_COUNT"},
+	 NULL, "channels", 0, NT_SHV_TEXT,
+	 "case \"$2\" in\n"
+	 "\tcombined) nt_l=Combined ;; rx) nt_l=RX ;; tx) nt_l=TX ;; other) nt_l=Other ;;\n"
+	 "\t*) return 1 ;;\n"
+	 "\tesac\n"
+	 "\tethtool -l \"$1\" | nt_current \"$nt_l\"",
+	 "ethtool -L \"$1\" \"$2\" \"$3\"",
+	 {NULL}, NULL,
+	 channels_read, channels_write},
+	[NT_K_RING] = {NT_K_RING,
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_GET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_SET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
+	 NULL, "ring", 0, NT_SHV_TEXT,
+	 "case \"$2\" in\n"
+	 "\trx) nt_l=RX ;; tx) nt_l=TX ;; rx-mini) nt_l='RX Mini' ;; rx-jumbo) nt_l='RX Jumbo' ;;\n"
+	 "\t*) return 1 ;;\n"
+	 "\tesac\n"
+	 "\tethtool -g \"$1\" | nt_current \"$nt_l\"",
+	 "ethtool -G \"$1\" \"$2\" \"$3\"",
+	 {NULL}, NULL,
+	 ring_read, ring_write},
+	[NT_K_COALESCE] = {NT_K_COALESCE,
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
+	 NULL, "coalesce", 0, NT_SHV_TEXT,
+	 "ethtool -c \"$1\" | awk -v k=\"$2:\" '$1 == k { print $2; f = 1; exit }\n"
+	 "\t\tEND { if (!f) exit 1 }'",
+	 "ethtool -C \"$1\" \"$2\" \"$3\"",
+	 {NULL}, NULL,
+	 coalesce_read, coalesce_write},
+	[NT_K_COALESCE_ADAPTIVE] = {NT_K_COALESCE_ADAPTIVE,
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
+	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
+	 NULL, "coalesce_adaptive", 0, NT_SHV_TEXT,
+	 "# \"Adaptive RX: on  TX: off\"\n"
+	 "\tethtool -c \"$1\" | awk -v q=\"$2\" '$1 == \"Adaptive\" && $2 == \"RX:\" {\n"
+	 "\t\tprint (q == \"rx\" ? $3 : $5); f = 1; exit }\n"
+	 "\t\tEND { if (!f) exit 1 }'",
+	 "ethtool -C \"$1\" \"adaptive-$2\" \"$3\"",
+	 {NULL}, NULL,
+	 adaptive_read, adaptive_write},
+	[NT_K_RSS_HFUNC] = {NT_K_RSS_HFUNC,
+	 {NT_IO_IOCTL, "ETHTOOL_GRSSH .hfunc (netlink RSS_GET is missing from 6.1 uapi headers)"},
+	 {NT_IO_IOCTL, "ETHTOOL_SRSSH .hfunc (netlink RSS_SET needs v6.17)"},
+	 NULL, "rss_hfunc", 0, NT_SHV_TEXT,
+	 "ethtool -x \"$1\" | awk '/^RSS hash function:/ { h = 1; next }\n"
+	 "\t\th && $2 == \"on\" { sub(/:$/, \"\", $1); print $1; f = 1; exit }\n"
+	 "\t\tEND { if (!f) exit 1 }'",
+	 "ethtool -X \"$1\" hfunc \"$3\"",
+	 {NULL}, NULL,
+	 hfunc_read, hfunc_write},
+	[NT_K_RSS_KEY] = {NT_K_RSS_KEY,
+	 {NT_IO_IOCTL, "ETHTOOL_GRSSH .key_size, key (netlink RSS_GET is missing from 6.1 uapi headers)"},
+	 {NT_IO_IOCTL, "ETHTOOL_SRSSH key (netlink RSS_SET needs v6.17)"},
+	 NULL, "rss_key", 0, NT_SHV_TEXT,
+	 "ethtool -x \"$1\" | awk '/^RSS hash key:/ { k = 1; next }\n"
+	 "\t\tk && /^[0-9a-fA-F:]+$/ { s = s (s == \"\" ? \"\" : \":\") $0; next }\n"
+	 "\t\tk { exit }\n"
+	 "\t\tEND { gsub(/::/, \":\", s); if (s == \"\") exit 1; print tolower(s) }'",
+	 "ethtool -X \"$1\" hkey \"$3\"",
+	 {NULL}, NULL,
+	 key_read, key_write},
+	[NT_K_RSS_INDIR] = {NT_K_RSS_INDIR,
+	 {NT_IO_IOCTL, "ETHTOOL_GRSSH .indir_size, ring_index (netlink RSS_GET is missing from 6.1 uapi headers)"},
+	 {NT_IO_IOCTL, "ETHTOOL_SRSSH ring_index (netlink RSS_SET needs v6.17)"},
+	 NULL, "rss_indir", 0, NT_SHV_TEXT,
+	 "ethtool -x \"$1\" | awk '/^RX flow hash indirection table/ { t = 1; next }\n"
+	 "\t\tt && $1 ~ /^[0-9]+:$/ { for (i = 2; i <= NF; i++) s = s (s == \"\" ? \"\" : \" \") $i; next }\n"
+	 "\t\tt && NF { exit }\n"
+	 "\t\tEND { if (s == \"\") exit 1; print s }'",
+	 "# only a round robin over queues 0..N-1 can be written: ethtool -X equal N\n"
+	 "\tnt_n=\"$(printf '%s\\n' \"$3\" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0\n"
+	 "\t\tfor (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }')\" || {\n"
+	 "\t\techo \"not a round robin table; ethtool can only write 'equal N'\" >&2; return 1; }\n"
+	 "\tethtool -X \"$1\" equal \"$nt_n\"",
+	 {NULL}, refuse_indir,
+	 indir_read, indir_write},
+	[NT_K_FLOW_HASH] = {NT_K_FLOW_HASH,
+	 {NT_IO_IOCTL, "ETHTOOL_GRXFH (struct ethtool_rxnfc .flow_type, .data: RXH_* bits)"},
+	 {NT_IO_IOCTL, "ETHTOOL_SRXFH (struct ethtool_rxnfc): no ethtool netlink message for it in the 6.1 uapi headers"},
+	 NULL, "rx_flow_hash", 0, NT_SHV_TEXT,
+	 "# the fields as ethtool(8) unparse_rxfhashopts prints them, one a line\n"
+	 "\tethtool -n \"$1\" rx-flow-hash \"$2\" | awk '/ flows / { f = 1 } / discarded on RX/ { d = 1 }\n"
+	 "\t\t/^L2DA/ { s = s \" l2da\" } /^VLAN tag/ { s = s \" vlan\" } /^L3 proto/ { s = s \" l3-proto\" }\n"
+	 "\t\t/^IP SA/ { s = s \" src-ip\" } /^IP DA/ { s = s \" dst-ip\" }\n"
+	 "\t\t/^L4 bytes 0 & 1/ { s = s \" src-port\" } /^L4 bytes 2 & 3/ { s = s \" dst-port\" }\n"
+	 "\t\tEND { if (!f) exit 1; if (d) s = s \" discard\"; sub(/^ /, \"\", s); print (s == \"\" ? \"none\" : s) }'",
+	 "# field words -> ethtool letters (nt_rxh_fields, compiler/model/settings.c)\n"
+	 "\tnt_x=\"$(printf '%s\\n' \"$3\" | awk 'BEGIN { n = split(\"" RXH_SH "\", a, \" \")\n"
+	 "\t\tfor (i = 1; i < n; i += 2) m[a[i]] = a[i + 1] }\n"
+	 "\t\t{ for (i = 1; i <= NF; i++) { if ($i == \"none\") continue; if (!($i in m)) exit 1; s = s m[$i] } }\n"
+	 "\t\tEND { print s }')\" || { echo \"unknown rx-flow-hash field in '$3'\" >&2; return 1; }\n"
+	 "\tethtool -N \"$1\" rx-flow-hash \"$2\" \"$nt_x\"",
+	 {NULL}, NULL,
+	 flowhash_read, flowhash_write, NULL, NT_LR_OBSERVE},
+	[NT_K_IRQ_AFFINITY] = {NT_K_IRQ_AFFINITY,
+	 {NT_IO_PROCFS, "the row's path, for the IRQ of the queue (facts)"},
+	 {NT_IO_PROCFS, "the row's path, for the IRQ of the queue (facts)"},
+	 "/proc/irq/%s/smp_affinity_list", "irq_affinity", NT_SH_ARG_IRQ, NT_SHV_TEXT,
+	 "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
+	 "\tcat \"@PATH@\"",
+	 "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
+	 "\tprintf '%s\\n' \"$3\" >\"@PATH@\"",
+	 {"$nt_i"}, NULL,
+	 affinity_read, affinity_write},
+	[NT_K_RPS_CPUS] = {NT_K_RPS_CPUS,
+	 {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
+	 {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
+	 "/sys/class/net/%s/queues/rx-%s/rps_cpus", "rps_cpus", 0, NT_SHV_HEXMASK,
+	 "nt_hexmask <\"@PATH@\"",
+	 "nt_hexwrite \"$3\" >\"@PATH@\"",
+	 {NULL}, NULL,
+	 nt_rw_file_read, nt_rw_file_write},
+	[NT_K_RPS_FLOW_CNT] = {NT_K_RPS_FLOW_CNT,
+	 {NT_IO_SYSFS, "the row's path"},
+	 {NT_IO_SYSFS, "the row's path"},
+	 "/sys/class/net/%s/queues/rx-%s/rps_flow_cnt", "rps_flow_cnt", 0, NT_SHV_TEXT,
+	 "cat \"@PATH@\"",
+	 "printf '%s\\n' \"$3\" >\"@PATH@\"",
+	 {NULL}, NULL,
+	 nt_rw_file_read, nt_rw_file_write},
+	[NT_K_XPS_CPUS] = {NT_K_XPS_CPUS,
+	 {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
+	 {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
+	 "/sys/class/net/%s/queues/tx-%s/xps_cpus", "xps_cpus", 0, NT_SHV_HEXMASK,
+	 "nt_hexmask <\"@PATH@\"",
+	 "nt_hexwrite \"$3\" >\"@PATH@\"",
+	 {NULL}, NULL,
+	 nt_rw_file_read, nt_rw_file_write},
+	[NT_K_IRQBALANCE_BAN] = {NT_K_IRQBALANCE_BAN,
+	 {NT_IO_OTHER, "--banirq= of the systemd drop-in irqbalance.service.d/50-nettune.conf: irqbalance has no kernel interface"},
+	 {NT_IO_OTHER, "rewrites that drop-in, then systemctl daemon-reload and try-restart irqbalance"},
+	 NULL, "banned_irqs", 0, NT_SHV_TEXT,
+	 "# the IRQs banned by the systemd drop-in nettune apply also writes, comma separated; none: empty\n"
+	 "\t[ -f \"$NT_BANIRQ_DROPIN\" ] || { echo; return 0; }\n"
+	 "\ttr ' ' '\\n' <\"$NT_BANIRQ_DROPIN\" | sed -n 's/^--banirq=//p' | paste -sd, -",
+	 "if [ -z \"$3\" ]; then\n"
+	 "\t\trm -f -- \"$NT_BANIRQ_DROPIN\"\n"
+	 "\telse\n"
+	 "\t\tmkdir -p -- \"${NT_BANIRQ_DROPIN%/*}\"\n"
+	 "\t\t{\n"
+	 "\t\t\techo '# Written by nettune: keep irqbalance away from IRQs nettune pins.'\n"
+	 "\t\t\tprintf '[Service]\\nExecStart=\\nExecStart=/usr/sbin/irqbalance --foreground %s' \"\\$IRQBALANCE_ARGS\"\n"
+	 "\t\t\tprintf '%s\\n' \"$3\" | tr ',' '\\n' | sed 's/^/ --banirq=/' | tr -d '\\n'\n"
+	 "\t\t\techo\n"
+	 "\t\t} >\"$NT_BANIRQ_DROPIN\"\n"
+	 "\tfi\n"
+	 "\tsystemctl daemon-reload && systemctl try-restart irqbalance.service",
+	 {NULL}, NULL,
+	 ban_read, ban_write},
+	[NT_K_IRQBALANCE_SERVICE] = {NT_K_IRQBALANCE_SERVICE,
+	 {NT_IO_OTHER, "whether irqbalance runs (facts): a service, not a kernel interface"},
+	 {NT_IO_OTHER, "systemctl start or stop irqbalance.service"},
+	 NULL, "service", 0, NT_SHV_TEXT,
+	 "if systemctl is-active --quiet irqbalance.service; then echo running; else echo stopped; fi",
+	 "case \"$3\" in\n"
+	 "\trunning) systemctl start irqbalance.service ;;\n"
+	 "\tstopped) systemctl stop irqbalance.service ;;\n"
+	 "\t*) return 1 ;;\n"
+	 "\tesac",
+	 {NULL}, NULL,
+	 service_read, service_write},
+	[NT_K_PROCESS_CPUS] = {NT_K_PROCESS_CPUS,
+	 {NT_IO_PROCFS, "Cpus_allowed_list of /proc/PID/status"},
+	 {NT_IO_OTHER, "sched_setaffinity(2) of every task of the process: a system call, not a file"},
+	 NULL, "cpus", 0, NT_SHV_TEXT,
+	 "nt_p=\"$(nt_pids \"$1\" | head -n 1)\"\n"
+	 "\t[ -n \"$nt_p\" ] || { echo \"no running process for $1\" >&2; return 1; }\n"
+	 "\ttaskset -pc \"$nt_p\" | sed 's/.*: //'",
+	 "nt_p=\"$(nt_pids \"$1\")\"\n"
+	 "\t[ -n \"$nt_p\" ] || return 1\n"
+	 "\tprintf '%s\\n' \"$nt_p\" | while read -r nt_q; do\n"
+	 "\t\ttaskset -apc \"$3\" \"$nt_q\" >/dev/null || exit 1\n"
+	 "\tdone",
+	 {NULL}, NULL,
+	 process_read, process_write},
+};
+
+
+int nt_linux_read(struct nt_lctx *x, enum nt_kind_id k, const char *obj, const char *arg,
+		  struct nt_value *out)
+{
+	const struct nt_linux_row *r = nt_linux_row(k);
+
+	if (!r || !r->read)
+		return -EOPNOTSUPP;
+	x->row = r;
+	return r->read(x, obj, arg, out);
+}
+
+int nt_linux_write(struct nt_lctx *x, enum nt_kind_id k, const char *obj, const char *arg,
+		   const struct nt_value *v)
+{
+	const struct nt_linux_row *r = nt_linux_row(k);
+
+	if (!r || !r->write)
+		return -EOPNOTSUPP;
+	x->row = r;
+	return r->write(x, obj, arg, v);
+}
+
+void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st,
+			   const bool *skip)
+{
+	size_t k;
+
+	for (k = 0; k < NT_K__COUNT; k++) {
+		const struct nt_kinddef *kd = &nt_kinds[k];
+		const struct nt_linux_row *r = nt_linux_row((enum nt_kind_id)k);
 		const char *const *a;
 		struct nt_value v;
 
-		if (skip & bit[i])
+		if (!r || !(r->flags & NT_LR_OBSERVE) || (skip && skip[k]))
 			continue;
+		x->row = r;
 		switch (kd->argshape) {
 		case NT_ARG_NONE:
-			if (!op->read(x, obj, NULL, &v))
-				nt_state_set(st, k[i], obj, NULL, v, (struct nt_mark){0});
+			if (!r->read(x, obj, NULL, &v))
+				nt_state_set(st, (enum nt_kind_id)k, obj, NULL, v, (struct nt_mark){0});
 			break;
 		case NT_ARG_NAMED:
 			for (a = kd->args; *a; a++) {
 				/* one refusal is the device's answer for the others */
-				int r = op->read(x, obj, *a, &v);
+				int rc = r->read(x, obj, *a, &v);
 
-				if (r == -ENOENT && a == kd->args)
+				if (rc == -ENOENT && a == kd->args)
 					break;
-				if (!r)
-					nt_state_set(st, k[i], obj, *a, v, (struct nt_mark){0});
+				if (!rc)
+					nt_state_set(st, (enum nt_kind_id)k, obj, *a, v, (struct nt_mark){0});
 			}
 			break;
 		case NT_ARG_OPEN:
-			op->all(x, obj, st);
+			r->all(x, obj, st);
 			break;
 		default:
 			break;
 		}
+	}
+}
+
+/* "interfaces[].rss.flow_hash; ..." -> whether interface i of the profile
+ * names one of those keys */
+static bool names_key(const struct nt_loaded *l, size_t i, const char *keys)
+{
+	const char *p = keys;
+
+	while (p && *p) {
+		char path[256];
+		size_t n, o;
+
+		p += strspn(p, " ;");
+		n = strcspn(p, "; ({");
+		if (n > 13 && !strncmp(p, "interfaces[].", 13)) {
+			o = (size_t)snprintf(path, sizeof(path), "/interfaces/%zu/", i);
+			if (o + n - 13 < sizeof(path)) {
+				memcpy(path + o, p + 13, n - 13);
+				path[o + n - 13] = '\0';
+				for (char *c = path + o; *c; c++)
+					if (*c == '.')
+						*c = '/';
+				if (nt_yget(l->tree, path, false))
+					return true;
+			}
+		}
+		p += n;
+		p += strcspn(p, ";");
+	}
+	return false;
+}
+
+void nt_linux_rows_skip(const struct nt_loaded *l, bool skip[NT_K__COUNT])
+{
+	size_t k, i, n = l->p ? l->p->interfaces_count : 0;
+
+	for (k = 0; k < NT_K__COUNT; k++) {
+		const struct nt_linux_row *r = nt_linux_row((enum nt_kind_id)k);
+
+		skip[k] = true;
+		for (i = 0; r && (r->flags & NT_LR_OBSERVE) && i < n && skip[k]; i++)
+			skip[k] = !names_key(l, i, nt_kinds[k].keys);
 	}
 }

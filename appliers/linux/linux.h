@@ -2,9 +2,9 @@
 /*
  * The Linux applier: observe a live host (or a --root fixture) into facts
  * and settings, and read/write one setting of each kind.  The per-kind
- * operations are one table (nt_linux_ops[], kinds.c) indexed by the
- * compiler's kind id, so diff, journal, verification and rollback stay
- * generic (apply.c).
+ * operations are the functions of the kind rows (nt_linux_rows[],
+ * kinds.c) indexed by the compiler's kind id, so diff, journal,
+ * verification and rollback stay generic (apply.c).
  */
 #ifndef NT_LINUX_H
 #define NT_LINUX_H
@@ -16,6 +16,7 @@
 #include "../../compiler/language/load.h"
 #include "../../compiler/model/settings.h"
 #include "ethnl.h"
+#include "rows.h"
 
 /* What a kind's read and write get: the kernel's replies are in the
  * device cache (devcache.h), the queue -> IRQ map in facts (irqmap.h). */
@@ -23,6 +24,7 @@ struct nt_lctx {
 	struct nt_ethnl *nl;		/* NULL when ethtool netlink is unavailable */
 	struct nt_facts *facts;
 	char err[512];			/* detail of the last failure */
+	const struct nt_linux_row *row;	/* the row being read or written */
 };
 
 /* The CHANNELS_GET reply of a device (facts and values share it). */
@@ -30,23 +32,22 @@ int nt_lctx_channels(struct nt_lctx *x, const char *dev, struct nt_channels_stat
 /* After a channel write: the device's queue -> IRQ map is read again. */
 void nt_lctx_channels_changed(struct nt_lctx *x, const char *dev);
 
-struct nt_linux_ops {
-	/* 0 and *out set, -ENOENT when the object/attribute does not exist, or -errno */
-	int (*read)(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out);
-	/* 0 or -errno (x->err holds the kernel's words where there are any) */
-	int (*write)(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v);
-	/* NT_ARG_OPEN kinds observed by nt_linux_observe_rows: adds every
-	 * (obj, name) the device has to st; 0 or -errno */
-	int (*all)(struct nt_lctx *x, const char *obj, struct nt_state *st);
-};
+/* Read and write of (kind, obj, arg) through the kind's row: 0 (and *out
+ * set), -ENOENT when the object/attribute does not exist, or -errno with
+ * x->err saying why; -EOPNOTSUPP for a kind without a Linux row. */
+int nt_linux_read(struct nt_lctx *x, enum nt_kind_id k, const char *obj, const char *arg,
+		  struct nt_value *out);
+int nt_linux_write(struct nt_lctx *x, enum nt_kind_id k, const char *obj, const char *arg,
+		   const struct nt_value *v);
 
-extern const struct nt_linux_ops nt_linux_ops[NT_K__COUNT];
-
-/* The current values of the kinds observed by their rows (txqueuelen,
- * pause, private flags, rx-flow-hash; those without their NT_OBS_ bit in
- * skip) of interface obj, added to st: one loop over the rows by argument
- * shape. */
-void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st, unsigned skip);
+/* The current values of the kinds whose rows have NT_LR_OBSERVE (those
+ * not in skip, indexed by kind; NULL: all) of interface obj, added to st:
+ * one loop over the rows by argument shape. */
+void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st,
+			   const bool *skip);
+/* skip[k] for the NT_LR_OBSERVE rows: true unless some interface of the
+ * profile names one of the kind's profile keys. */
+void nt_linux_rows_skip(const struct nt_loaded *l, bool skip[NT_K__COUNT]);
 
 int nt_lctx_open(struct nt_lctx *x, struct nt_facts *facts);
 void nt_lctx_close(struct nt_lctx *x);
@@ -69,6 +70,8 @@ struct nt_observe_req {
 	bool all_sysctls, all_processes;
 	/* groups not worth reading for this request (NT_OBS_*); 0 = read all */
 	unsigned skip;
+	/* kinds the rows observe (NT_LR_OBSERVE) not worth reading; NULL = read all */
+	const bool *skip_rows;
 };
 
 enum {
@@ -76,11 +79,6 @@ enum {
 	NT_OBS_COALESCE = 1 << 1,
 	NT_OBS_RSS = 1 << 2,
 	NT_OBS_QUEUES = 1 << 3,		/* IRQ affinity, RPS, XPS files */
-	/* the kinds nt_linux_observe_rows reads, one bit each */
-	NT_OBS_TXQLEN = 1 << 4,
-	NT_OBS_PAUSE = 1 << 5,
-	NT_OBS_PRIVFLAGS = 1 << 6,
-	NT_OBS_FLOWHASH = 1 << 7,
 };
 
 int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *facts,

@@ -249,13 +249,13 @@ static void grab(struct nt_lctx *x, struct nt_state *st, enum nt_kind_id k, cons
 {
 	struct nt_value v;
 
-	if (!nt_linux_ops[k].read || nt_linux_ops[k].read(x, obj, arg, &v))
+	if (nt_linux_read(x, k, obj, arg, &v))
 		return;
 	nt_state_set(st, k, obj, arg, v, (struct nt_mark){0});
 }
 
 static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_state *st,
-				unsigned skip)
+				unsigned skip, const bool *skip_rows)
 {
 	const struct nt_iface_facts *i = nt_facts_iface(x->facts, name);
 	const char *const *chans = nt_kinds[NT_K_CHANNELS].args;
@@ -278,7 +278,7 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 		grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "rx");
 		grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "tx");
 	}
-	nt_linux_observe_rows(x, name, st, skip);
+	nt_linux_observe_rows(x, name, st, skip_rows);
 	if (!(skip & NT_OBS_RSS)) {
 		grab(x, st, NT_K_RSS_HFUNC, name, NULL);
 		grab(x, st, NT_K_RSS_KEY, name, NULL);
@@ -334,7 +334,7 @@ static void grab_sysctl(struct nt_lctx *x, struct nt_state *st, const char *rel)
 	bool ok;
 
 	if (nt_setting_problem(NT_K_SYSCTL, "sysctl", key, &part) ||
-	    nt_linux_ops[NT_K_SYSCTL].read(x, "sysctl", key, &v)) {
+	    nt_linux_read(x, NT_K_SYSCTL, "sysctl", key, &v)) {
 		free(key);
 		return;
 	}
@@ -547,7 +547,7 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	for (k = 0; k < n; k++)
 		observe_iface_facts(&x, names[k], req->skip);
 	for (k = 0; k < n; k++)
-		observe_iface_state(&x, names[k], st, req->skip);
+		observe_iface_state(&x, names[k], st, req->skip, req->skip_rows);
 	for (k = 0; k < req->nsysctls; k++) {
 		/* recorded under the key the plan compares: net/core/x is
 		 * net.core.x, as in profiles and snapshots */
@@ -581,6 +581,7 @@ int nt_linux_observe_profile(const struct nt_loaded *l, struct nt_facts *f,
 {
 	const struct nt_profile *p = l->p;
 	struct nt_observe_req req = {0};
+	bool skip_rows[NT_K__COUNT];
 	const char **ifs = nt_xcalloc(p->interfaces_count + 1, sizeof(char *));
 	const char **sys = nt_xcalloc(p->sysctl_count + 1, sizeof(char *));
 	char **procs = nt_xcalloc(p->processes_count + 1, sizeof(char *));
@@ -589,8 +590,9 @@ int nt_linux_observe_profile(const struct nt_loaded *l, struct nt_facts *f,
 
 	/* read only the groups some interface of the profile sets: the other
 	 * groups can produce no action (a no-op apply reads nothing else) */
-	req.skip = NT_OBS_RINGS | NT_OBS_COALESCE | NT_OBS_RSS | NT_OBS_QUEUES | NT_OBS_TXQLEN |
-		   NT_OBS_PAUSE | NT_OBS_PRIVFLAGS | NT_OBS_FLOWHASH;
+	req.skip = NT_OBS_RINGS | NT_OBS_COALESCE | NT_OBS_RSS | NT_OBS_QUEUES;
+	nt_linux_rows_skip(l, skip_rows);
+	req.skip_rows = skip_rows;
 	for (i = 0; i < p->interfaces_count; i++) {
 		const struct nt_iface *f = &p->interfaces[i];
 
@@ -606,14 +608,6 @@ int nt_linux_observe_profile(const struct nt_loaded *l, struct nt_facts *f,
 			req.skip &= ~NT_OBS_RSS;
 		if (f->irq || f->rps || f->xps)
 			req.skip &= ~NT_OBS_QUEUES;
-		if (f->txqueuelen)
-			req.skip &= ~NT_OBS_TXQLEN;
-		if (f->pause)
-			req.skip &= ~NT_OBS_PAUSE;
-		if (f->linux_opts && f->linux_opts->private_flags_count)
-			req.skip &= ~NT_OBS_PRIVFLAGS;
-		if (f->rss && f->rss->flow_hash)
-			req.skip &= ~NT_OBS_FLOWHASH;
 	}
 	for (i = 0; i < p->sysctl_count; i++)
 		sys[i] = p->sysctl[i].key;

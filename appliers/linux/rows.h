@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Linux half of a kind row: how the applier reads and writes the
- * kind (ethtool netlink message + attribute, rtnetlink attribute, a sysfs
- * or procfs file, an ioctl, or something else and why), and the body of
- * the sh script's getter and setter.  The compiler half (profile keys,
- * scope, phase, disruptive flag, argument shape and names) is nt_kinds[]
- * in compiler/model/settings.c; the read/write functions are nt_linux_ops[] in
- * kinds.c.  tests/unit/test_kinds.c fails when a Linux kind lacks a piece
- * in any of the three.
+ * The Linux half of a kind row, one row per kind in kinds.c: how the
+ * applier reads and writes the kind (ethtool netlink message + attribute,
+ * rtnetlink attribute, a sysfs or procfs file, an ioctl, or something else
+ * and why), the functions that do it, and the body of the sh script's
+ * getter and setter.  A row that is a plain file (a path template) or one
+ * rtnetlink attribute of the link dump names the generic functions
+ * (nt_rw_file_*, nt_rw_link_*) and needs no code of its own.  The compiler
+ * half (profile keys, scope, phase, disruptive flag, argument shape and
+ * names) is nt_kinds[] in compiler/model/settings.c.
+ * tests/unit/test_kinds.c fails when a Linux kind lacks a piece.
  */
 #ifndef NT_ROWS_H
 #define NT_ROWS_H
@@ -39,6 +41,24 @@ enum nt_sh_value {
 	NT_SHV_FOLDED,		/* runs of white space folded to one space */
 };
 
+struct nt_lctx;
+struct nt_state;
+
+/* 0 and *out set, -ENOENT when the object/attribute does not exist, or -errno */
+typedef int (*nt_row_read)(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out);
+/* 0 or -errno (x->err holds the kernel's words where there are any) */
+typedef int (*nt_row_write)(struct nt_lctx *x, const char *obj, const char *arg,
+			    const struct nt_value *v);
+/* Adds every (obj, name) the device has to st (NT_ARG_OPEN kinds the
+ * rows observe); 0 or -errno */
+typedef int (*nt_row_all)(struct nt_lctx *x, const char *obj, struct nt_state *st);
+
+enum nt_row_flag {
+	/* observed by nt_linux_observe_rows (one loop over the rows by
+	 * argument shape) when the profile names one of the kind's keys */
+	NT_LR_OBSERVE = 1 << 0,
+};
+
 enum nt_sh_flag {
 	NT_SH_ARG_IRQ = 1 << 0,	/* the argument is passed as QUEUE@IRQ when the IRQ is known */
 };
@@ -58,6 +78,13 @@ struct nt_linux_row {
 	const char *sh_path_args[2];	/* default "$1", "$2" */
 	/* Why the sh setter cannot write this value, or NULL. */
 	const char *(*sh_refuse)(const struct nt_value *v);
+	/* The applier's functions (the generic nt_rw_* for plain files and
+	 * link attributes); all: NT_ARG_OPEN kinds with NT_LR_OBSERVE. */
+	nt_row_read read;
+	nt_row_write write;
+	nt_row_all all;
+	unsigned flags;			/* enum nt_row_flag */
+	int attr;			/* nt_rw_link_*: the IFLA_ attribute */
 };
 
 extern const struct nt_linux_row nt_linux_rows[NT_K__COUNT];
@@ -67,5 +94,15 @@ const struct nt_linux_row *nt_linux_row(enum nt_kind_id k);
 /* body with @PATH@ expanded, appended to o */
 void nt_linux_row_sh(const struct nt_linux_row *r, const char *body, struct nt_buf *o);
 const char *nt_io_name(enum nt_io how);
+
+/* Generic functions of the rows.  file: the row's path template (object,
+ * then argument), the value as the kind's type (a CPU set as a hex mask
+ * when sh_value is NT_SHV_HEXMASK, else as a list).  link: the row's
+ * IFLA_ attribute from the RTM_GETLINK dump, written by RTM_NEWLINK; the
+ * row's path under --root. */
+int nt_rw_file_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out);
+int nt_rw_file_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v);
+int nt_rw_link_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out);
+int nt_rw_link_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v);
 
 #endif

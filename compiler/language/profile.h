@@ -52,28 +52,13 @@ struct nt_toggle {
 	bool *ipv6;
 };
 
-/* Portable offload vocabulary, lowered per target (lower_linux.c,
- * lower_windows.c).  lso is another name for tso. */
+/* Portable offload vocabulary (offloads.def), lowered per target
+ * (lower_linux.c, lower_windows.c).  lso is another name for tso. */
 struct nt_offloads {
-	struct nt_toggle *checksum;	/* rx + tx checksum */
-	struct nt_toggle *rx_checksum;
-	struct nt_toggle *tx_checksum;
-	struct nt_toggle *sg;		/* scatter-gather */
-	struct nt_toggle *tso;
-	struct nt_toggle *lso;
-	struct nt_toggle *gso;
-	struct nt_toggle *gro;
-	struct nt_toggle *gro_hw;
-	struct nt_toggle *lro;
-	struct nt_toggle *uso;		/* tx-udp-segmentation / Windows USO */
-	struct nt_toggle *uro;		/* Windows hardware URO */
-	struct nt_toggle *rsc;		/* Windows RSC */
-	struct nt_toggle *rxhash;
-	struct nt_toggle *ntuple;
-	struct nt_toggle *rxvlan;
-	struct nt_toggle *txvlan;
-	struct nt_toggle *udp_gro_forwarding;	/* rx-udp-gro-forwarding */
-	struct nt_toggle *gro_list;		/* rx-gro-list (fraglist GRO) */
+	/* one toggle per row of offloads.def */
+#define NT_OFFLOAD(key, ...) struct nt_toggle *key;
+#include "offloads.def"
+#undef NT_OFFLOAD
 };
 
 struct nt_kv {

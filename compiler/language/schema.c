@@ -71,13 +71,9 @@ const cyaml_schema_field_t nt_toggle_fields[] = {
 	CYAML_FIELD_MAPPING_PTR(key, OPT, struct nt_offloads, member, nt_toggle_fields)
 
 static const cyaml_schema_field_t offloads_fields[] = {
-	TOGGLE("checksum", checksum), TOGGLE("rx_checksum", rx_checksum),
-	TOGGLE("tx_checksum", tx_checksum), TOGGLE("sg", sg), TOGGLE("tso", tso),
-	TOGGLE("lso", lso), TOGGLE("gso", gso), TOGGLE("gro", gro),
-	TOGGLE("gro_hw", gro_hw), TOGGLE("lro", lro), TOGGLE("uso", uso),
-	TOGGLE("uro", uro), TOGGLE("rsc", rsc), TOGGLE("rxhash", rxhash),
-	TOGGLE("ntuple", ntuple), TOGGLE("rxvlan", rxvlan), TOGGLE("txvlan", txvlan),
-	TOGGLE("udp_gro_forwarding", udp_gro_forwarding), TOGGLE("gro_list", gro_list),
+#define NT_OFFLOAD(key, ...) TOGGLE(#key, key),
+#include "offloads.def"
+#undef NT_OFFLOAD
 	CYAML_FIELD_END
 };
 
@@ -459,28 +455,9 @@ const struct nt_key_doc nt_key_docs[] = {
 	 "to value, e.g. '*JumboPacket': 9014."},
 	{match_fields, "driver", "Kernel driver name, e.g. i40e."},
 	{match_fields, "pci", "PCI vendor:device, e.g. 8086:1572."},
-	{offloads_fields, "checksum", "RX and TX checksum offload: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "rx_checksum", "RX checksum offload: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "tx_checksum", "TX checksum offload: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "sg", "Scatter-gather: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "tso", "TCP segmentation offload: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "lso", "Large send offload (Windows NetAdapter LSO): on/off or "
-	 "{all, ipv4, ipv6}."},
-	{offloads_fields, "gso", "Generic segmentation offload: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "gro", "Generic receive offload: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "gro_hw", "Hardware GRO: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "lro", "Large receive offload: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "uso", "UDP segmentation offload: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "uro", "UDP receive offload: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "rsc", "Receive segment coalescing (Windows): on/off or "
-	 "{all, ipv4, ipv6}."},
-	{offloads_fields, "rxhash", "Receive hashing: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "ntuple", "N-tuple filters: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "rxvlan", "RX VLAN tag stripping: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "txvlan", "TX VLAN tag insertion: on/off or {all, ipv4, ipv6}."},
-	{offloads_fields, "udp_gro_forwarding", "GRO of forwarded UDP (rx-udp-gro-forwarding), "
-	 "the main knob of a forwarding WireGuard/UDP gateway: on/off."},
-	{offloads_fields, "gro_list", "Fraglist GRO (rx-gro-list): on/off."},
+#define NT_OFFLOAD(key, cap, where, pf, lowers_to, doc, ...) {offloads_fields, #key, doc},
+#include "offloads.def"
+#undef NT_OFFLOAD
 	{nt_toggle_fields, "all", "on/off for both IPv4 and IPv6."},
 	{nt_toggle_fields, "ipv4", "on/off for IPv4."},
 	{nt_toggle_fields, "ipv6", "on/off for IPv6."},

@@ -8,12 +8,14 @@
  * "process NAME"; the attribute is a kind (one row of nt_kinds[]) plus an
  * optional argument: "feature tx-udp-segmentation", "irq-affinity 3",
  * "uso ipv6".  Adding a Linux tunable is: its profile key (profile.h,
- * schema.c with its one-line doc), a row of nt_kinds[] (keys, scope, phase,
- * flags, argument shape and names), a row of nt_linux_rows[]
- * (appliers/linux/rows.c: how it is read and written, its file, its sh
- * getter and setter) with its read/write functions in nt_linux_ops[]
- * (kinds.c), and one lowering line (lower_linux.c).  tests/unit/test_kinds.c
- * fails when a row lacks a piece; test_scope.c repeats the scopes.
+ * schema.c with its one-line doc), a row of kinds.def (id, keys, scope,
+ * phase, flags, argument shape and names), a row of nt_linux_rows[]
+ * (appliers/linux/kinds.c: how it is read and written and the functions
+ * that do it, generic ones for a plain file or a link attribute, its sh
+ * getter and setter), and one lowering line (lower_linux.c).  An offload
+ * is one row of compiler/language/offloads.def.  README.md "Adding a
+ * tunable" counts the files; tests/unit/test_kinds.c fails when a row
+ * lacks a piece; test_scope.c repeats the scopes.
  */
 #ifndef NT_SETTINGS_H
 #define NT_SETTINGS_H
@@ -62,38 +64,9 @@ struct nt_value {
 /* Kinds of settings.  Order of this enum is not the apply order: see
  * nt_kind.phase. */
 enum nt_kind_id {
-	/* Linux */
-	NT_K_SYSCTL,
-	NT_K_MTU,
-	NT_K_FEATURE,
-	NT_K_CHANNELS,
-	NT_K_RING,
-	NT_K_COALESCE,
-	NT_K_COALESCE_ADAPTIVE,
-	NT_K_RSS_HFUNC,
-	NT_K_RSS_KEY,
-	NT_K_RSS_INDIR,
-	NT_K_IRQ_AFFINITY,
-	NT_K_RPS_CPUS,
-	NT_K_RPS_FLOW_CNT,
-	NT_K_XPS_CPUS,
-	NT_K_IRQBALANCE_BAN,
-	NT_K_IRQBALANCE_SERVICE,
-	NT_K_PROCESS_CPUS,
-	NT_K_TXQLEN,
-	NT_K_PAUSE,
-	NT_K_PRIV_FLAG,
-	NT_K_FLOW_HASH,
-	/* Windows */
-	NT_K_WIN_ADVPROP,
-	NT_K_WIN_CHECKSUM,
-	NT_K_WIN_LSO,
-	NT_K_WIN_USO,
-	NT_K_WIN_RSC,
-	NT_K_WIN_URO,
-	NT_K_WIN_RSS,
-	NT_K_WIN_IP_MTU,
-	NT_K_WIN_GLOBAL,
+#define NT_KIND(id, ...) NT_K_##id,
+#include "kinds.def"
+#undef NT_KIND
 	NT_K__COUNT,
 };
 

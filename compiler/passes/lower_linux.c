@@ -17,29 +17,18 @@
 
 /* Portable name -> ethtool netlink feature names (ethtool(8) off_flag_def
  * patterns: "tx" = tx-checksum-*, "tso" = tx-tcp*-segmentation). */
+/* The rows of offloads.def: a Linux feature group (names[0] NULL: none)
+ * and the groups the profile key lowers to (NULL: its own). */
 struct fgroup {
 	const char *portable;
+	const char *lowers_to;
 	const char *names[6];
 };
 
 static const struct fgroup fgroups[] = {
-	{"rx_checksum", {"rx-checksum"}},
-	{"tx_checksum", {"tx-checksum-ip-generic", "tx-checksum-ipv4", "tx-checksum-ipv6",
-			 "tx-checksum-sctp", "tx-checksum-fcoe-crc"}},
-	{"sg", {"tx-scatter-gather"}},
-	{"tso", {"tx-tcp-segmentation", "tx-tcp6-segmentation", "tx-tcp-ecn-segmentation",
-		 "tx-tcp-mangleid-segmentation"}},
-	{"gso", {"tx-generic-segmentation"}},
-	{"gro", {"rx-gro"}},
-	{"gro_hw", {"rx-gro-hw"}},
-	{"lro", {"rx-lro"}},
-	{"uso", {"tx-udp-segmentation"}},
-	{"rxhash", {"rx-hashing"}},
-	{"ntuple", {"rx-ntuple-filter"}},
-	{"rxvlan", {"rx-vlan-hw-parse"}},
-	{"txvlan", {"tx-vlan-hw-insert"}},
-	{"udp_gro_forwarding", {"rx-udp-gro-forwarding"}},
-	{"gro_list", {"rx-gro-list"}},
+#define NT_OFFLOAD(key, cap, where, pf, lowers_to, doc, ...) {#key, lowers_to, {__VA_ARGS__}},
+#include "../language/offloads.def"
+#undef NT_OFFLOAD
 };
 
 /* Rank for ordering inside the feature phase: prerequisites first when
@@ -176,7 +165,12 @@ static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const c
 
 const char *nt_linux_offload(size_t k)
 {
-	return k < sizeof(fgroups) / sizeof(fgroups[0]) ? fgroups[k].portable : NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(fgroups) / sizeof(fgroups[0]); i++)
+		if (fgroups[i].names[0] && !k--)
+			return fgroups[i].portable;
+	return NULL;
 }
 
 const char *nt_linux_offload_of(const char *feature)
@@ -194,7 +188,7 @@ static const struct fgroup *group(const char *portable)
 	size_t k;
 
 	for (k = 0; k < sizeof(fgroups) / sizeof(fgroups[0]); k++)
-		if (!strcmp(fgroups[k].portable, portable))
+		if (fgroups[k].names[0] && !strcmp(fgroups[k].portable, portable))
 			return &fgroups[k];
 	return NULL;
 }
@@ -207,52 +201,51 @@ static bool toggle_val(const struct nt_toggle *t, bool *on)
 	return true;
 }
 
+/* The groups a profile key lowers to, one at a time: "tso", then NULL. */
+static const char *next_group(const struct fgroup *g, const char **p, char *buf, size_t n)
+{
+	const char *s = *p ? *p : g->lowers_to ? g->lowers_to : g->portable;
+	size_t len;
+
+	s += strspn(s, " ");
+	len = strcspn(s, " ");
+	if (!len || len >= n || (!g->lowers_to && !g->names[0]))
+		return NULL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	*p = s + len;
+	return buf;
+}
+
 static void lower_offloads(struct ictx *c)
 {
 	const struct nt_offloads *o = c->f->offloads;
-	struct {
-		const char *portable, *path;
-		const struct nt_toggle *t;
-	} m[] = {
-		{"rx_checksum", "offloads/checksum", o ? o->checksum : NULL},
-		{"tx_checksum", "offloads/checksum", o ? o->checksum : NULL},
-		{"rx_checksum", "offloads/rx_checksum", o ? o->rx_checksum : NULL},
-		{"tx_checksum", "offloads/tx_checksum", o ? o->tx_checksum : NULL},
-		{"sg", "offloads/sg", o ? o->sg : NULL},
-		{"tso", "offloads/tso", o ? o->tso : NULL},
-		{"tso", "offloads/lso", o ? o->lso : NULL},
-		{"gso", "offloads/gso", o ? o->gso : NULL},
-		{"gro", "offloads/gro", o ? o->gro : NULL},
-		{"gro_hw", "offloads/gro_hw", o ? o->gro_hw : NULL},
-		{"lro", "offloads/lro", o ? o->lro : NULL},
-		{"uso", "offloads/uso", o ? o->uso : NULL},
-		{"rxhash", "offloads/rxhash", o ? o->rxhash : NULL},
-		{"ntuple", "offloads/ntuple", o ? o->ntuple : NULL},
-		{"rxvlan", "offloads/rxvlan", o ? o->rxvlan : NULL},
-		{"txvlan", "offloads/txvlan", o ? o->txvlan : NULL},
-		{"udp_gro_forwarding", "offloads/udp_gro_forwarding", o ? o->udp_gro_forwarding : NULL},
-		{"gro_list", "offloads/gro_list", o ? o->gro_list : NULL},
+	/* the members of struct nt_offloads in the order of fgroups[] */
+	const struct nt_toggle *const t[] = {
+#define NT_OFFLOAD(key, ...) o ? o->key : NULL,
+#include "../language/offloads.def"
+#undef NT_OFFLOAD
 	};
-	bool want[sizeof(m) / sizeof(m[0])], have[sizeof(m) / sizeof(m[0])];
 	size_t k;
-	bool on, gro_hw_on = false;
+	bool on, gro_hw_on = o && toggle_val(o->gro_hw, &on) && on;
 
-	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
-		have[k] = toggle_val(m[k].t, &want[k]);
-		if (have[k] && !strcmp(m[k].portable, "gro_hw") && want[k])
-			gro_hw_on = true;
-	}
-	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
-		const char *note = NULL;
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		const char *p = NULL, *gname, *note = NULL;
+		char buf[64], path[80];
+		bool want;
 
-		if (!have[k])
+		if (!toggle_val(t[k], &want))
 			continue;
-		on = want[k];
-		if (!strcmp(m[k].portable, "lro") && on && gro_hw_on) {
-			on = false;	/* netdev_fix_features: GRO_HW wins over LRO */
-			note = "off: rx-gro-hw is on and the kernel drops LRO beside it";
+		snprintf(path, sizeof(path), "offloads/%s", fgroups[k].portable);
+		while ((gname = next_group(&fgroups[k], &p, buf, sizeof(buf)))) {
+			on = want;
+			note = NULL;
+			if (!strcmp(gname, "lro") && on && gro_hw_on) {
+				on = false;	/* netdev_fix_features: GRO_HW wins over LRO */
+				note = "off: rx-gro-hw is on and the kernel drops LRO beside it";
+			}
+			lower_group(c, group(gname), on, path, 0, note);
 		}
-		lower_group(c, group(m[k].portable), on, m[k].path, 0, note);
 	}
 	/* Prerequisites the profile left unsaid but the kernel enforces. */
 	if (o) {
@@ -609,7 +602,7 @@ static void lower_coalesce(struct ictx *c)
 }
 
 /* txqueuelen, pause, private flags and rx-flow-hash: one line per profile
- * key; the kind rows (settings.c, appliers/linux/rows.c) do the rest. */
+ * key; the kind rows (kinds.def, appliers/linux/kinds.c) do the rest. */
 static void lower_rows(struct ictx *c)
 {
 	const struct nt_iface *f = c->f;

@@ -341,27 +341,16 @@ static size_t toggles(const struct nt_offloads *o, struct toggle_ref *r)
 {
 	size_t n = 0;
 
-#define T(nm, field, cap, wo, lo, pf) r[n++] = (struct toggle_ref){nm, o->field, cap, wo, lo, pf}
-	T("checksum", checksum, NT_OFF_CHECKSUM, false, false, true);
-	T("rx_checksum", rx_checksum, NT_OFF_CHECKSUM, false, false, true);
-	T("tx_checksum", tx_checksum, NT_OFF_CHECKSUM, false, false, true);
-	T("sg", sg, NT_OFF_SG, false, true, false);
-	T("tso", tso, NT_OFF_TSO, false, false, true);
-	T("lso", lso, NT_OFF_TSO, false, false, true);
-	T("gso", gso, NT_OFF_GSO, false, true, false);
-	T("gro", gro, NT_OFF_GRO, false, true, false);
-	T("gro_hw", gro_hw, NT_OFF_GRO_HW, false, true, false);
-	T("lro", lro, NT_OFF_LRO, false, true, false);
-	T("uso", uso, NT_OFF_USO, false, false, true);
-	T("uro", uro, -1, true, false, false);
-	T("rsc", rsc, -1, true, false, true);
-	T("rxhash", rxhash, NT_OFF_RXHASH, false, true, false);
-	T("ntuple", ntuple, NT_OFF_NTUPLE, false, true, false);
-	T("rxvlan", rxvlan, NT_OFF_RXVLAN, false, true, false);
-	T("txvlan", txvlan, NT_OFF_TXVLAN, false, true, false);
-	T("udp_gro_forwarding", udp_gro_forwarding, -1, false, true, false);
-	T("gro_list", gro_list, -1, false, true, false);
-#undef T
+#define BOTH false, false
+#define LINUX false, true
+#define WINDOWS true, false
+#define NT_OFFLOAD(key, cap, where, pf, ...) \
+	r[n++] = (struct toggle_ref){#key, o->key, cap, where, pf};
+#include "../language/offloads.def"
+#undef NT_OFFLOAD
+#undef BOTH
+#undef LINUX
+#undef WINDOWS
 	return n;
 }
 
@@ -658,30 +647,168 @@ size_t nt_validate_chosen_caps(const struct nt_loaded *l, struct nt_diags *d, si
 	return v.errors;
 }
 
+/* Word w (0: first, 1: second) of a kind's interface key ("interfaces[].rss.flow_hash"
+ * -> "rss", "flow_hash"); false when the key has none. */
+static bool key_word(const char *key, int w, char *out, size_t n)
+{
+	size_t len;
+
+	if (strncmp(key, "interfaces[].", 13))
+		return false;
+	key += 13;
+	if (w) {
+		key += strcspn(key, ".; {:");
+		if (*key != '.')
+			return false;
+		key++;
+	}
+	len = strcspn(key, ".; {:");
+	if (!len || len >= n)
+		return false;
+	memcpy(out, key, len);
+	out[len] = '\0';
+	return true;
+}
+
+/* Calls each(key) for every interface key of the kinds of one target ("; "
+ * between keys); stops when each returns true. */
+static bool each_key(bool windows, bool (*each)(const char *key, void *ctx), void *ctx)
+{
+	size_t k;
+
+	for (k = 0; k < NT_K__COUNT; k++) {
+		const char *p = nt_kinds[k].keys;
+
+		if (!p || !!(nt_kinds[k].flags & NT_KF_WINDOWS) != windows)
+			continue;
+		while (*p) {
+			char one[128];
+			size_t n = strcspn(p, ";");
+
+			snprintf(one, sizeof(one), "%.*s", (int)n, p);
+			if (each(one, ctx))
+				return true;
+			p += n;
+			p += strspn(p, "; ");
+		}
+	}
+	return false;
+}
+
+struct key_match {
+	const char *w1, *w2;		/* w2 NULL: the first word alone */
+	char *names;			/* where the Windows key names its second words */
+};
+
+/* Whether a Windows kind's key covers (w1, w2): "rss.{enabled,...,queues}" covers rss.queues */
+static bool win_covers(const char *key, void *ctx)
+{
+	struct key_match *m = ctx;
+	char w[64];
+	const char *br;
+
+	if (!key_word(key, 0, w, sizeof(w)) || strcmp(w, m->w1))
+		return false;
+	if (!m->w2)
+		return true;
+	br = strstr(key, ".{");
+	if (br && !m->names)
+		m->names = strndup(br + 2, strcspn(br + 2, "}"));
+	if (key_word(key, 1, w, sizeof(w)) && !strcmp(w, m->w2))
+		return true;
+	if (br) {
+		const char *p = br + 2;
+
+		while (*p && *p != '}') {
+			size_t n = strcspn(p, ",}");
+
+			if (n == strlen(m->w2) && !strncmp(p, m->w2, n))
+				return true;
+			p += n;
+			p += *p == ',';
+		}
+	}
+	return false;
+}
+
+struct target_ctx {
+	struct v *v;
+	size_t i;
+	struct nt_buf seen;		/* " w1 w1.w2 " already refused */
+};
+
+/* A key of a Linux kind the profile sets on a Windows target, unless a
+ * Windows kind's key covers it: the first word ("txqueuelen") when no
+ * Windows key shares it, else the second ("rss.flow_hash"). */
+static bool refuse_linux_key(const char *key, void *ctx)
+{
+	struct target_ctx *t = ctx;
+	struct key_match m = {0};
+	char w1[64], w2[64], path[200], tag[140];
+
+	if (!key_word(key, 0, w1, sizeof(w1)))
+		return false;
+	m.w1 = w1;
+	if (each_key(true, win_covers, &m)) {
+		m.w2 = w2;
+		if (!key_word(key, 1, w2, sizeof(w2)) || each_key(true, win_covers, &m)) {
+			free(m.names);
+			return false;
+		}
+		snprintf(path, sizeof(path), "/interfaces/%zu/%s/%s", t->i, w1, w2);
+		snprintf(tag, sizeof(tag), " %s.%s ", w1, w2);
+	} else {
+		snprintf(path, sizeof(path), "/interfaces/%zu/%s", t->i, w1);
+		snprintf(tag, sizeof(tag), " %s ", w1);
+	}
+	if (!nt_yget(t->v->l->tree, path, false) || (t->seen.p && strstr(t->seen.p, tag))) {
+		free(m.names);
+		return false;
+	}
+	nt_buf_puts(&t->seen, tag);
+	if (!m.w2) {
+		E(t->v, at(t->v, true, "%s", path), "target",
+		  "%s is a Linux setting; this profile targets windows", w1);
+	} else {
+		/* "enabled,profile,queues" -> "enabled, profile and queues" */
+		struct nt_buf said = {0};
+		const char *p = m.names ? m.names : "";
+		char upper[64];
+		size_t u;
+
+		for (u = 0; w1[u]; u++)	/* rss -> RSS */
+			upper[u] = (char)toupper((unsigned char)w1[u]);
+		upper[u] = '\0';
+
+		while (*p) {
+			size_t n = strcspn(p, ",");
+
+			nt_buf_printf(&said, "%s%.*s", !said.n ? "" : p[n] ? ", " : " and ", (int)n, p);
+			p += n;
+			p += *p == ',';
+		}
+		E(t->v, at(t->v, true, "%s", path), "target",
+		  "%s.%s is a Linux setting; Windows sets %s with %s", w1, w2, upper,
+		  said.p ? said.p : "other keys");
+		nt_buf_free(&said);
+	}
+	free(m.names);
+	return false;
+}
+
+/* Keys one target has and the other has not, from the kind rows'
+ * profile keys (a new Linux row is refused on Windows without code). */
 static void check_iface_target(struct v *v, const struct nt_iface *f, size_t i)
 {
-	static const char *const linux_only[] = {"channels", "rings", "coalesce", "irq", "rps", "xps",
-						 "linux", "txqueuelen", "pause"};
 	static const char *const win_rss[] = {"enabled", "profile", "base_processor",
 					      "max_processor", "max_processors"};
-	static const char *const linux_rss[] = {"key", "spread", "hash", "flow_hash"};
-	const void *lo[] = {f->channels, f->rings, f->coalesce, f->irq, f->rps, f->xps, f->linux_opts,
-			    f->txqueuelen, f->pause};
 	size_t k;
 
 	if (v->windows) {
-		for (k = 0; k < sizeof(lo) / sizeof(lo[0]); k++)
-			if (lo[k])
-				E(v, at(v, true, "/interfaces/%zu/%s", i, linux_only[k]), "target",
-				  "%s is a Linux setting; this profile targets windows", linux_only[k]);
-		if (f->rss)
-			for (k = 0; k < sizeof(linux_rss) / sizeof(linux_rss[0]); k++)
-				if (((k == 0 && f->rss->key) || (k == 1 && f->rss->spread) ||
-				     (k == 2 && f->rss->hash) || (k == 3 && f->rss->flow_hash)))
-					E(v, at(v, true, "/interfaces/%zu/rss/%s", i, linux_rss[k]),
-					  "target", "rss.%s is a Linux setting; Windows sets RSS with "
-					  "enabled, profile, base_processor, max_processor, max_processors "
-					  "and queues", linux_rss[k]);
+		struct target_ctx t = {v, i, {0}};
+
+		each_key(false, refuse_linux_key, &t);
+		nt_buf_free(&t.seen);
 		return;
 	}
 	if (f->windows_opts)

@@ -2,12 +2,15 @@
 /*
  * Coverage of the kind rows: every Linux kind declares each piece of its
  * row (compiler/model/settings.c nt_kinds[]: profile keys, scope, phase,
- * argument shape and names; appliers/linux/rows.c: how it is read and
- * written, its file, its sh getter and setter; kinds.c: its functions),
+ * argument shape and names; appliers/linux/kinds.c nt_linux_rows[]: how
+ * it is read and written and the functions that do it, its file, its sh
+ * getter and setter),
  * and the pieces agree with each other and with the profile schema.  A
  * new kind that forgets one fails here, naming the kind and the piece.
  */
 #include <ctype.h>
+
+#include <linux/if_link.h>
 
 #include "../../appliers/linux/linux.h"
 #include "../../appliers/linux/rows.h"
@@ -101,14 +104,14 @@ static void test_linux_rows(void)
 	for (k = 0; k < NT_K__COUNT; k++) {
 		const struct nt_kinddef *d = &nt_kinds[k];
 		const struct nt_linux_row *r = nt_linux_row((enum nt_kind_id)k);
-		const struct nt_linux_ops *op = &nt_linux_ops[k];
 
 		if (d->flags & NT_KF_WINDOWS) {
 			NEED(k, !r, "a Windows kind has a Linux row");
-			NEED(k, !op->read && !op->write, "a Windows kind has Linux functions");
+			NEED(k, !nt_linux_rows[k].read && !nt_linux_rows[k].write,
+			     "a Windows kind has Linux functions");
 			continue;
 		}
-		NEED(k, r != NULL, "no Linux row (appliers/linux/rows.c)");
+		NEED(k, r != NULL, "no Linux row (appliers/linux/kinds.c)");
 		if (!r)
 			continue;
 		NEED(k, r->kind == k, "Linux row is not at its enum index");
@@ -133,7 +136,33 @@ static void test_linux_rows(void)
 		NEED(k, !strstr(r->sh_get, "@PATH@") || r->path, "sh getter uses @PATH@ without a path");
 		NEED(k, !strstr(r->sh_put, "@PATH@") || r->path, "sh setter uses @PATH@ without a path");
 		NEED(k, d->vtype != NT_V_CPUS || r->sh_value != NT_SHV_FOLDED, "CPU set folded as text");
-		NEED(k, op->read && op->write, "no read or write function (kinds.c)");
+		NEED(k, r->read && r->write, "no read or write function (kinds.c)");
+		NEED(k, !(r->flags & NT_LR_OBSERVE) || d->argshape == NT_ARG_NONE ||
+		     d->argshape == NT_ARG_NAMED || (d->argshape == NT_ARG_OPEN && r->all),
+		     "observed by its row but the argument shape cannot be listed (open: no all function)");
+		NEED(k, !r->all || (r->flags & NT_LR_OBSERVE), "an all function nothing calls");
+		/* nt_linux_rows_skip finds the profile's use of the kind by its keys */
+		NEED(k, !(r->flags & NT_LR_OBSERVE) || !strncmp(d->keys, "interfaces[].", 13),
+		     "observed by its row but its profile key is not an interface key");
+		/* the generic functions: a file row has a path taking object and
+		 * argument and a type they parse; a link row an attribute of the dump */
+		if (r->read == nt_rw_file_read || r->write == nt_rw_file_write) {
+			NEED(k, r->path && d->argshape != NT_ARG_IRQQ && d->argshape != NT_ARG_OPEN,
+			     "generic file functions without a path of object and argument");
+			NEED(k, d->vtype == NT_V_U32 || d->vtype == NT_V_STR || d->vtype == NT_V_CPUS,
+			     "generic file functions cannot parse the kind's type");
+			NEED(k, r->get.how == NT_IO_SYSFS || r->get.how == NT_IO_PROCFS,
+			     "generic file functions but the row says it is not a file");
+		}
+		if (r->read == nt_rw_link_read || r->write == nt_rw_link_write) {
+			NEED(k, r->attr == IFLA_MTU || r->attr == IFLA_TXQLEN,
+			     "generic link functions for an attribute the link dump does not keep");
+			NEED(k, d->vtype == NT_V_U32 && d->argshape == NT_ARG_NONE && r->path,
+			     "generic link functions need a u32 without argument and a path for --root");
+			NEED(k, r->get.how == NT_IO_RTNL && r->set.how == NT_IO_RTNL,
+			     "generic link functions but the row says it is not rtnetlink");
+		}
+		NEED(k, r->attr == 0 || r->read == nt_rw_link_read, "an attribute nothing reads");
 		for (j = 0; j < k; j++) {
 			const struct nt_linux_row *o = nt_linux_row((enum nt_kind_id)j);
 
