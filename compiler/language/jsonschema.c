@@ -87,10 +87,13 @@ static void mapping(struct gen *g, const cyaml_schema_field_t *fields, const cha
 		/* validate.c check_rows: ah4/esp4 (ah6/esp6) are one device setting */
 		nt_buf_puts(b, ",");
 		indent(b, d + 1);
-		nt_buf_puts(b, "\"not\": {\"anyOf\": ["
-			    "{\"properties\": {\"ah4\": true, \"esp4\": true}, "
+		nt_buf_puts(b, "\"not\": {\"description\": \"ah4 with esp4, or ah6 with esp6: "
+			    "one setting of the device each\", \"anyOf\": ["
+			    "{\"properties\": {\"ah4\": {\"description\": \"given\"}, "
+			    "\"esp4\": {\"description\": \"given\"}}, "
 			    "\"required\": [\"ah4\", \"esp4\"]}, "
-			    "{\"properties\": {\"ah6\": true, \"esp6\": true}, "
+			    "{\"properties\": {\"ah6\": {\"description\": \"given\"}, "
+			    "\"esp6\": {\"description\": \"given\"}}, "
 			    "\"required\": [\"ah6\", \"esp6\"]}]}");
 	}
 	first = true;
