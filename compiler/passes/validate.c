@@ -236,6 +236,15 @@ static const char *arg_problem(enum nt_kind_id k, const char *arg)
 					      a == nt_kinds[k].args ? "" : ",", *a);
 		return why;
 	}
+	if (k == NT_K_PRIV_FLAG) {
+		/* as check_rows takes them from a profile */
+		if (strlen(arg) > 31)
+			return "is longer than a private flag name (31 bytes)";
+		for (c = arg; *c; c++)
+			if (!isalnum((unsigned char)*c) && !strchr("-_.", *c))
+				return "has a character other than a letter, digit, '-', '_' or '.'";
+		return NULL;
+	}
 	if (strlen(arg) > NT_NAME_MAX)
 		return "is longer than 255 bytes";
 	for (c = arg; *c; c++)
@@ -964,12 +973,17 @@ static void check_rows(struct v *v, const struct nt_iface *f, size_t i)
 	for (k = 0; lo && k < lo->private_flags_count; k++) {
 		const char *n = lo->private_flags[k].key;
 
-		if (strlen(n) > 31 || !valid_token(n, "-_."))
-			E(v, at(v, true, "/interfaces/%zu/linux/private_flags/%s", i, n),
+		char *sg;
+
+		if (strlen(n) <= 31 && valid_token(n, "-_."))
+			continue;
+		sg = seg(n);
+		E(v, at(v, true, "/interfaces/%zu/linux/private_flags/%s", i, sg),
 			  "private-flag", "private flag '%s' %s; drivers name them in at most 31 "
 			  "letters, digits, '-', '_' or '.'", n,
 			  strlen(n) > 31 ? "is longer than 31 bytes" : "has a character other than "
 			  "a letter, digit, '-', '_' or '.'");
+		free(sg);
 	}
 }
 
