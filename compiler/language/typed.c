@@ -218,7 +218,7 @@ static int load_at(struct tl *t, const struct nt_ynode *n, const cyaml_schema_va
 		memcpy(slot, &arr, sizeof(arr));
 		for (i = 0; i < n->n; i++) {
 			if (count)
-				put_uint(count, count_size, i);
+				put_uint(count, count_size, i + 1);	/* freed if it fails half-built */
 			if (load_at(t, n->vals[i], e, arr + i * esize, NULL, 0))
 				return -1;
 		}
