@@ -7,7 +7,8 @@
 # linux.private_flags and rss.flow_hash, which veth lacks (apply fails with
 # the kernel's reason and changes nothing; plans against a snapshot that
 # records them; a snapshot with hostile values for them is refused with a
-# location); hostile private flag names never reach a script.
+# location; the emitted script converges them against an ethtool stand-in);
+# hostile private flag names never reach a script.
 . "$(dirname "$0")/lib.sh"
 A=te$$a; B=te$$b; C=te$$c; D=te$$d
 veth_pair "$A" "$B"
@@ -240,4 +241,69 @@ YAML
 	[ ! -e "$WORK/cwd/pwned" ] || fail "private flag $n ran as a command"
 done
 [ "$(full_state "$A" "$C")" = "$before" ] || fail "the refused profiles changed the host"
-echo "ok: udp_gro_forwarding, gro_list, txqueuelen planned, applied twice, observed, emitted and rolled back on veth; pause, private flags and flow hash refused by veth, planned from a snapshot, hostile values refused"
+# pause, private flags and flow hash through the emitted script's own
+# get/put functions, against an ethtool stand-in that prints what ethtool(8)
+# prints (dump_rxfhash/unparse_rxfhashopts, -a, --show-priv-flags) and
+# keeps the values in files: the script converges, then changes nothing
+ip -n "$NS" link add enp1s0f0 type veth peer name "te$$x"
+mkdir -p "$WORK/fake/bin" "$WORK/fake/st"
+printf 'on\n' > "$WORK/fake/st/autoneg"; printf 'on\n' > "$WORK/fake/st/rx"; printf 'on\n' > "$WORK/fake/st/tx"
+printf 'off\n' > "$WORK/fake/st/disable-fw-lldp"; printf 'off\n' > "$WORK/fake/st/legacy-rx"
+printf 'sd\n' > "$WORK/fake/st/udp4"
+cat > "$WORK/fake/bin/ethtool" <<FAKE
+#!/bin/sh
+S="$WORK/fake/st"
+echo "\$*" >> "\$S/log"
+case "\$1" in
+-a) printf 'Pause parameters for %s:\nAutonegotiate:\t%s\nRX:\t\t%s\nTX:\t\t%s\nRX negotiated: off\nTX negotiated: off\n\n' "\$2" "\$(cat "\$S/autoneg")" "\$(cat "\$S/rx")" "\$(cat "\$S/tx")" ;;
+-A) shift 1; shift 1; while [ \$# -ge 2 ]; do echo "\$2" > "\$S/\$1"; shift 2; done ;;
+--show-priv-flags) printf 'Private flags for %s:\n' "\$2"; for f in legacy-rx disable-fw-lldp; do printf '%-22s: %s\n' "\$f" "\$(cat "\$S/\$f")"; done ;;
+--set-priv-flags) [ -e "\$S/\$3" ] || { echo "netlink error: Invalid argument" >&2; exit 1; }; echo "\$4" > "\$S/\$3" ;;
+-n) [ "\$3" = rx-flow-hash ] && [ "\$4" = udp4 ] || exit 1
+    echo "UDP over IPV4 flows use these fields for computing Hash flow key:"
+    v=\$(cat "\$S/\$4"); [ -n "\$v" ] || { echo None; exit 0; }
+    case \$v in *s*) echo "IP SA" ;; esac; case \$v in *d*) echo "IP DA" ;; esac
+    case \$v in *f*) echo "L4 bytes 0 & 1 [TCP/UDP src port]" ;; esac
+    case \$v in *n*) echo "L4 bytes 2 & 3 [TCP/UDP dst port]" ;; esac; echo ;;
+-N) echo "\$5" > "\$S/\$4" ;;
+*) exec "$(command -v ethtool)" "\$@" ;;
+esac
+FAKE
+chmod +x "$WORK/fake/bin/ethtool"
+cat > "$WORK/f.yaml" <<YAML
+apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: e2e}
+target: linux
+interfaces:
+  - name: enp1s0f0
+    nic: intel-x710
+    pause: {autoneg: off, rx: off, tx: on}
+    rss: {flow_hash: {udp4: [src-ip, dst-ip, src-port, dst-port]}}
+    linux: {private_flags: {disable-fw-lldp: on}}
+YAML
+"$NETTUNE" emit --format sh "$WORK/f.yaml" -o "$WORK/f.sh" || fail "emit of pause, private flags, flow hash"
+if command -v shellcheck > /dev/null; then
+	shellcheck -s sh "$WORK/f.sh" || fail "f.sh is not shellcheck-clean"
+fi
+fx() { NETTUNE_STATE_DIR="$WORK/fsh" nsx env PATH="$WORK/fake/bin:$PATH" sh "$WORK/f.sh" "$@"; }
+rc=0; fx > "$WORK/f1" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { show "$WORK/f1"; fail "script with the ethtool stand-in exit $rc"; }
+expect_eq "$(cat "$WORK/fake/st/autoneg") $(cat "$WORK/fake/st/rx") $(cat "$WORK/fake/st/tx")" "off off on" "pause after the script"
+expect_eq "$(cat "$WORK/fake/st/disable-fw-lldp")" on "private flag after the script"
+expect_eq "$(cat "$WORK/fake/st/legacy-rx")" off "other private flag after the script"
+expect_eq "$(cat "$WORK/fake/st/udp4")" sdfn "rx-flow-hash udp4 after the script"
+expect_eq "$(grep -c '^changed ' "$WORK/f1")" 4 "script: changed lines"
+grep -q "changed  enp1s0f0 rx_flow_hash udp4: src-ip dst-ip -> src-ip dst-ip src-port dst-port" "$WORK/f1" || { show "$WORK/f1"; fail "flow hash change line"; }
+: > "$WORK/fake/st/log"
+rc=0; fx > "$WORK/f2" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { show "$WORK/f2"; fail "second run with the ethtool stand-in exit $rc"; }
+grep -q "^changed\|^FAILED" "$WORK/f2" && { show "$WORK/f2"; fail "second run changed something"; }
+expect_eq "$(grep -c '^ok ' "$WORK/f2")" 5 "second run: ok lines"
+grep -Eq -- "^(-A|--set-priv-flags|-N) " "$WORK/fake/st/log" && { cat "$WORK/fake/st/log" >&2; fail "second run wrote"; }
+rc=0; fx rollback > "$WORK/f3" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { show "$WORK/f3"; fail "rollback with the ethtool stand-in exit $rc"; }
+expect_eq "$(cat "$WORK/fake/st/autoneg") $(cat "$WORK/fake/st/rx") $(cat "$WORK/fake/st/tx")" "on on on" "pause after rollback"
+expect_eq "$(cat "$WORK/fake/st/disable-fw-lldp")" off "private flag after rollback"
+expect_eq "$(cat "$WORK/fake/st/udp4")" sd "rx-flow-hash udp4 after rollback"
+echo "ok: udp_gro_forwarding, gro_list, txqueuelen planned, applied twice, observed, emitted and rolled back on veth; pause, private flags and flow hash refused by veth, planned from a snapshot, converged by the emitted script against an ethtool stand-in; hostile values refused"
