@@ -178,9 +178,16 @@ static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_sche
 			return;
 		}
 		/* a list of enum values (rss.flow_hash) names each at most once */
-		nt_buf_printf(b, "\"type\": \"array\", \"minItems\": %u, \"maxItems\": %u, %s\"items\": ",
+		nt_buf_printf(b, "\"type\": \"array\", \"minItems\": %u, \"maxItems\": %u, %s",
 			      v->sequence.min, v->sequence.max,
 			      v->sequence.entry->type == CYAML_ENUM ? "\"uniqueItems\": true, " : "");
+		for (i = 0; v->sequence.entry->type == CYAML_ENUM &&
+			    i < v->sequence.entry->enumeration.count; i++)
+			if (!strcmp(v->sequence.entry->enumeration.strings[i].str, "discard"))
+				/* validate.c check_rows: discard comes alone */
+				nt_buf_puts(b, "\"if\": {\"contains\": {\"const\": \"discard\"}}, "
+					    "\"then\": {\"maxItems\": 1}, ");
+		nt_buf_puts(b, "\"items\": ");
 		/* the entries share the sequence's value rule, not its description */
 		value(g, v->sequence.entry, fields, key, false, d, need_name);
 		nt_buf_puts(b, "}");

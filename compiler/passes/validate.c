@@ -949,10 +949,17 @@ static void check_rows(struct v *v, const struct nt_iface *f, size_t i)
 		E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/esp6", i), "flow-hash",
 		  "rss.flow_hash: ah6 and esp6 are one setting of the device (AH_ESP_V6_FLOW); "
 		  "give one");
-	/* each field once: "[src-ip, src-ip]" is a slip, not a wish */
+	/* each field once: "[src-ip, src-ip]" is a slip, not a wish; discard
+	 * (RXH_DISCARD) drops the flows, and ethtool -n then shows no fields */
 #define NT_FLOW_DUP(t)								\
 	for (k = 0; fh && fh->t && k < fh->t##_count; k++) {			\
 		size_t m;							\
+		if (fh->t[k] == (1u << 31) && fh->t##_count > 1) {		\
+			E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/" #t "/%zu", i, k), \
+			  "flow-hash", "rss.flow_hash." #t ": discard drops the flows; " \
+			  "give it alone");					\
+			break;							\
+		}								\
 		for (m = 0; m < k && fh->t[m] != fh->t[k]; m++)			\
 			;							\
 		if (m < k) {							\

@@ -41,7 +41,7 @@ JSONSCHEMA_BAD = [
     # the kind rows of issue 19: txqueuelen, pause, flow hash, private flags
     "txqueuelen-zero", "txqueuelen-too-large", "txqueuelen-type", "pause-keys",
     "rows-offload-pause-type", "flow-hash-type", "flow-hash-field", "flow-hash-empty",
-    "flow-hash-ah-esp", "flow-hash-repeated-field", "private-flag-name",
+    "flow-hash-ah-esp", "flow-hash-repeated-field", "flow-hash-discard", "private-flag-name",
     "private-flag-shell", "private-flag-empty",
 ]
 
