@@ -60,8 +60,9 @@ const struct nt_rule_doc nt_rule_docs[] = {
 	 "Break the cycle; a policy must not extend a profile that extends it."},
 	{"flow-hash", P, "Invalid rx-flow-hash setting",
 	 "Two flow types of rss.flow_hash name one setting of the device (ah4 and esp4 are "
-	 "both AH_ESP_V4_FLOW).",
-	 "Give one of ah4/esp4 (ah6/esp6)."},
+	 "both AH_ESP_V4_FLOW), or a flow type lists a field twice or discard with other "
+	 "fields.",
+	 "Give one of ah4/esp4 (ah6/esp6); name each field once; give discard alone."},
 	{"host", C, "Snapshot of another host",
 	 "The snapshot planned against describes a host other than the profile's metadata.name; "
 	 "the plan is computed against that host's state.",
@@ -135,7 +136,7 @@ const struct nt_rule_doc nt_rule_docs[] = {
 	 "Move the key into the HostProfile that extends the policy."},
 	{"private-flag", P, "Invalid private flag name",
 	 "A linux.private_flags name cannot be a driver's: longer than 31 bytes (ETH_GSTRING_LEN) "
-	 "or with white space, '/' or control characters.",
+	 "or with a character other than a letter, digit, '-', '_' or '.'.",
 	 "Use a name as ethtool --show-priv-flags DEV lists it."},
 	{"process", P, "Invalid process entry",
 	 "processes[].match needs exactly one of systemd_unit, comm, pidfile, each a valid name.",

@@ -242,8 +242,15 @@ static void check_kv(struct ctx *c, struct nt_ynode *n, bool boolean, const stru
 	}
 	for (i = 0; i < n->n; i++) {
 		struct nt_ynode *val = n->vals[i];
+		size_t kl = strlen(n->keys[i]->scalar);
 		bool b;
 
+		/* typed.c load_kv: keys of 1..255 bytes */
+		if (kl < 1 || kl > 255) {
+			ERR(c, n->keys[i]->mark, "range", "%s: a name %s", HP(c, h),
+			    kl ? "is longer than 255 bytes" : "is empty");
+			continue;
+		}
 		if (val->type != NT_Y_SCALAR || is_null(val)) {
 			ERR(c, val->mark, "type", "%s.%s must be a scalar value, not %s",
 			    HP(c, h), n->keys[i]->scalar, type_word(val));

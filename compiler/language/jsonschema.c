@@ -45,6 +45,14 @@ static void open_obj(struct nt_buf *b, const char *doc)
 static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_schema_field_t *fields,
 		  const char *key, bool described, int d, bool need_name);
 
+static bool has_key(const cyaml_schema_field_t *fields, const char *key)
+{
+	for (; fields->key; fields++)
+		if (!strcmp(fields->key, key))
+			return true;
+	return false;
+}
+
 static void mapping(struct gen *g, const cyaml_schema_field_t *fields, const char *doc, int d,
 		    bool need_name)
 {
@@ -75,6 +83,19 @@ static void mapping(struct gen *g, const cyaml_schema_field_t *fields, const cha
 	}
 	indent(b, d + 1);
 	nt_buf_puts(b, "}");
+	if (has_key(fields, "esp4") && has_key(fields, "esp6")) {
+		/* validate.c check_rows: ah4/esp4 (ah6/esp6) are one device setting */
+		nt_buf_puts(b, ",");
+		indent(b, d + 1);
+		nt_buf_puts(b, "\"not\": {\"description\": \"ah4 with esp4, or ah6 with esp6: "
+			    "one setting of the device each\", \"anyOf\": ["
+			    "{\"properties\": {\"ah4\": {\"description\": \"given\"}, "
+			    "\"esp4\": {\"description\": \"given\"}}, "
+			    "\"required\": [\"ah4\", \"esp4\"]}, "
+			    "{\"properties\": {\"ah6\": {\"description\": \"given\"}, "
+			    "\"esp6\": {\"description\": \"given\"}}, "
+			    "\"required\": [\"ah6\", \"esp6\"]}]}");
+	}
 	first = true;
 	for (f = fields; f->key; f++) {
 		if ((f->value.flags & CYAML_FLAG_OPTIONAL) && !(need_name && !strcmp(f->key, "name")))
@@ -147,14 +168,26 @@ static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_sche
 		open_obj(b, doc);
 		if (v->sequence.entry == &nt_kv_entry || v->sequence.entry == &nt_kv_bool_entry) {
 			/* a YAML map in the profile, a {key, value} list for libcyaml */
-			nt_buf_printf(b, "\"type\": \"object\", \"maxProperties\": %u, "
+			nt_buf_printf(b, "\"type\": \"object\", \"maxProperties\": %u, %s"
 				      "\"additionalProperties\": %s}", v->sequence.max,
+				      /* validate.c check_rows: as drivers name them */
+				      key && !strcmp(key, "private_flags") ?
+				      "\"propertyNames\": {\"pattern\": \"^[A-Za-z0-9._-]{1,31}$\"}, " : "",
 				      v->sequence.entry == &nt_kv_bool_entry ? ONOFF :
 				      "{\"type\": [\"string\", \"number\", \"boolean\"]}");
 			return;
 		}
-		nt_buf_printf(b, "\"type\": \"array\", \"minItems\": %u, \"maxItems\": %u, \"items\": ",
-			      v->sequence.min, v->sequence.max);
+		/* a list of enum values (rss.flow_hash) names each at most once */
+		nt_buf_printf(b, "\"type\": \"array\", \"minItems\": %u, \"maxItems\": %u, %s",
+			      v->sequence.min, v->sequence.max,
+			      v->sequence.entry->type == CYAML_ENUM ? "\"uniqueItems\": true, " : "");
+		for (i = 0; v->sequence.entry->type == CYAML_ENUM &&
+			    i < v->sequence.entry->enumeration.count; i++)
+			if (!strcmp(v->sequence.entry->enumeration.strings[i].str, "discard"))
+				/* validate.c check_rows: discard comes alone */
+				nt_buf_puts(b, "\"if\": {\"contains\": {\"const\": \"discard\"}}, "
+					    "\"then\": {\"maxItems\": 1}, ");
+		nt_buf_puts(b, "\"items\": ");
 		/* the entries share the sequence's value rule, not its description */
 		value(g, v->sequence.entry, fields, key, false, d, need_name);
 		nt_buf_puts(b, "}");

@@ -81,6 +81,20 @@ bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_va
 		*out = nt_v_u32((uint32_t)j->i);
 		return true;
 	case NT_V_STR:
+		if (k == NT_K_FLOW_HASH) {
+			char *canon;
+
+			/* as observe writes it; compared in nt_rxh_format's order */
+			if (j->t != NT_J_STR || !*j->s || !nt_rxh_parse(j->s, &bits)) {
+				*why = "is not a list of rx-flow-hash fields (l2da vlan l3-proto "
+				       "src-ip dst-ip src-port dst-port discard, or none)";
+				return false;
+			}
+			canon = nt_rxh_format(bits);
+			*out = nt_v_str(canon);
+			free(canon);
+			return true;
+		}
 		if (j->t == NT_J_NUM) {
 			*out = nt_v_str(j->s);
 			return true;

@@ -237,6 +237,15 @@ static const char *arg_problem(enum nt_kind_id k, const char *arg)
 					      a == nt_kinds[k].args ? "" : ",", *a);
 		return why;
 	}
+	if (k == NT_K_PRIV_FLAG) {
+		/* as check_rows takes them from a profile */
+		if (strlen(arg) > 31)
+			return "is longer than a private flag name (31 bytes)";
+		for (c = arg; *c; c++)
+			if (!isalnum((unsigned char)*c) && !strchr("-_.", *c))
+				return "has a character other than a letter, digit, '-', '_' or '.'";
+		return NULL;
+	}
 	if (strlen(arg) > NT_NAME_MAX)
 		return "is longer than 255 bytes";
 	for (c = arg; *c; c++)
@@ -1106,18 +1115,48 @@ static void check_rows(struct v *v, const struct nt_iface *f, size_t i)
 		E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/esp6", i), "flow-hash",
 		  "rss.flow_hash: ah6 and esp6 are one setting of the device (AH_ESP_V6_FLOW); "
 		  "give one");
-	/* names of ETH_SS_PRIV_FLAGS are ETH_GSTRING_LEN (32) bytes with the NUL */
+	/* each field once: "[src-ip, src-ip]" is a slip, not a wish; discard
+	 * (RXH_DISCARD) drops the flows, and ethtool -n then shows no fields */
+#define NT_FLOW_DUP(t)								\
+	for (k = 0; fh && fh->t && k < fh->t##_count; k++) {			\
+		size_t m;							\
+		if (fh->t[k] == (1u << 31) && fh->t##_count > 1) {		\
+			E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/" #t "/%zu", i, k), \
+			  "flow-hash", "rss.flow_hash." #t ": discard drops the flows; " \
+			  "give it alone");					\
+			break;							\
+		}								\
+		for (m = 0; m < k && fh->t[m] != fh->t[k]; m++)			\
+			;							\
+		if (m < k) {							\
+			E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/" #t "/%zu", i, k), \
+			  "flow-hash", "rss.flow_hash." #t "[%zu] repeats a field of " \
+			  #t "[%zu]; name each field once", k, m);		\
+			break;							\
+		}								\
+	}
+	NT_FLOW_DUP(tcp4) NT_FLOW_DUP(udp4) NT_FLOW_DUP(sctp4) NT_FLOW_DUP(ah4)
+	NT_FLOW_DUP(esp4) NT_FLOW_DUP(tcp6) NT_FLOW_DUP(udp6) NT_FLOW_DUP(sctp6)
+	NT_FLOW_DUP(ah6) NT_FLOW_DUP(esp6)
+#undef NT_FLOW_DUP
+	/* names of ETH_SS_PRIV_FLAGS are ETH_GSTRING_LEN (32) bytes with the
+	 * NUL; the drivers' names are letters, digits, '-', '_' (i40e
+	 * "disable-fw-lldp", mlx5 "rx_cqe_compress"), which also keeps quotes
+	 * and shell syntax out of plans and emitted scripts */
 	for (k = 0; lo && k < lo->private_flags_count; k++) {
-		const char *n = lo->private_flags[k].key, *c;
+		const char *n = lo->private_flags[k].key;
 
-		for (c = n; *c && (unsigned char)*c > 0x20 && *c != 0x7f && *c != '/'; c++)
-			;
-		if (strlen(n) > 31 || *c)
-			E(v, at(v, true, "/interfaces/%zu/linux/private_flags/%s", i, n),
+		char *sg;
+
+		if (strlen(n) <= 31 && valid_token(n, "-_."))
+			continue;
+		sg = seg(n);
+		E(v, at(v, true, "/interfaces/%zu/linux/private_flags/%s", i, sg),
 			  "private-flag", "private flag '%s' %s; drivers name them in at most 31 "
-			  "bytes without white space, '/' or control characters", n,
-			  strlen(n) > 31 ? "is longer than 31 bytes" : "has white space, '/' or a "
-			  "control character");
+			  "letters, digits, '-', '_' or '.'", n,
+			  strlen(n) > 31 ? "is longer than 31 bytes" : "has a character other than "
+			  "a letter, digit, '-', '_' or '.'");
+		free(sg);
 	}
 }
 

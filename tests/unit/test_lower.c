@@ -557,7 +557,7 @@ static void test_rows(void)
 	lx_lower(&x, HEAD("linux") "  - name: enp1s0f0\n    txqueuelen: 10000\n"
 		 "    pause: {autoneg: off, tx: on}\n"
 		 "    offloads: {udp_gro_forwarding: on, gro_list: off}\n"
-		 "    rss: {flow_hash: {udp4: [dst-port, src-ip, src-port, dst-ip, src-ip], tcp6: [l2da]}}\n"
+		 "    rss: {flow_hash: {udp4: [dst-port, src-ip, src-port, dst-ip], tcp6: [l2da]}}\n"
 		 "    linux: {private_flags: {legacy-rx: on}}\n");
 	CU_ASSERT_EQUAL(x.errors, 0);
 	CU_ASSERT_EQUAL(u32_of(&x.des, NT_K_TXQLEN, "enp1s0f0", NULL), 10000);
@@ -570,7 +570,7 @@ static void test_rows(void)
 	CU_ASSERT_TRUE(s && s->val.b);
 	s = nt_state_get(&x.des, NT_K_FEATURE, "enp1s0f0", "rx-gro-list");
 	CU_ASSERT_TRUE(s && !s->val.b);
-	/* the kernel's bit order, whatever the profile's order and repeats */
+	/* the kernel's bit order, whatever the profile's order (validate refuses repeats) */
 	s = nt_state_get(&x.des, NT_K_FLOW_HASH, "enp1s0f0", "udp4");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_STRING_EQUAL(s->val.s, "src-ip dst-ip src-port dst-port");
