@@ -115,15 +115,30 @@ static void mapping(struct gen *g, const cyaml_schema_field_t *fields, const cha
 	nt_buf_puts(b, "}");
 }
 
-/* "uso: on" or "uso: {all: on, ipv4: off, ipv6: on}" */
-static void toggle(struct gen *g, const char *doc)
+/* Whether an offload key takes {ipv4, ipv6} halves (offloads.def); the
+ * loader refuses them for the others (validate.c), so does the schema. */
+static bool per_family(const char *key)
+{
+#define NT_OFFLOAD(k, cap, where, pf, ...) \
+	if (key && !strcmp(key, #k)) \
+		return pf;
+#include "offloads.def"
+#undef NT_OFFLOAD
+	return true;
+}
+
+/* "uso: on" or "uso: {all: on, ipv4: off, ipv6: on}"; "sg: {all: on}" */
+static void toggle(struct gen *g, const char *doc, const char *key)
 {
 	const cyaml_schema_field_t *f;
+	bool pf = per_family(key);
 
 	open_obj(g->b, doc);
 	nt_buf_puts(g->b, "\"anyOf\": [" ONOFF_ALTS ", {\"type\": \"object\", "
 		    "\"additionalProperties\": false, \"minProperties\": 1, \"properties\": {");
 	for (f = nt_toggle_fields; f->key; f++) {
+		if (!pf && strcmp(f->key, "all"))
+			continue;
 		nt_buf_puts(g->b, f == nt_toggle_fields ? "" : ", ");
 		nt_buf_json_str(g->b, f->key);
 		nt_buf_puts(g->b, ": ");
@@ -159,7 +174,7 @@ static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_sche
 	switch (v->type) {
 	case CYAML_MAPPING:
 		if (v->mapping.fields == nt_toggle_fields) {
-			toggle(g, doc);
+			toggle(g, doc, key);
 			return;
 		}
 		mapping(g, v->mapping.fields, doc, d, need_name);

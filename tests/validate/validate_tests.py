@@ -44,7 +44,7 @@ JSONSCHEMA_BAD = [
     "txqueuelen-zero", "txqueuelen-too-large", "txqueuelen-type", "pause-keys",
     "rows-offload-pause-type", "flow-hash-type", "flow-hash-field", "flow-hash-empty",
     "flow-hash-ah-esp", "flow-hash-repeated-field", "flow-hash-discard", "private-flag-name",
-    "private-flag-shell", "private-flag-empty",
+    "private-flag-shell", "private-flag-empty", "per-family-linux-only-offload",
 ]
 
 # Golden outputs: (name, format, files relative to SRCROOT).
