@@ -18,7 +18,7 @@ static struct nt_action *add(struct nt_plan *p, const struct nt_setting *s)
 {
 	struct nt_action *a;
 
-	p->v = nt_xrealloc(p->v, (p->n + 1) * sizeof(*p->v));
+	p->v = nt_xgrow(p->v, p->n, sizeof(*p->v));
 	a = &p->v[p->n++];
 	memset(a, 0, sizeof(*a));
 	a->kind = s->kind;
