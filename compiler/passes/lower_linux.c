@@ -63,6 +63,8 @@ struct ictx {
 	bool nqueues_known;
 	struct nt_cpuset *irq_cpus;	/* nqueues entries once lower_irq placed them */
 	bool irq_placed;
+	char last_src[64];		/* put's last source path and its mark: */
+	struct nt_mark last_mark;	/* a row per queue repeats it 64 times */
 };
 
 static struct nt_mark mk(struct ictx *c, const char *sub, bool key)
@@ -78,7 +80,15 @@ static struct nt_mark mk(struct ictx *c, const char *sub, bool key)
 static struct nt_setting *put(struct ictx *c, enum nt_kind_id k, const char *arg,
 			      struct nt_value v, const char *srcpath)
 {
-	return nt_state_set(c->L->desired, k, c->f->name, arg, v, mk(c, srcpath, false));
+	size_t n = strlen(srcpath);
+
+	if (n >= sizeof(c->last_src))
+		return nt_state_set(c->L->desired, k, c->f->name, arg, v, mk(c, srcpath, false));
+	if (!c->last_src[0] || strcmp(c->last_src, srcpath)) {
+		c->last_mark = mk(c, srcpath, false);
+		memcpy(c->last_src, srcpath, n + 1);
+	}
+	return nt_state_set(c->L->desired, k, c->f->name, arg, v, c->last_mark);
 }
 
 static void set_note(struct nt_setting *s, const char *fmt, ...)
