@@ -525,6 +525,13 @@ def sections(text):
 def merge(old, new, only):
     """A partial run (--only) replaces its sections of the previous results
     and keeps the others, saying so."""
+    # the previous file ends with NOTES.md, whose "## (d) where the time
+    # goes" is not the (d) section of the results
+    notes = os.path.join(HERE, "NOTES.md")
+    if os.path.exists(notes):
+        first = open(notes).read().split("\n", 1)[0]
+        if first and first in old:
+            old = old[:old.index(first)]
     _, olds = sections(old)
     head, news = sections(new)
     # the run the kept sections come from, and its machine (carried over

@@ -171,6 +171,8 @@ int cmd_caps(int argc, char **argv)
 		model = argv[i];
 	}
 	db = nt_capsdb_default(&d);
+	if (!model)	/* the list shows (and checks) every table */
+		nt_capsdb_parse_all(db, &d);
 	nt_diags_sort(&d);
 	nt_diags_print_text(&d, stderr);
 	if (!db) {

@@ -8,7 +8,14 @@ files stay the single source and nettune needs no data directory.
 --symbol names the array (default nt_caps_builtin; the count is NAME with
 "builtin" replaced by "nbuiltin"): nt_policies_builtin embeds the bundled
 policy profiles (profiles/*.yaml) the same way.
+
+For the capability tables it also writes an index (NAME_index: id, driver
+and PCI ids of each table, read here with a strict line pattern), so that a
+run parses only the tables it looks up.  When a table does not fit the
+pattern, or two tables share an id or a PCI id, no index is written and
+nettune parses every table at start-up (and reports the problem, located).
 """
+import re
 import io
 import os
 import sys
@@ -24,6 +31,61 @@ def c_string(data):
             for c in s)
         out.append('\t"' + esc + '"')
     return "\n".join(out) if out else '\t""'
+
+
+SCALAR = r'(?:"([^"\\]*)"|([A-Za-z0-9][A-Za-z0-9_.+-]*))'
+
+
+def index_one(data):
+    """(id, driver, [pci ids]) of a table in the usual layout, else None."""
+    ident = driver = pci = None
+    prev = ""
+    in_linux = False
+    for line in data.decode("utf-8").splitlines():
+        if line[:1] not in ("", " ", "#"):
+            in_linux = line == "linux:"
+        m = re.fullmatch(r"id: " + SCALAR, line)
+        if m:
+            if ident is not None:
+                return None
+            ident = m.group(1) if m.group(1) is not None else m.group(2)
+        m = re.fullmatch(r"  driver: " + SCALAR, line)
+        if m and in_linux:
+            if driver is not None:
+                return None
+            driver = m.group(1) if m.group(1) is not None else m.group(2)
+        m = re.fullmatch(r"  value: \[(.*)\]", line)
+        if m and pci is None and prev == "pci_ids:":
+            items = [x.strip() for x in m.group(1).split(",")] if m.group(1).strip() else []
+            if not all(re.fullmatch(r'"[0-9a-fA-F]{4}:[0-9a-fA-F]{4}"', x) for x in items):
+                return None
+            pci = [x[1:-1] for x in items]
+        prev = line
+    if not ident or not driver or pci is None:
+        return None
+    return ident, driver, pci
+
+
+def write_index(f, symbol, tables):
+    """The index of the tables, or an empty one (every table parsed)."""
+    idx = [index_one(data) for _, data in tables]
+    ok = all(idx)
+    if ok:
+        ids = [x[0] for x in idx]
+        pcis = [p.lower() for x in idx for p in x[2]]
+        ok = len(set(ids)) == len(ids) and len(set(pcis)) == len(pcis)
+    name = symbol + "_index"
+    for i, x in enumerate(idx if ok else []):
+        f.write("static const char *const %s_pci%d[] = {%s};\n"
+                % (name, i, ", ".join('"%s"' % p for p in x[2]) or "NULL"))
+    f.write("const struct nt_caps_index %s[] = {\n" % name)
+    for i, x in enumerate(idx if ok else []):
+        f.write('{"%s", "%s", %s_pci%d, %d},\n' % (x[0], x[1], name, i, len(x[2])))
+    if not ok or not idx:
+        f.write('{NULL, NULL, NULL, 0},\n')
+    f.write("};\n")
+    f.write("const size_t %s = %d;\n" % (symbol.replace("builtin", "nbuiltin") + "_index",
+                                         len(idx) if ok else 0))
 
 
 def main():
@@ -49,15 +111,19 @@ def main():
                 % ", ".join(os.path.relpath(a, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
                             for a in args[1:]))
         f.write('#include <stddef.h>\n\n#include "caps.h"\n\n')
+        tables = []
         f.write("const struct nt_caps_text %s[] = {\n" % symbol)
         for p in paths:
             with open(p, "rb") as y:
                 data = y.read()
+            tables.append((p, data))
             f.write('{"%s", %d,\n%s},\n' % (os.path.basename(p), len(data), c_string(data)))
         if not paths:
             f.write('{"", 0, ""},\n')
         f.write("};\n")
         f.write("const size_t %s = %d;\n" % (symbol.replace("builtin", "nbuiltin"), len(paths)))
+        if symbol == "nt_caps_builtin":
+            write_index(f, symbol, tables)
         text = f.getvalue()
     try:
         with open(out_path) as old:

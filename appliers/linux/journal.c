@@ -265,10 +265,18 @@ int nt_journal_transition(int jfd, struct nt_journal *j, enum nt_jstate to)
 	if (!r && !nt_jstate_open(to)) {
 		char *mark = nt_xasprintf("%s.open", j->id);
 
+		/* No fsync of the directory after the unlink: the save above
+		 * made the closed state durable (file, then directory) before
+		 * the marker goes.  A crash that loses the unlink leaves a
+		 * marker beside a finished journal, which is stale by
+		 * definition: nt_journal_list skips it and
+		 * nt_journal_sweep_markers removes it under the lock.  An
+		 * apply thus fsyncs four times: the journal and its directory
+		 * before the first write, the closed journal and its directory
+		 * after the last (a file fsync alone would not make a renamed
+		 * name durable). */
 		if (unlinkat(jfd, mark, 0) && errno != ENOENT)
 			r = -errno;
-		else
-			fsync(jfd);
 		free(mark);
 	} else if (!r) {
 		/* reopened (rollback-incomplete after applied): mark it again */

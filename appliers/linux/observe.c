@@ -244,6 +244,21 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 }
 
 /* Adds the current value of (kind, obj, arg) to st when it exists. */
+/* The decimal digits of v in out (at least 11 bytes): queue numbers, a few
+ * thousand per observation of a big host, without printf. */
+static void utoa(char *out, unsigned v)
+{
+	char t[12];
+	size_t n = 0;
+
+	do
+		t[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*out++ = t[--n];
+	*out = '\0';
+}
+
 static void grab(struct nt_lctx *x, struct nt_state *st, enum nt_kind_id k, const char *obj,
 		 const char *arg)
 {
@@ -289,20 +304,20 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 	for (k = 0; i && k < i->nirqs; k++) {
 		char arg[16];
 
-		snprintf(arg, sizeof(arg), "%u", i->irqs[k].queue);
+		utoa(arg, i->irqs[k].queue);
 		grab(x, st, NT_K_IRQ_AFFINITY, name, arg);
 	}
 	for (q = 0; i && q < i->rx_queues; q++) {
 		char arg[16];
 
-		snprintf(arg, sizeof(arg), "%u", q);
+		utoa(arg, q);
 		grab(x, st, NT_K_RPS_CPUS, name, arg);
 		grab(x, st, NT_K_RPS_FLOW_CNT, name, arg);
 	}
 	for (q = 0; i && q < i->tx_queues; q++) {
 		char arg[16];
 
-		snprintf(arg, sizeof(arg), "%u", q);
+		utoa(arg, q);
 		grab(x, st, NT_K_XPS_CPUS, name, arg);
 	}
 }

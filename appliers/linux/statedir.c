@@ -178,8 +178,13 @@ void nt_lock_rename(int fd, const char *cmd)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	nt_local_time((long long)ts.tv_sec * 1000000000LL, when, sizeof(when));
+	/* Written over in place at a fixed size, NUL-padded (readers stop at
+	 * the newline): a truncate first freed the file's block and had the
+	 * filesystem allocate it again, a journal transaction that could wait
+	 * several milliseconds for a commit in progress. */
+	memset(info, 0, sizeof(info));
 	snprintf(info, sizeof(info), "pid %d (nettune %s) since %s\n", (int)getpid(), cmd, when);
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, info, strlen(info), 0) < 0)
+	if (pwrite(fd, info, sizeof(info), 0) < 0)
 		(void)0;	/* the description is a courtesy; the flock is the lock */
 }
 

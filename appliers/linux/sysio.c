@@ -58,11 +58,16 @@ char *nt_sys_path(const char *fmt, ...)
 		case 's':
 			ok = put_component(&b, va_arg(ap, const char *));
 			break;
-		case 'd':
-			nt_buf_printf(&b, "%d", va_arg(ap, int));
+		case 'd': {
+			int v = va_arg(ap, int);
+
+			if (v < 0)
+				nt_buf_putc(&b, '-');
+			nt_buf_put_u64(&b, v < 0 ? -(uint64_t)v : (uint64_t)v);
 			break;
+		}
 		case 'u':
-			nt_buf_printf(&b, "%u", va_arg(ap, unsigned));
+			nt_buf_put_u64(&b, va_arg(ap, unsigned));
 			break;
 		case '%':
 			nt_buf_putc(&b, '%');

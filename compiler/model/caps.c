@@ -659,13 +659,70 @@ int nt_capsdb_load_builtin(struct nt_capsdb *db, struct nt_diags *d)
 	return bad;
 }
 
+/* Parses a table known so far by its index entry.  The entry is replaced
+ * in place, so pointers to it stay valid. */
+static int parse_lazy(struct nt_caps *c, struct nt_diags *d)
+{
+	const struct nt_caps_text *t = &nt_caps_builtin[c->lazy - 1];
+	struct nt_caps full;
+	int r;
+
+	r = load_one(&full, c->file, t->text, t->len, "built-in", d);
+	if (!r && (strcmp(full.id, c->id) || strcmp(full.driver, c->driver) ||
+		   full.npci != c->npci)) {
+		struct nt_mark m = {nt_intern(c->file), 1, 1};
+
+		nt_error(d, m, "caps", "table '%s' does not agree with the index the build read "
+			 "(scripts/embed_caps.py)", c->id);
+		r = -1;
+	}
+	if (r) {
+		caps_free(&full);
+		return -1;
+	}
+	caps_free(c);
+	*c = full;
+	return 0;
+}
+
+/* A table about to be returned, parsed first if need be.  A built-in table
+ * that does not parse is a defect of the build (the caps tests load every
+ * one): its located errors are printed and the run stops rather than go on
+ * without limits it has. */
+static const struct nt_caps *parsed(const struct nt_caps *c)
+{
+	struct nt_diags d = {0};
+
+	if (!c || !c->lazy)
+		return c;
+	if (parse_lazy((struct nt_caps *)c, &d)) {
+		nt_diags_sort(&d);
+		nt_diags_print_text(&d, stderr);
+		fprintf(stderr, "nettune: the built-in capability table %s does not load\n", c->file);
+		exit(70);
+	}
+	nt_diags_free(&d);
+	return c;
+}
+
+int nt_capsdb_parse_all(const struct nt_capsdb *db, struct nt_diags *d)
+{
+	int bad = 0;
+	size_t i;
+
+	for (i = 0; db && i < db->n; i++)
+		if (db->v[i].lazy && parse_lazy(&((struct nt_capsdb *)db)->v[i], d))
+			bad = -1;
+	return bad;
+}
+
 const struct nt_caps *nt_caps_find(const struct nt_capsdb *db, const char *id)
 {
 	size_t i;
 
 	for (i = 0; db && i < db->n; i++)
 		if (!strcmp(db->v[i].id, id))
-			return &db->v[i];
+			return parsed(&db->v[i]);
 	return NULL;
 }
 
@@ -851,7 +908,7 @@ const struct nt_caps *nt_caps_match(const struct nt_capsdb *db, const char *driv
 	}
 	if (how)
 		*how = h;
-	return r;
+	return parsed(r);
 }
 
 const struct nt_caps *nt_caps_find_driver(const struct nt_capsdb *db, const char *driver,
@@ -919,8 +976,41 @@ void nt_capsdb_free(struct nt_capsdb *db)
 static struct nt_capsdb defdb;
 static int defdb_state;	/* 0 not loaded, 1 loaded, -1 failed */
 
+/* The built-in tables from their build-time index, none parsed yet (the
+ * build checked that ids and PCI ids are unique). */
+static void index_builtin(struct nt_capsdb *db)
+{
+	size_t i, j;
+
+	memset(db, 0, sizeof(*db));
+	db->v = nt_xcalloc(nt_caps_nbuiltin_index, sizeof(*db->v));
+	for (i = 0; i < nt_caps_nbuiltin_index; i++) {
+		const struct nt_caps_index *x = &nt_caps_builtin_index[i];
+		struct nt_caps *c = &db->v[db->n++];
+
+		c->id = nt_xstrdup(x->id);
+		c->driver = nt_xstrdup(x->driver);
+		c->file = nt_xasprintf("schema/nics/%s", nt_caps_builtin[i].name);
+		c->origin = nt_xstrdup("built-in");
+		c->pci_ids = nt_xcalloc(x->npci + 1, sizeof(char *));
+		for (j = 0; j < x->npci; j++)
+			c->pci_ids[j] = nt_xstrdup(x->pci[j]);
+		c->npci = x->npci;
+		c->lazy = i + 1;
+	}
+	if (db->n > 1)
+		qsort(db->v, db->n, sizeof(*db->v), cmp_caps);
+}
+
 const struct nt_capsdb *nt_capsdb_default(struct nt_diags *d)
 {
+	const char *local = caps_dir ? caps_dir : getenv("NETTUNE_CAPS_DIR");
+
+	if (!defdb_state && (!local || !*local) && nt_caps_nbuiltin_index &&
+	    nt_caps_nbuiltin_index == nt_caps_nbuiltin) {
+		index_builtin(&defdb);
+		defdb_state = 1;
+	}
 	if (!defdb_state)
 		defdb_state = nt_capsdb_load(&defdb, NULL, d) && !defdb.n ? -1 : 1;
 	return defdb_state > 0 ? &defdb : NULL;

@@ -79,6 +79,8 @@ struct nt_caps {
 	char *src_coalesce;
 	char *notes;
 	char *origin;			/* "built-in" or the --caps-dir it was read from */
+	size_t lazy;			/* 1 + its nt_caps_builtin index while only id,
+					 * driver and PCI ids are read; 0 once parsed */
 };
 
 /* A table compiled into the binary (scripts/embed_caps.py). */
@@ -89,6 +91,16 @@ struct nt_caps_text {
 };
 extern const struct nt_caps_text nt_caps_builtin[];
 extern const size_t nt_caps_nbuiltin;
+/* id, driver and PCI ids of each built-in table (in nt_caps_builtin order),
+ * read at build time; nt_caps_nbuiltin_index is 0 when a table did not fit
+ * the layout the build reads (then every table is parsed at start-up). */
+struct nt_caps_index {
+	const char *id, *driver;
+	const char *const *pci;
+	size_t npci;
+};
+extern const struct nt_caps_index nt_caps_builtin_index[];
+extern const size_t nt_caps_nbuiltin_index;
 /* The bundled policy profiles (the YAML files in profiles/), compiled in:
  * 'extends' falls back to them when no search directory has the policy. */
 extern const struct nt_caps_text nt_policies_builtin[];
@@ -160,8 +172,16 @@ bool nt_caps_ring_before(const struct nt_caps *c, const char *kernel);
 /* Whether the table lists this PCI vendor:device. */
 bool nt_caps_has_pci(const struct nt_caps *c, const char *pci);
 void nt_capsdb_free(struct nt_capsdb *db);
-/* The shared database, loaded once on first use (NULL if it cannot be). */
+/* The shared database, loaded once on first use (NULL if it cannot be).
+ * Without a local directory it holds the build-time index of the built-in
+ * tables and parses a table when nt_caps_find or nt_caps_match returns it
+ * (a run parses only the tables of its devices and nic: keys); other
+ * fields of db->v[i] than id, driver, pci_ids and origin need
+ * nt_capsdb_parse_all first. */
 const struct nt_capsdb *nt_capsdb_default(struct nt_diags *d);
+/* Parses every table of db not parsed yet (nettune caps lists them all);
+ * their format errors go to d.  Returns 0 or -1. */
+int nt_capsdb_parse_all(const struct nt_capsdb *db, struct nt_diags *d);
 void nt_capsdb_default_free(void);
 
 #endif

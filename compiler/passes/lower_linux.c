@@ -5,7 +5,6 @@
  * rings, coalesce, MTU (tunnels derived from the underlay), RSS, IRQ
  * placement, RPS/XPS, irqbalance, process affinity and sysctls.
  */
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +52,8 @@ struct ictx {
 	struct nt_cpuset *irq_cpus;	/* nqueues entries once lower_irq placed them */
 	bool irq_placed;
 	const struct nt_tunnel_map *tm;	/* the profile's chains of underlays */
+	char last_src[64];		/* put's last source path and its mark: */
+	struct nt_mark last_mark;	/* a row per queue repeats it 64 times */
 };
 
 static struct nt_mark mk(struct ictx *c, const char *sub, bool key)
@@ -68,7 +69,15 @@ static struct nt_mark mk(struct ictx *c, const char *sub, bool key)
 static struct nt_setting *put(struct ictx *c, enum nt_kind_id k, const char *arg,
 			      struct nt_value v, const char *srcpath)
 {
-	return nt_state_set(c->L->desired, k, c->f->name, arg, v, mk(c, srcpath, false));
+	size_t n = strlen(srcpath);
+
+	if (n >= sizeof(c->last_src))
+		return nt_state_set(c->L->desired, k, c->f->name, arg, v, mk(c, srcpath, false));
+	if (!c->last_src[0] || strcmp(c->last_src, srcpath)) {
+		c->last_mark = mk(c, srcpath, false);
+		memcpy(c->last_src, srcpath, n + 1);
+	}
+	return nt_state_set(c->L->desired, k, c->f->name, arg, v, c->last_mark);
 }
 
 static void set_note(struct nt_setting *s, const char *fmt, ...)
@@ -99,18 +108,44 @@ static bool observed_bool(struct ictx *c, const char *feature, bool *out)
 /* Device features of a group: ethtool(8) matches its legacy names by
  * pattern ("tx" = tx-checksum-*, "tso" = tx-tcp*-segmentation), so new
  * kernel bits such as tx-tcp-accecn-segmentation belong to the group. */
-static bool in_group(const struct fgroup *g, const char *feature)
-{
-	size_t k;
+/* How a group's features are named: a prefix, a pattern, or a list. */
+enum gmatch { GM_LIST, GM_TX_CSUM, GM_TSO };
 
+static enum gmatch group_match(const struct fgroup *g)
+{
 	if (!strcmp(g->portable, "tx_checksum"))
-		return !strncmp(feature, "tx-checksum-", 12);
+		return GM_TX_CSUM;
 	if (!strcmp(g->portable, "tso"))
-		return !fnmatch("tx-tcp*-segmentation", feature, 0);
+		return GM_TSO;
+	return GM_LIST;
+}
+
+/* Whether feature is in group g (matched as m = group_match(g): lowering
+ * runs this for every feature of every device). */
+static bool in_group_as(const struct fgroup *g, enum gmatch m, const char *feature)
+{
+	size_t k, n;
+
+	switch (m) {
+	case GM_TX_CSUM:
+		return !strncmp(feature, "tx-checksum-", 12);
+	case GM_TSO:
+		/* the glob tx-tcp*-segmentation */
+		n = strlen(feature);
+		return n >= 19 && !strncmp(feature, "tx-tcp", 6) &&
+		       !strcmp(feature + n - 13, "-segmentation");
+	case GM_LIST:
+		break;
+	}
 	for (k = 0; k < 6 && g->names[k]; k++)
 		if (!strcmp(g->names[k], feature))
 			return true;
 	return false;
+}
+
+static bool in_group(const struct fgroup *g, const char *feature)
+{
+	return in_group_as(g, group_match(g), feature);
 }
 
 static void put_feature(struct ictx *c, const struct fgroup *g, const char *name, bool fixed,
@@ -136,6 +171,7 @@ static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const c
 			unsigned flags, const char *note)
 {
 	size_t k, changeable = 0, present = 0;
+	enum gmatch m = group_match(g);
 
 	if (!c->F || !c->F->features_known) {
 		/* no facts: the canonical name only */
@@ -143,14 +179,14 @@ static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const c
 		return;
 	}
 	for (k = 0; k < c->F->nfeatures; k++)
-		if (in_group(g, c->F->features[k].name)) {
+		if (in_group_as(g, m, c->F->features[k].name)) {
 			present++;
 			changeable += !c->F->features[k].fixed;
 		}
 	for (k = 0; k < c->F->nfeatures; k++) {
 		const struct nt_feature_fact *ff = &c->F->features[k];
 
-		if (!in_group(g, ff->name))
+		if (!in_group_as(g, m, ff->name))
 			continue;
 		/* e.g. tx-checksum-fcoe-crc beside tx-checksum-ip-generic: the
 		 * group is carried by its changeable bits */

@@ -19,7 +19,7 @@ static struct nt_action *add(struct nt_plan *p, const struct nt_setting *s)
 {
 	struct nt_action *a;
 
-	p->v = nt_xrealloc(p->v, (p->n + 1) * sizeof(*p->v));
+	p->v = nt_xgrow(p->v, p->n, sizeof(*p->v));
 	a = &p->v[p->n++];
 	memset(a, 0, sizeof(*a));
 	a->kind = s->kind;
@@ -242,6 +242,84 @@ static bool is_pseudo_name(const char *o)
 	       !strncmp(o, "process ", 8);
 }
 
+/* v right-aligned in width columns (printf's %*zu). */
+static void put_num(struct nt_buf *b, size_t v, size_t width)
+{
+	char t[24];
+	size_t n = 0;
+
+	do
+		t[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	for (; width > n; width--)
+		nt_buf_putc(b, ' ');
+	while (n)
+		nt_buf_putc(b, t[--n]);
+}
+
+/* One action of the text plan, written piece by piece (a plan of a big
+ * host has thousands: printf's format parsing was most of their cost):
+ * "  %3zu  %-30s %s -> %s", the flags, the source, then the note. */
+static void action_line(struct nt_buf *b, const struct nt_action *a, size_t no, bool color)
+{
+	const char *name = nt_kinds[a->kind].name;
+	size_t w = strlen(name);
+
+	nt_buf_puts(b, "  ");
+	put_num(b, no, 3);
+	nt_buf_puts(b, "  ");
+	nt_buf_puts(b, C(color, "\033[33m"));
+	nt_buf_putn(b, name, w);
+	if (a->arg) {
+		nt_buf_putc(b, ' ');
+		nt_buf_puts(b, a->arg);
+		w += 1 + strlen(a->arg);
+	}
+	for (; w < 30; w++)
+		nt_buf_putc(b, ' ');
+	nt_buf_puts(b, C(color, "\033[0m"));
+	nt_buf_putc(b, ' ');
+	if (a->has_from)
+		nt_value_format(&a->from, b, false);
+	else
+		nt_buf_puts(b, "(not observed)");
+	nt_buf_puts(b, " -> ");
+	nt_buf_puts(b, C(color, "\033[32m"));
+	nt_value_format(&a->to, b, false);
+	nt_buf_puts(b, C(color, "\033[0m"));
+	if (a->flags & NT_SF_DISRUPTIVE) {
+		nt_buf_puts(b, "  ");
+		nt_buf_puts(b, C(color, "\033[31m"));
+		nt_buf_puts(b, "[disruptive]");
+		nt_buf_puts(b, C(color, "\033[0m"));
+	}
+	if (a->flags & NT_SF_CANNOT_CHANGE) {
+		nt_buf_puts(b, "  ");
+		nt_buf_puts(b, C(color, "\033[31;1m"));
+		nt_buf_puts(b, "[cannot change]");
+		nt_buf_puts(b, C(color, "\033[0m"));
+	}
+	if (a->src.file && a->src.line) {
+		nt_buf_puts(b, "  ");
+		nt_buf_puts(b, C(color, "\033[2m"));
+		nt_buf_puts(b, a->src.file);
+		nt_buf_putc(b, ':');
+		put_num(b, a->src.line, 0);
+		nt_buf_putc(b, ':');
+		put_num(b, a->src.col, 0);
+		nt_buf_puts(b, C(color, "\033[0m"));
+	}
+	nt_buf_putc(b, '\n');
+	if (a->note) {
+		nt_buf_puts(b, "       ");
+		nt_buf_puts(b, C(color, "\033[2m"));
+		nt_buf_puts(b, "# ");
+		nt_buf_puts(b, a->note);
+		nt_buf_puts(b, C(color, "\033[0m"));
+		nt_buf_putc(b, '\n');
+	}
+}
+
 void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color,
 			struct nt_buf *b)
 {
@@ -263,38 +341,12 @@ void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color
 			      C(color, "\033[0m"));
 		for (k = i; k < p->n; k++) {
 			const struct nt_action *a = &p->v[k];
-			struct nt_buf from = {0}, to = {0};
-			char *attr;
 
 			if (done[k] || strcmp(a->object, p->v[i].object) ||
 			    pseudo(a) != pseudo(&p->v[i]))
 				continue;
 			done[k] = true;
-			attr = nt_action_attr(a);
-			if (a->has_from)
-				nt_value_format(&a->from, &from, false);
-			else
-				nt_buf_puts(&from, "(not observed)");
-			nt_value_format(&a->to, &to, false);
-			nt_buf_printf(b, "  %3zu  %s%-30s%s %s -> %s%s%s", k + 1,
-				      C(color, "\033[33m"), attr, C(color, "\033[0m"), from.p,
-				      C(color, "\033[32m"), to.p, C(color, "\033[0m"));
-			if (a->flags & NT_SF_DISRUPTIVE)
-				nt_buf_printf(b, "  %s[disruptive]%s", C(color, "\033[31m"),
-					      C(color, "\033[0m"));
-			if (a->flags & NT_SF_CANNOT_CHANGE)
-				nt_buf_printf(b, "  %s[cannot change]%s", C(color, "\033[31;1m"),
-					      C(color, "\033[0m"));
-			if (a->src.file && a->src.line)
-				nt_buf_printf(b, "  %s%s:%u:%u%s", C(color, "\033[2m"), a->src.file,
-					      a->src.line, a->src.col, C(color, "\033[0m"));
-			nt_buf_puts(b, "\n");
-			if (a->note)
-				nt_buf_printf(b, "       %s# %s%s\n", C(color, "\033[2m"), a->note,
-					      C(color, "\033[0m"));
-			free(attr);
-			nt_buf_free(&from);
-			nt_buf_free(&to);
+			action_line(b, a, k + 1, color);
 		}
 	}
 	free(done);

@@ -439,6 +439,55 @@ static void test_caps_coalesce_format(void)
 		     "rx_max\n");
 }
 
+/* The build-time index of the built-in tables agrees with the tables it
+ * stands for, and a table looked up through it is the parsed table. */
+static void test_caps_index(void)
+{
+	struct nt_diags d = {0};
+	struct nt_capsdb full;
+	const struct nt_capsdb *lazy;
+	size_t i, j;
+
+	CU_ASSERT_EQUAL_FATAL(nt_caps_nbuiltin_index, nt_caps_nbuiltin);
+	CU_ASSERT_EQUAL_FATAL(nt_capsdb_load_builtin(&full, &d), 0);
+	nt_capsdb_default_free();
+	lazy = nt_capsdb_default(&d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lazy);
+	CU_ASSERT_EQUAL_FATAL(lazy->n, full.n);
+	for (i = 0; i < full.n; i++) {
+		const struct nt_caps *f = &full.v[i], *x = &lazy->v[i];
+
+		CU_ASSERT_STRING_EQUAL(x->id, f->id);
+		CU_ASSERT_STRING_EQUAL(x->driver, f->driver);
+		CU_ASSERT_EQUAL_FATAL(x->npci, f->npci);
+		for (j = 0; j < f->npci; j++)
+			CU_ASSERT_STRING_EQUAL(x->pci_ids[j], f->pci_ids[j]);
+		CU_ASSERT(x->lazy != 0);
+	}
+	/* found by id: parsed in place, the same values as the full load */
+	{
+		const struct nt_caps *c = nt_caps_find(lazy, "intel-x710");
+		const struct nt_caps *f = nt_caps_find(&full, "intel-x710");
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		CU_ASSERT_EQUAL(c->lazy, 0);
+		CU_ASSERT_STRING_EQUAL(c->name, f->name);
+		CU_ASSERT_EQUAL(c->ring_rx_max.v, f->ring_rx_max.v);
+		CU_ASSERT_STRING_EQUAL(c->src_rings, f->src_rings);
+	}
+	/* by driver (veth has no PCI id), and by PCI id */
+	CU_ASSERT_PTR_NOT_NULL(nt_caps_match(lazy, "veth", NULL, NULL));
+	CU_ASSERT_STRING_EQUAL(nt_caps_match(lazy, "i40e", "8086:1572", NULL)->name,
+			       nt_caps_find(&full, "intel-x710")->name);
+	CU_ASSERT_EQUAL(nt_capsdb_parse_all(lazy, &d), 0);
+	for (i = 0; i < lazy->n; i++)
+		CU_ASSERT_EQUAL(lazy->v[i].lazy, 0);
+	CU_ASSERT_EQUAL(d.errors, 0);
+	nt_capsdb_free(&full);
+	nt_capsdb_default_free();
+	nt_diags_free(&d);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -457,6 +506,7 @@ int main(void)
 	CU_add_test(s, "setting names: one rule for every input", test_setting_names);
 	CU_add_test(s, "examples have no findings", test_examples_clean);
 	CU_add_test(s, "capability table coalesce and ring conditions", test_caps_coalesce_format);
+	CU_add_test(s, "built-in capability tables: build-time index, parsed on lookup", test_caps_index);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures() + CU_get_number_of_failure_records();
