@@ -599,25 +599,34 @@ nomem:
 	return -ENOMEM;
 }
 
+/* A bitset attribute in list form that names one bit and its value
+ * (verbose form, as ethtool -K and --set-priv-flags send a single bit). */
+static int put_one_bit(struct nl_msg *m, int attr, const char *name, bool on)
+{
+	struct nlattr *w = nla_nest_start(m, attr), *bits, *bit;
+
+	bits = w ? nla_nest_start(m, ETHTOOL_A_BITSET_BITS) : NULL;
+	bit = bits ? nla_nest_start(m, ETHTOOL_A_BITSET_BITS_BIT) : NULL;
+	if (!bit || nla_put_string(m, ETHTOOL_A_BITSET_BIT_NAME, name) < 0 ||
+	    (on && nla_put_flag(m, ETHTOOL_A_BITSET_BIT_VALUE) < 0))
+		return -1;
+	nla_nest_end(m, bit);
+	nla_nest_end(m, bits);
+	nla_nest_end(m, w);
+	return 0;
+}
+
 int nt_ethnl_feature_set(struct nt_ethnl *e, const char *dev, const char *name, bool on)
 {
 	struct nl_msg *m = request(e, ETHTOOL_MSG_FEATURES_SET, ETHTOOL_A_FEATURES_HEADER, dev,
 				   ETHTOOL_FLAG_OMIT_REPLY);
-	struct nlattr *w, *bits, *bit;
 
 	if (!m)
 		return -ENOMEM;
-	w = nla_nest_start(m, ETHTOOL_A_FEATURES_WANTED);
-	bits = w ? nla_nest_start(m, ETHTOOL_A_BITSET_BITS) : NULL;
-	bit = bits ? nla_nest_start(m, ETHTOOL_A_BITSET_BITS_BIT) : NULL;
-	if (!bit || nla_put_string(m, ETHTOOL_A_BITSET_BIT_NAME, name) < 0 ||
-	    (on && nla_put_flag(m, ETHTOOL_A_BITSET_BIT_VALUE) < 0)) {
+	if (put_one_bit(m, ETHTOOL_A_FEATURES_WANTED, name, on)) {
 		nlmsg_free(m);
 		return -ENOMEM;
 	}
-	nla_nest_end(m, bit);
-	nla_nest_end(m, bits);
-	nla_nest_end(m, w);
 	return transact(e, m, NULL, NT_IO_FEATURES_SET);
 }
 
@@ -918,20 +927,12 @@ int nt_ethnl_privflags_get(struct nt_ethnl *e, const char *dev, struct nt_privfl
 int nt_ethnl_privflag_set(struct nt_ethnl *e, const char *dev, const char *name, bool on)
 {
 	struct nl_msg *m = request(e, ETHTOOL_MSG_PRIVFLAGS_SET, ETHTOOL_A_PRIVFLAGS_HEADER, dev, 0);
-	struct nlattr *w, *bits, *bit;
 
 	if (!m)
 		return -ENOMEM;
-	w = nla_nest_start(m, ETHTOOL_A_PRIVFLAGS_FLAGS);
-	bits = w ? nla_nest_start(m, ETHTOOL_A_BITSET_BITS) : NULL;
-	bit = bits ? nla_nest_start(m, ETHTOOL_A_BITSET_BITS_BIT) : NULL;
-	if (!bit || nla_put_string(m, ETHTOOL_A_BITSET_BIT_NAME, name) < 0 ||
-	    (on && nla_put_flag(m, ETHTOOL_A_BITSET_BIT_VALUE) < 0)) {
+	if (put_one_bit(m, ETHTOOL_A_PRIVFLAGS_FLAGS, name, on)) {
 		nlmsg_free(m);
 		return -ENOMEM;
 	}
-	nla_nest_end(m, bit);
-	nla_nest_end(m, bits);
-	nla_nest_end(m, w);
 	return transact(e, m, NULL, NT_IO_PRIVFLAGS_SET);
 }
