@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* nettune apply / rollback / confirm / observe: the Linux applier's commands. */
+/* nettune apply / observe: the Linux applier's commands (rollback and confirm: cmd_txn.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
