@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* nettune apply / rollback / confirm / observe: the Linux applier's commands. */
+/* nettune apply / observe: the Linux applier's commands (rollback and confirm: cmd_txn.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +52,9 @@ static void apply_help(void)
 	       "An apply refuses while a journal is left open (interrupted, awaiting\n"
 	       "confirmation, rollback incomplete): see 'nettune rollback --help'.\n"
 	       "Each step prints one line with its number and the time since the start, and a\n"
-	       "heads-up line comes before a step that can drop the link.\n"
+	       "heads-up line comes before a step that can drop the link.  NETTUNE_STATS=1\n"
+	       "prints the netlink requests, RSS ioctls and files read and written on stderr\n"
+	       "at exit (nettune(1), ENVIRONMENT).\n"
 	       "Exit status: 0 converged or nothing to do, 1 failed and rolled back (or error\n"
 	       "before any change, or not approved), 3 failed and the rollback is incomplete,\n"
 	       "64 usage; with --dry-run 0 or 2.\n");

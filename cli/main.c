@@ -64,6 +64,9 @@ static void usage(FILE *f)
 		   "  -v, --verbose       say more\n"
 		   "  --version           print the version\n"
 		   "  -h, --help          this help; 'nettune COMMAND --help' for a command\n"
+		   "\nEnvironment (nettune(1)): NETTUNE_STATE_DIR, NETTUNE_CAPS_DIR, NETTUNE_DATADIR,\n"
+		   "NETTUNE_TRUST_DIR, NETTUNE_STATS (requests sent, on stderr), SOURCE_DATE_EPOCH,\n"
+		   "NO_COLOR.\n"
 		   "\nExit codes: 0 ok / no changes, 1 error or invalid, 2 changes pending,\n"
 		   "3 apply failed and rollback incomplete, 64 bad command line.\n");
 }

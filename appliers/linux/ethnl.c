@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* ethtool netlink requests: features, channels, rings, coalesce. */
+/* ethtool netlink requests: features, channels, rings, coalesce (each also as
+ * a dump), pause, private flags. */
 #include <errno.h>
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ethtool generic netlink (family "ethtool" v1) through libnl-genl-3:
- * features by name, channels, rings, coalescing.  RSS goes through the
+ * features by name, channels, rings, coalescing (each also as one dump of
+ * every device), pause and private flags.  RSS goes through the
  * SIOCETHTOOL ioctl (rss.c): the netlink RSS_GET/RSS_SET messages are
  * missing from Debian 12's 6.1 uapi headers and RSS_SET needs v6.17.
  * Every call returns 0 or -errno; the kernel's extended ack text of the

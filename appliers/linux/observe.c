@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Observing a Linux host: topology, NIC identity, queue -> IRQ map, and the
- * current value of every setting kind, through netlink, /proc and /sys. */
+ * current value of every setting kind, through netlink, /proc and /sys: the
+ * device cache (devcache.h), the IRQ map (irqmap.h) and the read functions
+ * of the kind rows (kinds.c) the profile uses. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
