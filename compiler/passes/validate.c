@@ -932,6 +932,10 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 		nt_buf_free(&chain);
 		return;
 	}
+	if (t->kind == NT_TUNNEL_SIT && t->inner && *t->inner == NT_OUTER_IPV4)
+		E(v, at(v, false, "/interfaces/%zu/tunnel/inner", i), "tunnel",
+		  "tunnel %s: a sit tunnel carries IPv6 in IPv4 (6in4); inner: ipv4 would be ipip",
+		  f->name);
 	nt_tunnel_overhead(t, &o);
 	umtu = v->tm.mtu[ui];
 	min = nt_tunnel_min_mtu(t);

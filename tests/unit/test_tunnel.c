@@ -551,9 +551,12 @@ static void test_inner(void)
 	       "1280: Linux turns IPv6 off on it; say tunnel.inner: ipv4 if it carries IPv4 only\n");
 	EXPECT(HEAD "  - {name: eth0, mtu: 1300}\n  - name: t0\n    mtu: 1000\n"
 	       "    tunnel: {kind: gre, underlay: eth0, inner: ipv4}\n", "");
-	/* sit's inner packets are IPv6 whatever inner says (ipip6_tunnel_setup) */
+	/* sit's inner packets are IPv6 whatever inner says (ipip6_tunnel_setup),
+	 * and inner: ipv4 contradicts it */
 	EXPECT(HEAD "  - {name: eth0}\n  - name: t0\n    mtu: 1279\n"
 	       "    tunnel: {kind: sit, underlay: eth0, inner: ipv4}\n",
+	       "9:48: tunnel t0: a sit tunnel carries IPv6 in IPv4 (6in4); inner: ipv4 would be "
+	       "ipip\n"
 	       "8:10: tunnel t0 mtu 1279 is below 1280, the smallest MTU of the IPv6 packets a sit "
 	       "tunnel carries\n");
 
