@@ -12,6 +12,7 @@
 
 #include "../../compiler/base/buf.h"
 #include "../../compiler/language/profile.h"
+#include "../../compiler/passes/lower.h"
 #include "../../compiler/passes/validate.h"
 #include "devcache.h"
 #include "irqmap.h"
@@ -269,8 +270,20 @@ static void grab(struct nt_lctx *x, struct nt_state *st, enum nt_kind_id k, cons
 	nt_state_set(st, k, obj, arg, v, (struct nt_mark){0});
 }
 
+/* Whether some interface of prof named name lowers to (or reads) feature. */
+static bool feature_wanted(const struct nt_profile *prof, const char *name, const char *feature)
+{
+	size_t k;
+
+	for (k = 0; k < prof->interfaces_count; k++)
+		if (!strcmp(prof->interfaces[k].name, name) &&
+		    nt_linux_feature_wanted(&prof->interfaces[k], feature))
+			return true;
+	return false;
+}
+
 static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_state *st,
-				unsigned skip, const bool *skip_rows)
+				unsigned skip, const bool *skip_rows, const struct nt_profile *prof)
 {
 	const struct nt_iface_facts *i = nt_facts_iface(x->facts, name);
 	const char *const *chans = nt_kinds[NT_K_CHANNELS].args;
@@ -281,7 +294,8 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 
 	grab(x, st, NT_K_MTU, name, NULL);
 	for (k = 0; i && k < i->nfeatures; k++)
-		grab(x, st, NT_K_FEATURE, name, i->features[k].name);
+		if (!prof || feature_wanted(prof, name, i->features[k].name))
+			grab(x, st, NT_K_FEATURE, name, i->features[k].name);
 	for (k = 0; k < 4; k++)
 		if (i && i->max_chan[k].known && i->max_chan[k].v)
 			grab(x, st, NT_K_CHANNELS, name, chans[k]);
@@ -562,7 +576,7 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	for (k = 0; k < n; k++)
 		observe_iface_facts(&x, names[k], req->skip);
 	for (k = 0; k < n; k++)
-		observe_iface_state(&x, names[k], st, req->skip, req->skip_rows);
+		observe_iface_state(&x, names[k], st, req->skip, req->skip_rows, req->profile);
 	for (k = 0; k < req->nsysctls; k++) {
 		/* recorded under the key the plan compares: net/core/x is
 		 * net.core.x, as in profiles and snapshots */
@@ -632,6 +646,7 @@ int nt_linux_observe_profile(const struct nt_loaded *l, struct nt_facts *f,
 		procs[i] = nt_xasprintf("process %s", m->systemd_unit ? m->systemd_unit :
 					m->comm ? m->comm : m->pidfile);
 	}
+	req.profile = p;
 	req.ifaces = ifs;
 	req.nifaces = p->interfaces_count;
 	req.sysctls = sys;

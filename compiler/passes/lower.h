@@ -38,6 +38,10 @@ size_t nt_lower_windows(struct nt_lower *L);
 const char *nt_linux_offload_of(const char *feature);
 /* The k-th portable offload of the feature group table, NULL past the end. */
 const char *nt_linux_offload(size_t k);
+/* Whether lowering interface f can set or read this ethtool feature
+ * (observation for plan and apply observes only those). */
+struct nt_iface;
+bool nt_linux_feature_wanted(const struct nt_iface *f, const char *feature);
 
 /* Derives a stable RSS key of n bytes from host and interface name
  * (HMAC-SHA256 in counter mode); re-planning never churns it. */

@@ -253,6 +253,47 @@ static const char *next_group(const struct fgroup *g, const char **p, char *buf,
 	return buf;
 }
 
+/* Whether lowering f can produce a setting of this feature (or read its
+ * observed value): a member of a group its offloads name (or lower to),
+ * of a group implied by them (tx checksum, scatter-gather, rx checksum),
+ * or a key of its linux: features.  Observation for plan and apply keeps
+ * only these; a superset is harmless, a subset would lose a value. */
+bool nt_linux_feature_wanted(const struct nt_iface *f, const char *feature)
+{
+	const struct nt_offloads *o = f->offloads;
+	const struct nt_toggle *const t[] = {
+#define NT_OFFLOAD(key, ...) o ? o->key : NULL,
+#include "../language/offloads.def"
+#undef NT_OFFLOAD
+	};
+	static const char *const implied[] = {"tx_checksum", "sg", "rx_checksum"};
+	size_t k;
+
+	if (o) {
+		for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+			const char *p = NULL, *gname;
+			char buf[64];
+
+			if (!t[k])
+				continue;
+			while ((gname = next_group(&fgroups[k], &p, buf, sizeof(buf)))) {
+				const struct fgroup *g = group(gname);
+
+				if (g && in_group(g, feature))
+					return true;
+			}
+		}
+		for (k = 0; k < sizeof(implied) / sizeof(implied[0]); k++)
+			if (in_group(group(implied[k]), feature))
+				return true;
+	}
+	if (f->linux_opts)
+		for (k = 0; k < f->linux_opts->features_count; k++)
+			if (!strcmp(f->linux_opts->features[k].key, feature))
+				return true;
+	return false;
+}
+
 static void lower_offloads(struct ictx *c)
 {
 	const struct nt_offloads *o = c->f->offloads;
