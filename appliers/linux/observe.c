@@ -270,15 +270,39 @@ static void grab(struct nt_lctx *x, struct nt_state *st, enum nt_kind_id k, cons
 	nt_state_set(st, k, obj, arg, v, (struct nt_mark){0});
 }
 
-/* Whether some interface of prof named name lowers to (or reads) feature. */
-static bool feature_wanted(const struct nt_profile *prof, const char *name, const char *feature)
+/* Whether some interface of prof named name can set or read feature: the
+ * groups and keys of the interface (or interfaces) of that name. */
+struct fwant {
+	uint64_t groups;
+	const struct nt_iface *const *ifs;
+	size_t nifs;
+};
+
+static void fwant_of(const struct nt_profile *prof, const char *name, struct fwant *w,
+		     const struct nt_iface **buf)
 {
 	size_t k;
 
+	memset(w, 0, sizeof(*w));
+	w->ifs = buf;
 	for (k = 0; k < prof->interfaces_count; k++)
-		if (!strcmp(prof->interfaces[k].name, name) &&
-		    nt_linux_feature_wanted(&prof->interfaces[k], feature))
-			return true;
+		if (!strcmp(prof->interfaces[k].name, name)) {
+			w->groups |= nt_linux_feature_groups(&prof->interfaces[k]);
+			if (prof->interfaces[k].linux_opts && w->nifs < 8)
+				buf[w->nifs++] = &prof->interfaces[k];
+		}
+}
+
+static bool feature_wanted(const struct fwant *w, const char *feature)
+{
+	size_t k, j;
+
+	if (nt_linux_feature_in_groups(w->groups, feature))
+		return true;
+	for (k = 0; k < w->nifs; k++)
+		for (j = 0; j < w->ifs[k]->linux_opts->features_count; j++)
+			if (!strcmp(w->ifs[k]->linux_opts->features[j].key, feature))
+				return true;
 	return false;
 }
 
@@ -289,12 +313,16 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 	const char *const *chans = nt_kinds[NT_K_CHANNELS].args;
 	const char *const *rings = nt_kinds[NT_K_RING].args;
 	const char *const *coal = nt_kinds[NT_K_COALESCE].args;
+	const struct nt_iface *wbuf[8];
+	struct fwant w;
 	uint32_t q;
 	size_t k;
 
 	grab(x, st, NT_K_MTU, name, NULL);
+	if (prof)
+		fwant_of(prof, name, &w, wbuf);
 	for (k = 0; i && k < i->nfeatures; k++)
-		if (!prof || feature_wanted(prof, name, i->features[k].name))
+		if (!prof || feature_wanted(&w, i->features[k].name))
 			grab(x, st, NT_K_FEATURE, name, i->features[k].name);
 	for (k = 0; k < 4; k++)
 		if (i && i->max_chan[k].known && i->max_chan[k].v)

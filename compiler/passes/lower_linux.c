@@ -253,12 +253,12 @@ static const char *next_group(const struct fgroup *g, const char **p, char *buf,
 	return buf;
 }
 
-/* Whether lowering f can produce a setting of this feature (or read its
- * observed value): a member of a group its offloads name (or lower to),
- * of a group implied by them (tx checksum, scatter-gather, rx checksum),
- * or a key of its linux: features.  Observation for plan and apply keeps
- * only these; a superset is harmless, a subset would lose a value. */
-bool nt_linux_feature_wanted(const struct nt_iface *f, const char *feature)
+/* The feature groups (a mask of fgroups[] indexes) lowering f can set or
+ * read: the groups its offloads name or lower to, and those they imply
+ * (tx checksum, scatter-gather, rx checksum).  Observation for plan and
+ * apply keeps only their features (and f's linux: features); a superset
+ * is harmless, a subset would lose a value. */
+uint64_t nt_linux_feature_groups(const struct nt_iface *f)
 {
 	const struct nt_offloads *o = f->offloads;
 	const struct nt_toggle *const t[] = {
@@ -267,30 +267,39 @@ bool nt_linux_feature_wanted(const struct nt_iface *f, const char *feature)
 #undef NT_OFFLOAD
 	};
 	static const char *const implied[] = {"tx_checksum", "sg", "rx_checksum"};
+	uint64_t mask = 0;
 	size_t k;
 
-	if (o) {
-		for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
-			const char *p = NULL, *gname;
-			char buf[64];
+	_Static_assert(sizeof(fgroups) / sizeof(fgroups[0]) <= 64, "a mask of 64 groups");
+	if (!o)
+		return 0;
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		const char *p = NULL, *gname;
+		char buf[64];
 
-			if (!t[k])
-				continue;
-			while ((gname = next_group(&fgroups[k], &p, buf, sizeof(buf)))) {
-				const struct fgroup *g = group(gname);
+		if (!t[k])
+			continue;
+		while ((gname = next_group(&fgroups[k], &p, buf, sizeof(buf)))) {
+			const struct fgroup *g = group(gname);
 
-				if (g && in_group(g, feature))
-					return true;
-			}
+			if (g)
+				mask |= 1ULL << (g - fgroups);
 		}
-		for (k = 0; k < sizeof(implied) / sizeof(implied[0]); k++)
-			if (in_group(group(implied[k]), feature))
-				return true;
 	}
-	if (f->linux_opts)
-		for (k = 0; k < f->linux_opts->features_count; k++)
-			if (!strcmp(f->linux_opts->features[k].key, feature))
-				return true;
+	for (k = 0; k < sizeof(implied) / sizeof(implied[0]); k++)
+		mask |= 1ULL << (group(implied[k]) - fgroups);
+	return mask;
+}
+
+bool nt_linux_feature_in_groups(uint64_t mask, const char *feature)
+{
+	while (mask) {
+		const struct fgroup *g = &fgroups[__builtin_ctzll(mask)];
+
+		if (in_group(g, feature))
+			return true;
+		mask &= mask - 1;
+	}
 	return false;
 }
 
