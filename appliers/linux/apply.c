@@ -83,6 +83,17 @@ static void say(const struct nt_apply_opts *o, const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* say() of the pieces of a line, NULL-terminated, without printf (a line
+ * per step of an apply). */
+static void say_line(const struct nt_apply_opts *o, const char *const *part)
+{
+	if (o && o->quiet)
+		return;
+	for (; *part; part++)
+		fputs(*part, stdout);
+	fflush(stdout);
+}
+
 /* Restores entries [0, upto) in reverse order; returns how many failed. */
 /* Writes e's previous value back unless it is already there; 0 or -errno
  * (-EIO: accepted but reads back otherwise). */
@@ -261,7 +272,8 @@ static int check_step(struct nt_lctx *x, const struct nt_apply_opts *o, const st
 		rc = 1;
 	} else {
 		progress(o, i + 1, n, t0, stamp, sizeof(stamp));
-		say(o, "  %s changed  %s: %s -> %s\n", stamp, attr, from.p, to.p);
+		say_line(o, (const char *const[]){"  ", stamp, " changed  ", attr, ": ", from.p,
+			     " -> ", to.p, "\n", NULL});
 	}
 	if (seen.t || seen.s || seen.cpus || seen.bytes || seen.list)
 		nt_value_free(&seen);
