@@ -83,6 +83,17 @@ static void say(const struct nt_apply_opts *o, const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* say() of the pieces of a line, NULL-terminated, without printf (a line
+ * per step of an apply). */
+static void say_line(const struct nt_apply_opts *o, const char *const *part)
+{
+	if (o && o->quiet)
+		return;
+	for (; *part; part++)
+		fputs(*part, stdout);
+	fflush(stdout);
+}
+
 /* Restores entries [0, upto) in reverse order; returns how many failed. */
 /* Writes e's previous value back unless it is already there; 0 or -errno
  * (-EIO: accepted but reads back otherwise). */
@@ -261,7 +272,8 @@ static int check_step(struct nt_lctx *x, const struct nt_apply_opts *o, const st
 		rc = 1;
 	} else {
 		progress(o, i + 1, n, t0, stamp, sizeof(stamp));
-		say(o, "  %s changed  %s: %s -> %s\n", stamp, attr, from.p, to.p);
+		say_line(o, (const char *const[]){"  ", stamp, " changed  ", attr, ": ", from.p,
+			     " -> ", to.p, "\n", NULL});
 	}
 	if (seen.t || seen.s || seen.cpus || seen.bytes || seen.list)
 		nt_value_free(&seen);
@@ -538,13 +550,60 @@ static int start_watcher(int state_fd, int jfd, int lock, struct nt_journal *j)
 }
 
 /* "[ 3/12 +0.015s]": the step and the time since the apply started */
+/* The decimal digits of v in out (at least 21 bytes), not terminated; the length. */
+static size_t utoa_z(char *out, size_t v)
+{
+	char t[24];
+	size_t n = 0, k = 0;
+
+	do
+		t[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		out[k++] = t[--n];
+	return k;
+}
+
 static void progress(const struct nt_apply_opts *o, size_t k, size_t n, long long t0, char *out,
 		     size_t len)
 {
-	int w = snprintf(NULL, 0, "%zu", n);
+	/* "[%*zu/%zu +%.3fs]" (width of n) without printf: one per step */
+	char nb[24], kb[24], tb[32];
+	size_t nl, kl, tl = 0, pos = 0;
+	long long ms = (nt_now_ns() - t0 + 500000) / 1000000, sec;
+	int fr;
 
 	(void)o;
-	snprintf(out, len, "[%*zu/%zu +%.3fs]", w, k, n, (double)(nt_now_ns() - t0) / 1e9);
+	nl = utoa_z(nb, n);
+	kl = utoa_z(kb, k);
+	if (ms < 0)
+		ms = 0;
+	sec = ms / 1000;
+	fr = (int)(ms % 1000);
+	tl = utoa_z(tb, (size_t)sec);
+	tb[tl++] = '.';
+	tb[tl++] = (char)('0' + fr / 100);
+	tb[tl++] = (char)('0' + fr / 10 % 10);
+	tb[tl++] = (char)('0' + fr % 10);
+	if (len < nl * 2 + tl + 8) {
+		out[0] = '\0';
+		return;
+	}
+	out[pos++] = '[';
+	while (kl + (pos - 1) < nl)
+		out[pos++] = ' ';
+	memcpy(out + pos, kb, kl);
+	pos += kl;
+	out[pos++] = '/';
+	memcpy(out + pos, nb, nl);
+	pos += nl;
+	out[pos++] = ' ';
+	out[pos++] = '+';
+	memcpy(out + pos, tb, tl);
+	pos += tl;
+	out[pos++] = 's';
+	out[pos++] = ']';
+	out[pos] = '\0';
 }
 
 /* On a terminal: show the plan, mark what is disruptive, and ask. */

@@ -72,6 +72,10 @@ struct nt_observe_req {
 	unsigned skip;
 	/* kinds the rows observe (NT_LR_OBSERVE) not worth reading; NULL = read all */
 	const bool *skip_rows;
+	/* plan and apply: only the features lowering this profile's
+	 * interfaces can set or read enter the observed state (the facts
+	 * keep every feature); NULL = every feature (snapshots) */
+	const struct nt_profile *profile;
 };
 
 enum {

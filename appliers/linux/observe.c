@@ -14,6 +14,7 @@
 
 #include "../../compiler/base/buf.h"
 #include "../../compiler/language/profile.h"
+#include "../../compiler/passes/lower.h"
 #include "../../compiler/passes/validate.h"
 #include "devcache.h"
 #include "irqmap.h"
@@ -271,19 +272,112 @@ static void grab(struct nt_lctx *x, struct nt_state *st, enum nt_kind_id k, cons
 	nt_state_set(st, k, obj, arg, v, (struct nt_mark){0});
 }
 
+/* Whether some interface of prof named name can set or read feature: the
+ * groups and keys of the interface (or interfaces) of that name. */
+struct fwant {
+	uint64_t groups;
+	const struct nt_iface *const *ifs;
+	size_t nifs;
+};
+
+/* The groups of the interfaces of prof named name; the ones with linux:
+ * features in w. */
+static uint64_t fwant_of(const struct nt_profile *prof, const char *name, struct fwant *w,
+			 const struct nt_iface **buf)
+{
+	size_t k;
+
+	memset(w, 0, sizeof(*w));
+	w->ifs = buf;
+	for (k = 0; k < prof->interfaces_count; k++)
+		if (!strcmp(prof->interfaces[k].name, name)) {
+			w->groups |= nt_linux_feature_groups(&prof->interfaces[k]);
+			if (prof->interfaces[k].linux_opts && w->nifs < 8)
+				buf[w->nifs++] = &prof->interfaces[k];
+		}
+	return w->groups;
+}
+
+static bool feature_wanted_opts(const struct fwant *w, const char *feature)
+{
+	size_t k, j;
+
+	for (k = 0; k < w->nifs; k++)
+		for (j = 0; j < w->ifs[k]->linux_opts->features_count; j++)
+			if (!strcmp(w->ifs[k]->linux_opts->features[j].key, feature))
+				return true;
+	return false;
+}
+
+/* Which of the kernel's feature names (ft's, the same STRSET_GET names for
+ * every device) are in the groups of mask: kept for the last mask asked. */
+static struct {
+	uint64_t mask;
+	const char *first;
+	size_t n;
+	bool *in;
+} fw_cache;
+
+static const bool *fwant_names(const struct nt_features *ft, size_t nf, uint64_t mask)
+{
+	const char *first = nf ? nt_features_name(ft, 0) : NULL;
+	size_t k;
+
+	if (fw_cache.in && fw_cache.mask == mask && fw_cache.first == first && fw_cache.n == nf)
+		return fw_cache.in;
+	free(fw_cache.in);
+	fw_cache.in = nt_xcalloc(nf + 1, sizeof(bool));
+	fw_cache.mask = mask;
+	fw_cache.first = first;
+	fw_cache.n = nf;
+	for (k = 0; k < nf; k++) {
+		const char *fname = nt_features_name(ft, k);
+
+		fw_cache.in[k] = fname && nt_linux_feature_in_groups(mask, fname);
+	}
+	return fw_cache.in;
+}
+
+static void fwant_free(void)
+{
+	free(fw_cache.in);
+	memset(&fw_cache, 0, sizeof(fw_cache));
+}
+
 static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_state *st,
-				unsigned skip, const bool *skip_rows)
+				unsigned skip, const bool *skip_rows, const struct nt_profile *prof)
 {
 	const struct nt_iface_facts *i = nt_facts_iface(x->facts, name);
 	const char *const *chans = nt_kinds[NT_K_CHANNELS].args;
 	const char *const *rings = nt_kinds[NT_K_RING].args;
 	const char *const *coal = nt_kinds[NT_K_COALESCE].args;
+	const struct nt_iface *wbuf[8];
+	const struct nt_features *ft;
+	struct fwant w;
 	uint32_t q;
 	size_t k;
 
 	grab(x, st, NT_K_MTU, name, NULL);
-	for (k = 0; i && k < i->nfeatures; k++)
-		grab(x, st, NT_K_FEATURE, name, i->features[k].name);
+	if (prof && i && i->features_known && x->nl && !nt_devcache_features(name, &ft)) {
+		/* the device's features in the order of its facts (the kernel's
+		 * feature names), the wanted ones only; which names the groups
+		 * take is worked out once per set of groups, not per device */
+		size_t nf = nt_features_count(ft);
+		const bool *in = fwant_names(ft, nf, fwant_of(prof, name, &w, wbuf));
+
+		for (k = 0; k < nf; k++) {
+			struct nt_feature_state fs;
+			const char *fname = nt_features_name(ft, k);
+
+			if (!fname || (!in[k] && !feature_wanted_opts(&w, fname)) ||
+			    !nt_features_find(ft, fname, &fs))
+				continue;
+			grab(x, st, NT_K_FEATURE, name, fname);
+		}
+	} else if (!prof) {
+		for (k = 0; i && k < i->nfeatures; k++)
+			grab(x, st, NT_K_FEATURE, name, i->features[k].name);
+	}
 	for (k = 0; k < 4; k++)
 		if (i && i->max_chan[k].known && i->max_chan[k].v)
 			grab(x, st, NT_K_CHANNELS, name, chans[k]);
@@ -564,7 +658,7 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	for (k = 0; k < n; k++)
 		observe_iface_facts(&x, names[k], req->skip);
 	for (k = 0; k < n; k++)
-		observe_iface_state(&x, names[k], st, req->skip, req->skip_rows);
+		observe_iface_state(&x, names[k], st, req->skip, req->skip_rows, req->profile);
 	for (k = 0; k < req->nsysctls; k++) {
 		/* recorded under the key the plan compares: net/core/x is
 		 * net.core.x, as in profiles and snapshots */
@@ -588,6 +682,7 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	free(names);
 	nt_lctx_close(&x);
 	nt_sys_release_root();
+	fwant_free();
 	return 0;
 }
 
@@ -634,6 +729,7 @@ int nt_linux_observe_profile(const struct nt_loaded *l, struct nt_facts *f,
 		procs[i] = nt_xasprintf("process %s", m->systemd_unit ? m->systemd_unit :
 					m->comm ? m->comm : m->pidfile);
 	}
+	req.profile = p;
 	req.ifaces = ifs;
 	req.nifaces = p->interfaces_count;
 	req.sysctls = sys;

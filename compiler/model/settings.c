@@ -498,11 +498,27 @@ char *nt_setting_label(enum nt_kind_id k, const char *object, const char *arg)
 {
 	const char *name = nt_kinds[k].name;
 
-	/* a pseudo-object named like its kind ("sysctl") is said once */
-	if (!strcmp(object, name))
-		return arg ? nt_xasprintf("%s %s", name, arg) : nt_xstrdup(name);
-	return arg ? nt_xasprintf("%s %s %s", object, name, arg) :
-		     nt_xasprintf("%s %s", object, name);
+	/* a pseudo-object named like its kind ("sysctl") is said once; the
+	 * pieces joined with spaces without printf (one label per apply step) */
+	const char *part[3];
+	size_t n = 0, len = 0, q, l;
+	char *out, *p;
+
+	if (strcmp(object, name))
+		part[n++] = object;
+	part[n++] = name;
+	if (arg)
+		part[n++] = arg;
+	for (q = 0; q < n; q++)
+		len += strlen(part[q]) + 1;
+	p = out = nt_xmalloc(len);
+	for (q = 0; q < n; q++) {
+		l = strlen(part[q]);
+		memcpy(p, part[q], l);
+		p += l;
+		*p++ = q + 1 < n ? ' ' : '\0';
+	}
+	return out;
 }
 
 char *nt_sysctl_key_canon(const char *key)

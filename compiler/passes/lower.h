@@ -38,6 +38,12 @@ size_t nt_lower_windows(struct nt_lower *L);
 const char *nt_linux_offload_of(const char *feature);
 /* The k-th portable offload of the feature group table, NULL past the end. */
 const char *nt_linux_offload(size_t k);
+/* The feature groups lowering interface f can set or read (a mask), and
+ * whether a feature is in one of them: observation for plan and apply
+ * observes only those features (and f's linux: features). */
+struct nt_iface;
+uint64_t nt_linux_feature_groups(const struct nt_iface *f);
+bool nt_linux_feature_in_groups(uint64_t mask, const char *feature);
 
 /* Derives a stable RSS key of n bytes from host and interface name
  * (HMAC-SHA256 in counter mode); re-planning never churns it. */

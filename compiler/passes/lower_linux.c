@@ -170,13 +170,56 @@ static void put_feature(struct ictx *c, const struct fgroup *g, const char *name
 static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const char *srcpath,
 			unsigned flags, const char *note)
 {
-	size_t k, changeable = 0, present = 0;
+	size_t k, changeable = 0, present = 0, idx[64], nidx = 0;
 	enum gmatch m = group_match(g);
+	bool scan = false;
 
 	if (!c->F || !c->F->features_known) {
 		/* no facts: the canonical name only */
 		put_feature(c, g, g->names[0], false, on, srcpath, flags, note);
 		return;
+	}
+	if (m == GM_LIST) {
+		/* a list of at most 6 names: looked up in the facts' index,
+		 * taken in the facts' order as a scan would */
+		for (k = 0; k < 6 && g->names[k]; k++) {
+			const struct nt_feature_fact *ff = nt_facts_feature(c->F, g->names[k]);
+			size_t at = ff ? (size_t)(ff - c->F->features) : SIZE_MAX, j;
+
+			if (!ff)
+				continue;
+			for (j = 0; j < nidx && idx[j] != at; j++)
+				;
+			if (j < nidx)
+				continue;
+			for (j = nidx++; j > 0 && idx[j - 1] > at; j--)
+				idx[j] = idx[j - 1];
+			idx[j] = at;
+		}
+	} else {
+		for (k = 0; k < c->F->nfeatures && nidx < sizeof(idx) / sizeof(idx[0]); k++)
+			if (in_group_as(g, m, c->F->features[k].name))
+				idx[nidx++] = k;
+		if (k < c->F->nfeatures) {	/* more than fit: scan as before */
+			for (nidx = 0, k = 0; k < c->F->nfeatures; k++)
+				if (in_group_as(g, m, c->F->features[k].name))
+					nidx++;
+			scan = true;
+		}
+	}
+	if (!scan) {
+		for (k = 0; k < nidx; k++) {
+			present++;
+			changeable += !c->F->features[idx[k]].fixed;
+		}
+		for (k = 0; k < nidx; k++) {
+			const struct nt_feature_fact *ff = &c->F->features[idx[k]];
+
+			if (ff->fixed && changeable)
+				continue;
+			put_feature(c, g, ff->name, ff->fixed, on, srcpath, flags, note);
+		}
+		goto done;
 	}
 	for (k = 0; k < c->F->nfeatures; k++)
 		if (in_group_as(g, m, c->F->features[k].name)) {
@@ -194,6 +237,7 @@ static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const c
 			continue;
 		put_feature(c, g, ff->name, ff->fixed, on, srcpath, flags, note);
 	}
+done:
 	if (!present && on)
 		LERR(c->L, mk(c, srcpath, false), "%s has no %s feature (%s); it cannot be turned on",
 		     c->f->name, g->portable, g->names[0]);
@@ -251,6 +295,56 @@ static const char *next_group(const struct fgroup *g, const char **p, char *buf,
 	buf[len] = '\0';
 	*p = s + len;
 	return buf;
+}
+
+/* The feature groups (a mask of fgroups[] indexes) lowering f can set or
+ * read: the groups its offloads name or lower to, and those they imply
+ * (tx checksum, scatter-gather, rx checksum).  Observation for plan and
+ * apply keeps only their features (and f's linux: features); a superset
+ * is harmless, a subset would lose a value. */
+uint64_t nt_linux_feature_groups(const struct nt_iface *f)
+{
+	const struct nt_offloads *o = f->offloads;
+	const struct nt_toggle *const t[] = {
+#define NT_OFFLOAD(key, ...) o ? o->key : NULL,
+#include "../language/offloads.def"
+#undef NT_OFFLOAD
+	};
+	static const char *const implied[] = {"tx_checksum", "sg", "rx_checksum"};
+	uint64_t mask = 0;
+	size_t k;
+
+	_Static_assert(sizeof(fgroups) / sizeof(fgroups[0]) <= 64, "a mask of 64 groups");
+	if (!o)
+		return 0;
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		const char *p = NULL, *gname;
+		char buf[64];
+
+		if (!t[k])
+			continue;
+		while ((gname = next_group(&fgroups[k], &p, buf, sizeof(buf)))) {
+			const struct fgroup *g = group(gname);
+
+			if (g)
+				mask |= 1ULL << (g - fgroups);
+		}
+	}
+	for (k = 0; k < sizeof(implied) / sizeof(implied[0]); k++)
+		mask |= 1ULL << (group(implied[k]) - fgroups);
+	return mask;
+}
+
+bool nt_linux_feature_in_groups(uint64_t mask, const char *feature)
+{
+	while (mask) {
+		const struct fgroup *g = &fgroups[__builtin_ctzll(mask)];
+
+		if (in_group(g, feature))
+			return true;
+		mask &= mask - 1;
+	}
+	return false;
 }
 
 static void lower_offloads(struct ictx *c)
