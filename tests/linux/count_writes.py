@@ -11,7 +11,7 @@ import sys
 log = sys.argv[1]
 root = sys.argv[2] if len(sys.argv) > 2 else ""
 
-SET_CMDS = {12, 16, 18, 20, 22, 48}  # FEATURES/RINGS/CHANNELS/COALESCE/PAUSE/RSS _SET
+SET_CMDS = {12, 14, 16, 18, 20, 22, 48}  # FEATURES/PRIVFLAGS/RINGS/CHANNELS/COALESCE/PAUSE/RSS _SET
 route_fds, genl_fds = set(), set()
 sets = writes = 0
 for line in open(log):
