@@ -14,7 +14,25 @@ root = sys.argv[2] if len(sys.argv) > 2 else ""
 SET_CMDS = {12, 14, 16, 18, 20, 22, 48}  # FEATURES/PRIVFLAGS/RINGS/CHANNELS/COALESCE/PAUSE/RSS _SET
 route_fds, genl_fds = set(), set()
 sets = writes = 0
-for line in open(log):
+def lines(path):
+    """The log's calls whole: with -f, strace splits a call that another
+    process interrupts into "PID call(... <unfinished ...>" and a later
+    "PID <... call resumed>...) = R"; the two halves are joined here."""
+    pending = {}
+    for line in open(path):
+        line = line.rstrip("\n")
+        pid = line.split(" ", 1)[0]
+        if line.endswith("<unfinished ...>"):
+            pending[pid] = line[:-len("<unfinished ...>")].rstrip()
+            continue
+        m = re.match(r"^(\d+) <\.\.\. \w+ resumed>(.*)$", line)
+        if m and m.group(1) in pending:
+            yield pending.pop(m.group(1)) + m.group(2)
+            continue
+        yield line
+
+
+for line in lines(log):
     m = re.search(r"socket\(AF_NETLINK, [^,]+, NETLINK_(ROUTE|GENERIC)\) = (\d+)", line)
     if m:
         (route_fds if m.group(1) == "ROUTE" else genl_fds).add((line.split()[0], m.group(2)))
