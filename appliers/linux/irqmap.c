@@ -2,6 +2,7 @@
 /* The queue -> IRQ map (irqmap.h). */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +12,74 @@
 #include "irqmap.h"
 #include "sysio.h"
 
-/* Queue index of an IRQ from its /proc/interrupts action name, or -1. */
-static int queue_of(const char *name)
+/* The vector layout table (vectors.def). */
+enum vec_role { Q, T, TR, G, S };
+
+static const struct vec_row {
+	const char *driver, *pattern;
+	enum vec_role role;
+	const char *source;
+} vec_rows[] = {
+#define NT_VEC(d, p, r, s) {d, p, r, s},
+#include "vectors.def"
+#undef NT_VEC
+};
+
+/* name against pattern (vectors.def): %n is ifname exactly, %p any
+ * non-empty text (a bus name holds ':' and '.': every length is tried),
+ * %d a decimal index into *idx. */
+static bool vec_match(const char *pat, const char *name, const char *ifname, unsigned long *idx)
 {
-	static const char *const marks[] = {"TxRx-", "-rx-", "input.", "_comp", "-io-", "-fp-"};
+	for (;;) {
+		if (!*pat)
+			return !*name;
+		if (pat[0] == '%' && pat[1] == 'n') {
+			size_t l = strlen(ifname);
+
+			if (strncmp(name, ifname, l))
+				return false;
+			name += l;
+			pat += 2;
+		} else if (pat[0] == '%' && pat[1] == 'd') {
+			char *e;
+
+			if (!isdigit((unsigned char)*name))
+				return false;
+			errno = 0;
+			*idx = strtoul(name, &e, 10);
+			if (errno || *idx > NT_QUEUE_MAX)
+				return false;
+			name = e;
+			pat += 2;
+		} else if (pat[0] == '%' && pat[1] == 'p') {
+			size_t l, len = strlen(name);
+
+			for (l = len; l >= 1; l--)	/* longest first */
+				if (vec_match(pat + 2, name + l, ifname, idx))
+					return true;
+			return false;
+		} else {
+			if (*pat != *name)
+				return false;
+			pat++;
+			name++;
+		}
+	}
+}
+
+/* The generic rule of a driver without a row: a queue index after one of
+ * these marks, unless the name says it is a sideband vector. */
+static int generic_queue_of(const char *name)
+{
+	static const char *const marks[] = {"TxRx-", "-rx-", "input.", "_comp", "-io-", "-fp-",
+					    "-Tx-Rx-", "-rxtx-"};
+	static const char *const sideband[] = {"misc", "fdir", "ctrl", "mgmnt", "async", "event",
+						"aeq", "hwc", "config", "control", "mbx", "ptp"};
 	size_t k;
 
+	for (k = 0; k < sizeof(sideband) / sizeof(sideband[0]); k++)
+		if (strstr(name, sideband[k]))
+			return -1;
 	for (k = 0; k < sizeof(marks) / sizeof(marks[0]); k++) {
 		const char *m = strstr(name, marks[k]);
 
@@ -99,22 +162,6 @@ static char *irq_name(const struct irq_line *lines, size_t n, unsigned irq)
 	return strndup(s, (size_t)(end - s));
 }
 
-static int cmp_irq(const void *a, const void *b)
-{
-	const struct nt_irq_fact *x = a, *y = b;
-
-	return x->queue < y->queue ? -1 : x->queue > y->queue;
-}
-
-/* While the table is built (unsorted): one IRQ per queue, the first. */
-static bool has_queue(const struct nt_iface_facts *i, uint32_t q)
-{
-	for (size_t k = 0; k < i->nirqs; k++)
-		if (i->irqs[k].queue == q)
-			return true;
-	return false;
-}
-
 static struct {
 	char *text;
 	struct irq_line *lines;
@@ -149,63 +196,244 @@ static void load_interrupts(void)
 		procirq.n = index_interrupts(procirq.text, &procirq.lines);
 }
 
+/* One MSI vector of the device while the table is built. */
+struct vec {
+	unsigned irq;
+	char *name;
+	const struct vec_row *row;	/* NULL: generic */
+	unsigned long idx;
+};
+
+static int cmp_vec(const void *a, const void *b)
+{
+	const struct vec *x = a, *y = b;
+
+	return x->irq < y->irq ? -1 : x->irq > y->irq;
+}
+
+static int cmp_queue_irq(const void *a, const void *b)
+{
+	const struct nt_irq_fact *x = a, *y = b;
+
+	if (x->queue != y->queue)
+		return x->queue < y->queue ? -1 : 1;
+	return x->irq < y->irq ? -1 : x->irq > y->irq;
+}
+
+static void add_irq(struct nt_irq_fact **t, size_t *n, uint32_t q, unsigned irq, char *name)
+{
+	char *ap = nt_sys_path("/proc/irq/%u/smp_affinity_list", irq);
+	int mode = ap ? nt_sys_mode(ap) : -1;
+
+	free(ap);
+	*t = nt_xrealloc(*t, (*n + 1) * sizeof(**t));
+	(*t)[*n] = (struct nt_irq_fact){.queue = q, .irq = irq, .name = name,
+					/* kernel-managed affinity: the file is 0444 (v6.12+) */
+					.managed = mode >= 0 && !(mode & 0222)};
+	(*n)++;
+}
+
+/* The device's MSI vectors, numbered: sysfs lists msi_irqs/ in hash order,
+ * so they are sorted before anything depends on their order. */
+static size_t read_vectors(const char *iface, struct vec **out)
+{
+	char *dir = nt_sys_path("/sys/class/net/%s/device/msi_irqs", iface);
+	DIR *d = dir ? nt_sys_opendir(dir) : NULL;
+	struct dirent *de;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!d) {
+		/* virtio: the vectors belong to the PCI function above virtioN */
+		free(dir);
+		dir = nt_sys_path("/sys/class/net/%s/device/../msi_irqs", iface);
+		d = dir ? nt_sys_opendir(dir) : NULL;
+	}
+	free(dir);
+	while (d && (de = readdir(d))) {
+		char *e;
+		unsigned long irq;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		errno = 0;
+		irq = strtoul(de->d_name, &e, 10);
+		if (errno || *e || irq > NT_IRQ_MAX)
+			continue;
+		*out = nt_xrealloc(*out, (n + 1) * sizeof(**out));
+		(*out)[n++] = (struct vec){.irq = (unsigned)irq};
+	}
+	if (d)
+		closedir(d);
+	if (n > 1)
+		qsort(*out, n, sizeof(**out), cmp_vec);
+	return n;
+}
+
+/* hv_netvsc: queue q is the VMBus channel whose subchannel_id is q
+ * (drivers/net/hyperv/netvsc.c: one channel per queue; drivers/hv/
+ * vmbus_drv.c: channels/<relid>/{cpu,subchannel_id}).  irq = relid. */
+static void read_vmbus(struct nt_iface_facts *i, const char *iface)
+{
+	char *dir = nt_sys_path("/sys/class/net/%s/device/channels", iface);
+	DIR *d = dir ? nt_sys_opendir(dir) : NULL;
+	struct dirent *de;
+
+	free(dir);
+	i->vmbus = true;
+	while (d && (de = readdir(d))) {
+		char *p, *s, *e;
+		unsigned long relid, sub;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		errno = 0;
+		relid = strtoul(de->d_name, &e, 10);
+		if (errno || *e || relid > NT_IRQ_MAX)
+			continue;
+		p = nt_sys_path("/sys/class/net/%s/device/channels/%s/subchannel_id", iface, de->d_name);
+		s = p ? nt_sys_read(p) : NULL;
+		free(p);
+		if (!s)
+			continue;
+		errno = 0;
+		sub = strtoul(s, &e, 10);
+		free(s);
+		if (errno || e == s || sub > NT_QUEUE_MAX)
+			continue;
+		i->irqs = nt_xrealloc(i->irqs, (i->nirqs + 1) * sizeof(*i->irqs));
+		i->irqs[i->nirqs++] = (struct nt_irq_fact){.queue = (uint32_t)sub,
+			.irq = (unsigned)relid, .name = nt_xasprintf("vmbus channel %lu", relid)};
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Keeps the first (lowest IRQ) vector of each queue in t; the others move
+ * to spill (TX table) or are dropped. */
+static void dedupe(struct nt_irq_fact *t, size_t *n)
+{
+	size_t k, o = 0;
+
+	if (*n > 1)
+		qsort(t, *n, sizeof(*t), cmp_queue_irq);
+	for (k = 0; k < *n; k++) {
+		if (o && t[o - 1].queue == t[k].queue) {
+			free(t[k].name);
+			continue;
+		}
+		t[o++] = t[k];
+	}
+	*n = o;
+}
+
 void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
 {
 	struct nt_iface_facts *i = nt_facts_iface(facts, iface);
-	char *dir;
-	DIR *d;
-	struct dirent *de;
-	size_t k;
+	struct vec *v;
+	size_t n, k, nq = 0, ng = 0;
+	bool known = false;
 
 	if (!i)
 		return;
 	for (k = 0; k < i->nirqs; k++)
 		free(i->irqs[k].name);
+	for (k = 0; k < i->ntx_irqs; k++)
+		free(i->tx_irqs[k].name);
 	free(i->irqs);
-	i->irqs = NULL;
-	i->nirqs = 0;
-	dir = nt_sys_path("/sys/class/net/%s/device/msi_irqs", iface);
-	d = nt_sys_opendir(dir);
-	if (!d) {
-		free(dir);
-		dir = nt_sys_path("/sys/class/net/%s/device/../msi_irqs", iface);
-		d = nt_sys_opendir(dir);
+	free(i->tx_irqs);
+	i->irqs = i->tx_irqs = NULL;
+	i->nirqs = i->ntx_irqs = 0;
+	i->irq_generic = false;
+	i->vmbus = false;
+	if (i->driver && !strcmp(i->driver, "hv_netvsc")) {
+		read_vmbus(i, iface);
+		dedupe(i->irqs, &i->nirqs);
+		return;
 	}
-	free(dir);
-	while (d && (de = readdir(d))) {
-		unsigned irq;
-		char *name, *ap;
-		int q;
-
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		if (strtoul(de->d_name, NULL, 10) > NT_IRQ_MAX)
-			continue;
-		irq = (unsigned)strtoul(de->d_name, NULL, 10);
+	n = read_vectors(iface, &v);
+	for (k = 0; i->driver && k < sizeof(vec_rows) / sizeof(vec_rows[0]); k++)
+		if (!strcmp(vec_rows[k].driver, i->driver))
+			known = true;
+	if (n)
 		load_interrupts();
-		name = irq_name(procirq.lines, procirq.n, irq);
-		q = name ? queue_of(name) : -1;
-		if (q < 0 || has_queue(i, (uint32_t)q)) {
-			free(name);
+	for (k = 0; k < n; k++) {
+		v[k].name = irq_name(procirq.lines, procirq.n, v[k].irq);
+		if (!v[k].name)
 			continue;
-		}
-		i->irqs = nt_xrealloc(i->irqs, (i->nirqs + 1) * sizeof(*i->irqs));
-		i->irqs[i->nirqs].queue = (uint32_t)q;
-		i->irqs[i->nirqs].irq = irq;
-		i->irqs[i->nirqs].name = name;
-		ap = nt_sys_path("/proc/irq/%u/smp_affinity_list", irq);
-		/* kernel-managed affinity: the file is 0444 (v6.12+) and refuses writes */
-		{
-			int mode = nt_sys_mode(ap);
+		for (size_t r = 0; known && r < sizeof(vec_rows) / sizeof(vec_rows[0]); r++) {
+			unsigned long idx = 0;
 
-			i->irqs[i->nirqs].managed = mode >= 0 && !(mode & 0222);
+			if (strcmp(vec_rows[r].driver, i->driver) ||
+			    !vec_match(vec_rows[r].pattern, v[k].name, iface, &idx))
+				continue;
+			v[k].row = &vec_rows[r];
+			v[k].idx = idx;
+			nq += vec_rows[r].role == Q;
+			ng += vec_rows[r].role == G;
+			break;
 		}
-		free(ap);
-		i->nirqs++;
 	}
-	if (d)
-		closedir(d);
-	if (i->nirqs > 1)
-		qsort(i->irqs, i->nirqs, sizeof(*i->irqs), cmp_irq);
-}
+	for (k = 0; k < n; k++) {
+		const struct vec_row *r = v[k].row;
+		unsigned long q = v[k].idx;
+		bool tx = false;
 
+		if (!v[k].name)
+			continue;
+		if (!known) {
+			int g = generic_queue_of(v[k].name);
+
+			if (g < 0) {
+				free(v[k].name);
+				continue;
+			}
+			q = (unsigned long)g;
+			i->irq_generic = true;
+		} else if (!r || r->role == S) {
+			free(v[k].name);
+			continue;
+		} else if (r->role == T) {
+			tx = true;
+		} else if (r->role == TR) {
+			if (q < nq) {
+				free(v[k].name);
+				continue;
+			}
+			q -= nq;
+			tx = true;
+		} else if (r->role == G) {
+			if (q < ng / 2) {
+				tx = true;
+			} else {
+				q -= ng / 2;
+			}
+		}
+		if (tx)
+			add_irq(&i->tx_irqs, &i->ntx_irqs, (uint32_t)q, v[k].irq, v[k].name);
+		else
+			add_irq(&i->irqs, &i->nirqs, (uint32_t)q, v[k].irq, v[k].name);
+	}
+	free(v);
+	dedupe(i->irqs, &i->nirqs);
+	if (i->ntx_irqs > 1)
+		qsort(i->tx_irqs, i->ntx_irqs, sizeof(*i->tx_irqs), cmp_queue_irq);
+	/* a queue with only a TX vector (more TX than RX queues): that vector
+	 * is the queue's own */
+	for (k = 0; k < i->ntx_irqs; k++)
+		if (!nt_facts_irq(i, i->tx_irqs[k].queue)) {
+			add_irq(&i->irqs, &i->nirqs, i->tx_irqs[k].queue, i->tx_irqs[k].irq,
+				i->tx_irqs[k].name);
+			i->tx_irqs[k].name = NULL;
+			i->tx_irqs[k].queue = UINT32_MAX;	/* dropped below */
+			dedupe(i->irqs, &i->nirqs);
+		}
+	{
+		size_t o = 0;
+
+		for (k = 0; k < i->ntx_irqs; k++)
+			if (i->tx_irqs[k].queue != UINT32_MAX)
+				i->tx_irqs[o++] = i->tx_irqs[k];
+		i->ntx_irqs = o;
+	}
+}

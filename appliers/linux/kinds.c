@@ -385,18 +385,22 @@ static int indir_write(struct nt_lctx *x, const char *o, const char *a, const st
 
 /* IRQ affinity, RPS, XPS ---------------------------------------------- */
 
-static int irq_of(struct nt_lctx *x, const char *obj, const char *arg, unsigned *irq)
+/* The vectors of queue arg of obj: its own (combined/RX, or a VMBus
+ * channel) and its TX-completion vectors, which follow it. */
+static const struct nt_irq_fact *irq_of(struct nt_lctx *x, const char *obj, const char *arg,
+					const struct nt_iface_facts **ifp,
+					const struct nt_irq_fact **tx, size_t *ntx)
 {
 	const struct nt_iface_facts *i = nt_facts_iface(x->facts, obj);
-	const struct nt_irq_fact *f;
+	uint32_t q = (uint32_t)strtoul(arg, NULL, 10);
 
+	*ifp = i;
+	*tx = NULL;
+	*ntx = 0;
 	if (!i)
-		return -ENOENT;
-	f = nt_facts_irq(i, (uint32_t)strtoul(arg, NULL, 10));
-	if (!f)
-		return -ENOENT;
-	*irq = f->irq;
-	return 0;
+		return NULL;
+	*tx = nt_facts_tx_irqs(i, q, ntx);
+	return nt_facts_irq(i, q);
 }
 
 struct irqs {
@@ -409,6 +413,16 @@ static struct irqs irq_str(unsigned irq)
 
 	snprintf(r.s, sizeof(r.s), "%u", irq);
 	return r;
+}
+
+/* The affinity file of one vector: /proc/irq/N/smp_affinity_list, or a
+ * VMBus channel's cpu file (one CPU number). */
+static char *vector_path(struct nt_lctx *x, const struct nt_iface_facts *i, const char *obj,
+			 unsigned irq)
+{
+	if (i->vmbus)
+		return nt_sys_path("/sys/class/net/%s/device/channels/%u/cpu", obj, irq);
+	return nt_sys_path(x->row->path, irq_str(irq).s);
 }
 
 static int cpus_file_read(const char *path, bool mask, struct nt_value *out)
@@ -429,39 +443,114 @@ static int cpus_file_read(const char *path, bool mask, struct nt_value *out)
 	return 0;
 }
 
-static int affinity_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+static int vector_read(struct nt_lctx *x, const struct nt_iface_facts *i, const char *obj,
+		       unsigned irq, struct nt_value *out)
 {
-	unsigned irq;
-	char *p;
+	char *p = vector_path(x, i, obj, irq);
 	int r;
 
-	if (irq_of(x, obj, arg, &irq))
-		return -ENOENT;
-	p = nt_sys_path(x->row->path, irq_str(irq).s);
+	if (i->vmbus) {
+		char *s = p ? nt_sys_read(p) : NULL, *e;
+		unsigned long cpu;
+		struct nt_cpuset cs;
+
+		free(p);
+		if (!s)
+			return errno == ENOENT ? -ENOENT : -errno;
+		errno = 0;
+		cpu = strtoul(s, &e, 10);
+		r = errno || e == s || *e || cpu >= NT_MAX_CPUS ? -EINVAL : 0;
+		free(s);
+		if (r)
+			return r;
+		nt_cpuset_clear(&cs);
+		nt_cpuset_set(&cs, (unsigned)cpu);
+		*out = nt_v_cpus(&cs);
+		return 0;
+	}
 	r = cpus_file_read(p, false, out);
+	free(p);
+	return r;
+}
+
+/* All the queue's vectors: their common set; where they differ, the union
+ * (which no placement gives, so the plan rewrites them all). */
+static int affinity_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	const struct nt_iface_facts *i;
+	const struct nt_irq_fact *tx, *f;
+	size_t ntx, k;
+	int r;
+
+	f = irq_of(x, obj, arg, &i, &tx, &ntx);
+	if (!f)
+		return -ENOENT;
+	r = vector_read(x, i, obj, f->irq, out);
+	for (k = 0; !r && k < ntx; k++) {
+		struct nt_value o;
+
+		r = vector_read(x, i, obj, tx[k].irq, &o);
+		if (!r)
+			nt_cpuset_or(out->cpus, o.cpus);
+		if (!r)
+			nt_value_free(&o);
+	}
+	return r;
+}
+
+static int vector_write(struct nt_lctx *x, const struct nt_iface_facts *i, const char *obj,
+			unsigned irq, const struct nt_value *v)
+{
+	char *p = vector_path(x, i, obj, irq), *s;
+	int r;
+
+	if (i->vmbus) {
+		int cpu = nt_cpuset_next(v->cpus, 0);
+
+		if (cpu < 0 || nt_cpuset_next(v->cpus, (unsigned)cpu + 1) >= 0) {
+			s = nt_cpuset_str(v->cpus);
+			seterr(x, "VMBus channel %u of %s takes one CPU, not %s (use a spread policy "
+			       "or one CPU per queue)", irq, obj, s);
+			free(s);
+			free(p);
+			return -EINVAL;
+		}
+		s = nt_xasprintf("%d", cpu);
+	} else {
+		s = nt_cpuset_str(v->cpus);
+	}
+	r = nt_sys_write(p, s);
+	if (r == -EIO && i->vmbus)
+		seterr(x, "VMBus channel %u of %s refuses CPU %s (%s): the channel is not open",
+		       irq, obj, s, strerror(-r));
+	else if (r == -EIO || r == -EPERM || r == -EACCES)
+		seterr(x, "IRQ %u refuses affinity %s (%s): it is kernel-managed", irq, s, strerror(-r));
+	else if (r)
+		seterr(x, "writing %s: %s", p ? p : "/proc/irq", strerror(-r));
+	free(s);
 	free(p);
 	return r;
 }
 
 static int affinity_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
 {
-	unsigned irq;
-	char *p, *s;
+	const struct nt_iface_facts *i;
+	const struct nt_irq_fact *tx, *f;
+	size_t ntx, k;
 	int r;
 
-	if (irq_of(x, obj, arg, &irq)) {
-		seterr(x, "queue %s of %s has no IRQ", arg, obj);
+	f = irq_of(x, obj, arg, &i, &tx, &ntx);
+	if (!f) {
+		if (i && i->driver)
+			seterr(x, "queue %s of %s has no IRQ (driver %s%s)", arg, obj, i->driver,
+			       i->nirqs ? "" : ": no queue vector found");
+		else
+			seterr(x, "queue %s of %s has no IRQ", arg, obj);
 		return -ENOENT;
 	}
-	p = nt_sys_path(x->row->path, irq_str(irq).s);
-	s = nt_cpuset_str(v->cpus);
-	r = nt_sys_write(p, s);
-	if (r == -EIO || r == -EPERM || r == -EACCES)
-		seterr(x, "IRQ %u refuses affinity %s (%s): it is kernel-managed", irq, s, strerror(-r));
-	else if (r)
-		seterr(x, "writing %s: %s", p ? p : "/proc/irq", strerror(-r));
-	free(s);
-	free(p);
+	r = vector_write(x, i, obj, f->irq, v);
+	for (k = 0; !r && k < ntx; k++)
+		r = vector_write(x, i, obj, tx[k].irq, v);
 	return r;
 }
 

@@ -155,7 +155,7 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 	struct nt_dc_link l = {0};
 	char *p, *s, link[PATH_MAX];
 	ssize_t n;
-	bool virt = false;
+	bool virt = false, virtio = false;
 
 	if (!i)
 		i = nt_facts_add_iface(f, name);
@@ -175,11 +175,29 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 			i->driver = nt_xstrdup(slash ? slash + 1 : link);
 			i->kind = nt_xstrdup("physical");
 		}
-		p = nt_sys_path("/sys/class/net/%s/device/vendor", name);
+		/* a virtio NIC's device is virtioN (virtio ids: 1af4:0001 = net)
+		 * below its PCI function (1af4:1041, legacy 1af4:1000): the PCI
+		 * ids and NUMA node are the function's (drivers/virtio/
+		 * virtio_pci_common.c virtio_pci_probe registers vp_dev->vdev
+		 * with the PCI device as parent) */
+		p = nt_sys_path("/sys/class/net/%s/device", name);
+		n = p ? nt_sys_readlink(p, link, sizeof(link) - 1) : -1;
+		free(p);
+		if (n > 0) {
+			char *slash;
+
+			link[n] = '\0';
+			slash = strrchr(link, '/');
+			virtio = !strncmp(slash ? slash + 1 : link, "virtio", 6);
+		}
+		p = nt_sys_path(virtio ? "/sys/class/net/%s/device/../vendor" :
+				"/sys/class/net/%s/device/vendor", name);
 		s = nt_sys_read(p);
 		free(p);
 		if (s) {
-			char *dp = nt_sys_path("/sys/class/net/%s/device/device", name), *ds = nt_sys_read(dp);
+			char *dp = nt_sys_path(virtio ? "/sys/class/net/%s/device/../device" :
+					       "/sys/class/net/%s/device/device", name);
+			char *ds = nt_sys_read(dp);
 
 			if (ds && !strncmp(s, "0x", 2) && !strncmp(ds, "0x", 2))
 				i->pci = nt_xasprintf("%s:%s", s + 2, ds + 2);
@@ -187,7 +205,8 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 			free(ds);
 			free(s);
 		}
-		p = nt_sys_path("/sys/class/net/%s/device/numa_node", name);
+		p = nt_sys_path(virtio ? "/sys/class/net/%s/device/../numa_node" :
+				"/sys/class/net/%s/device/numa_node", name);
 		s = nt_sys_read(p);
 		free(p);
 		if (s) {

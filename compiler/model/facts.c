@@ -23,6 +23,9 @@ static void iface_free(struct nt_iface_facts *i)
 
 	for (k = 0; k < i->nirqs; k++)
 		free(i->irqs[k].name);
+	for (k = 0; k < i->ntx_irqs; k++)
+		free(i->tx_irqs[k].name);
+	free(i->tx_irqs);
 	for (k = 0; k < i->nfeatures; k++)
 		free(i->features[k].name);
 	free(i->irqs);
@@ -145,4 +148,26 @@ const struct nt_irq_fact *nt_facts_irq(const struct nt_iface_facts *i, uint32_t 
 			hi = mid;
 	}
 	return NULL;
+}
+
+const struct nt_irq_fact *nt_facts_tx_irqs(const struct nt_iface_facts *i, uint32_t queue, size_t *n)
+{
+	size_t lo = 0, hi, e;
+
+	*n = 0;
+	if (!i || !i->ntx_irqs)
+		return NULL;
+	hi = i->ntx_irqs;
+	while (lo < hi) {		/* the first entry of queue */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (i->tx_irqs[mid].queue < queue)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (e = lo; e < i->ntx_irqs && i->tx_irqs[e].queue == queue; e++)
+		;
+	*n = e - lo;
+	return *n ? &i->tx_irqs[lo] : NULL;
 }

@@ -38,8 +38,17 @@ struct nt_iface_facts {
 	struct nt_num ring_rx_max, ring_tx_max;
 	struct nt_num rss_key_bytes, rss_indir_size;
 	uint32_t rx_queues, tx_queues;	/* sysfs queues/rx-N, tx-N counts */
-	struct nt_irq_fact *irqs;
+	struct nt_irq_fact *irqs;	/* the vector of each queue (combined or RX), sorted */
 	size_t nirqs;
+	/* TX-completion vectors of queues whose vector is in irqs (split
+	 * rx/tx, virtio output.N, gVNIC TX blocks): placed and banned with
+	 * the queue.  Sorted by queue. */
+	struct nt_irq_fact *tx_irqs;
+	size_t ntx_irqs;
+	/* the vectors were found by the generic rule: the driver has no row
+	 * in the vector layout table (appliers/linux/vectors.def) */
+	bool irq_generic;
+	bool vmbus;			/* queues are VMBus channels (hv_netvsc): irq = relid */
 	struct nt_feature_fact *features;
 	size_t nfeatures;
 	struct nt_strindex *feature_index;	/* lookup cache of nt_facts_feature() */
@@ -80,5 +89,7 @@ struct nt_iface_facts *nt_facts_iface(const struct nt_facts *f, const char *name
 struct nt_iface_facts *nt_facts_add_iface(struct nt_facts *f, const char *name);
 const struct nt_feature_fact *nt_facts_feature(const struct nt_iface_facts *i, const char *name);
 const struct nt_irq_fact *nt_facts_irq(const struct nt_iface_facts *i, uint32_t queue);
+/* The TX-completion vectors of queue: *n of them from the returned one. */
+const struct nt_irq_fact *nt_facts_tx_irqs(const struct nt_iface_facts *i, uint32_t queue, size_t *n);
 
 #endif

@@ -4,7 +4,9 @@
  * of the NIC's node: SMT siblings share the core's execution units and L1,
  * so two queues' softirq work on siblings competes (seed 001: "每个队列绑定
  * 一个独立物理核心").  Reserved CPUs never get IRQs.  With more queues than
- * cores the assignment wraps around the cores again.
+ * cores, the next queues go to the SMT siblings (in CPU order), and only
+ * past every usable CPU of the node does the assignment wrap: each CPU
+ * gets at most ceil(queues / CPUs) queues, as nettune-profile(5) says.
  */
 #include <string.h>
 
@@ -34,7 +36,10 @@ void nt_placement_init(struct nt_placement *p, const struct nt_cpuset *cands,
 
 int nt_placement_spread(const struct nt_placement *p, unsigned q)
 {
-	if (!p->ncores)
+	unsigned all = (unsigned)(p->ncores + p->nsiblings), k;
+
+	if (!all)
 		return -1;
-	return p->cores[q % (unsigned)p->ncores];
+	k = q % all;
+	return k < (unsigned)p->ncores ? p->cores[k] : p->siblings[k - (unsigned)p->ncores];
 }

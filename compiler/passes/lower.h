@@ -61,7 +61,8 @@ struct nt_placement {
  * per physical core first (lowest CPU of each core), then SMT siblings. */
 void nt_placement_init(struct nt_placement *p, const struct nt_cpuset *cands,
 		       const struct nt_facts *topo);
-/* numa-local-spread: queue q -> its own physical core, wrapping. */
+/* numa-local-spread: queue q -> its own physical core, then the SMT
+ * siblings, wrapping only past every candidate CPU. */
 int nt_placement_spread(const struct nt_placement *p, unsigned q);
 
 #endif

@@ -971,22 +971,17 @@ static void lower_irq(struct ictx *c)
 		for (n = 0; n < c->nqueues; n++) {
 			int cpu;
 
-			if (pol == NT_IRQ_NUMA_LOCAL_SPREAD) {
-				cpu = nt_placement_spread(&pl, n);
-			} else {
-				unsigned all = (unsigned)(pl.ncores + pl.nsiblings);
-
-				cpu = n % all < (unsigned)pl.ncores ? pl.cores[n % all] :
-				      pl.siblings[n % all - (unsigned)pl.ncores];
-			}
+			cpu = nt_placement_spread(&pl, n);
 			nt_cpuset_clear(&c->irq_cpus[n]);
 			nt_cpuset_set(&c->irq_cpus[n], (unsigned)cpu);
 		}
 		if (pol == NT_IRQ_NUMA_LOCAL_SPREAD && c->nqueues > (uint32_t)pl.ncores)
 			nt_warn(c->L->d, mk(c, "irq/policy", false), "irq",
-				"%s has %u queues but node %d has %d usable physical cores; queues share "
-				"cores (wrapping)", c->f->name, c->nqueues, nic_node(c) < 0 ? 0 : nic_node(c),
-				pl.ncores);
+				"%s has %u queues but node %d has %d usable physical cores; queues %d and "
+				"later share cores: %s", c->f->name, c->nqueues,
+				nic_node(c) < 0 ? 0 : nic_node(c), pl.ncores, pl.ncores,
+				c->nqueues > (uint32_t)(pl.ncores + pl.nsiblings) ?
+				"SMT siblings first, then wrapping" : "on the SMT siblings");
 	}
 	c->irq_placed = true;
 	for (n = 0; n < c->nqueues; n++) {
@@ -997,9 +992,28 @@ static void lower_irq(struct ictx *c)
 		snprintf(arg, sizeof(arg), "%u", n);
 		s = put(c, NT_K_IRQ_AFFINITY, arg, nt_v_cpus(&c->irq_cpus[n]), "irq/policy");
 		if (irq) {
-			set_note(s, "irq %u%s", irq->irq, irq->managed ? ", kernel-managed" : "");
-			if (irq->managed)
+			size_t ntx, t;
+			const struct nt_irq_fact *tx = nt_facts_tx_irqs(c->F, n, &ntx);
+			struct nt_buf txs = {0};
+			bool managed = irq->managed;
+
+			for (t = 0; t < ntx; t++) {
+				nt_buf_printf(&txs, "%s%u", t ? "," : ", tx irq ", tx[t].irq);
+				managed |= tx[t].managed;
+			}
+			set_note(s, "%s %u%s%s%s", c->F->vmbus ? "vmbus channel" : "irq", irq->irq,
+				 txs.p ? txs.p : "", managed ? ", kernel-managed" : "",
+				 c->F->irq_generic ? ", generic vector rule: no layout row for this driver" : "");
+			nt_buf_free(&txs);
+			if (managed)
 				s->flags |= NT_SF_CANNOT_CHANGE;
+		} else if (c->F && c->F->driver && (!c->F->nirqs || !c->f->channels)) {
+			/* no channel change will make the vector appear */
+			LERR(c->L, mk(c, "irq/policy", false),
+			     "queue %u of %s has no IRQ (driver %s: %s)", n, c->f->name, c->F->driver,
+			     c->F->nirqs ? "it has fewer queue vectors than queues" :
+			     "it has no per-queue interrupt vector to place");
+			return;
 		} else {
 			set_note(s, "irq resolved at apply time (after channels)");
 		}
@@ -1215,13 +1229,23 @@ static void check_declared_nic(struct ictx *c, const struct nt_caps *t)
 	    (!t->npci || !F->pci || nt_caps_has_pci(t, F->pci)))
 		return;
 	real = nt_caps_match(c->L->db, drv, F->pci, &how);
-	LERR(c->L, mk(c, "nic", false),
-	     "nic: %s (driver %s%s%s) contradicts %s as observed: %s%s%s%s; %s%s%s",
-	     t->id, t->driver, t->npci ? ", PCI " : "", t->npci ? t->pci_ids[0] : "",
-	     c->f->name, drv ? "driver " : "", drv ? drv : "",
-	     F->pci ? (drv ? ", PCI " : "PCI ") : "", F->pci ? F->pci : "",
-	     real ? "the table that matches is '" : "no table matches this device",
-	     real ? real->id : "", real ? "'" : "");
+	{
+		/* every PCI id of the table: the device may be any of them */
+		struct nt_buf ids = {0};
+		size_t k;
+
+		for (k = 0; k < t->npci; k++)
+			nt_buf_printf(&ids, "%s%s", k ? (k + 1 == t->npci ? " or " : ", ") : ", PCI ",
+				      t->pci_ids[k]);
+		LERR(c->L, mk(c, "nic", false),
+		     "nic: %s (driver %s%s) contradicts %s as observed: %s%s%s%s; %s%s%s",
+		     t->id, t->driver, ids.p ? ids.p : "",
+		     c->f->name, drv ? "driver " : "", drv ? drv : "",
+		     F->pci ? (drv ? ", PCI " : "PCI ") : "", F->pci ? F->pci : "",
+		     real ? "the table that matches is '" : "no table matches this device",
+		     real ? real->id : "", real ? "'" : "");
+		nt_buf_free(&ids);
+	}
 }
 
 static const struct nt_caps *caps_for(struct ictx *c)
@@ -1380,8 +1404,13 @@ size_t nt_lower_linux(struct nt_lower *L)
 				for (n = 0; n < c.nqueues; n++) {
 					const struct nt_irq_fact *irq = nt_facts_irq(c.F, n);
 
-					if (irq)
+					size_t ntx, t;
+					const struct nt_irq_fact *tx = nt_facts_tx_irqs(c.F, n, &ntx);
+
+					if (irq && !c.F->vmbus)
 						nt_buf_printf(&banned, "%s%u", banned.n ? "," : "", irq->irq);
+					for (t = 0; irq && !c.F->vmbus && t < ntx; t++)
+						nt_buf_printf(&banned, ",%u", tx[t].irq);
 				}
 			}
 			free(c.irq_cpus);
