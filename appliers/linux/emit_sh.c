@@ -517,6 +517,25 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 		nt_buf_putc(&steps, ' ');
 		nt_sh_quote(&steps, want);
 		nt_buf_printf(&steps, " || return 1\n");
+		if ((r->sh_flags & NT_SH_ARG_IRQ) && s->arg) {
+			/* the queue's TX-completion vectors take the same CPUs */
+			const struct nt_iface_facts *F = nt_facts_iface(in->facts, s->object);
+			size_t ntx, t;
+			const struct nt_irq_fact *tx = F ? nt_facts_tx_irqs(F, (uint32_t)atoi(s->arg), &ntx) : NULL;
+
+			for (t = 0; tx && t < ntx; t++) {
+				char *a = nt_xasprintf("%s@%u", s->arg, tx[t].irq);
+
+				nt_buf_printf(&steps, "\tnt_step %s ", r->sh_fn);
+				nt_sh_quote(&steps, s->object);
+				nt_buf_putc(&steps, ' ');
+				nt_sh_quote(&steps, a);
+				nt_buf_putc(&steps, ' ');
+				nt_sh_quote(&steps, want);
+				nt_buf_printf(&steps, " || return 1\n");
+				free(a);
+			}
+		}
 		free(want);
 	}
 	for (k = 0, nk = 0; k < NT_K__COUNT; k++) {

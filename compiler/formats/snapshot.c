@@ -200,7 +200,10 @@ static int cmp_irq_queue(const void *a, const void *b)
 	return x->queue < y->queue ? -1 : x->queue > y->queue;
 }
 
-static int load_irqs(const struct nt_json *x, struct nt_iface_facts *i, struct nt_diags *d)
+/* "irqs" (each queue's vector) or "tx_irqs" (TX-completion vectors, any
+ * number a queue) into *tbl. */
+static int load_irqs(const struct nt_json *x, const struct nt_iface_facts *i,
+		     struct nt_irq_fact **tbl, size_t *ntbl, bool tx, struct nt_diags *d)
 {
 	static const char *const keys[] = {"queue", "irq", "managed", "name", NULL};
 	/* one bit per possible queue: repeats found in linear time */
@@ -231,7 +234,7 @@ static int load_irqs(const struct nt_json *x, struct nt_iface_facts *i, struct n
 			bad = -1;
 			continue;
 		}
-		if (seen[q.queue / 8] & (1u << (q.queue % 8))) {
+		if (!tx && (seen[q.queue / 8] & (1u << (q.queue % 8)))) {
 			nt_error(d, nt_json_get(e, "queue")->mark, "snapshot",
 				 "queue %u of %s is listed twice", q.queue, i->name);
 			bad = -1;
@@ -243,13 +246,13 @@ static int load_irqs(const struct nt_json *x, struct nt_iface_facts *i, struct n
 			bad = -1;
 			continue;
 		}
-		i->irqs = nt_xgrow(i->irqs, i->nirqs, sizeof(*i->irqs));
-		i->irqs[i->nirqs++] = q;
+		*tbl = nt_xgrow(*tbl, *ntbl, sizeof(**tbl));
+		(*tbl)[(*ntbl)++] = q;
 	}
 	free(seen);
 	/* nt_facts_irq searches a table sorted by queue */
-	if (i->nirqs > 1)
-		qsort(i->irqs, i->nirqs, sizeof(*i->irqs), cmp_irq_queue);
+	if (*ntbl > 1)
+		qsort(*tbl, *ntbl, sizeof(**tbl), cmp_irq_queue);
 	return bad;
 }
 
@@ -257,8 +260,8 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 {
 	static const char *const keys[] = {
 		"name", "kind", "driver", "pci", "description", "ifindex", "rsc_failure_ipv4",
-		"rsc_failure_ipv6", "numa_node", "max", "rss", "queues", "irqs", "fixed_features",
-		NULL,
+		"rsc_failure_ipv6", "numa_node", "max", "rss", "queues", "irqs", "tx_irqs", "vmbus",
+		"fixed_features", NULL,
 	};
 	static const char *const max_keys[] = {"combined", "rx", "tx", "other", "ring_rx",
 					       "ring_tx", NULL};
@@ -359,8 +362,13 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 	}
 	if (!want_arr(o, "irqs", &x, d))
 		bad = -1;
-	if (x && load_irqs(x, i, d))
+	if (x && load_irqs(x, i, &i->irqs, &i->nirqs, false, d))
 		bad = -1;
+	if (!want_arr(o, "tx_irqs", &x, d))
+		bad = -1;
+	if (x && load_irqs(x, i, &i->tx_irqs, &i->ntx_irqs, true, d))
+		bad = -1;
+	nt_json_bool(o, "vmbus", &i->vmbus, false, d);
 	if (!want_arr(o, "fixed_features", &x, d))
 		bad = -1;
 	for (k = 0; x && k < x->n; k++) {
@@ -753,7 +761,23 @@ void nt_snapshot_write(const struct nt_facts *f, const struct nt_state *st, stru
 			}
 			nt_buf_puts(b, "}");
 		}
-		nt_buf_puts(b, "], \"fixed_features\": [");
+		if (x->ntx_irqs) {
+			nt_buf_puts(b, "], \"tx_irqs\": [");
+			for (k = 0; k < x->ntx_irqs; k++) {
+				nt_buf_printf(b, "%s{\"queue\": %u, \"irq\": %u, \"managed\": %s",
+					      k ? ", " : "", x->tx_irqs[k].queue, x->tx_irqs[k].irq,
+					      x->tx_irqs[k].managed ? "true" : "false");
+				if (x->tx_irqs[k].name) {
+					nt_buf_puts(b, ", \"name\": ");
+					nt_buf_json_str(b, x->tx_irqs[k].name);
+				}
+				nt_buf_puts(b, "}");
+			}
+		}
+		if (x->vmbus)
+			nt_buf_puts(b, "], \"vmbus\": true, \"fixed_features\": [");
+		else
+			nt_buf_puts(b, "], \"fixed_features\": [");
 		fx = true;
 		for (k = 0; k < x->nfeatures; k++)
 			if (x->features[k].fixed) {

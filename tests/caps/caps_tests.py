@@ -191,19 +191,19 @@ def t_siblings_without_table():
 def t_declared():
     cases = [
         ("cx5 on x710", "mellanox-cx5", dict(INTEL, driver="i40e", pci="8086:1572"),
-         "p.yaml:7:10: error: nic: mellanox-cx5 (driver mlx5_core, PCI 15b3:1017) contradicts "
+         "p.yaml:7:10: error: nic: mellanox-cx5 (driver mlx5_core, PCI 15b3:1017, 15b3:1018, 15b3:1019 or 15b3:101a) contradicts "
          "eth0 as observed: driver i40e, PCI 8086:1572; the table that matches is 'intel-x710'"),
         ("x710 on x722", "intel-x710", dict(INTEL, driver="i40e", pci="8086:37d0"),
          "contradicts eth0 as observed: driver i40e, PCI 8086:37d0; the table that matches "
          "is 'intel-x722'"),
         ("e810 on veth", "intel-e810", {"kind": "veth"},
-         "error: nic: intel-e810 (driver ice, PCI 8086:1591) contradicts eth0 as observed: "
+         "error: nic: intel-e810 (driver ice, PCI 8086:1591, 8086:1592, 8086:1593, 8086:1599, 8086:159a or 8086:159b) contradicts eth0 as observed: "
          "driver veth; the table that matches is 'veth'"),
         ("cx5 on cx7", "mellanox-cx5", dict(INTEL, driver="mlx5_core", pci="15b3:1021"),
          "contradicts eth0 as observed: driver mlx5_core, PCI 15b3:1021; the table that "
          "matches is 'mellanox-cx7'"),
         ("x710 on tun", "intel-x710", {"kind": "tun"},
-         "error: nic: intel-x710 (driver i40e, PCI 8086:1572) contradicts eth0 as observed: "
+         "error: nic: intel-x710 (driver i40e, PCI 8086:1572, 8086:1580, 8086:1581, 8086:1583, 8086:1584, 8086:1585, 8086:1586, 8086:1587, 8086:1588, 8086:1589, 8086:158a, 8086:158b, 8086:15ff, 8086:104e, 8086:104f, 8086:101f, 8086:0cf8, 8086:0d58 or 8086:0dd2) contradicts eth0 as observed: "
          "driver tun; the table that matches is 'tun'"),
         ("x710 on e610", "intel-x710", dict(INTEL, driver="ixgbe", pci="8086:57b0"),
          "driver ixgbe, PCI 8086:57b0; no table matches this device"),
@@ -233,7 +233,7 @@ def t_declared():
     rc, err = run(["plan"], profile(["nic: intel-x722", "mtu: 1500"]),
                   snapshot(dict(INTEL, pci="8086:1572")))
     check("x722 on pci-only x710", rc, err, 1,
-          want=("p.yaml:7:10: error: nic: intel-x722 (driver i40e, PCI 8086:37ce) contradicts "
+          want=("p.yaml:7:10: error: nic: intel-x722 (driver i40e, PCI 8086:37ce, 8086:37cf, 8086:37d0, 8086:37d1, 8086:37d2 or 8086:37d3) contradicts "
                 "eth0 as observed: PCI 8086:1572; the table that matches is 'intel-x710'",))
     rc, err = run(["plan"], profile(["nic: intel-x722", "mtu: 1500"]),
                   snapshot(dict(INTEL, pci="8086:37D0")))

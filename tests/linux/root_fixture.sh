@@ -33,11 +33,12 @@ rc=0; "$NETTUNE" --root "$R" plan "$WORK/p.yaml" > "$WORK/plan" 2>/dev/null || r
 [ "$rc" -eq 2 ] || fail "plan exit $rc"
 grep -q "Plan: 258 changes, 0 disruptive." "$WORK/plan" || { tail -3 "$WORK/plan"; fail "plan size"; }
 "$NETTUNE" --root "$R" apply "$WORK/p.yaml" > "$WORK/apply" 2>/dev/null || fail "apply failed"
-# node 1 physical cores 14..27 (no reserved CPU there): queue q -> 14 + q % 14
+# node 1: physical cores 14..27, then their SMT siblings 42..55 (no
+# reserved CPU there), then wrap: queue q -> the (q % 28)-th of them
 q=0
 while [ $q -lt 64 ]; do
 	irq=$((201 + q))
-	want=$((14 + q % 14))
+	if [ $((q % 28)) -lt 14 ]; then want=$((14 + q % 28)); else want=$((42 + q % 28 - 14)); fi
 	got=$(cat "$R/proc/irq/$irq/smp_affinity_list")
 	[ "$got" = "$want" ] || fail "queue $q (irq $irq) affinity $got, want $want"
 	[ "$(cat "$R/sys/class/net/enp1s0f0/queues/rx-$q/rps_cpus")" = "00fffc00,0fffc000" ] ||

@@ -47,14 +47,18 @@ static void test_one_node_smt(void)
 	CU_ASSERT_EQUAL(p.cores[3], 3);
 	CU_ASSERT_EQUAL(p.siblings[0], 4);
 	CU_ASSERT_EQUAL(p.siblings[3], 7);
-	CU_ASSERT_EQUAL(nt_placement_spread(&p, 4), 0);	/* never a sibling */
-	CU_ASSERT_EQUAL(nt_placement_spread(&p, 5), 1);
+	/* every core first, then the siblings, then wrap (nettune-profile(5)) */
+	CU_ASSERT_EQUAL(nt_placement_spread(&p, 3), 3);
+	CU_ASSERT_EQUAL(nt_placement_spread(&p, 4), 4);
+	CU_ASSERT_EQUAL(nt_placement_spread(&p, 7), 7);
+	CU_ASSERT_EQUAL(nt_placement_spread(&p, 8), 0);
 	/* reserving a core's first thread leaves its sibling a sibling */
 	cands_of(&c, "1-3,5-7");
 	nt_placement_init(&p, &c, &f);
 	CU_ASSERT_EQUAL(p.ncores, 3);
 	CU_ASSERT_EQUAL(p.cores[0], 1);
-	CU_ASSERT_EQUAL(nt_placement_spread(&p, 3), 1);
+	CU_ASSERT_EQUAL(nt_placement_spread(&p, 3), 5);
+	CU_ASSERT_EQUAL(nt_placement_spread(&p, 6), 1);
 	/* a candidate set of siblings only: the sibling stands for its core */
 	cands_of(&c, "5,6");
 	nt_placement_init(&p, &c, &f);
@@ -81,7 +85,9 @@ static void test_two_nodes(void)
 	CU_ASSERT_EQUAL(p.nsiblings, 13);
 	for (q = 0; q < 13; q++)
 		CU_ASSERT_EQUAL(nt_placement_spread(&p, q), (int)q + 1);
-	CU_ASSERT_EQUAL(nt_placement_spread(&p, 13), 1);
+	CU_ASSERT_EQUAL(nt_placement_spread(&p, 13), 29);	/* the siblings next */
+	CU_ASSERT_EQUAL(nt_placement_spread(&p, 25), 41);
+	CU_ASSERT_EQUAL(nt_placement_spread(&p, 26), 1);	/* then wrap */
 	c = f.node_cpus[1];
 	nt_placement_init(&p, &c, &f);
 	CU_ASSERT_EQUAL(p.ncores, 14);
@@ -209,13 +215,13 @@ static void test_lower_wrap(void)
 		"    irq: {policy: numa-local-spread}\n"));
 	CU_ASSERT_EQUAL(x.errors, 0);
 	expect_irq(&x, "enp1s0f0", 12, "13");
-	expect_irq(&x, "enp1s0f0", 13, "1");	/* wraps to the first core, */
-	expect_irq(&x, "enp1s0f0", 14, "2");	/* not to a sibling or node 1 */
-	expect_irq(&x, "enp1s0f0", 15, "3");
+	expect_irq(&x, "enp1s0f0", 13, "29");	/* the first core's sibling, */
+	expect_irq(&x, "enp1s0f0", 14, "30");	/* not a core twice or node 1 */
+	expect_irq(&x, "enp1s0f0", 15, "31");
 	for (i = 0; i < x.d.n; i++)
-		if (x.d.v[i].sev == NT_WARNING && strstr(x.d.v[i].msg, "wrapping"))
+		if (x.d.v[i].sev == NT_WARNING && strstr(x.d.v[i].msg, "share cores"))
 			warned = !strcmp(x.d.v[i].msg, "enp1s0f0 has 16 queues but node 0 has 13 usable "
-					 "physical cores; queues share cores (wrapping)");
+					 "physical cores; queues 13 and later share cores: on the SMT siblings");
 	CU_ASSERT_TRUE(warned);
 	t_lowered_free(&x);
 }
