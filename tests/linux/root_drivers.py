@@ -93,6 +93,9 @@ def one(work, case, seed):
         fail(f"{tag}: plan has {nsettings} irq-affinity settings, want {ports * queues}\n{plan[:2000]}")
     if "resolved at apply time" in plan or "generic vector rule" in plan:
         fail(f"{tag}: plan does not know the vectors:\n{plan[:1500]}")
+    pre = os.path.join(root, "pre.json")
+    with open(pre, "w") as f:
+        f.write(run(["--root", root, "observe", "--json"], env, 0).stdout)
     run(["--root", root, "apply", "--yes", prof], env, 0)
     banned = set()
     if os.path.exists(os.path.join(root, DROPIN)):
@@ -130,6 +133,18 @@ def one(work, case, seed):
     if banned != want_banned:
         fail(f"{tag}: banned {sorted(banned - want_banned)} extra, {sorted(want_banned - banned)} missing")
     run(["--root", root, "plan", prof], env, 0)
+    # a snapshot of the converged host carries the TX vectors (and VMBus
+    # channels): planning against it is in sync; the script emitted from
+    # the pre-apply snapshot writes every TX vector with its queue
+    snap = os.path.join(root, "snap.json")
+    with open(snap, "w") as f:
+        f.write(run(["--root", root, "observe", "--json"], env, 0).stdout)
+    run(["plan", "--check", prof, "--state", snap], env, 0)
+    script = run(["emit", "--format", "sh", prof, "--state", pre], env, 0).stdout
+    for p in desc["ports"]:
+        for v in p["vectors"]:
+            if v["role"] == "t" and f"'{p['name']}' '{v['queue']}@{v['irq']}'" not in script:
+                fail(f"{tag}: the emitted script does not place TX vector {v['name']} (irq {v['irq']})")
     if drv == "virtio_net":
         virtio_identity(root, env, tag)
 
