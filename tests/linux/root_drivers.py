@@ -200,6 +200,28 @@ def generic(work):
         fail(f"generic driver: the fdir vector (irq 1004) was taken for a queue:\n{plan}")
 
 
+def no_vectors(work):
+    """A device with a driver but no MSI-X vector (INTx fallback): a located
+    error naming the driver, not a deferred 'resolved at apply time'."""
+    import shutil
+    root = os.path.join(work, "novec")
+    subprocess.run([sys.executable, MK, root, "ena", "--ports", "1", "--queues", "2",
+                    "--sockets", "1", "--cores", "2", "--threads", "1"],
+                   check=True, capture_output=True)
+    shutil.rmtree(os.path.join(root, "sys/devices/pci0000:00/0000:10:00.0/msi_irqs"))
+    prof = os.path.join(root, "p.yaml")
+    with open(prof, "w") as f:
+        f.write("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: drv}\n"
+                "target: linux\ninterfaces:\n  - name: eth0\n"
+                "    irq: {policy: numa-local-spread}\n")
+    env = dict(os.environ, NETTUNE_STATE_DIR=os.path.join(root, "state"))
+    r = run(["--root", root, "plan", prof], env, 1)
+    want = (f"{prof}:7:19: error: queue 0 of eth0 has no IRQ (driver ena: it has no per-queue "
+            "interrupt vector to place)")
+    if want not in r.stderr:
+        fail(f"no vectors: stderr lacks {want!r}:\n{r.stderr}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as work:
         n = 0
@@ -208,6 +230,7 @@ def main():
                 one(work, case, seed)
                 n += 1
         generic(work)
+        no_vectors(work)
     if failures:
         print(f"{failures} failures", file=sys.stderr)
         sys.exit(1)
