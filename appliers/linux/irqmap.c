@@ -13,7 +13,7 @@
 #include "sysio.h"
 
 /* The vector layout table (vectors.def). */
-enum vec_role { Q, T, TR, G, S };
+enum vec_role { Q, T, TR, QT, G, S };
 
 static const struct vec_row {
 	const char *driver, *pattern;
@@ -331,7 +331,7 @@ void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
 {
 	struct nt_iface_facts *i = nt_facts_iface(facts, iface);
 	struct vec *v;
-	size_t n, k, nq = 0, ng = 0;
+	size_t n, k, nq = 0, nt = 0, ng = 0;
 	bool known = false;
 
 	if (!i)
@@ -370,6 +370,7 @@ void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
 			v[k].row = &vec_rows[r];
 			v[k].idx = idx;
 			nq += vec_rows[r].role == Q;
+			nt += vec_rows[r].role == T;
 			ng += vec_rows[r].role == G;
 			break;
 		}
@@ -402,6 +403,12 @@ void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
 			}
 			q -= nq;
 			tx = true;
+		} else if (r->role == QT) {
+			if (q < nt) {
+				free(v[k].name);
+				continue;
+			}
+			q -= nt;
 		} else if (r->role == G) {
 			if (q < ng / 2) {
 				tx = true;
