@@ -301,7 +301,10 @@ static int open_in_root(const char *rel, int flags, mode_t mode)
 		if (fd >= 0 || errno != EAGAIN)
 			break;
 	}
-	if (nt_sys_no_openat2 || (fd < 0 && (errno == ENOSYS || errno == EPERM)))
+	/* still EAGAIN after 8 tries (renames anywhere on the system while
+	 * the path has ".." or a symlink with one: sysfs device links do):
+	 * the component walk has no such race */
+	if (nt_sys_no_openat2 || (fd < 0 && (errno == ENOSYS || errno == EPERM || errno == EAGAIN)))
 		fd = walk_in_root(rootfd, rel, flags, mode);
 	else if (fd < 0)
 		fd = -errno;
