@@ -475,6 +475,13 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 			why = "the name has a control character or '@'";
 		else if (r->sh_refuse)
 			why = r->sh_refuse(&s->val);
+		if (!why && (r->sh_flags & NT_SH_ARG_IRQ)) {
+			const struct nt_iface_facts *F = nt_facts_iface(in->facts, s->object);
+
+			if (F && F->vmbus)
+				why = "its queues are VMBus channels (hv_netvsc), placed through "
+				      "channels/RELID/cpu, which the script does not write; use nettune apply";
+		}
 		if (why) {
 			nt_error(d, s->src, "emit", "%s %s%s%s cannot be expressed in a sh script: %s",
 				 s->object, nt_kinds[s->kind].name, s->arg ? " " : "",

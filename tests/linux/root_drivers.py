@@ -140,7 +140,13 @@ def one(work, case, seed):
     with open(snap, "w") as f:
         f.write(run(["--root", root, "observe", "--json"], env, 0).stdout)
     run(["plan", "--check", prof, "--state", snap], env, 0)
-    script = run(["emit", "--format", "sh", prof, "--state", pre], env, 0).stdout
+    if drv == "hv_netvsc":
+        r = run(["emit", "--format", "sh", prof, "--state", pre], env, 1)
+        if "its queues are VMBus channels (hv_netvsc)" not in r.stderr:
+            fail(f"{tag}: emit does not refuse VMBus channel placement:\n{r.stderr}")
+        script = ""
+    else:
+        script = run(["emit", "--format", "sh", prof, "--state", pre], env, 0).stdout
     for p in desc["ports"]:
         for v in p["vectors"]:
             if v["role"] == "t" and f"'{p['name']}' '{v['queue']}@{v['irq']}'" not in script:
