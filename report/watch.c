@@ -319,7 +319,7 @@ static void build_if(const struct nt_facts *f, const struct nt_watch_intent *in,
 		uint64_t v;
 
 		q->queue = fi && fi->nirqs ? fi->irqs[k].queue : (uint32_t)k;
-		q->irq = fi && fi->nirqs ? (int)fi->irqs[k].irq : -1;
+		q->irq = fi && fi->nirqs && !fi->vmbus ? (int)fi->irqs[k].irq : -1;
 		q->top_cpu = q->off_cpu = -1;
 		snprintf(arg, sizeof(arg), "%u", q->queue);
 		s = in && in->desired ? nt_state_get(in->desired, NT_K_IRQ_AFFINITY, ir->name, arg) : NULL;

@@ -407,7 +407,8 @@ int nt_watch_sample(const struct nt_facts *f, const char *const *ifaces, size_t 
 	for (k = 0; k < nifaces; k++) {
 		const struct nt_iface_facts *i = nt_facts_iface(f, ifaces[k]);
 
-		for (j = 0; i && j < i->nirqs; j++) {
+		/* VMBus channels (hv_netvsc) have no /proc/interrupts line of their own */
+		for (j = 0; i && !i->vmbus && j < i->nirqs; j++) {
 			s->irq = nt_xrealloc(s->irq, (s->nirq + 1) * sizeof(*s->irq));
 			s->irq[s->nirq++] = i->irqs[j].irq;
 		}
