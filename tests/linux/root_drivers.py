@@ -176,6 +176,16 @@ def virtio_identity(root, env, tag):
             fail(f"{tag}: nic: {nic} on a KVM guest: {r.stderr}")
 
 
+def eth0_spread(root):
+    """A profile placing eth0's IRQs, and the environment to run it in."""
+    prof = os.path.join(root, "p.yaml")
+    with open(prof, "w") as f:
+        f.write("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: drv}\n"
+                "target: linux\ninterfaces:\n  - name: eth0\n"
+                "    irq: {policy: numa-local-spread}\n")
+    return prof, dict(os.environ, NETTUNE_STATE_DIR=os.path.join(root, "state"))
+
+
 def generic(work):
     """A driver without a layout row: the generic rule, said in the plan;
     its sideband-named vectors are not queues."""
@@ -193,12 +203,7 @@ def generic(work):
         text = f.read()
     with open(os.path.join(root, "proc/interrupts"), "w") as f:
         f.write(text.replace("      eth0\n", "      foo-eth0:fdir-TxRx-0\n"))
-    prof = os.path.join(root, "p.yaml")
-    with open(prof, "w") as f:
-        f.write("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: drv}\n"
-                "target: linux\ninterfaces:\n  - name: eth0\n"
-                "    irq: {policy: numa-local-spread}\n")
-    env = dict(os.environ, NETTUNE_STATE_DIR=os.path.join(root, "state"))
+    prof, env = eth0_spread(root)
     plan = run(["--root", root, "plan", prof], env, 2).stdout
     if plan.count("generic vector rule: no layout row for this driver") != 4:
         fail(f"generic driver: the plan does not say the generic rule placed 4 queues:\n{plan}")
@@ -215,12 +220,7 @@ def no_vectors(work):
                     "--sockets", "1", "--cores", "2", "--threads", "1"],
                    check=True, capture_output=True)
     shutil.rmtree(os.path.join(root, "sys/devices/pci0000:00/0000:10:00.0/msi_irqs"))
-    prof = os.path.join(root, "p.yaml")
-    with open(prof, "w") as f:
-        f.write("apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: drv}\n"
-                "target: linux\ninterfaces:\n  - name: eth0\n"
-                "    irq: {policy: numa-local-spread}\n")
-    env = dict(os.environ, NETTUNE_STATE_DIR=os.path.join(root, "state"))
+    prof, env = eth0_spread(root)
     r = run(["--root", root, "plan", prof], env, 1)
     want = (f"{prof}:7:19: error: queue 0 of eth0 has no IRQ (driver ena: it has no per-queue "
             "interrupt vector to place)")
