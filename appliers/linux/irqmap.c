@@ -69,8 +69,15 @@ static bool vec_match(const char *pat, const char *name, const char *ifname, uns
 
 /* The generic rule of a driver without a row: a queue index after one of
  * these marks, unless the name says it is a sideband vector. */
-static int generic_queue_of(const char *name)
+static int generic_queue_of(const char *name, const char *ifname)
 {
+	/* the sideband words are looked for outside the interface's own name
+	 * (an interface called ctrl0 keeps its queues) */
+	const char *in = strstr(name, ifname);
+	char rest[256];
+
+	snprintf(rest, sizeof(rest), "%.*s%s", in ? (int)(in - name) : (int)strlen(name), name,
+		 in ? in + strlen(ifname) : "");
 	static const char *const marks[] = {"TxRx-", "-rx-", "input.", "_comp", "-io-", "-fp-",
 					    "-Tx-Rx-", "-rxtx-"};
 	static const char *const sideband[] = {"misc", "fdir", "ctrl", "mgmnt", "async", "event",
@@ -78,7 +85,7 @@ static int generic_queue_of(const char *name)
 	size_t k;
 
 	for (k = 0; k < sizeof(sideband) / sizeof(sideband[0]); k++)
-		if (strstr(name, sideband[k]))
+		if (strstr(rest, sideband[k]))
 			return -1;
 	for (k = 0; k < sizeof(marks) / sizeof(marks[0]); k++) {
 		const char *m = strstr(name, marks[k]);
@@ -233,6 +240,20 @@ static void add_irq(struct nt_irq_fact **t, size_t *n, uint32_t q, unsigned irq,
 	(*n)++;
 }
 
+/* /sys/class/net/IF/device is a virtio device (virtioN). */
+static bool is_virtio(const char *iface)
+{
+	char *p = nt_sys_path("/sys/class/net/%s/device", iface), link[PATH_MAX], *slash;
+	ssize_t n = p ? nt_sys_readlink(p, link, sizeof(link) - 1) : -1;
+
+	free(p);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	slash = strrchr(link, '/');
+	return !strncmp(slash ? slash + 1 : link, "virtio", 6);
+}
+
 /* The device's MSI vectors, numbered: sysfs lists msi_irqs/ in hash order,
  * so they are sorted before anything depends on their order. */
 static size_t read_vectors(const char *iface, struct vec **out)
@@ -243,8 +264,10 @@ static size_t read_vectors(const char *iface, struct vec **out)
 	size_t n = 0;
 
 	*out = NULL;
-	if (!d) {
-		/* virtio: the vectors belong to the PCI function above virtioN */
+	if (!d && is_virtio(iface)) {
+		/* virtio: the vectors belong to the PCI function above virtioN
+		 * (only there: an mlx5 sub-function or any other child device
+		 * would take its parent's vectors for its own) */
 		free(dir);
 		dir = nt_sys_path("/sys/class/net/%s/device/../msi_irqs", iface);
 		d = dir ? nt_sys_opendir(dir) : NULL;
@@ -383,7 +406,7 @@ void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
 		if (!v[k].name)
 			continue;
 		if (!known) {
-			int g = generic_queue_of(v[k].name);
+			int g = generic_queue_of(v[k].name, iface);
 
 			if (g < 0) {
 				free(v[k].name);
