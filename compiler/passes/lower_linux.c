@@ -647,8 +647,13 @@ static void lower_rings(struct ictx *c)
 		    want % c->caps->ring_step.v)
 			want = (want + c->caps->ring_step.v - 1) / c->caps->ring_step.v *
 			       c->caps->ring_step.v;
+		if (k < 2 && c->caps && c->caps->ring_pow2 == NT_POW2_UP && nt_pow2_up(want))
+			want = nt_pow2_up(want);
 		s = put(c, NT_K_RING, m[k].n, nt_v_u32(want), path);
-		if (want != *m[k].v)
+		if (want != *m[k].v && c->caps->ring_pow2 == NT_POW2_UP)
+			set_note(s, "%u rounded up to %u: %s rounds ring sizes up to a power of two",
+				 *m[k].v, want, c->caps->driver);
+		else if (want != *m[k].v)
 			set_note(s, "%u rounded up to %u: %s rounds ring sizes to multiples of %u",
 				 *m[k].v, want, c->caps->driver, c->caps->ring_step.v);
 	}
