@@ -635,13 +635,18 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 
 		if (c->rss_indir_size.known && !c->rss_indir_size.v) {
 			E(v, at(v, true, "/interfaces/%zu/rss", i), "capability",
-			  "%s (%s) has no RSS", c->id, c->driver);
+			  "%s (%s) has no RSS: %s has no RSS key or indirection table to set", c->id,
+			  c->driver, f->name ? f->name : "this interface");
 			return;
 		}
 		if (f->rss->key) {
 			n = nt_parse_rss_key(f->rss->key, key, sizeof(key), &per_host);
-			if (c->key_settable == NT_TRI_NO ||
-			    (c->rss_key_bytes.known && !c->rss_key_bytes.v))
+			if (c->rss_key_bytes.known && !c->rss_key_bytes.v)
+				E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
+				  "%s has no RSS key (driver %s: the %s table's key size is 0); remove "
+				  "rss.key (%s)", f->name ? f->name : "this interface", c->driver, c->id,
+				  c->src_rss ? c->src_rss : "no source");
+			else if (c->key_settable == NT_TRI_NO)
 				E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
 				  "%s (%s) does not accept an RSS key", c->id, c->driver);
 			else if (!per_host && n > 0 && c->rss_key_bytes.known &&
