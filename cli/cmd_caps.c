@@ -77,6 +77,9 @@ static void show(const struct nt_caps *c)
 	num("rx min", c->ring_rx_min);
 	num("tx min", c->ring_tx_min);
 	num("step", c->ring_step);
+	if (c->ring_pow2 != NT_POW2_NONE)
+		printf("  %-22s %s\n", "power of two", c->ring_pow2 == NT_POW2_DOWN ?
+		       "rounds down" : c->ring_pow2 == NT_POW2_UP ? "rounds up" : "required");
 	if (c->ring_rx_max_no_agg.known)
 		printf("  %-22s %u (offloads.gro_hw and .lro off, mtu <= %u)\n",
 		       "rx max without agg", c->ring_rx_max_no_agg.v, c->no_agg_mtu_max.v);

@@ -615,6 +615,31 @@ static int all_ifaces(char ***out, size_t *n)
 	return 0;
 }
 
+/* The first line of a file below --root (p, from nt_sys_path, freed here)
+ * without surrounding blanks, or NULL when the file is absent or that line
+ * is empty (the host name and kernel release of an image:
+ * /proc/sys/kernel/hostname, osrelease, /etc/hostname). */
+static char *root_word(char *p)
+{
+	char *t = nt_sys_read(p), *a, *e;
+
+	free(p);
+	if (!t)
+		return NULL;
+	for (a = t; *a == ' ' || *a == '\t'; a++)
+		;
+	e = a + strcspn(a, "\n");
+	while (e > a && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	*e = '\0';
+	if (!*a) {
+		free(t);
+		return NULL;
+	}
+	memmove(t, a, (size_t)(e - a) + 1);
+	return t;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -640,12 +665,20 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	memset(st, 0, sizeof(*st));
 	f->known = true;
 	f->target = nt_xstrdup("linux");
-	if (!gethostname(host, sizeof(host))) {
-		host[sizeof(host) - 1] = '\0';
-		f->hostname = nt_xstrdup(host);
+	if (*nt_sys_root) {
+		/* the image's, never the running machine's: unknown when absent */
+		f->hostname = root_word(nt_sys_path("/proc/sys/kernel/hostname"));
+		if (!f->hostname)
+			f->hostname = root_word(nt_sys_path("/etc/hostname"));
+		f->kernel = root_word(nt_sys_path("/proc/sys/kernel/osrelease"));
+	} else {
+		if (!gethostname(host, sizeof(host))) {
+			host[sizeof(host) - 1] = '\0';
+			f->hostname = nt_xstrdup(host);
+		}
+		if (!uname(&u))
+			f->kernel = nt_xstrdup(u.release);
 	}
-	if (!uname(&u))
-		f->kernel = nt_xstrdup(u.release);
 	{
 		char *mp = nt_sys_path("/etc/machine-id");
 

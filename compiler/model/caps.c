@@ -330,6 +330,23 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 	c->ring_step = get_num(&r, "/linux/rings/step");
 	c->ring_rx_min = get_num(&r, "/linux/rings/rx_min");
 	c->ring_tx_min = get_num(&r, "/linux/rings/tx_min");
+	n = get(&r, "/linux/rings/power_of_two", NT_Y_SCALAR, false);
+	if (n && !strcmp(n->scalar, "round-down"))
+		c->ring_pow2 = NT_POW2_DOWN;
+	else if (n && !strcmp(n->scalar, "round-up"))
+		c->ring_pow2 = NT_POW2_UP;
+	else if (n && !strcmp(n->scalar, "refused"))
+		c->ring_pow2 = NT_POW2_REFUSED;
+	else if (n && strcmp(n->scalar, "unknown")) {
+		nt_error(d, n->mark, "caps",
+			 "rings.power_of_two is round-down, round-up, refused or unknown");
+		r.bad = 1;
+	}
+	if (c->ring_pow2 != NT_POW2_NONE && c->ring_step.known && c->ring_step.v > 1) {
+		nt_error(d, n->mark, "caps",
+			 "rings.power_of_two and a rings.step above 1 cannot both hold");
+		r.bad = 1;
+	}
 	c->ring_max_since = get_str(&r, "/linux/rings/max_since", false);
 	c->ring_max_before = get_num(&r, "/linux/rings/max_before");
 	if (!c->ring_max_since != !c->ring_max_before.known) {
@@ -370,6 +387,7 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 				  c->ring_rx_max_no_agg.known ||
 				  c->ring_rx_min.known || c->ring_tx_min.known ||
 				  c->ring_tx_max.known || c->ring_step.known ||
+				  c->ring_pow2 != NT_POW2_NONE ||
 				  c->rings_settable != NT_TRI_UNKNOWN);
 
 	c->rss_key_bytes = get_num(&r, "/linux/rss/key_bytes");
@@ -856,6 +874,22 @@ size_t nt_caps_coalesce_issues(const struct nt_caps *c, const struct nt_iface *f
 		}
 	}
 	return n;
+}
+
+uint32_t nt_pow2_down(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p <= v / 2)
+		p *= 2;
+	return v ? p : 0;
+}
+
+uint32_t nt_pow2_up(uint32_t v)
+{
+	uint32_t p = nt_pow2_down(v);
+
+	return !v ? 1 : p == v ? v : p > UINT32_MAX / 2 ? 0 : p * 2;
 }
 
 bool nt_caps_ring_before(const struct nt_caps *c, const char *kernel)

@@ -21,6 +21,15 @@ enum nt_cap_state {
 enum nt_win_state { NT_WIN_UNKNOWN, NT_WIN_SUPPORTED, NT_WIN_UNSUPPORTED };
 enum nt_tri { NT_TRI_UNKNOWN = -1, NT_TRI_NO = 0, NT_TRI_YES = 1 };
 
+/* rings.power_of_two: what set_ringparam does with a size that is not a
+ * power of two. */
+enum nt_ring_pow2 {
+	NT_POW2_NONE,		/* absent: no power-of-two rule known */
+	NT_POW2_DOWN,		/* rounds it down silently (ena: rounddown_pow_of_two) */
+	NT_POW2_UP,		/* rounds it up silently (mlx5: order_base_2) */
+	NT_POW2_REFUSED,	/* refuses it (gve: is_power_of_2) */
+};
+
 enum nt_chan { NT_CH_COMBINED, NT_CH_RX, NT_CH_TX, NT_CH_OTHER, NT_CH__COUNT };
 
 /* Portable offload names, the keys of a table's linux.offloads. */
@@ -52,6 +61,7 @@ struct nt_caps {
 	enum nt_tri chan_settable;	/* false: get_channels only (vmxnet3) */
 	struct nt_num ring_rx_max, ring_tx_max, ring_step;
 	struct nt_num ring_rx_min, ring_tx_min;	/* set_ringparam refuses less */
+	enum nt_ring_pow2 ring_pow2;	/* rings.power_of_two: how the driver treats other sizes */
 	char *ring_max_since;		/* kernel version the ring maxima hold from */
 	struct nt_num ring_max_before;	/* the ring maximum of older kernels */
 	char **ring_backports;		/* "X.Y.Z": older series that got the maxima */
@@ -169,6 +179,10 @@ size_t nt_caps_coalesce_issues(const struct nt_caps *c, const struct nt_iface *f
  * rings.max_backports releases of its own X.Y series.  False when the table
  * has no such rule or the kernel cannot be parsed. */
 bool nt_caps_ring_before(const struct nt_caps *c, const char *kernel);
+/* The powers of two around v (v >= 1): the largest at most v, the smallest at
+ * least v (0 when it does not fit in 32 bits). */
+uint32_t nt_pow2_down(uint32_t v);
+uint32_t nt_pow2_up(uint32_t v);
 /* Whether the table lists this PCI vendor:device. */
 bool nt_caps_has_pci(const struct nt_caps *c, const char *pci);
 void nt_capsdb_free(struct nt_capsdb *db);

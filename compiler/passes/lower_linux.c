@@ -647,8 +647,13 @@ static void lower_rings(struct ictx *c)
 		    want % c->caps->ring_step.v)
 			want = (want + c->caps->ring_step.v - 1) / c->caps->ring_step.v *
 			       c->caps->ring_step.v;
+		if (k < 2 && c->caps && c->caps->ring_pow2 == NT_POW2_UP && nt_pow2_up(want))
+			want = nt_pow2_up(want);
 		s = put(c, NT_K_RING, m[k].n, nt_v_u32(want), path);
-		if (want != *m[k].v)
+		if (want != *m[k].v && c->caps->ring_pow2 == NT_POW2_UP)
+			set_note(s, "%u rounded up to %u: %s rounds ring sizes up to a power of two",
+				 *m[k].v, want, c->caps->driver);
+		else if (want != *m[k].v)
 			set_note(s, "%u rounded up to %u: %s rounds ring sizes to multiples of %u",
 				 *m[k].v, want, c->caps->driver, c->caps->ring_step.v);
 	}
@@ -789,14 +794,42 @@ static void lower_rss(struct ictx *c)
 		bool per_host;
 		int n = nt_parse_rss_key(r->key, key, sizeof(key), &per_host);
 		struct nt_num kb = key_bytes(c);
+		/* an observed device without a key has an indirection size and no
+		 * key size (observe.c, snapshots); a table says 0 */
+		bool obs_nokey = c->F && c->F->rss_indir_size.known && !c->F->rss_key_bytes.known;
+		const char *drv = c->F && c->F->driver ? c->F->driver :
+				  c->caps ? c->caps->driver : NULL;
 
-		if (kb.known && kb.v > sizeof(key)) {
+		/* validate said so already: a table's key size of 0, or the
+		 * observed empty indirection table given to a chosen table */
+		bool said = c->caps && ((c->caps->rss_key_bytes.known && !c->caps->rss_key_bytes.v) ||
+					(table_chosen(c) && c->F && c->F->rss_indir_size.known &&
+					 !c->F->rss_indir_size.v));
+
+		if ((obs_nokey || (kb.known && !kb.v)) && said) {
+			/* reported by validate */
+		} else if (obs_nokey || (kb.known && !kb.v)) {
+			const char *why = !obs_nokey ? "its key size is 0" :
+					  c->F->rss_indir_size.v ?
+					  "observed: an indirection table but no key" :
+					  "observed: no key and no indirection table";
+
+			LERR(c->L, mk(c, "rss/key", false), "%s has no RSS key (%s%s%s%s%s%s); remove rss.key",
+			     c->f->name, drv ? "driver " : "", drv ? drv : "", drv ? ", " : "", why,
+			     !obs_nokey && c->caps && c->caps->src_rss ? "; " : "",
+			     !obs_nokey && c->caps && c->caps->src_rss ? c->caps->src_rss : "");
+		} else if (kb.known && kb.v > sizeof(key)) {
 			/* the loaders refuse this; a table or a driver could still say so */
 			LERR(c->L, mk(c, "rss/key", false),
 			     "the RSS key size of %s is %u bytes; nettune handles at most %zu",
 			     c->f->name, kb.v, sizeof(key));
 		} else if (per_host) {
-			if (!kb.known || !kb.v) {
+			if (!kb.known && c->caps) {
+				LERR(c->L, mk(c, "rss/key", false),
+				     "the RSS key size of %s is unknown: the %s table (driver %s) does not "
+				     "know it; plan against the live host or a snapshot", c->f->name,
+				     c->caps->id, c->caps->driver);
+			} else if (!kb.known) {
 				LERR(c->L, mk(c, "rss/key", false),
 				     "the RSS key size of %s is unknown; name the NIC model (nic:) or plan "
 				     "against the live host or a snapshot", c->f->name);

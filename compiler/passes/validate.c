@@ -575,6 +575,38 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
 				  "rings.%s = %u is below the %s minimum of %u (%s)", r[k].n, *r[k].val,
 				  c->id, r[k].min.v, c->src_rings);
+			else if (k < 2 && c->ring_pow2 != NT_POW2_NONE && *r[k].val &&
+				 nt_pow2_down(*r[k].val) != *r[k].val) {
+				uint32_t lo = nt_pow2_down(*r[k].val), hi = nt_pow2_up(*r[k].val);
+				bool hi_ok = hi && !(r[k].max.known && hi > r[k].max.v);
+				bool lo_ok = !(r[k].min.known && lo < r[k].min.v);
+				char use[64];
+
+				if (hi_ok && lo_ok)
+					snprintf(use, sizeof(use), "use %u or %u", lo, hi);
+				else
+					snprintf(use, sizeof(use), "use %u", hi_ok ? hi : lo);
+				if (c->ring_pow2 == NT_POW2_DOWN)
+					E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n),
+					  "capability", "rings.%s = %u: %s rounds ring sizes down to a "
+					  "power of two, so %u would become %u; %s (%s)", r[k].n,
+					  *r[k].val, c->driver, *r[k].val, lo, use, c->src_rings);
+				else if (c->ring_pow2 == NT_POW2_REFUSED)
+					E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n),
+					  "capability", "rings.%s = %u: %s refuses ring sizes that are not "
+					  "a power of two; %s (%s)", r[k].n, *r[k].val, c->driver, use,
+					  c->src_rings);
+				else if (!hi_ok)
+					E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n),
+					  "capability", "rings.%s = %u: %s rounds ring sizes up to a power "
+					  "of two, and %u is above the %s maximum; use %u (%s)", r[k].n,
+					  *r[k].val, c->driver, hi, c->id, lo, c->src_rings);
+				else
+					W(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n),
+					  "rounding", "rings.%s = %u is not a power of two; %s rounds it "
+					  "up, so the plan uses %u (%s)", r[k].n, *r[k].val, c->driver, hi,
+					  c->src_rings);
+			}
 			else if (c->ring_step.known && c->ring_step.v > 1 && *r[k].val % c->ring_step.v)
 				W(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "rounding",
 				  "rings.%s = %u is not a multiple of %u; %s rounds it, so the plan uses %u",
@@ -603,13 +635,18 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 
 		if (c->rss_indir_size.known && !c->rss_indir_size.v) {
 			E(v, at(v, true, "/interfaces/%zu/rss", i), "capability",
-			  "%s (%s) has no RSS", c->id, c->driver);
+			  "%s (%s) has no RSS: %s has no RSS key or indirection table to set", c->id,
+			  c->driver, f->name ? f->name : "this interface");
 			return;
 		}
 		if (f->rss->key) {
 			n = nt_parse_rss_key(f->rss->key, key, sizeof(key), &per_host);
-			if (c->key_settable == NT_TRI_NO ||
-			    (c->rss_key_bytes.known && !c->rss_key_bytes.v))
+			if (c->rss_key_bytes.known && !c->rss_key_bytes.v)
+				E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
+				  "%s has no RSS key (driver %s: the %s table's key size is 0); remove "
+				  "rss.key (%s)", f->name ? f->name : "this interface", c->driver, c->id,
+				  c->src_rss ? c->src_rss : "no source");
+			else if (c->key_settable == NT_TRI_NO)
 				E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
 				  "%s (%s) does not accept an RSS key", c->id, c->driver);
 			else if (!per_host && n > 0 && c->rss_key_bytes.known &&

@@ -107,8 +107,9 @@ sysctl:
 
 def fixture(E, profile=FIXTURE_PROFILE, queues=4):
     root = E.p("root")
-    subprocess.run([sys.executable, MKROOT, root, "--queues", str(queues)], check=True,
-                   capture_output=True)
+    # the image's host name: under --root nettune reports it, not this machine's
+    subprocess.run([sys.executable, MKROOT, root, "--queues", str(queues),
+                    "--hostname", "fixture-host"], check=True, capture_output=True)
     with open(E.p("p.yaml"), "w") as f:
         f.write(profile)
     return root
@@ -283,18 +284,18 @@ def t_refusals():
         other = E.p("other.json")
         E.run(["plan", X710, "--state", X710_STATE, "--out", other])
         E.run(["sign", "--key", key, other])
-        hostname = os.uname().nodename
         expect(E, ["--root", root, "apply", other, "--trust", pub], 1,
-               "nettune apply: error: plan for another host: %s is for host sg-gw-01, this host is %s"
-               % (other, hostname), what="other host by name")
+               "nettune apply: error: plan for another host: %s is for host sg-gw-01, this host is "
+               "fixture-host" % other, what="other host by name")
         # another host by machine-id: same fixture layout, other machine-id
         root2 = E.p("root2")
-        subprocess.run([sys.executable, MKROOT, root2, "--queues", "4"], check=True)
+        subprocess.run([sys.executable, MKROOT, root2, "--queues", "4", "--hostname", "host2"],
+                       check=True)
         open(os.path.join(root2, "etc/machine-id"), "w").write("fedcba9876543210fedcba9876543210\n")
         expect(E, ["--root", root2, "apply", plan, "--trust", pub], 1,
                "nettune apply: error: plan for another host: %s is for machine-id "
-               "0123456789abcdef0123456789abcdef (host %s), this host is machine-id "
-               "fedcba9876543210fedcba9876543210 (host %s)" % (plan, hostname, hostname),
+               "0123456789abcdef0123456789abcdef (host fixture-host), this host is machine-id "
+               "fedcba9876543210fedcba9876543210 (host host2)" % plan,
                what="other host by machine-id")
         # stale: two observed values changed since the plan was made
         sysctl = os.path.join(root, "proc/sys/net/core/rps_sock_flow_entries")

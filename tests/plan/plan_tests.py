@@ -45,6 +45,8 @@ ERRORS = [
      "tests/plan/states/no-such-file.json"),
     ("tunnel-kind-mismatch", "examples/overlay-tunnels.yaml",
      "tests/plan/states/overlay-geneve-is-vxlan.json"),
+    ("rss-key-no-key", "tests/plan/profiles/virtio-no-rss.yaml",
+     "tests/plan/states/virtio-no-rss.json"),
 ]
 
 failures = []

@@ -193,6 +193,16 @@ static const struct nt_setting *lower_key(struct lowered *x, const char *nic, in
 		t_topo(&x->f, 1, 4, false);
 		F = t_nic(&x->f, "enp1s0f0", 0, 4, 50);
 		F->rss_key_bytes = (struct nt_num){true, (uint32_t)facts_bytes};
+	} else if (facts_bytes < 0) {
+		/* observed without a key: an indirection size, no key size
+		 * (virtio_net without VIRTIO_NET_F_RSS reports 0 and 0) */
+		struct nt_iface_facts *F;
+
+		t_topo(&x->f, 1, 4, false);
+		F = t_nic(&x->f, "enp1s0f0", 0, 4, 50);
+		free(F->driver);
+		F->driver = nt_xstrdup("virtio_net");
+		F->rss_indir_size = (struct nt_num){true, 0};
 	}
 	if (t_load("lower.yaml", yaml, &x->l) == 0)
 		x->errors = t_lower(&x->l, &x->f, &x->obs, &x->des, &x->d, host);
@@ -239,6 +249,25 @@ static void test_rss_key_lowering(void)
 	e = t_first_error(&x.d);
 	CU_ASSERT_STRING_EQUAL(e, "lower.yaml:8:16: the RSS key size of enp1s0f0 is unknown; name the "
 			       "NIC model (nic:) or plan against the live host or a snapshot");
+	free(e);
+	t_lowered_free(&x);
+	/* a device that has no key: said so, with its driver, not "unknown" */
+	s = lower_key(&x, NULL, -1, NULL);
+	CU_ASSERT_PTR_NULL(s);
+	CU_ASSERT_EQUAL(x.errors, 1);
+	e = t_first_error(&x.d);
+	CU_ASSERT_STRING_EQUAL(e, "lower.yaml:8:16: enp1s0f0 has no RSS key (driver virtio_net, "
+			       "observed: no key and no indirection table); remove rss.key");
+	free(e);
+	t_lowered_free(&x);
+	/* a named table that does not know the size: no advice to name one */
+	s = lower_key(&x, "virtio-net", 0, NULL);
+	CU_ASSERT_PTR_NULL(s);
+	CU_ASSERT_EQUAL(x.errors, 1);
+	e = t_first_error(&x.d);
+	CU_ASSERT_STRING_EQUAL(e, "lower.yaml:9:16: the RSS key size of enp1s0f0 is unknown: the "
+			       "virtio-net table (driver virtio_net) does not know it; plan against "
+			       "the live host or a snapshot");
 	free(e);
 	t_lowered_free(&x);
 	/* facts that bypassed the loaders' bounds: refused, never copied */

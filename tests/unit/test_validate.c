@@ -439,6 +439,47 @@ static void test_caps_coalesce_format(void)
 		     "rx_max\n");
 }
 
+/* rings.power_of_two: the three words, unknown, and the located refusals. */
+static void test_caps_ring_pow2(void)
+{
+	struct nt_capsdb t;
+	static const struct { const char *word; enum nt_ring_pow2 want; } w[] = {
+		{"round-down", NT_POW2_DOWN}, {"round-up", NT_POW2_UP},
+		{"refused", NT_POW2_REFUSED}, {"unknown", NT_POW2_NONE},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		char text[128];
+		char *got;
+
+		snprintf(text, sizeof(text), "    rx_max: 512\n    power_of_two: %s\n"
+			 "    source: s\n", w[i].word);
+		got = load_table(text, &t);
+		CU_ASSERT_STRING_EQUAL(got, "");
+		free(got);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(nt_caps_find(&t, "t"));
+		CU_ASSERT_EQUAL(nt_caps_find(&t, "t")->ring_pow2, w[i].want);
+		nt_capsdb_free(&t);
+	}
+	TABLE_EXPECT("    rx_max: 512\n    power_of_two: true\n    source: s\n",
+		     "9:19: rings.power_of_two is round-down, round-up, refused or unknown\n");
+	TABLE_EXPECT("    rx_max: 512\n    step: 8\n    power_of_two: round-up\n    source: s\n",
+		     "10:19: rings.power_of_two and a rings.step above 1 cannot both hold\n");
+	TABLE_EXPECT("    power_of_two: round-down\n",
+		     "7:3: /linux/rings has known values but no source: every number cites "
+		     "where it was read\n");
+
+	CU_ASSERT_EQUAL(nt_pow2_down(3000), 2048u);
+	CU_ASSERT_EQUAL(nt_pow2_up(3000), 4096u);
+	CU_ASSERT_EQUAL(nt_pow2_down(4096), 4096u);
+	CU_ASSERT_EQUAL(nt_pow2_up(4096), 4096u);
+	CU_ASSERT_EQUAL(nt_pow2_down(1), 1u);
+	CU_ASSERT_EQUAL(nt_pow2_up(0), 1u);
+	CU_ASSERT_EQUAL(nt_pow2_down(UINT32_MAX), 0x80000000u);
+	CU_ASSERT_EQUAL(nt_pow2_up(0x80000001u), 0u);
+}
+
 /* The build-time index of the built-in tables agrees with the tables it
  * stands for, and a table looked up through it is the parsed table. */
 static void test_caps_index(void)
@@ -506,6 +547,7 @@ int main(void)
 	CU_add_test(s, "setting names: one rule for every input", test_setting_names);
 	CU_add_test(s, "examples have no findings", test_examples_clean);
 	CU_add_test(s, "capability table coalesce and ring conditions", test_caps_coalesce_format);
+	CU_add_test(s, "capability table rings.power_of_two", test_caps_ring_pow2);
 	CU_add_test(s, "built-in capability tables: build-time index, parsed on lookup", test_caps_index);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
