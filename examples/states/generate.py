@@ -312,3 +312,26 @@ write("windows-uro-workstation.json", windows_uro())
 write("overlay-tunnels.json", overlay())
 write(os.path.join("..", "..", "tests", "plan", "states", "overlay-geneve-is-vxlan.json"),
       overlay({"ogn0": "vxlan"}))
+
+
+# Plan error fixtures from the seed 001 host: the NUMA layout of a machine
+# that numbers SMT siblings next to each other (node 0 = 0-27), and the
+# host with wg0 not up.
+def x710_numa_other():
+    doc = x710()
+    doc["cpus"] = {"online": "0-55", "nodes": {"0": "0-27", "1": "28-55"},
+                   "siblings": [f"{c},{c + 1}" for c in range(0, 56, 2)]}
+    return doc
+
+
+def x710_wg0_down():
+    doc = x710()
+    doc["interfaces"] = [i for i in doc["interfaces"] if i["name"] != "wg0"]
+    doc["settings"] = [x for x in doc["settings"] if x["object"] != "wg0"]
+    return doc
+
+
+write(os.path.join("..", "..", "tests", "plan", "states", "x710-numa-other.json"),
+      x710_numa_other())
+write(os.path.join("..", "..", "tests", "plan", "states", "x710-wg0-down.json"),
+      x710_wg0_down())
