@@ -68,12 +68,16 @@ WANT
 rc=0
 nt plan "$X" --state "$XS" > "$WORK/out" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "plan --state with an irq policy: exit status"
-diff -u "$WORK/want" "$WORK/err" || fail "irq policy: not the located refusals"
+# the snapshot's ring maximum (4096 on its 5.15 kernel) differs from the
+# X710 table's 8160: two warnings before the refusals, not part of them
+grep -v ': warning: enp1s0f0: observed maximum' "$WORK/err" | diff -u "$WORK/want" - ||
+	fail "irq policy: not the located refusals"
 # compile: the profile fails, no manifest is written
 rc=0
 nt compile --out-dir "$WORK/plans" "$X" > /dev/null 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "compile: exit status"
-diff -u "$WORK/want" "$WORK/err" || fail "compile: not the located refusals"
+grep -v ': warning: enp1s0f0: observed maximum' "$WORK/err" | diff -u "$WORK/want" - ||
+	fail "compile: not the located refusals"
 [ -z "$(ls "$WORK/plans" 2>/dev/null)" ] || fail "compile wrote $(ls "$WORK/plans")"
 # the same plan as a manifest made without --netns, applied with it
 rc=0

@@ -187,7 +187,7 @@ def t_warnings(bless):
                     "target: linux\ninterfaces:\n  - name: enp1s0f0\n"
                     "    irq: {policy: explicit, per_queue: [\"2\", \"3\"]}\n")
         rc, out, err = plan(prof, "--state", X710_STATE)
-        want = (f"{prof}:7:40: warning: enp1s0f0 has 16 queues but irq.per_queue lists 2 CPU "
+        want = (f"{prof}:7:40: warning: enp1s0f0 has 56 queues but irq.per_queue lists 2 CPU "
                 "sets: queue 2 and later reuse the list from the start (queue N gets entry N mod 2)")
         if rc != 2 or want not in err:
             fail(f"per_queue wrap: exit {rc}, stderr {err!r}")

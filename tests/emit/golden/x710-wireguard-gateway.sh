@@ -560,6 +560,10 @@ nt_settings() {
 	nt_step feature 'enp1s0f0' 'tx-checksum-sctp' 'on' || return 1
 	# implied: tso needs scatter-gather
 	nt_step feature 'enp1s0f0' 'tx-scatter-gather' 'on' || return 1
+	# implied: tso needs tx checksum
+	nt_step feature 'wg0' 'tx-checksum-ip-generic' 'on' || return 1
+	# implied: tso needs scatter-gather
+	nt_step feature 'wg0' 'tx-scatter-gather' 'on' || return 1
 	nt_step feature 'enp1s0f0' 'tx-tcp-segmentation' 'on' || return 1
 	nt_step feature 'enp1s0f0' 'tx-tcp6-segmentation' 'on' || return 1
 	nt_step feature 'enp1s0f0' 'tx-tcp-ecn-segmentation' 'on' || return 1
@@ -567,6 +571,10 @@ nt_settings() {
 	nt_step feature 'enp1s0f0' 'tx-generic-segmentation' 'on' || return 1
 	nt_step feature 'enp1s0f0' 'rx-gro' 'on' || return 1
 	nt_step feature 'enp1s0f0' 'tx-udp-segmentation' 'on' || return 1
+	nt_step feature 'wg0' 'tx-tcp-segmentation' 'on' || return 1
+	nt_step feature 'wg0' 'tx-tcp-ecn-segmentation' 'on' || return 1
+	nt_step feature 'wg0' 'tx-tcp-mangleid-segmentation' 'on' || return 1
+	nt_step feature 'wg0' 'tx-tcp6-segmentation' 'on' || return 1
 	nt_step feature 'wg0' 'tx-generic-segmentation' 'on' || return 1
 	nt_step feature 'wg0' 'rx-gro' 'on' || return 1
 	# fixed on this device (not in hw_features)
@@ -605,6 +613,19 @@ nt_settings() {
 	nt_step irq_affinity 'enp1s0f0' '11@146' '12' || return 1
 	# irq 147
 	nt_step irq_affinity 'enp1s0f0' '12@147' '13' || return 1
+	nt_step xps_cpus 'enp1s0f0' '0' '2' || return 1
+	nt_step xps_cpus 'enp1s0f0' '1' '4' || return 1
+	nt_step xps_cpus 'enp1s0f0' '2' '8' || return 1
+	nt_step xps_cpus 'enp1s0f0' '3' '10' || return 1
+	nt_step xps_cpus 'enp1s0f0' '4' '20' || return 1
+	nt_step xps_cpus 'enp1s0f0' '5' '40' || return 1
+	nt_step xps_cpus 'enp1s0f0' '6' '80' || return 1
+	nt_step xps_cpus 'enp1s0f0' '7' '100' || return 1
+	nt_step xps_cpus 'enp1s0f0' '8' '200' || return 1
+	nt_step xps_cpus 'enp1s0f0' '9' '400' || return 1
+	nt_step xps_cpus 'enp1s0f0' '10' '800' || return 1
+	nt_step xps_cpus 'enp1s0f0' '11' '1000' || return 1
+	nt_step xps_cpus 'enp1s0f0' '12' '2000' || return 1
 	# keeps irqbalance from moving the pinned IRQs (--banirq, restarts irqbalance)
 	nt_step banned_irqs 'irqbalance' '' '135,136,137,138,139,140,141,142,143,144,145,146,147' || return 1
 }
