@@ -47,8 +47,8 @@ def write(name, doc):
 # at the kernel default MTU 1420.
 #
 # Queues and IRQs are what i40e makes of 56 online CPUs (read in the 6.12
-# sources, drivers/net/ethernet/intel/i40e/i40e_main.c; the same logic is in
-# 5.15):
+# sources, drivers/net/ethernet/intel/i40e/i40e_main.c; no 5.15 sources were
+# at hand, so that 5.15.0-86 does the same is assumed, not checked):
 #   - i40e_sw_init: rss_size_max = min(BIT(func_caps.rss_table_entry_width),
 #     func_caps.num_tx_qp, roundup_pow_of_two(num_online_cpus()) = 64);
 #     alloc_rss_size = min(rss_size_max, num_online_cpus()) = 56.  (X710
@@ -153,8 +153,9 @@ def x710_port(ifn, pci, base):
 # NETIF_F_NEVER_CHANGE, which is NETIF_F_VLAN_CHALLENGED only:
 # include/linux/netdev_features.h).  NETIF_F_GSO_SOFTWARE = NETIF_F_ALL_TSO
 # (TSO, TSO6, TSO_ECN, TSO_MANGLEID) | GSO_SCTP | GSO_UDP_L4 | GSO_FRAGLIST
-# (netdev_features.h; UDP_L4 and FRAGLIST joined it in 5.12, so 5.15 has
-# them; tx-tcp-accecn-segmentation is newer than both 5.15 and 6.12).
+# (netdev_features.h of 6.12; that UDP_L4 and FRAGLIST were already in it in
+# 5.15 is from memory of the 5.12-era change, not checked against 5.15
+# sources; 6.12 has no tx-tcp-accecn-segmentation, so 5.15 has none either).
 # register_netdevice (net/core/dev.c) adds rx-gro and tx-generic-segmentation
 # (NETIF_F_SOFT_FEATURES) on and rx-gro-list / rx-udp-gro-forwarding
 # (NETIF_F_SOFT_FEATURES_OFF) off, all changeable.  On 5.15 wg_setup also

@@ -62,8 +62,8 @@ expect_eq "$(nsx sysctl -n $keys | tr '\n' ' ')" "$ns_before" "namespace sysctls
 X="$SRCROOT/examples/x710-wireguard-gateway.yaml"
 XS="$SRCROOT/examples/states/x710-wireguard-gateway.json"
 cat > "$WORK/want" <<WANT
-$X:82:19: error: IRQ affinity of enp1s0f0's queues (/proc/irq) is host-wide: --netns $NS $why
-$X:82:50: error: the irqbalance ban (a drop-in of irqbalance.service) is host-wide: --netns $NS $why
+$X:85:19: error: IRQ affinity of enp1s0f0's queues (/proc/irq) is host-wide: --netns $NS $why
+$X:85:50: error: the irqbalance ban (a drop-in of irqbalance.service) is host-wide: --netns $NS $why
 WANT
 rc=0
 nt plan "$X" --state "$XS" > "$WORK/out" 2> "$WORK/err" || rc=$?
