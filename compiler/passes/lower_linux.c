@@ -637,6 +637,10 @@ static void lower_rings(struct ictx *c)
 		if (k < 2 && m[k].max && m[k].max->known && c->caps) {
 			struct nt_num tmax = k ? c->caps->ring_tx_max : c->caps->ring_rx_max;
 
+			/* on a kernel before the table's max_since the table's own
+			 * maximum is max_before (x710: 4096 on 5.15.0-NN) */
+			if (tmax.known && nt_caps_ring_before(c->caps, c->L->facts->kernel))
+				tmax = c->caps->ring_max_before;
 			if (tmax.known && tmax.v != m[k].max->v)
 				nt_warn(c->L->d, mk(c, path, false), "capability",
 					"%s: observed maximum %s ring %u differs from the %s table's %u; "
