@@ -25,6 +25,9 @@ static const struct vec_row {
 #undef NT_VEC
 };
 
+/* What the generic rule finds: a queue's vector, index = queue. */
+static const struct vec_row generic_row = {NULL, NULL, Q, "generic rule (irqmap.c)"};
+
 /* name against pattern (vectors.def): %n is ifname exactly, %p any
  * non-empty text (a bus name holds ':' and '.': every length is tried),
  * %d a decimal index into *idx. */
@@ -218,6 +221,13 @@ static int cmp_vec(const void *a, const void *b)
 	return x->irq < y->irq ? -1 : x->irq > y->irq;
 }
 
+static int cmp_queue_only(const void *a, const void *b)
+{
+	const struct nt_irq_fact *x = a, *y = b;
+
+	return x->queue < y->queue ? -1 : x->queue > y->queue;
+}
+
 static int cmp_queue_irq(const void *a, const void *b)
 {
 	const struct nt_irq_fact *x = a, *y = b;
@@ -350,6 +360,32 @@ static void dedupe(struct nt_irq_fact *t, size_t *n)
 	*n = o;
 }
 
+/* A queue with only TX vectors (more TX than RX queues): its first TX
+ * vector is the queue's own.  irqs is sorted; tx_irqs is sorted here. */
+static void promote_tx(struct nt_iface_facts *i)
+{
+	size_t k, o = 0, n0 = i->nirqs;
+	uint32_t last = UINT32_MAX;
+
+	if (i->ntx_irqs > 1)
+		qsort(i->tx_irqs, i->ntx_irqs, sizeof(*i->tx_irqs), cmp_queue_irq);
+	for (k = 0; k < i->ntx_irqs; k++) {
+		struct nt_irq_fact key = {.queue = i->tx_irqs[k].queue};
+
+		if (i->tx_irqs[k].queue != last &&
+		    !(n0 && bsearch(&key, i->irqs, n0, sizeof(*i->irqs), cmp_queue_only))) {
+			last = i->tx_irqs[k].queue;
+			i->irqs = nt_xrealloc(i->irqs, (i->nirqs + 1) * sizeof(*i->irqs));
+			i->irqs[i->nirqs++] = i->tx_irqs[k];
+			continue;
+		}
+		i->tx_irqs[o++] = i->tx_irqs[k];
+	}
+	i->ntx_irqs = o;
+	if (i->nirqs > n0)
+		qsort(i->irqs, i->nirqs, sizeof(*i->irqs), cmp_queue_irq);
+}
+
 void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
 {
 	struct nt_iface_facts *i = nt_facts_iface(facts, iface);
@@ -384,6 +420,13 @@ void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
 		v[k].name = irq_name(procirq.lines, procirq.n, v[k].irq);
 		if (!v[k].name)
 			continue;
+		/* kernel action names are short; a --root image's need not be
+		 * (the %p match tries every length) */
+		if (strlen(v[k].name) > 255) {
+			free(v[k].name);
+			v[k].name = NULL;
+			continue;
+		}
 		for (size_t r = 0; known && r < sizeof(vec_rows) / sizeof(vec_rows[0]); r++) {
 			unsigned long idx = 0;
 
@@ -400,45 +443,32 @@ void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
 	}
 	for (k = 0; k < n; k++) {
 		const struct vec_row *r = v[k].row;
-		unsigned long q = v[k].idx;
-		bool tx = false;
+		unsigned long q = v[k].idx, skip = 0;
+		bool tx;
 
 		if (!v[k].name)
 			continue;
 		if (!known) {
 			int g = generic_queue_of(v[k].name, iface);
 
-			if (g < 0) {
-				free(v[k].name);
-				continue;
-			}
-			q = (unsigned long)g;
-			i->irq_generic = true;
-		} else if (!r || r->role == S) {
+			q = g < 0 ? 0 : (unsigned long)g;
+			i->irq_generic |= g >= 0;
+			r = g < 0 ? NULL : &generic_row;
+		}
+		if (!r || r->role == S) {
 			free(v[k].name);
 			continue;
-		} else if (r->role == T) {
-			tx = true;
-		} else if (r->role == TR) {
-			if (q < nq) {
-				free(v[k].name);
-				continue;
-			}
-			q -= nq;
-			tx = true;
-		} else if (r->role == QT) {
-			if (q < nt) {
-				free(v[k].name);
-				continue;
-			}
-			q -= nt;
-		} else if (r->role == G) {
-			if (q < ng / 2) {
-				tx = true;
-			} else {
-				q -= ng / 2;
-			}
 		}
+		/* TR counts on after the Q vectors, QT after the T vectors */
+		skip = r->role == TR ? nq : r->role == QT ? nt : 0;
+		if (q < skip) {
+			free(v[k].name);
+			continue;
+		}
+		q -= skip;
+		tx = r->role == T || r->role == TR || (r->role == G && q < ng / 2);
+		if (r->role == G && !tx)
+			q -= ng / 2;
 		if (tx)
 			add_irq(&i->tx_irqs, &i->ntx_irqs, (uint32_t)q, v[k].irq, v[k].name);
 		else
@@ -446,24 +476,5 @@ void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
 	}
 	free(v);
 	dedupe(i->irqs, &i->nirqs);
-	if (i->ntx_irqs > 1)
-		qsort(i->tx_irqs, i->ntx_irqs, sizeof(*i->tx_irqs), cmp_queue_irq);
-	/* a queue with only a TX vector (more TX than RX queues): that vector
-	 * is the queue's own */
-	for (k = 0; k < i->ntx_irqs; k++)
-		if (!nt_facts_irq(i, i->tx_irqs[k].queue)) {
-			add_irq(&i->irqs, &i->nirqs, i->tx_irqs[k].queue, i->tx_irqs[k].irq,
-				i->tx_irqs[k].name);
-			i->tx_irqs[k].name = NULL;
-			i->tx_irqs[k].queue = UINT32_MAX;	/* dropped below */
-			dedupe(i->irqs, &i->nirqs);
-		}
-	{
-		size_t o = 0;
-
-		for (k = 0; k < i->ntx_irqs; k++)
-			if (i->tx_irqs[k].queue != UINT32_MAX)
-				i->tx_irqs[o++] = i->tx_irqs[k];
-		i->ntx_irqs = o;
-	}
+	promote_tx(i);
 }
