@@ -174,6 +174,11 @@ int cmd_apply(int argc, char **argv)
 		nt_diags_free(&d);
 		nt_compiled_free(&c);
 		free(abs);
+		if (nt_apply_interrupted())
+			fprintf(stderr, "nettune apply: interrupted (signal %d) before any change; "
+				"nothing was changed\n", nt_apply_interrupted());
+		else
+			fprintf(stderr, "nettune apply: nothing was changed\n");
 		return NT_EXIT_FAIL;
 	}
 	nt_print_diags(&d);

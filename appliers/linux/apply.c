@@ -42,7 +42,8 @@ void nt_apply_catch_signals(void)
 
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
+	sa.sa_flags = SA_RESTART;	/* the netlink waits are poll(2), never restarted */
+	nt_nl_abort_on_signal = true;	/* until a rollback starts (rollback_txn) */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -187,6 +188,7 @@ static size_t restore(struct nt_lctx *x, struct nt_journal *j, size_t upto, bool
 	struct nt_jentry *e = j->e;
 	size_t failed = 0, i;
 	int *err = nt_xcalloc(upto + 1, sizeof(*err));
+	char **why = nt_xcalloc(upto + 1, sizeof(*why));	/* a failed restore's reason */
 
 	nt_journal_clear_unrestored(j);
 	for (i = upto; i-- > 0;) {
@@ -218,17 +220,17 @@ static size_t restore(struct nt_lctx *x, struct nt_journal *j, size_t upto, bool
 		if (err[i] && !*x->err)
 			snprintf(x->err, sizeof(x->err), "%s", strerror(-err[i]));
 		if (err[i])
-			nt_journal_add_unrestored(j, i, x->err);
+			why[i] = nt_xstrdup(x->err);
 	}
-	/* the final check, from fresh dumps */
+	/* the final check, from fresh dumps, of every entry: a restore that
+	 * failed may have been made by a later one (a feature its parent
+	 * turns back on), and one that worked may have been undone */
 	nt_devcache_stale_all();
 	nt_irqmap_stale();
 	for (i = 0; i < upto; i++) {
 		struct nt_value seen;
 		int r;
 
-		if (err[i])
-			continue;
 		r = nt_linux_read(x, e[i].kind, e[i].object, e[i].arg, &seen);
 		if (!e[i].had) {
 			if (r == -ENOENT)
@@ -254,8 +256,11 @@ static size_t restore(struct nt_lctx *x, struct nt_journal *j, size_t upto, bool
 		if (!r)
 			nt_value_free(&seen);
 		else
-			nt_journal_add_unrestored(j, i, x->err);
+			nt_journal_add_unrestored(j, i, why[i] ? why[i] : x->err);
 	}
+	for (i = 0; i < upto; i++)
+		free(why[i]);
+	free(why);
 	for (i = 0; i < j->nunrestored; i++) {
 		const struct nt_jentry *u = &e[j->unrestored[i].entry];
 		char *attr = label_of(u);
@@ -302,8 +307,9 @@ static size_t rollback_txn(int jfd, struct nt_journal *j, struct nt_lctx *x, siz
 			nt_jstate_name(to), j->id, strerror(-r));
 	if (failed)
 		fprintf(stderr, "nettune: error: rollback incomplete: %zu setting%s could not be "
-			"restored (listed above, and in journal %s); 'nettune rollback %s' tries "
-			"again\n", failed, failed == 1 ? "" : "s", j->id, j->id);
+			"restored or read back as restored (listed above, and in journal %s); "
+			"'nettune rollback %s' tries again\n", failed, failed == 1 ? "" : "s", j->id,
+			j->id);
 	return failed;
 }
 
@@ -457,6 +463,7 @@ int nt_linux_restore_journal(int jfd, struct nt_journal *j, enum nt_jstate done,
 	struct nt_lctx x;
 	size_t failed;
 
+	nt_nl_abort_on_signal = false;	/* a signal does not stop a rollback */
 	req.irqbalance = true;
 	nt_devcache_stale_all();
 	nt_irqmap_stale();
@@ -904,6 +911,12 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 			}
 			unread++;
 		}
+		if (unread && interrupted) {
+			fprintf(stderr, "nettune apply: interrupted (signal %d) while reading the "
+				"previous values; nothing was changed\n", (int)interrupted);
+			rc = 1;
+			goto out;
+		}
 		if (unread) {
 			fprintf(stderr, "nettune apply: error: %zu previous value%s could not be read; "
 				"nothing was changed\n", unread, unread == 1 ? "" : "s");
@@ -932,7 +945,6 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		arm_systemd_timer(&j, o->confirm_timeout);
 	written = nt_xcalloc(n + 1, sizeof(*written));
 	pending = nt_xcalloc(n + 1, sizeof(*pending));
-	nt_nl_abort_on_signal = true;	/* a signal ends a wait for the kernel */
 	for (i = 0; i < n; i++) {
 		char *attr = label_of(&e[i]);
 		struct nt_buf from = {0}, to = {0};
@@ -999,7 +1011,6 @@ next:
 		if (rc)
 			break;
 	}
-	nt_nl_abort_on_signal = false;
 	/* The read-back of the netlink settings, and below the check that
 	 * every desired setting reads as desired: after all writes, from one
 	 * fresh dump per message family. */
