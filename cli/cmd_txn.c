@@ -119,10 +119,29 @@ int nt_txn_enter_target(const struct nt_journal *j, bool entered_netns, char *er
 	return 0;
 }
 
+/* The state a rolling-back journal was rolled back from. */
+static enum nt_jstate rolled_back_from(const struct nt_journal *j)
+{
+	for (size_t i = j->ntr; i-- > 0;)
+		if (j->tr[i].state != NT_JS_ROLLING_BACK)
+			return j->tr[i].state;
+	return NT_JS_APPLYING;
+}
+
+/* Whether the journal's changes are reverted as unconfirmed (its rollback,
+ * resumed, ends reverted-unconfirmed). */
+static bool was_unconfirmed(const struct nt_journal *j)
+{
+	enum nt_jstate s = j->state == NT_JS_ROLLING_BACK ? rolled_back_from(j) : j->state;
+
+	return s == NT_JS_PENDING_CONFIRM || s == NT_JS_REVERTED_UNCONFIRMED;
+}
+
 static bool expired(const struct nt_journal *j)
 {
 	return j->deadline_ns && nt_now_ns() >= j->deadline_ns &&
-	       (j->state == NT_JS_PENDING_CONFIRM || j->state == NT_JS_APPLYING);
+	       (j->state == NT_JS_PENDING_CONFIRM || j->state == NT_JS_APPLYING ||
+		(j->state == NT_JS_ROLLING_BACK && was_unconfirmed(j)));
 }
 
 /* Reverts an unconfirmed journal in a child that enters its target (this
@@ -206,6 +225,13 @@ void nt_txn_preflight(const char *cmd)
 			fprintf(stderr, "nettune: warning: journal %s awaits confirmation until %s but "
 				"its watcher (pid %d) is gone; it is reverted at the deadline by the "
 				"next nettune run ('nettune confirm' keeps it)\n", j->id, when, j->pid);
+		} else if (strcmp(cmd, "rollback") && j->state == NT_JS_ROLLING_BACK) {
+			nt_local_time(j->ntr ? j->tr[j->ntr - 1].at_ns : j->created_ns, when,
+				      sizeof(when));
+			fprintf(stderr, "nettune: warning: the rollback of journal %s was interrupted at "
+				"%s (pid %d is gone): the host may be half-restored; 'nettune rollback %s' "
+				"finishes it, 'nettune rollback --discard %s' accepts the host as it is\n",
+				j->id, when, j->pid, j->id, j->id);
 		} else if (strcmp(cmd, "rollback")) {
 			nt_local_time(j->ntr ? j->tr[j->ntr - 1].at_ns : j->created_ns, when,
 				      sizeof(when));
@@ -245,9 +271,14 @@ static void rollback_help(void)
 	       "'ls $NETTUNE_STATE_DIR/journal' (with or without .json) or its path there.\n\n"
 	       "  --discard JOURNAL  accept the host as it is: mark an interrupted or\n"
 	       "                     incompletely rolled back journal 'discarded' (no writes)\n\n"
-	       "Journal states: applying, applied, pending-confirm, confirmed, rolled-back,\n"
-	       "reverted-unconfirmed, rollback-incomplete, discarded.  A journal that is\n"
-	       "rolled back, reverted or discarded is refused.\n"
+	       "Journal states: applying, applied, pending-confirm, confirmed, rolling-back,\n"
+	       "rolled-back, reverted-unconfirmed, rollback-incomplete, discarded.  A rollback\n"
+	       "is recorded (rolling-back) before its first write; one that was killed is\n"
+	       "finished by the next 'nettune rollback'.  Every setting is read back; what\n"
+	       "could not be restored is listed, and kept in the journal (rollback-incomplete).\n"
+	       "SIGTERM, SIGINT and SIGHUP do not stop a rollback; each kernel request is\n"
+	       "bounded by NETTUNE_NL_TIMEOUT_MS (15000).  A journal that is rolled back,\n"
+	       "reverted or discarded is refused.\n"
 	       "Exit status: 0 restored, 1 error or refused (nothing changed), 3 incomplete.\n");
 }
 
@@ -407,6 +438,10 @@ int cmd_rollback(int argc, char **argv)
 		fprintf(stderr, "nettune rollback: error: journal %s is being applied by pid %d\n",
 			j.id, j.pid);
 		goto out;
+	} else if (j.state == NT_JS_ROLLING_BACK && nt_journal_owner_alive(&j)) {
+		fprintf(stderr, "nettune rollback: error: journal %s is being rolled back by pid %d\n",
+			j.id, j.pid);
+		goto out;
 	}
 	if (discard ? !nt_jstate_open(j.state) : !nt_jstate_restorable(j.state)) {
 		rc = refuse_state(&j, "rollback");
@@ -451,10 +486,11 @@ int cmd_rollback(int argc, char **argv)
 		goto out;
 	}
 	if (!unconfirmed)
-		printf("Rolling back %s (%zu setting%s, newest first)%s%s\n", j.id, j.n,
-		       j.n == 1 ? "" : "s", j.netns ? " in network namespace " : "",
-		       j.netns ? j.netns : "");
-	rc = nt_linux_restore_journal(jfd, &j, unconfirmed || j.state == NT_JS_PENDING_CONFIRM ?
+		printf("%s %s (%zu setting%s, newest first)%s%s\n",
+		       j.state == NT_JS_ROLLING_BACK ? "Finishing the interrupted rollback of" :
+		       "Rolling back", j.id, j.n, j.n == 1 ? "" : "s",
+		       j.netns ? " in network namespace " : "", j.netns ? j.netns : "");
+	rc = nt_linux_restore_journal(jfd, &j, unconfirmed || was_unconfirmed(&j) ?
 				      NT_JS_REVERTED_UNCONFIRMED : NT_JS_ROLLED_BACK, !unconfirmed);
 	if (!rc && !unconfirmed)
 		printf("Rolled back.\n");

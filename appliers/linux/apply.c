@@ -21,6 +21,7 @@
 #include "irqmap.h"
 #include "journal.h"
 #include "link.h"
+#include "nlio.h"
 #include "statedir.h"
 #include "sysio.h"
 
@@ -94,14 +95,41 @@ static void say_line(const struct nt_apply_opts *o, const char *const *part)
 	fflush(stdout);
 }
 
-/* Restores entries [0, upto) in reverse order; returns how many failed. */
-/* Writes e's previous value back unless it is already there; 0 or -errno
- * (-EIO: accepted but reads back otherwise). */
+/* The words for a failed read of e (into x->err). */
+static void read_failed(struct nt_lctx *x, int r)
+{
+	char why[256];
+
+	if (nt_devcache_transient())
+		snprintf(why, sizeof(why), "%s, %d tries", strerror(-r), NT_ETHNL_READ_TRIES);
+	else
+		snprintf(why, sizeof(why), "%s", r == -ENOENT ? "it is not there" : strerror(-r));
+	snprintf(x->err, sizeof(x->err), "cannot read it back: %s", why);
+}
+
+/* Writes e's previous value back unless it is already there, and reads it
+ * back; 0 or -errno with the reason in x->err (-EIO: accepted but reads
+ * back otherwise). */
 static int restore_one(struct nt_lctx *x, struct nt_jentry *e)
 {
 	struct nt_value cur, seen;
 	int r;
 
+	x->err[0] = '\0';
+	if (!e->had) {
+		/* it was not there before (the kernel said so): as before while
+		 * it still is not; nothing can remove it again */
+		r = nt_linux_read(x, e->kind, e->object, e->arg, &cur);
+		if (r == -ENOENT)
+			return 0;
+		if (r) {
+			read_failed(x, r);
+			return r;
+		}
+		nt_value_free(&cur);
+		snprintf(x->err, sizeof(x->err), "it did not exist before and does now");
+		return -EEXIST;
+	}
 	if (!nt_linux_read(x, e->kind, e->object, e->arg, &cur)) {
 		bool same = nt_value_equal(&cur, &e->before);
 
@@ -111,31 +139,43 @@ static int restore_one(struct nt_lctx *x, struct nt_jentry *e)
 	}
 	x->err[0] = '\0';
 	r = nt_linux_write(x, e->kind, e->object, e->arg, &e->before);
-	if (!r && !nt_linux_read(x, e->kind, e->object, e->arg, &seen)) {
-		if (!nt_value_equal(&seen, &e->before))
-			r = -EIO;
-		nt_value_free(&seen);
+	if (r)
+		return r;
+	r = nt_linux_read(x, e->kind, e->object, e->arg, &seen);
+	if (r) {
+		read_failed(x, r);
+		return r;
 	}
+	if (!nt_value_equal(&seen, &e->before)) {
+		struct nt_buf v = {0};
+
+		nt_value_format(&seen, &v, false);
+		snprintf(x->err, sizeof(x->err), "accepted, but it reads %s", v.p);
+		nt_buf_free(&v);
+		r = -EIO;
+	}
+	nt_value_free(&seen);
 	return r;
 }
 
-/* Restores e[upto-1] .. e[0].  A setting that depends on one restored
+/*
+ * Restores e[upto-1] .. e[0].  A setting that depends on one restored
  * after it (tx-tcp-mangleid-segmentation needs tx-tcp-segmentation, which
  * the reverse order turns back on later) does not stick the first time,
- * so what failed gets a second pass once everything else is back. */
-static size_t restore(struct nt_lctx *x, struct nt_jentry *e, size_t upto, bool verbose)
+ * so what failed gets a second pass once everything else is back.  Then
+ * every entry is read again from a fresh dump (a later restore can undo
+ * an earlier one as a side effect): only what reads as its previous value
+ * then counts as restored.  What is not is listed in the journal
+ * (nt_journal_add_unrestored) and on stderr; returns how many.
+ */
+static size_t restore(struct nt_lctx *x, struct nt_journal *j, size_t upto, bool verbose)
 {
+	struct nt_jentry *e = j->e;
 	size_t failed = 0, i;
 	int *err = nt_xcalloc(upto + 1, sizeof(*err));
 
+	nt_journal_clear_unrestored(j);
 	for (i = upto; i-- > 0;) {
-		if (!e[i].had) {
-			char *attr = label_of(&e[i]);
-
-			fprintf(stderr, "  rollback: %s had no previous value; left as is\n", attr);
-			free(attr);
-			continue;
-		}
 		err[i] = restore_one(x, &e[i]);
 		if (!err[i] && verbose) {
 			char *attr = label_of(&e[i]);
@@ -148,24 +188,107 @@ static size_t restore(struct nt_lctx *x, struct nt_jentry *e, size_t upto, bool 
 		}
 	}
 	for (i = upto; i-- > 0;) {
-		char *attr;
-		struct nt_buf v = {0};
-
 		if (!err[i])
 			continue;
 		err[i] = restore_one(x, &e[i]);
-		attr = label_of(&e[i]);
-		nt_value_format(&e[i].before, &v, false);
-		if (err[i]) {
-			fprintf(stderr, "  rollback FAILED: %s back to %s: %s\n", attr, v.p, *x->err ? x->err : strerror(-err[i]));
-			failed++;
-		} else if (verbose) {
+		if (!err[i] && verbose) {
+			char *attr = label_of(&e[i]);
+			struct nt_buf v = {0};
+
+			nt_value_format(&e[i].before, &v, false);
 			printf("  restored %s = %s (after the settings it depends on)\n", attr, v.p);
+			nt_buf_free(&v);
+			free(attr);
 		}
+		if (err[i] && !*x->err)
+			snprintf(x->err, sizeof(x->err), "%s", strerror(-err[i]));
+		if (err[i])
+			nt_journal_add_unrestored(j, i, x->err);
+	}
+	/* the final check, from fresh dumps */
+	nt_devcache_stale_all();
+	nt_irqmap_stale();
+	for (i = 0; i < upto; i++) {
+		struct nt_value seen;
+		int r;
+
+		if (err[i])
+			continue;
+		r = nt_linux_read(x, e[i].kind, e[i].object, e[i].arg, &seen);
+		if (!e[i].had) {
+			if (r == -ENOENT)
+				continue;	/* still not there, as before */
+			if (!r) {
+				nt_value_free(&seen);
+				snprintf(x->err, sizeof(x->err), "it did not exist before and does now");
+				r = -EEXIST;
+			} else {
+				read_failed(x, r);
+			}
+		} else if (r) {
+			read_failed(x, r);
+		} else if (!nt_value_equal(&seen, &e[i].before)) {
+			struct nt_buf v = {0};
+
+			nt_value_format(&seen, &v, false);
+			snprintf(x->err, sizeof(x->err), "it reads %s after the rollback (another "
+				 "restore changed it)", v.p);
+			nt_buf_free(&v);
+			r = -EIO;
+		}
+		if (!r)
+			nt_value_free(&seen);
+		else
+			nt_journal_add_unrestored(j, i, x->err);
+	}
+	for (i = 0; i < j->nunrestored; i++) {
+		const struct nt_jentry *u = &e[j->unrestored[i].entry];
+		char *attr = label_of(u);
+		struct nt_buf v = {0};
+
+		if (u->had)
+			nt_value_format(&u->before, &v, false);
+		fprintf(stderr, "  rollback FAILED: %s back to %s: %s\n", attr, u->had ? v.p : "?",
+			j->unrestored[i].reason);
 		nt_buf_free(&v);
 		free(attr);
+		failed++;
 	}
 	free(err);
+	return failed;
+}
+
+/*
+ * The rollback transaction: rolling-back recorded (fsync'ed) before the
+ * first write, e[upto-1] .. e[0] restored and verified, then `done` or
+ * rollback-incomplete with the entries not restored.  A signal does not
+ * stop it (it is what a signal asks for); each request is still bounded.
+ * Returns how many entries are not restored.
+ */
+static size_t rollback_txn(int jfd, struct nt_journal *j, struct nt_lctx *x, size_t upto,
+			   enum nt_jstate done, bool verbose)
+{
+	size_t failed;
+	enum nt_jstate to;
+	int r;
+
+	nt_nl_abort_on_signal = false;
+	j->pid = (int)getpid();
+	j->pid_start = nt_proc_start(j->pid);
+	r = nt_journal_transition(jfd, j, NT_JS_ROLLING_BACK);
+	if (r)
+		fprintf(stderr, "nettune: warning: cannot record the journal state rolling-back in "
+			"%s: %s; restoring anyway\n", j->id, strerror(-r));
+	failed = restore(x, j, upto, verbose);
+	to = failed ? NT_JS_ROLLBACK_INCOMPLETE : done;
+	r = nt_journal_transition(jfd, j, to);
+	if (r)
+		fprintf(stderr, "nettune: error: cannot record the journal state %s in %s: %s\n",
+			nt_jstate_name(to), j->id, strerror(-r));
+	if (failed)
+		fprintf(stderr, "nettune: error: rollback incomplete: %zu setting%s could not be "
+			"restored (listed above, and in journal %s); 'nettune rollback %s' tries "
+			"again\n", failed, failed == 1 ? "" : "s", j->id, j->id);
 	return failed;
 }
 
@@ -236,11 +359,8 @@ static int write_batch(struct nt_lctx *x, const struct nt_jentry *e, bool *writt
 		if (!r)
 			nt_lctx_channels_changed(x, e[i].object);
 	}
-	if (r) {
-		const char *ext = nt_ethnl_extack(x->nl);
-
-		snprintf(x->err, sizeof(x->err), "%s%s", ext ? "kernel: " : "", ext ? ext : strerror(-r));
-	}
+	if (r)
+		nt_ethnl_reason(x->nl, r, x->err, sizeof(x->err));
 	free(names);
 	free(on);
 	return r;
@@ -321,28 +441,20 @@ int nt_linux_restore_journal(int jfd, struct nt_journal *j, enum nt_jstate done,
 	struct nt_diags d = {0};
 	struct nt_lctx x;
 	size_t failed;
-	int r;
 
 	req.irqbalance = true;
 	nt_devcache_stale_all();
 	nt_irqmap_stale();
 	nt_linux_observe(&req, &f, &st, &d);
 	nt_lctx_open(&x, &f);
-	failed = restore(&x, j->e, j->n, verbose);
+	failed = rollback_txn(jfd, j, &x, j->n, done, verbose);
 	nt_lctx_close(&x);
 	nt_state_free(&st);
 	nt_facts_free(&f);
 	nt_diags_free(&d);
-	r = nt_journal_transition(jfd, j, failed ? NT_JS_ROLLBACK_INCOMPLETE : done);
-	if (r)
-		fprintf(stderr, "nettune: error: cannot record the journal state %s: %s\n",
-			nt_jstate_name(failed ? NT_JS_ROLLBACK_INCOMPLETE : done), strerror(-r));
-	if (failed) {
-		fprintf(stderr, "nettune: error: rollback incomplete: %zu setting%s could not be "
-			"restored (listed above); journal %s\n", failed, failed == 1 ? "" : "s", j->id);
+	if (failed)
 		return 3;
-	}
-	return r ? 1 : 0;
+	return j->state == done ? 0 : 1;
 }
 
 static void describe_owner(const struct nt_journal *j, char *out, size_t n)
@@ -370,6 +482,14 @@ bool nt_apply_blocked(int jfd, const char *cmd)
 		else if (v[i].state == NT_JS_APPLYING && nt_journal_owner_alive(&v[i]))
 			fprintf(stderr, "nettune %s: error: journal %s is being applied by pid %d\n", cmd,
 				v[i].id, v[i].pid);
+		else if (v[i].state == NT_JS_ROLLING_BACK && nt_journal_owner_alive(&v[i]))
+			fprintf(stderr, "nettune %s: error: journal %s is being rolled back by pid %d\n",
+				cmd, v[i].id, v[i].pid);
+		else if (v[i].state == NT_JS_ROLLING_BACK)
+			fprintf(stderr, "nettune %s: error: the rollback of journal %s was interrupted "
+				"(%s, pid %d is gone): the host may be half-restored; finish it with "
+				"'nettune rollback %s' or accept the host with 'nettune rollback --discard "
+				"%s'\n", cmd, v[i].id, what, v[i].pid, v[i].id, v[i].id);
 		else
 			fprintf(stderr, "nettune %s: error: journal %s was left %s by pid %d, which is "
 				"gone: the host may be half-applied; restore it with 'nettune rollback %s' "
@@ -743,12 +863,37 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 	/* the live previous values, read under the lock, before the first write:
 	 * one fresh dump per message family, not a request per setting */
 	nt_devcache_stale_all();
-	for (i = 0; i < n; i++) {
-		struct nt_value v;
+	{
+		size_t unread = 0;
 
-		if (!nt_linux_read(&x, e[i].kind, e[i].object, e[i].arg, &v)) {
-			e[i].had = true;
-			e[i].before = v;
+		for (i = 0; i < n; i++) {
+			struct nt_value v;
+			int r = nt_linux_read(&x, e[i].kind, e[i].object, e[i].arg, &v);
+
+			if (!r) {
+				e[i].had = true;
+				e[i].before = v;
+				continue;
+			}
+			if (r == -ENOENT)
+				continue;	/* known: not there (the kernel refuses the write) */
+			/* nothing is written whose previous value is not known:
+			 * it could not be restored */
+			{
+				char *attr = label_of(&e[i]);
+
+				read_failed(&x, r);
+				fprintf(stderr, "nettune apply: error: %s: cannot read the previous value "
+					"(%s)\n", attr, x.err + strlen("cannot read it back: "));
+				free(attr);
+			}
+			unread++;
+		}
+		if (unread) {
+			fprintf(stderr, "nettune apply: error: %zu previous value%s could not be read; "
+				"nothing was changed\n", unread, unread == 1 ? "" : "s");
+			rc = 1;
+			goto out;
 		}
 	}
 	j.netns = o->netns ? nt_xstrdup(o->netns) : NULL;
@@ -772,6 +917,7 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		arm_systemd_timer(&j, o->confirm_timeout);
 	written = nt_xcalloc(n + 1, sizeof(*written));
 	pending = nt_xcalloc(n + 1, sizeof(*pending));
+	nt_nl_abort_on_signal = true;	/* a signal ends a wait for the kernel */
 	for (i = 0; i < n; i++) {
 		char *attr = label_of(&e[i]);
 		struct nt_buf from = {0}, to = {0};
@@ -816,9 +962,15 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 			r = -EIO;
 			snprintf(x.err, sizeof(x.err), "injected failure at step %zu", i + 1);
 		}
-		if (r) {
-			fprintf(stderr, "nettune apply: error: %s: %s -> %s refused: %s\n", attr, from.p,
-				to.p, *x.err ? x.err : strerror(-r));
+		if (r == -EINTR && interrupted) {
+			fprintf(stderr, "nettune apply: interrupted by signal %d while %s was written "
+				"(step %zu of %zu)\n", (int)interrupted, attr, i + 1, n);
+			rc = 1;
+		} else if (r) {
+			fprintf(stderr, "nettune apply: error: %s: %s -> %s %s: %s\n", attr, from.p,
+				to.p, (nt_ethnl_transient(x.nl) || nt_link_transient()) ?
+				"failed (its outcome is read back by the rollback)" : "refused",
+				*x.err ? x.err : strerror(-r));
 			rc = 1;
 		} else if (deferred_check(e[i].kind)) {
 			pending[i] = true;	/* read back below, from one dump per family */
@@ -832,6 +984,7 @@ next:
 		if (rc)
 			break;
 	}
+	nt_nl_abort_on_signal = false;
 	/* The read-back of the netlink settings, and below the check that
 	 * every desired setting reads as desired: after all writes, from one
 	 * fresh dump per message family. */
@@ -883,17 +1036,11 @@ next:
 			upto = n;
 		fprintf(stderr, "Rolling back %zu step%s in reverse order.\n", upto,
 			upto == 1 ? "" : "s");
-		failed = restore(&x, e, upto, true);
-		if (failed) {
-			nt_journal_transition(jfd, &j, NT_JS_ROLLBACK_INCOMPLETE);
-			fprintf(stderr, "nettune apply: error: rollback incomplete: %zu setting%s could "
-				"not be restored (listed above); journal %s\n", failed,
-				failed == 1 ? "" : "s", j.id);
+		failed = rollback_txn(jfd, &j, &x, upto, NT_JS_ROLLED_BACK, true);
+		if (failed)
 			rc = 3;
-		} else {
-			nt_journal_transition(jfd, &j, NT_JS_ROLLED_BACK);
+		else
 			fprintf(stderr, "Rolled back: the host is as before.\n");
-		}
 		if (o->confirm_timeout)
 			disarm_systemd_timer(j.id);
 		goto out;

@@ -31,15 +31,56 @@ static struct {
 	size_t nslots;
 	bool loaded[NT_DC__COUNT];
 	int err[NT_DC__COUNT];		/* of the last dump */
+	int nl_err;			/* why the ethtool socket did not open */
+	bool nl_transient;		/* ... and whether it may open next time */
+	bool last_transient;		/* the last read failed in the transport */
+	int failed[NT_DC__COUNT];	/* the last dump's failure (not "unsupported") */
+	bool failed_transient[NT_DC__COUNT];
 	char **no_rss;			/* link kinds whose devices refuse ETHTOOL_GRSSH */
 	size_t nno_rss;
 } dc;
 
+int nt_devcache_failure(char *buf, size_t len)
+{
+	static const char *const what[NT_DC__COUNT] = {"links (RTM_GETLINK)", "features",
+						       "channels", "rings", "coalescing"};
+	int n = 0;
+
+	*buf = '\0';
+	if (!dc.nl && dc.nl_err && dc.nl_err != -EPROTONOSUPPORT) {
+		snprintf(buf, len, "the ethtool netlink family could not be resolved: %s%s",
+			 strerror(-dc.nl_err), dc.nl_transient ? " (netlink transport)" : "");
+		n++;
+	}
+	for (int f = 0; f < NT_DC__COUNT; f++) {
+		if (!dc.failed[f])
+			continue;
+		if (!n)
+			snprintf(buf, len, "the dump of %s failed: %s%s", what[f],
+				 strerror(-dc.failed[f]),
+				 dc.failed_transient[f] ? " (netlink transport, 3 tries)" : "");
+		n++;
+	}
+	return n;
+}
+
+bool nt_devcache_transient(void)
+{
+	return dc.last_transient;
+}
+
 struct nt_ethnl *nt_devcache_ethnl(void)
 {
 	if (!dc.nl_tried) {
-		dc.nl_tried = true;
-		nt_ethnl_open(&dc.nl);
+		int r = nt_ethnl_open(&dc.nl);
+
+		/* no ethtool family (an old kernel) is an answer; a transport
+		 * failure of the family resolve is tried again next time */
+		dc.nl_err = r;
+		dc.nl_transient = r && r != -EPROTONOSUPPORT && r != -ENOMEM;
+		dc.nl_tried = !dc.nl_transient;
+		if (!r)
+			dc.nl_err = 0;
 	}
 	return dc.nl;
 }
@@ -71,14 +112,17 @@ void nt_devcache_reset(void)
 void nt_devcache_stale(enum nt_dc_family f)
 {
 	dc.loaded[f] = false;
+	dc.failed[f] = 0;
 }
 
 void nt_devcache_stale_all(void)
 {
 	size_t k;
 
-	for (k = 0; k < NT_DC__COUNT; k++)
+	for (k = 0; k < NT_DC__COUNT; k++) {
 		dc.loaded[k] = false;
+		dc.failed[k] = 0;
+	}
 	for (k = 0; k < dc.n; k++) {
 		nt_rss_free(&dc.v[k].rss);
 		dc.v[k].rss_read = false;
@@ -205,25 +249,43 @@ static struct dev *load(enum nt_dc_family f, const char *name, int *err)
 
 	if (!dc.loaded[f]) {
 		struct nt_ethnl *nl = f == NT_DC_LINK ? NULL : nt_devcache_ethnl();
-		int r;
+		bool transient = false;
+		int r, tries = 0;
 
-		for (k = 0; k < dc.n; k++)
-			dc.v[k].have &= ~(1u << f);
-		if (f != NT_DC_LINK && !nl)
-			r = -EOPNOTSUPP;
-		else if (f == NT_DC_LINK)
-			r = nt_link_dump(on_link, NULL);
-		else if (f == NT_DC_FEATURES)
-			r = nt_ethnl_features_dump(nl, on_features, NULL);
-		else if (f == NT_DC_CHANNELS)
-			r = nt_ethnl_channels_dump(nl, on_channels, NULL);
-		else if (f == NT_DC_RINGS)
-			r = nt_ethnl_rings_dump(nl, on_rings, NULL);
-		else
-			r = nt_ethnl_coalesce_dump(nl, on_coalesce, NULL);
-		dc.loaded[f] = true;
+		do {
+			for (k = 0; k < dc.n; k++)
+				dc.v[k].have &= ~(1u << f);
+			if (f != NT_DC_LINK && !nl)
+				r = dc.nl_err ? dc.nl_err : -EOPNOTSUPP;
+			else if (f == NT_DC_LINK)
+				r = nt_link_dump(on_link, NULL);
+			else if (f == NT_DC_FEATURES)
+				r = nt_ethnl_features_dump(nl, on_features, NULL);
+			else if (f == NT_DC_CHANNELS)
+				r = nt_ethnl_channels_dump(nl, on_channels, NULL);
+			else if (f == NT_DC_RINGS)
+				r = nt_ethnl_rings_dump(nl, on_rings, NULL);
+			else
+				r = nt_ethnl_coalesce_dump(nl, on_coalesce, NULL);
+			transient = r && (f == NT_DC_LINK ? nt_link_transient() :
+					  nl ? nt_ethnl_transient(nl) : dc.nl_transient);
+			/* the ethtool dumps ask again themselves (ethnl.c) */
+		} while (transient && f == NT_DC_LINK && r != -EINTR && ++tries < NT_ETHNL_READ_TRIES);
+		/* a failure of the transport is not the device's answer: the
+		 * next read dumps again (a kernel's refusal is kept) */
+		dc.loaded[f] = !transient;
 		dc.err[f] = r;
+		dc.failed[f] = r == -EOPNOTSUPP && !transient ? 0 : r;
+		dc.failed_transient[f] = transient;
+		if (transient) {
+			for (k = 0; k < dc.n; k++)
+				dc.v[k].have &= ~(1u << f);
+			*err = r;
+			dc.last_transient = true;
+			return NULL;
+		}
 	}
+	dc.last_transient = false;
 	if (dc.err[f]) {
 		*err = dc.err[f];
 		return NULL;

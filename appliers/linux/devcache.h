@@ -37,6 +37,14 @@ struct nt_dc_link {
 /* The process's ethtool netlink socket (opened once), NULL when the
  * kernel has no ethtool netlink. */
 struct nt_ethnl *nt_devcache_ethnl(void);
+/* Whether the last read failed in the netlink transport (nlio.h: a
+ * receive overrun, a timeout, ...) rather than with the kernel's answer:
+ * such a failure is never cached, the next read dumps again. */
+bool nt_devcache_transient(void);
+/* How many message families could not be read since they were last
+ * marked stale (a dump that failed otherwise than "not supported", or an
+ * ethtool socket that did not open); buf says what the first one was. */
+int nt_devcache_failure(char *buf, size_t len);
 /* Drops every cached reply and closes the sockets. */
 void nt_devcache_reset(void);
 /* After a write of that family: the next read dumps it again. */

@@ -17,36 +17,9 @@
 
 #include "../../compiler/base/buf.h"
 #include "ethnl.h"
-
-#ifndef NETLINK_EXT_ACK
-#define NETLINK_EXT_ACK 11
-#endif
-#ifndef NETLINK_CAP_ACK
-#define NETLINK_CAP_ACK 10
-#endif
-#ifndef NLM_F_ACK_TLVS
-#define NLM_F_ACK_TLVS 0x200
-#endif
-#ifndef NLM_F_CAPPED
-#define NLM_F_CAPPED 0x100
-#endif
-#ifndef NLMSGERR_ATTR_MSG
-#define NLMSGERR_ATTR_MSG 1
-#endif
+#include "nlio.h"
 
 struct nt_io_stats nt_io;
-
-static const char *const io_names[NT_IO__COUNT] = {
-	"genl-resolve", "strset-get",
-	"features-get", "features-dump", "features-set",
-	"channels-get", "channels-dump", "channels-set",
-	"rings-get", "rings-dump", "rings-set",
-	"coalesce-get", "coalesce-dump", "coalesce-set",
-	"link-get", "link-dump", "link-set",
-	"rss-get", "rss-set",
-	"pause-get", "pause-set",
-	"privflags-get", "privflags-set",
-};
 
 static void print_stats(void)
 {
@@ -62,8 +35,15 @@ static void print_stats(void)
 		nt_io.file_writes);
 	for (k = 0; k < NT_IO__COUNT; k++)
 		if (nt_io.req[k])
-			fprintf(stderr, " %s %lu", io_names[k], nt_io.req[k]);
+			fprintf(stderr, " %s %lu", nt_io_req_name((enum nt_io_req)k), nt_io.req[k]);
 	fputc('\n', stderr);
+}
+
+bool nt_io_is_set(enum nt_io_req r)
+{
+	return r == NT_IO_FEATURES_SET || r == NT_IO_CHANNELS_SET || r == NT_IO_RINGS_SET ||
+	       r == NT_IO_COALESCE_SET || r == NT_IO_LINK_SET || r == NT_IO_PAUSE_SET ||
+	       r == NT_IO_PRIVFLAGS_SET || r == NT_IO_RSS_SET;
 }
 
 void nt_io_count(enum nt_io_req r)
@@ -78,9 +58,7 @@ void nt_io_count(enum nt_io_req r)
 			atexit(print_stats);
 	}
 	nt_io.req[r]++;
-	if (r == NT_IO_FEATURES_SET || r == NT_IO_CHANNELS_SET || r == NT_IO_RINGS_SET ||
-	    r == NT_IO_COALESCE_SET || r == NT_IO_LINK_SET || r == NT_IO_PAUSE_SET ||
-	    r == NT_IO_PRIVFLAGS_SET)
+	if (nt_io_is_set(r) && r != NT_IO_RSS_SET)
 		nt_io.netlink_sets++;
 	else if (r == NT_IO_RSS_SET)
 		nt_io.ioctl_sets++;
@@ -99,17 +77,9 @@ struct nt_feature_names {
 static void names_free(struct nt_feature_names *fn);
 
 struct nt_ethnl {
-	struct nl_sock *sk;
+	struct nt_nl *nl;
 	int family;
-	char extack[512];
-	int error;
 	struct nt_feature_names *fnames;
-};
-
-struct call {
-	struct nt_ethnl *e;
-	struct reply *r;
-	int done;		/* 1 running, 0 acked, <0 -errno */
 };
 
 struct reply {
@@ -123,6 +93,7 @@ struct reply {
 	void *ctx;
 	int hdr_attr;
 	size_t out_size;
+	void (*reset)(void *out);	/* before a read is asked again */
 };
 
 /* Reply attributes are parsed without a policy: sizes are checked here,
@@ -147,66 +118,62 @@ static const char *get_str(const struct nlattr *a)
 	return nla_data(a);
 }
 
-/* Keeps the kernel's error and extack text of a failed request. */
-static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+/* The id of generic netlink family "ethtool" (CTRL_CMD_GETFAMILY). */
+static int on_family(const struct nlmsghdr *h, void *arg)
 {
-	struct call *c = arg;
-	struct nt_ethnl *e = c->e;
-	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)err - NLMSG_HDRLEN);
-	size_t off = sizeof(*err);
+	const struct genlmsghdr *gh = NLMSG_DATA(h);
+	struct nlattr *tb[CTRL_ATTR_MAX + 1] = {0};
+	int *family = arg;
 
-	(void)nla;
-	c->done = err->error ? err->error : 0;
-	e->extack[0] = '\0';
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += err->msg.nlmsg_len - NLMSG_HDRLEN;
-	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) && nlh->nlmsg_len > NLMSG_HDRLEN + off) {
-		struct nlattr *attrs = (struct nlattr *)((char *)err + NLMSG_ALIGN(off));
-		int len = (int)(nlh->nlmsg_len - NLMSG_HDRLEN - NLMSG_ALIGN(off));
-		struct nlattr *tb[NLMSGERR_ATTR_MSG + 1] = {0};
-
-		if (len > 0 && !nla_parse(tb, NLMSGERR_ATTR_MSG, attrs, len, NULL) &&
-		    tb[NLMSGERR_ATTR_MSG])
-			snprintf(e->extack, sizeof(e->extack), "%s",
-				 get_str(tb[NLMSGERR_ATTR_MSG]) ? get_str(tb[NLMSGERR_ATTR_MSG]) : "");
-	}
-	return NL_STOP;
+	if (h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
+	    nla_parse(tb, CTRL_ATTR_MAX, (struct nlattr *)((char *)gh + GENL_HDRLEN),
+		      (int)(h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN)), NULL) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_ID] || nla_len(tb[CTRL_ATTR_FAMILY_ID]) < 2)
+		return -EPROTO;
+	*family = nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+	return 0;
 }
 
-static int on_ack(struct nl_msg *msg, void *arg)
+static int resolve_family(struct nt_nl *nl, int *family)
 {
-	struct call *c = arg;
+	struct nl_msg *m = nlmsg_alloc();
+	int r, k;
 
-	(void)msg;
-	c->done = 0;
-	return NL_STOP;
+	if (!m || !genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, 0,
+			       CTRL_CMD_GETFAMILY, 1) ||
+	    nla_put_string(m, CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME) < 0) {
+		nlmsg_free(m);
+		return -ENOMEM;
+	}
+	/* a read: asked again after a transport failure */
+	for (k = 0; k < NT_ETHNL_READ_TRIES; k++) {
+		*family = -1;
+		r = nt_nl_transact(nl, nlmsg_hdr(m), on_family, family, NT_IO_GENL_RESOLVE);
+		if (!r || !nt_nl_transient(nl) || r == -EINTR)
+			break;
+	}
+	nlmsg_free(m);
+	if (r == -ENOENT)
+		return -EPROTONOSUPPORT;	/* no ethtool netlink in this kernel */
+	return r ? r : *family < 0 ? -EPROTO : 0;
 }
 
 int nt_ethnl_open(struct nt_ethnl **out)
 {
 	struct nt_ethnl *e = nt_xcalloc(1, sizeof(*e));
-	int one = 1, r;
+	int r;
 
 	*out = NULL;
-	e->sk = nl_socket_alloc();
-	if (!e->sk) {
+	r = nt_nl_open(&e->nl, NETLINK_GENERIC);
+	if (r) {
 		free(e);
-		return -ENOMEM;
+		return r;
 	}
-	r = genl_connect(e->sk);
-	if (r < 0) {
-		nl_socket_free(e->sk);
+	r = resolve_family(e->nl, &e->family);
+	if (r) {
+		nt_nl_close(e->nl);
 		free(e);
-		return -ENOTCONN;
-	}
-	setsockopt(nl_socket_get_fd(e->sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	setsockopt(nl_socket_get_fd(e->sk), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-	nt_io_count(NT_IO_GENL_RESOLVE);
-	e->family = genl_ctrl_resolve(e->sk, ETHTOOL_GENL_NAME);
-	if (e->family < 0) {
-		nl_socket_free(e->sk);
-		free(e);
-		return -EPROTONOSUPPORT;
+		return r;
 	}
 	*out = e;
 	return 0;
@@ -216,28 +183,38 @@ void nt_ethnl_close(struct nt_ethnl *e)
 {
 	if (!e)
 		return;
-	nl_socket_free(e->sk);
+	nt_nl_close(e->nl);
 	names_free(e->fnames);
 	free(e);
 }
 
 const char *nt_ethnl_extack(const struct nt_ethnl *e)
 {
-	return e && e->extack[0] ? e->extack : NULL;
+	return e ? nt_nl_extack(e->nl) : NULL;
 }
 
-static int on_valid(struct nl_msg *msg, void *arg)
+bool nt_ethnl_transient(const struct nt_ethnl *e)
 {
-	struct call *c = arg;
-	struct reply *r = c->r;
-	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	return e && nt_nl_transient(e->nl);
+}
+
+const char *nt_ethnl_reason(const struct nt_ethnl *e, int err, char *buf, size_t len)
+{
+	return nt_nl_reason(e ? e->nl : NULL, err, buf, len);
+}
+
+static int on_valid(const struct nlmsghdr *h, void *arg)
+{
+	struct reply *r = arg;
 	struct nlattr *tb[64] = {0};
 
 	if (!r || r->maxattr >= 64)
-		return NL_SKIP;
-	if (nla_parse(tb, r->maxattr, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), NULL) < 0) {
+		return 0;
+	if (h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
+	    nla_parse(tb, r->maxattr, (struct nlattr *)((char *)NLMSG_DATA(h) + GENL_HDRLEN),
+		      (int)(h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN)), NULL) < 0) {
 		r->perr = -EINVAL;
-		return NL_SKIP;
+		return 0;
 	}
 	if (r->each) {
 		struct nlattr *hb[ETHTOOL_A_HEADER_MAX + 1] = {0};
@@ -246,15 +223,15 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		if (!tb[r->hdr_attr] ||
 		    nla_parse_nested(hb, ETHTOOL_A_HEADER_MAX, tb[r->hdr_attr], NULL) < 0 ||
 		    !hb[ETHTOOL_A_HEADER_DEV_NAME] || !(dev = get_str(hb[ETHTOOL_A_HEADER_DEV_NAME])))
-			return NL_SKIP;
+			return 0;
 		memset(r->out, 0, r->out_size);
 		if (!r->parse(tb, r->out, r->aux))
 			r->each(r->ctx, dev, r->out);
-		return NL_OK;
+		return 0;
 	}
 	if (r->parse)
 		r->perr = r->parse(tb, r->out, r->aux);
-	return NL_OK;
+	return 0;
 }
 
 /* Builds the request header nest (device name, flags). */
@@ -280,39 +257,28 @@ fail:
 	return NULL;
 }
 
-/* Sends m, parses replies with r, waits for the ack.  Returns 0 or -errno. */
+/* Sends m, parses replies with r, waits for the ack.  Returns 0 or -errno.
+ * A read (a GET or dump: no SET) is asked again after a transport failure,
+ * on a fresh socket, up to NT_ETHNL_READ_TRIES times; a write is not (its
+ * outcome is unknown: the caller reads it back). */
 static int transact(struct nt_ethnl *e, struct nl_msg *m, struct reply *r, enum nt_io_req what)
 {
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	struct call c = {e, r, 1};
-	int err;
+	bool read = !nt_io_is_set(what);
+	int err, k;
 
-	if (!cb) {
-		nlmsg_free(m);
-		return -ENOMEM;
-	}
-	e->extack[0] = '\0';
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &c);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &c);
-	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &c);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_ack, &c);	/* the end of a dump */
-	nt_io_count(what);
-	err = nl_send_auto(e->sk, m);
-	nlmsg_free(m);
-	if (err < 0) {
-		nl_cb_put(cb);
-		return -EIO;
-	}
-	while (c.done > 0) {
-		err = nl_recvmsgs(e->sk, cb);
-		if (err < 0 && c.done > 0) {
-			c.done = -EIO;
-			break;
+	for (k = 0; k < (read ? NT_ETHNL_READ_TRIES : 1); k++) {
+		if (r) {
+			r->perr = 0;
+			if (r->reset)
+				r->reset(r->out);
 		}
+		err = nt_nl_transact(e->nl, nlmsg_hdr(m), on_valid, r, what);
+		if (!err || !nt_nl_transient(e->nl) || err == -EINTR)
+			break;
 	}
-	nl_cb_put(cb);
-	if (c.done < 0)
-		return c.done;
+	nlmsg_free(m);
+	if (err)
+		return err;
 	if (r && r->perr)
 		return r->perr;
 	return 0;
@@ -380,10 +346,29 @@ static void names_free(struct nt_feature_names *fn)
 	free(fn);
 }
 
+static void strset_reset(void *out)
+{
+	struct nt_feature_names *fn = out;
+	size_t k;
+
+	for (k = 0; k < fn->n && fn->name; k++)
+		free(fn->name[k]);
+	free(fn->name);
+	fn->name = NULL;
+	fn->n = 0;
+}
+
+static void features_reset(void *out)
+{
+	nt_features_free(out);
+	memset(out, 0, sizeof(struct nt_features));
+}
+
 static int feature_names(struct nt_ethnl *e, const struct nt_feature_names **out)
 {
 	struct nt_feature_names *fn;
-	struct reply r = {parse_strset, NULL, ETHTOOL_A_STRSET_MAX, 0, NULL, NULL, NULL, 0, 0};
+	struct reply r = {parse_strset, NULL, ETHTOOL_A_STRSET_MAX, 0, NULL, NULL, NULL, 0, 0,
+			  strset_reset};
 	struct nl_msg *m;
 	struct nlattr *hdr, *sets, *set;
 	size_t k;
@@ -495,7 +480,8 @@ fail:
 
 int nt_ethnl_features_get(struct nt_ethnl *e, const char *dev, struct nt_features *out)
 {
-	struct reply r = {parse_features, out, ETHTOOL_A_FEATURES_MAX, 0, NULL, NULL, NULL, 0, 0};
+	struct reply r = {parse_features, out, ETHTOOL_A_FEATURES_MAX, 0, NULL, NULL, NULL, 0, 0,
+			  features_reset};
 	struct nl_msg *m;
 	int err;
 
@@ -910,9 +896,16 @@ const struct nt_privflag *nt_privflags_find(const struct nt_privflags *f, const 
 	return NULL;
 }
 
+static void privflags_reset(void *out)
+{
+	nt_privflags_free(out);
+	memset(out, 0, sizeof(struct nt_privflags));
+}
+
 int nt_ethnl_privflags_get(struct nt_ethnl *e, const char *dev, struct nt_privflags *out)
 {
-	struct reply r = {.parse = parse_privflags, .out = out, .maxattr = ETHTOOL_A_PRIVFLAGS_MAX};
+	struct reply r = {.parse = parse_privflags, .out = out, .maxattr = ETHTOOL_A_PRIVFLAGS_MAX,
+			  .reset = privflags_reset};
 	struct nl_msg *m = request(e, ETHTOOL_MSG_PRIVFLAGS_GET, ETHTOOL_A_PRIVFLAGS_HEADER, dev, 0);
 	int err;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ethtool generic netlink (family "ethtool" v1) through libnl-genl-3:
+ * ethtool generic netlink (family "ethtool" v1), messages built and parsed
+ * with libnl-genl-3, sent through the bounded transport of nlio.h:
  * features by name, channels, rings, coalescing (each also as one dump of
  * every device), pause and private flags.  RSS goes through the
  * SIOCETHTOOL ioctl (rss.c): the netlink RSS_GET/RSS_SET messages are
@@ -80,11 +81,21 @@ struct nt_io_stats {
 extern struct nt_io_stats nt_io;
 /* Counts one request (sets also count in netlink_sets or ioctl_sets). */
 void nt_io_count(enum nt_io_req r);
+/* Whether r changes something (a SET, or the RSS ioctl set). */
+bool nt_io_is_set(enum nt_io_req r);
+
+/* How many times a read (GET, dump) is asked after a transport failure. */
+#define NT_ETHNL_READ_TRIES 3
 
 int nt_ethnl_open(struct nt_ethnl **out);
 void nt_ethnl_close(struct nt_ethnl *e);
 /* The kernel's extack message of the last failed request, or NULL. */
 const char *nt_ethnl_extack(const struct nt_ethnl *e);
+/* The words for the failure err of the last request (nlio.h). */
+const char *nt_ethnl_reason(const struct nt_ethnl *e, int err, char *buf, size_t len);
+/* Whether the last failure was the transport's (a write's outcome is then
+ * unknown). */
+bool nt_ethnl_transient(const struct nt_ethnl *e);
 
 int nt_ethnl_features_get(struct nt_ethnl *e, const char *dev, struct nt_features *out);
 void nt_features_free(struct nt_features *f);

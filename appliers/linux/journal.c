@@ -28,6 +28,7 @@ static const char *const state_names[NT_JS__COUNT] = {
 	[NT_JS_CONFIRMED] = "confirmed",
 	[NT_JS_REVERTED_UNCONFIRMED] = "reverted-unconfirmed",
 	[NT_JS_DISCARDED] = "discarded",
+	[NT_JS_ROLLING_BACK] = "rolling-back",
 };
 
 const char *nt_jstate_name(enum nt_jstate s)
@@ -46,12 +47,13 @@ static int jstate_parse(const char *s)
 bool nt_jstate_restorable(enum nt_jstate s)
 {
 	return s == NT_JS_APPLYING || s == NT_JS_APPLIED || s == NT_JS_ROLLBACK_INCOMPLETE ||
-	       s == NT_JS_PENDING_CONFIRM || s == NT_JS_CONFIRMED;
+	       s == NT_JS_PENDING_CONFIRM || s == NT_JS_CONFIRMED || s == NT_JS_ROLLING_BACK;
 }
 
 bool nt_jstate_open(enum nt_jstate s)
 {
-	return s == NT_JS_APPLYING || s == NT_JS_PENDING_CONFIRM || s == NT_JS_ROLLBACK_INCOMPLETE;
+	return s == NT_JS_APPLYING || s == NT_JS_PENDING_CONFIRM || s == NT_JS_ROLLBACK_INCOMPLETE ||
+	       s == NT_JS_ROLLING_BACK;
 }
 
 long long nt_now_ns(void)
@@ -214,7 +216,19 @@ void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
 		nt_buf_puts(b, i ? ",\n  " : "\n  ");
 		nt_record_write(&r, NT_REC_JOURNAL, b);
 	}
-	nt_buf_puts(b, "\n ]}\n");
+	nt_buf_puts(b, "\n ]");
+	if (j->nunrestored) {
+		/* what the last rollback could not restore, and why */
+		nt_buf_puts(b, ",\n \"not_restored\": [");
+		for (i = 0; i < j->nunrestored; i++) {
+			nt_buf_printf(b, "%s{\"entry\": %zu, \"reason\": ", i ? ",\n  " : "\n  ",
+				      j->unrestored[i].entry);
+			nt_buf_json_str(b, j->unrestored[i].reason);
+			nt_buf_puts(b, "}");
+		}
+		nt_buf_puts(b, "\n ]");
+	}
+	nt_buf_puts(b, "}\n");
 }
 
 int nt_journal_save(int jfd, const struct nt_journal *j)
@@ -256,37 +270,40 @@ out:
 
 int nt_journal_transition(int jfd, struct nt_journal *j, enum nt_jstate to)
 {
+	char *mark = nt_xasprintf("%s.open", j->id);
 	int r;
 
+	if (nt_jstate_open(to) &&
+	    faccessat(jfd, mark, F_OK, AT_SYMLINK_NOFOLLOW) && errno == ENOENT) {
+		/* reopened (rolling-back after applied): the marker first, made
+		 * durable, so that a kill after the save is still found by
+		 * every command (they look for markers) */
+		int fd = openat(jfd, mark, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+		if (fd < 0 || fsync(jfd)) {
+			r = -errno;
+			if (fd >= 0)
+				close(fd);
+			free(mark);
+			return r;
+		}
+		close(fd);
+	}
 	j->state = to;
 	j->tr = nt_xrealloc(j->tr, (j->ntr + 1) * sizeof(*j->tr));
 	j->tr[j->ntr++] = (struct nt_jtransition){to, nt_now_ns(), (int)getpid()};
 	r = nt_journal_save(jfd, j);
-	if (!r && !nt_jstate_open(to)) {
-		char *mark = nt_xasprintf("%s.open", j->id);
-
-		/* No fsync of the directory after the unlink: the save above
-		 * made the closed state durable (file, then directory) before
-		 * the marker goes.  A crash that loses the unlink leaves a
-		 * marker beside a finished journal, which is stale by
-		 * definition: nt_journal_list skips it and
-		 * nt_journal_sweep_markers removes it under the lock.  An
-		 * apply thus fsyncs four times: the journal and its directory
-		 * before the first write, the closed journal and its directory
-		 * after the last (a file fsync alone would not make a renamed
-		 * name durable). */
-		if (unlinkat(jfd, mark, 0) && errno != ENOENT)
-			r = -errno;
-		free(mark);
-	} else if (!r) {
-		/* reopened (rollback-incomplete after applied): mark it again */
-		char *mark = nt_xasprintf("%s.open", j->id);
-		int fd = openat(jfd, mark, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-
-		if (fd >= 0)
-			close(fd);
-		free(mark);
-	}
+	/* No fsync of the directory after the unlink: the save made the
+	 * closed state durable (file, then directory) before the marker goes.
+	 * A crash that loses the unlink leaves a marker beside a finished
+	 * journal, which is stale by definition: nt_journal_list skips it and
+	 * nt_journal_sweep_markers removes it under the lock.  An apply thus
+	 * fsyncs four times: the journal and its directory before the first
+	 * write, the closed journal and its directory after the last (a file
+	 * fsync alone would not make a renamed name durable). */
+	if (!r && !nt_jstate_open(to) && unlinkat(jfd, mark, 0) && errno != ENOENT)
+		r = -errno;
+	free(mark);
 	return r;
 }
 
@@ -336,6 +353,22 @@ bool nt_journal_owner_alive(const struct nt_journal *j)
 	return nt_proc_alive(j->pid, j->pid_start);
 }
 
+void nt_journal_clear_unrestored(struct nt_journal *j)
+{
+	for (size_t i = 0; i < j->nunrestored; i++)
+		free(j->unrestored[i].reason);
+	free(j->unrestored);
+	j->unrestored = NULL;
+	j->nunrestored = 0;
+}
+
+void nt_journal_add_unrestored(struct nt_journal *j, size_t entry, const char *reason)
+{
+	j->unrestored = nt_xrealloc(j->unrestored, (j->nunrestored + 1) * sizeof(*j->unrestored));
+	j->unrestored[j->nunrestored].entry = entry;
+	j->unrestored[j->nunrestored++].reason = nt_xstrdup(reason);
+}
+
 void nt_journal_free(struct nt_journal *j)
 {
 	for (size_t i = 0; i < j->n; i++) {
@@ -346,6 +379,7 @@ void nt_journal_free(struct nt_journal *j)
 		nt_value_free(&j->e[i].after);
 	}
 	free(j->e);
+	nt_journal_clear_unrestored(j);
 	free(j->tr);
 	free(j->id);
 	free(j->command);
@@ -513,7 +547,7 @@ static bool load_entries(const struct nt_json *ents, struct nt_journal *j, struc
 
 static bool load_v2(const struct nt_json *r, struct nt_journal *j, struct nt_diags *d)
 {
-	const struct nt_json *host, *tgt, *trs, *ents, *st;
+	const struct nt_json *host, *tgt, *trs, *ents, *st, *nr;
 	long long v;
 	bool ok = true;
 	int s;
@@ -599,6 +633,29 @@ static bool load_v2(const struct nt_json *r, struct nt_journal *j, struct nt_dia
 		ok &= load_entries(ents, j, d);
 	else
 		ok = false;
+	nr = want(r, "not_restored", NT_J_ARR, false, d);
+	if (nr && ok) {
+		if (nr->n > j->n) {
+			JERR(d, nr, "more not-restored entries than entries");
+			return false;
+		}
+		j->unrestored = nt_xcalloc(nr->n + 1, sizeof(*j->unrestored));
+		for (size_t i = 0; i < nr->n; i++) {
+			const struct nt_json *u = nr->v[i];
+			long long at = 0;
+			char *why;
+
+			if (u->t != NT_J_OBJ || !want_i64(u, "entry", 0, (long long)j->n - 1, &at, true, d) ||
+			    !(why = dup_str(u, "reason", 1024, true, d, &ok))) {
+				JERR(d, u, "not_restored %zu must be {entry, reason} naming an entry", i);
+				return false;
+			}
+			j->unrestored[j->nunrestored].entry = (size_t)at;
+			j->unrestored[j->nunrestored++].reason = why;
+		}
+	} else if (!nr && nt_json_get(r, "not_restored")) {
+		ok = false;
+	}
 	return ok;
 }
 

@@ -12,8 +12,18 @@
  *   applied | confirmed | rollback-incomplete -> rolled-back | rollback-incomplete
  *   applying | rollback-incomplete | pending-confirm (owner gone) -> discarded
  *
- * with the time and process of each transition.  While a journal is open
- * (applying, pending-confirm, rollback-incomplete) a marker ID.open sits
+ * and every rollback (apply's own, the watcher's, `nettune rollback`) is
+ * itself recorded before its first write:
+ *
+ *   applying | applied | confirmed | pending-confirm | rollback-incomplete
+ *     -> rolling-back -> rolled-back | reverted-unconfirmed | rollback-incomplete
+ *   rolling-back (owner gone) -> rolling-back (`nettune rollback` resumes it)
+ *                              | discarded
+ *
+ * with the time and process of each transition.  A rollback that could not
+ * restore everything lists each entry not restored and why
+ * ("not_restored").  While a journal is open (applying, pending-confirm,
+ * rolling-back, rollback-incomplete) a marker ID.open sits
  * beside it, so that every nettune run finds interrupted applies without
  * parsing every journal.
  */
@@ -41,6 +51,7 @@ enum nt_jstate {
 	NT_JS_CONFIRMED,
 	NT_JS_REVERTED_UNCONFIRMED,
 	NT_JS_DISCARDED,
+	NT_JS_ROLLING_BACK,
 	NT_JS__COUNT,
 };
 
@@ -56,6 +67,11 @@ struct nt_jtransition {
 	enum nt_jstate state;
 	long long at_ns;		/* CLOCK_REALTIME */
 	int pid;
+};
+
+struct nt_junrestored {
+	size_t entry;			/* index into e */
+	char *reason;
 };
 
 struct nt_journal {
@@ -76,7 +92,12 @@ struct nt_journal {
 	size_t ntr;
 	struct nt_jentry *e;
 	size_t n;
+	struct nt_junrestored *unrestored;	/* the last rollback's failures */
+	size_t nunrestored;
 };
+
+void nt_journal_clear_unrestored(struct nt_journal *j);
+void nt_journal_add_unrestored(struct nt_journal *j, size_t entry, const char *reason);
 
 const char *nt_jstate_name(enum nt_jstate s);
 /* Whether rollback may restore a journal in this state. */

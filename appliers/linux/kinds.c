@@ -89,12 +89,7 @@ static void seterr(struct nt_lctx *x, const char *fmt, ...)
 
 static int nl_err(struct nt_lctx *x, int r)
 {
-	const char *ext = nt_ethnl_extack(x->nl);
-
-	if (ext)
-		seterr(x, "kernel: %s", ext);
-	else
-		seterr(x, "%s", strerror(-r));
+	nt_ethnl_reason(x->nl, r, x->err, sizeof(x->err));
 	return r;
 }
 
@@ -623,12 +618,15 @@ int nt_rw_file_write(struct nt_lctx *x, const char *obj, const char *arg, const 
 int nt_rw_link_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
 	struct nt_dc_link l;
+	int r;
 
 	if (*nt_sys_root)
 		return nt_rw_file_read(x, obj, arg, out);
-	/* the one RTM_GETLINK dump of the device cache */
-	if (nt_devcache_link(obj, &l))
-		return -ENOENT;
+	/* the one RTM_GETLINK dump of the device cache; a failed dump is not
+	 * "no such device" */
+	r = nt_devcache_link(obj, &l);
+	if (r)
+		return r == -ENODEV ? -ENOENT : r;
 	switch (x->row->attr) {
 	case IFLA_MTU:
 		*out = nt_v_u32(l.mtu);

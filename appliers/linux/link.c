@@ -1,92 +1,119 @@
 /* SPDX-License-Identifier: MIT */
-/* Link MTU read and change through libnl-route-3. */
+/* Link MTU and txqueuelen over rtnetlink: the dump parsed here, the change
+ * built by libnl-route-3, both through the bounded transport of nlio.h. */
 #include <errno.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../compiler/base/buf.h"
 #include "ethnl.h"
 #include "link.h"
+#include "nlio.h"
 
-static struct nl_sock *sk;	/* one rtnetlink socket per process, opened lazily */
+static struct nt_nl *sk;	/* one rtnetlink socket per process, opened lazily */
 
 void nt_link_close(void)
 {
-	if (sk)
-		nl_socket_free(sk);
+	nt_nl_close(sk);
 	sk = NULL;
 }
 
-static struct nl_sock *route_sock(void)
+static struct nt_nl *route_sock(void)
 {
-	if (sk)
-		return sk;
-	sk = nl_socket_alloc();
 	if (!sk)
-		return NULL;
-	if (nl_connect(sk, NETLINK_ROUTE) < 0) {
-		nl_socket_free(sk);
-		sk = NULL;
-	}
+		nt_nl_open(&sk, NETLINK_ROUTE);
 	return sk;
 }
 
-int nt_link_get(const char *dev, uint32_t *mtu, char **kind)
+struct dump_ctx {
+	nt_link_each each;
+	void *ctx;
+};
+
+/* One RTM_NEWLINK of the dump: IFLA_IFNAME, IFLA_MTU, IFLA_TXQLEN and
+ * IFLA_LINKINFO/IFLA_INFO_KIND (rtnl_fill_ifinfo, net/core/rtnetlink.c). */
+static int on_link(const struct nlmsghdr *h, void *arg)
 {
-	struct nl_sock *sk = route_sock();
-	struct rtnl_link *l = NULL;
-	int r;
+	struct dump_ctx *c = arg;
+	struct nlattr *tb[IFLA_MAX + 1] = {0}, *li[IFLA_INFO_MAX + 1] = {0};
+	const char *name, *kind = NULL;
+	uint32_t mtu = 0, qlen = 0;
+	char kbuf[64];
 
-	if (!sk)
-		return -ENOTCONN;
-	nt_io_count(NT_IO_LINK_GET);
-	r = rtnl_link_get_kernel(sk, 0, dev, &l);
-	if (r < 0)
-		return r == -NLE_OBJ_NOTFOUND || r == -NLE_NODEV ? -ENODEV : -EIO;
-	*mtu = rtnl_link_get_mtu(l);
-	if (kind) {
-		const char *t = rtnl_link_get_type(l);
+	if (h->nlmsg_type != RTM_NEWLINK)
+		return 0;
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)) ||
+	    nla_parse(tb, IFLA_MAX,
+		      (struct nlattr *)((char *)NLMSG_DATA(h) + NLMSG_ALIGN(sizeof(struct ifinfomsg))),
+		      (int)(h->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof(struct ifinfomsg)))), NULL) < 0)
+		return -EPROTO;
+	if (!tb[IFLA_IFNAME] || nla_len(tb[IFLA_IFNAME]) < 2 ||
+	    ((const char *)nla_data(tb[IFLA_IFNAME]))[nla_len(tb[IFLA_IFNAME]) - 1])
+		return 0;
+	name = nla_data(tb[IFLA_IFNAME]);
+	if (tb[IFLA_MTU] && nla_len(tb[IFLA_MTU]) >= 4)
+		mtu = nla_get_u32(tb[IFLA_MTU]);
+	if (tb[IFLA_TXQLEN] && nla_len(tb[IFLA_TXQLEN]) >= 4)
+		qlen = nla_get_u32(tb[IFLA_TXQLEN]);
+	if (tb[IFLA_LINKINFO] && !nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) &&
+	    li[IFLA_INFO_KIND] && nla_len(li[IFLA_INFO_KIND]) > 0) {
+		int n = nla_len(li[IFLA_INFO_KIND]);
 
-		*kind = t ? nt_xstrdup(t) : NULL;
+		if (n >= (int)sizeof(kbuf))
+			n = (int)sizeof(kbuf) - 1;
+		memcpy(kbuf, nla_data(li[IFLA_INFO_KIND]), (size_t)n);
+		kbuf[n] = '\0';
+		kind = *kbuf ? kbuf : NULL;
 	}
-	rtnl_link_put(l);
+	c->each(c->ctx, name, mtu, qlen, kind);
 	return 0;
 }
 
 int nt_link_dump(nt_link_each each, void *ctx)
 {
-	struct nl_sock *sk = route_sock();
-	struct nl_cache *c = NULL;
-	struct nl_object *o;
-	int r;
+	struct nt_nl *s = route_sock();
+	struct {
+		struct nlmsghdr h;
+		struct ifinfomsg i;
+	} req;
+	struct dump_ctx c = {each, ctx};
 
-	if (!sk)
+	if (!s)
 		return -ENOTCONN;
-	nt_io_count(NT_IO_LINK_DUMP);
-	r = rtnl_link_alloc_cache(sk, AF_UNSPEC, &c);
-	if (r < 0)
-		return -EIO;
-	for (o = nl_cache_get_first(c); o; o = nl_cache_get_next(o)) {
-		struct rtnl_link *l = (struct rtnl_link *)o;
-		const char *name = rtnl_link_get_name(l);
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = NLMSG_LENGTH(sizeof(req.i));
+	req.h.nlmsg_type = RTM_GETLINK;
+	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.i.ifi_family = AF_UNSPEC;
+	/* one try: the device cache asks again (devcache.c) */
+	return nt_nl_transact(s, &req.h, on_link, &c, NT_IO_LINK_DUMP);
+}
 
-		if (name)
-			each(ctx, name, rtnl_link_get_mtu(l), rtnl_link_get_txqlen(l),
-			     rtnl_link_get_type(l));
-	}
-	nl_cache_free(c);
-	return 0;
+bool nt_link_transient(void)
+{
+	return nt_nl_transient(sk);
+}
+
+const char *nt_link_reason(int err, char *buf, size_t len)
+{
+	return nt_nl_reason(sk, err, buf, len);
 }
 
 int nt_link_set(const char *dev, const struct nt_link_change *c, char *err, size_t errlen)
 {
-	struct nl_sock *sk = route_sock();
+	struct nt_nl *s = route_sock();
 	struct rtnl_link *orig, *chg;
+	struct nl_msg *m = NULL;
 	int r;
 
-	if (!sk)
+	if (!s)
 		return -ENOTCONN;
 	/* one RTM_NEWLINK naming the device, with every changed attribute;
 	 * no GET first (the device cache has the current values) */
@@ -102,15 +129,21 @@ int nt_link_set(const char *dev, const struct nt_link_change *c, char *err, size
 		rtnl_link_set_mtu(chg, c->mtu);
 	if (c->set_txqlen)
 		rtnl_link_set_txqlen(chg, c->txqlen);
-	nt_io_count(NT_IO_LINK_SET);
-	r = rtnl_link_change(sk, orig, chg, 0);
-	if (r < 0 && err)
-		snprintf(err, errlen, "%s", nl_geterror(r));
+	r = rtnl_link_build_change_request(orig, chg, 0, &m);
 	rtnl_link_put(chg);
 	rtnl_link_put(orig);
-	if (r == -NLE_OBJ_NOTFOUND || r == -NLE_NODEV)
-		return -ENODEV;
-	return r < 0 ? (r == -NLE_INVAL || r == -NLE_RANGE ? -EINVAL : -EIO) : 0;
+	if (r < 0)
+		return -ENOMEM;
+	r = nt_nl_transact(s, nlmsg_hdr(m), NULL, NULL, NT_IO_LINK_SET);
+	if (r == -EOPNOTSUPP && !nt_nl_transient(s)) {
+		/* kernels before 2.6.30 change links with RTM_SETLINK only */
+		nlmsg_hdr(m)->nlmsg_type = RTM_SETLINK;
+		r = nt_nl_transact(s, nlmsg_hdr(m), NULL, NULL, NT_IO_LINK_SET);
+	}
+	nlmsg_free(m);
+	if (r && err)
+		nt_nl_reason(s, r, err, errlen);
+	return r;
 }
 
 int nt_link_set_mtu(const char *dev, uint32_t mtu, char *err, size_t errlen)

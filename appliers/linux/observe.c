@@ -655,7 +655,6 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	int pids[4];
 	int np;
 
-	(void)d;
 	nt_sys_hold_root();
 	/* every observation reads the host afresh (watch and the Ansible
 	 * module observe more than once per process): one dump per family */
@@ -735,6 +734,19 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	nt_lctx_close(&x);
 	nt_sys_release_root();
 	fwant_free();
+	{
+		/* a plan from a partial view would plan what is already so, or
+		 * miss what is not: a failed read of the kernel is an error */
+		char why[320];
+		int nf = nt_devcache_failure(why, sizeof(why));
+
+		if (nf) {
+			nt_error(d, ((struct nt_mark){nt_intern(f->hostname ? f->hostname : "host"), 0, 0}),
+				 "observe", "cannot read the host: %s%s", why,
+				 nf > 1 ? " (and more)" : "");
+			return -EIO;
+		}
+	}
 	return 0;
 }
 

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/* The netlink transport: one bounded request at a time (nlio.h). */
+#include <errno.h>
+#include <linux/genetlink.h>
+#include <linux/rtnetlink.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../compiler/base/buf.h"
+#include "nlio.h"
+#include "statedir.h"
+
+#ifndef NETLINK_EXT_ACK
+#define NETLINK_EXT_ACK 11
+#endif
+#ifndef NETLINK_CAP_ACK
+#define NETLINK_CAP_ACK 10
+#endif
+#ifndef NLM_F_ACK_TLVS
+#define NLM_F_ACK_TLVS 0x200
+#endif
+#ifndef NLM_F_CAPPED
+#define NLM_F_CAPPED 0x100
+#endif
+#ifndef NLMSGERR_ATTR_MSG
+#define NLMSGERR_ATTR_MSG 1
+#endif
+
+bool nt_nl_abort_on_signal;
+
+struct nt_nl {
+	int fd;			/* -1: to be opened at the next request */
+	int protocol;
+	uint32_t port, seq;
+	bool transient;
+	int timeout_ms;		/* of the last failure, for its message */
+	char extack[512];
+	unsigned char *buf;
+	size_t cap;
+};
+
+static const char *const io_names[NT_IO__COUNT] = {
+	"genl-resolve", "strset-get",
+	"features-get", "features-dump", "features-set",
+	"channels-get", "channels-dump", "channels-set",
+	"rings-get", "rings-dump", "rings-set",
+	"coalesce-get", "coalesce-dump", "coalesce-set",
+	"link-get", "link-dump", "link-set",
+	"rss-get", "rss-set",
+	"pause-get", "pause-set",
+	"privflags-get", "privflags-set",
+};
+
+const char *nt_io_req_name(enum nt_io_req r)
+{
+	return r < NT_IO__COUNT ? io_names[r] : "?";
+}
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int timeout_ms(void)
+{
+	static int v;
+
+	if (!v) {
+		const char *s = getenv("NETTUNE_NL_TIMEOUT_MS");
+		char *end;
+		long t = s && *s ? strtol(s, &end, 10) : 0;
+
+		v = s && *s && !*end && t >= 10 && t <= 600000 ? (int)t : 15000;
+	}
+	return v;
+}
+
+static int sock_open(struct nt_nl *s)
+{
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
+	socklen_t len = sizeof(sa);
+	int one = 1, rcv = 1 << 20;
+
+	s->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, s->protocol);
+	if (s->fd < 0)
+		return -errno;
+	if (bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockname(s->fd, (struct sockaddr *)&sa, &len)) {
+		int r = -errno;
+
+		close(s->fd);
+		s->fd = -1;
+		return r;
+	}
+	s->port = sa.nl_pid;
+	setsockopt(s->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(s->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	return 0;
+}
+
+/* What the kernel may still send for a failed request must never be read
+ * as the answer to the next one: a new socket. */
+static void resync(struct nt_nl *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+int nt_nl_open(struct nt_nl **out, int protocol)
+{
+	struct nt_nl *s = nt_xcalloc(1, sizeof(*s));
+	int r;
+
+	s->protocol = protocol;
+	s->seq = (uint32_t)time(NULL);
+	r = sock_open(s);
+	if (r) {
+		free(s);
+		*out = NULL;
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+void nt_nl_close(struct nt_nl *s)
+{
+	if (!s)
+		return;
+	resync(s);
+	free(s->buf);
+	free(s);
+}
+
+bool nt_nl_transient(const struct nt_nl *s)
+{
+	return s && s->transient;
+}
+
+const char *nt_nl_extack(const struct nt_nl *s)
+{
+	return s && s->extack[0] ? s->extack : NULL;
+}
+
+const char *nt_nl_reason(const struct nt_nl *s, int err, char *buf, size_t len)
+{
+	if (s && !s->transient && s->extack[0]) {
+		snprintf(buf, len, "kernel: %s", s->extack);
+	} else if (err == -ETIMEDOUT && s && s->transient) {
+		snprintf(buf, len, "no answer from the kernel within %d ms", s->timeout_ms);
+	} else if (err == -ENOBUFS && s && s->transient) {
+		snprintf(buf, len, "netlink receive failed: %s (replies were dropped)", strerror(-err));
+	} else if (err == -EMSGSIZE && s && s->transient) {
+		snprintf(buf, len, "netlink reply truncated");
+	} else if (err == -EPROTO && s && s->transient) {
+		snprintf(buf, len, "malformed netlink reply");
+	} else if (err == -EAGAIN && s && s->transient) {
+		snprintf(buf, len, "netlink dump interrupted by a concurrent change");
+	} else if (err == -EINTR) {
+		snprintf(buf, len, "interrupted by signal %d while waiting for the kernel",
+			 (int)nt_interrupted);
+	} else if (s && s->transient) {
+		snprintf(buf, len, "netlink send failed: %s", strerror(-err));
+	} else {
+		snprintf(buf, len, "%s", strerror(-err));
+	}
+	return buf;
+}
+
+/* The kernel's error (or 0, the ack) and its extended ack text. */
+static int parse_error(struct nt_nl *s, const struct nlmsghdr *h)
+{
+	const struct nlmsgerr *e = NLMSG_DATA(h);
+	size_t off = sizeof(*e);
+
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+		return 1;	/* malformed */
+	if (!e->error)
+		return 0;
+	if (!(h->nlmsg_flags & NLM_F_CAPPED) && e->msg.nlmsg_len >= NLMSG_HDRLEN)
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	if ((h->nlmsg_flags & NLM_F_ACK_TLVS) && h->nlmsg_len > NLMSG_HDRLEN + NLMSG_ALIGN(off)) {
+		const unsigned char *p = (const unsigned char *)e + NLMSG_ALIGN(off);
+		size_t rem = h->nlmsg_len - NLMSG_HDRLEN - NLMSG_ALIGN(off);
+
+		while (rem >= sizeof(struct nlattr)) {
+			const struct nlattr *a = (const void *)p;
+			size_t alen = a->nla_len;
+
+			if (alen < sizeof(*a) || alen > rem)
+				break;
+			if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG && alen > sizeof(*a)) {
+				const char *t = (const char *)(a + 1);
+				size_t tl = alen - sizeof(*a);
+
+				if (t[tl - 1] == '\0')
+					snprintf(s->extack, sizeof(s->extack), "%s", t);
+			}
+			alen = NLA_ALIGN(alen);
+			if (alen > rem)
+				break;
+			p += alen;
+			rem -= alen;
+		}
+	}
+	return e->error;
+}
+
+#ifdef NT_FAULT_INJECTION
+/* NETTUNE_NL_FAULT=K:KIND[,K:KIND...]: the K-th request of the process
+ * fails with KIND; NETTUNE_NL_TRACE=1 names each request on stderr. */
+enum fault { F_NONE, F_ERROR, F_SEND, F_ENOBUFS, F_TRUNC, F_SEQ, F_TIMEOUT };
+
+static enum fault fault_for(unsigned long k)
+{
+	static const char *const names[] = {"", "error", "send", "enobufs", "trunc", "seq",
+					    "timeout"};
+	const char *s = getenv("NETTUNE_NL_FAULT");
+
+	while (s && *s) {
+		char *end;
+		unsigned long at = strtoul(s, &end, 10);
+		size_t n;
+
+		if (*end != ':')
+			return F_NONE;
+		s = end + 1;
+		n = strcspn(s, ",");
+		for (int f = 1; f <= F_TIMEOUT; f++)
+			if (at == k && strlen(names[f]) == n && !strncmp(s, names[f], n))
+				return (enum fault)f;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return F_NONE;
+}
+
+/* A stale reply ahead of this request's: a harmless request with the
+ * previous sequence number, whose answer arrives first. */
+static void send_stale(struct nt_nl *s)
+{
+	struct {
+		struct nlmsghdr h;
+		union {
+			struct genlmsghdr g;
+			struct ifinfomsg i;
+		} u;
+	} m;
+
+	memset(&m, 0, sizeof(m));
+	m.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	m.h.nlmsg_seq = s->seq - 1;
+	m.h.nlmsg_pid = s->port;
+	if (s->protocol == NETLINK_GENERIC) {
+		m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.u.g));
+		m.h.nlmsg_type = GENL_ID_CTRL;
+		m.u.g.cmd = CTRL_CMD_GETFAMILY;	/* no name: an error reply */
+		m.u.g.version = 1;
+	} else {
+		m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.u.i));
+		m.h.nlmsg_type = RTM_GETLINK;
+		m.u.i.ifi_index = 1;
+	}
+	(void)!send(s->fd, &m, m.h.nlmsg_len, 0);
+}
+#endif
+
+/* The message after h (rem: the bytes from h on, 0 past the last). */
+static const struct nlmsghdr *next_msg(const struct nlmsghdr *h, size_t *rem)
+{
+	size_t step = NLMSG_ALIGN(h->nlmsg_len);
+
+	if (step >= *rem) {
+		*rem = 0;
+		return h;
+	}
+	*rem -= step;
+	return (const void *)((const char *)h + step);
+}
+
+static int fail(struct nt_nl *s, int err, bool transient)
+{
+	s->transient = transient;
+	if (transient)
+		resync(s);
+	return err;
+}
+
+int nt_nl_transact(struct nt_nl *s, struct nlmsghdr *req, nt_nl_cb cb, void *arg,
+		   enum nt_io_req what)
+{
+	bool dump = req->nlmsg_flags & NLM_F_DUMP, intr = false;
+#ifdef NT_FAULT_INJECTION
+	bool first = true;
+#endif
+	long long deadline;
+	int cb_err = 0, tmo = timeout_ms();
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+#ifdef NT_FAULT_INJECTION
+	static unsigned long count;
+	enum fault fault = fault_for(++count);
+	const char *trace = getenv("NETTUNE_NL_TRACE");
+
+	if (trace && *trace && strcmp(trace, "0"))
+		fprintf(stderr, "nettune: nl request %lu: %s\n", count, nt_io_req_name(what));
+#endif
+
+	nt_io_count(what);
+	s->extack[0] = '\0';
+	s->transient = false;
+	s->timeout_ms = tmo;
+	if (s->fd < 0) {
+		int r = sock_open(s);
+
+		if (r)
+			return fail(s, r, true);
+	}
+	req->nlmsg_flags |= NLM_F_REQUEST | (dump ? 0 : NLM_F_ACK);
+	req->nlmsg_seq = ++s->seq;
+	req->nlmsg_pid = s->port;
+#ifdef NT_FAULT_INJECTION
+	if (fault == F_ERROR) {
+		snprintf(s->extack, sizeof(s->extack), "injected error reply");
+		return fail(s, -EBUSY, false);
+	}
+	if (fault == F_SEND)
+		return fail(s, -EIO, true);
+	if (fault == F_SEQ)
+		send_stale(s);
+#endif
+	for (;;) {
+		ssize_t n = sendto(s->fd, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel,
+				   sizeof(kernel));
+
+		if (n == (ssize_t)req->nlmsg_len)
+			break;
+		if (n < 0 && errno == EINTR)
+			continue;
+		return fail(s, n < 0 ? -errno : -EIO, true);
+	}
+	deadline = mono_ms() + tmo;
+	for (;;) {
+		struct pollfd p = {.fd = s->fd, .events = POLLIN};
+		long long left = deadline - mono_ms();
+		struct iovec iov;
+		struct msghdr mh = {0};
+		struct sockaddr_nl from;
+		ssize_t n, want;
+		const struct nlmsghdr *h;
+		size_t rem;
+		int pr;
+
+		if (nt_nl_abort_on_signal && nt_interrupted)
+			return fail(s, -EINTR, true);
+		if (left <= 0)
+			return fail(s, -ETIMEDOUT, true);
+		pr = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		if (pr < 0 && errno != EINTR)
+			return fail(s, -errno, true);
+		if (pr <= 0)
+			continue;
+#ifdef NT_FAULT_INJECTION
+		if (fault == F_TIMEOUT) {
+			struct timespec ts = {0, 10 * 1000 * 1000};
+
+			nanosleep(&ts, NULL);	/* the reply is never read */
+			continue;
+		}
+		if (fault == F_ENOBUFS && first)
+			return fail(s, -ENOBUFS, true);
+#endif
+		want = recv(s->fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+		if (want < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return fail(s, -errno, true);
+		}
+		if ((size_t)want + 1 > s->cap) {
+			s->cap = (size_t)want + 1 > 32768 ? (size_t)want + 1 : 32768;
+			free(s->buf);
+			s->buf = nt_xmalloc(s->cap);
+		}
+		iov.iov_base = s->buf;
+		iov.iov_len = s->cap;
+		mh.msg_name = &from;
+		mh.msg_namelen = sizeof(from);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		n = recvmsg(s->fd, &mh, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return fail(s, -errno, true);
+		}
+#ifdef NT_FAULT_INJECTION
+		if (fault == F_TRUNC && first)
+			mh.msg_flags |= MSG_TRUNC;
+		first = false;
+#endif
+		if (mh.msg_flags & MSG_TRUNC)
+			return fail(s, -EMSGSIZE, true);
+		if (mh.msg_namelen >= sizeof(from) && from.nl_pid != 0)
+			continue;	/* not from the kernel */
+		for (h = (const void *)s->buf, rem = (size_t)n; rem; h = next_msg(h, &rem)) {
+			if (!NLMSG_OK(h, rem))
+				return fail(s, -EPROTO, true);
+			if (h->nlmsg_seq != s->seq || h->nlmsg_pid != s->port)
+				continue;	/* an earlier request's */
+			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
+				intr = true;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				int e = parse_error(s, h);
+
+				if (e > 0)
+					return fail(s, -EPROTO, true);
+				if (e)
+					return fail(s, e, false);
+				if (dump)
+					continue;	/* an ack inside a dump: not its end */
+				return cb_err ? fail(s, cb_err, false) : 0;
+			}
+			if (h->nlmsg_type == NLMSG_DONE) {
+				if (!dump)
+					continue;
+				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
+					int e = *(const int *)NLMSG_DATA(h);
+
+					if (e < 0)
+						return fail(s, e, false);
+				}
+				if (intr)
+					return fail(s, -EAGAIN, true);
+				return cb_err ? fail(s, cb_err, false) : 0;
+			}
+			if (h->nlmsg_type == NLMSG_OVERRUN)
+				return fail(s, -ENOBUFS, true);
+			if (h->nlmsg_type == NLMSG_NOOP)
+				continue;
+			if (cb && !cb_err) {
+				int r = cb(h, arg);
+
+				if (r < 0)
+					cb_err = r;
+			}
+		}
+	}
+}
