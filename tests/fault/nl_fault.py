@@ -27,9 +27,9 @@ Rows (each checked as tests/fault/faultlib.py says, with ethtool and ip):
 - rollback with every request from K on failing (error): exit 1 "nothing
   was changed" or exit 3, and a fault-free rollback finishes it;
 - signals during a wait (NETTUNE_NL_TIMEOUT_MS=30000, the trace line of
-  request K seen first): SIGTERM and SIGINT on an apply's SET and SIGTERM
-  on its read of the previous values end it within 5 s, exit 1, the host
-  as before; SIGKILL on a rollback's SET leaves the journal rolling-back,
+  request K seen first): SIGTERM and SIGINT on an apply's second SET, and
+  SIGTERM on its first read after the family lookup and on its last read
+  before the first SET, end it within 5 s, exit 1, the host as before; SIGKILL on a rollback's SET leaves the journal rolling-back,
   'nettune history' shows it and 'nettune rollback' finishes it; SIGTERM
   on a rollback's SET ends it within 5 s and a rollback then completes.
 
@@ -261,7 +261,7 @@ def main():
         t = time.monotonic()
         reads = [k for k in range(1, sets[0]) if not ap_names[k - 1].endswith("-set")]
         for k, sig in ((sets[1], signal.SIGTERM), (sets[1], signal.SIGINT),
-                       (reads[-1], signal.SIGTERM)):
+                       (reads[1], signal.SIGTERM), (reads[-1], signal.SIGTERM)):
             rc, out, err, jc, took = signal_case(h, m, "apply", k, sig, converged, ap_names)
             label = "%s %s" % (signal.Signals(sig).name, k)
             m.cases += 1
