@@ -311,7 +311,15 @@ int cmd_observe(int argc, char **argv)
 	req.irqbalance = true;
 	/* a snapshot carries every kind a profile can set */
 	req.all_sysctls = req.all_processes = json;
-	nt_linux_observe(&req, &f, &st, &d);
+	if (nt_linux_observe(&req, &f, &st, &d)) {
+		/* no snapshot or listing from a partial view of the host */
+		nt_print_diags(&d);
+		nt_diags_free(&d);
+		free(ifs);
+		nt_state_free(&st);
+		nt_facts_free(&f);
+		return NT_EXIT_FAIL;
+	}
 	for (size_t k = 0; k < n; k++)
 		if (!nt_facts_iface(&f, ifs[k])) {
 			fprintf(stderr, "nettune observe: error: no interface %s\n", ifs[k]);

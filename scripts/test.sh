@@ -19,7 +19,7 @@ grep -q '^Ok:' "$log" || rc=1
 if [ $# -eq 0 ]; then
 	[ -d build-fault ] || meson setup build-fault -Dfault_injection=true \
 		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
-	ninja -C build-fault nettune >/dev/null
+	ninja -C build-fault nettune ansible/nettune >/dev/null
 	flog=$(mktemp)
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
 	meson test -C build-fault --no-rebuild --suite fault --print-errorlogs > "$flog" 2>&1 || rc=$?

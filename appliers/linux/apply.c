@@ -95,6 +95,20 @@ static void say_line(const struct nt_apply_opts *o, const char *const *part)
 	fflush(stdout);
 }
 
+/* Test hook: NETTUNE_ROLLBACK_SIGNAL_STEP=k NETTUNE_SIGNAL=N raises signal
+ * N right after the k-th restore of a rollback. */
+static void fault_rollback_signal(size_t step)
+{
+#ifdef NT_FAULT_INJECTION
+	const char *k = getenv("NETTUNE_ROLLBACK_SIGNAL_STEP"), *sig = getenv("NETTUNE_SIGNAL");
+
+	if (k && sig && (size_t)atoi(k) == step)
+		raise(atoi(sig));
+#else
+	(void)step;
+#endif
+}
+
 /* The words for a failed read of e (into x->err). */
 static void read_failed(struct nt_lctx *x, int r)
 {
@@ -177,6 +191,7 @@ static size_t restore(struct nt_lctx *x, struct nt_journal *j, size_t upto, bool
 	nt_journal_clear_unrestored(j);
 	for (i = upto; i-- > 0;) {
 		err[i] = restore_one(x, &e[i]);
+		fault_rollback_signal(upto - i);
 		if (!err[i] && verbose) {
 			char *attr = label_of(&e[i]);
 			struct nt_buf v = {0};

@@ -124,6 +124,12 @@ const struct nt_rule_doc nt_rule_docs[] = {
 	{"numa", P, "Invalid NUMA layout",
 	 "host.numa declares a node twice, nodes that overlap, or a layout the host does not have.",
 	 "Declare each node once with its own CPUs, as the host reports them."},
+	{"observe", C, "Cannot read the host",
+	 "A netlink dump of the host (links, features, channels, rings, coalescing) failed, or "
+	 "the ethtool netlink family could not be reached, even after retries: a plan from a "
+	 "partial view would be wrong.",
+	 "Run again; if it persists, see the kernel log and 'NETTUNE_STATS=1' for the failing "
+	 "request."},
 	{"offload", P, "Invalid offload setting",
 	 "An offload entry sets nothing or is not available on the target.",
 	 "Write on, off or {ipv4: on|off, ipv6: on|off}."},
