@@ -2,9 +2,10 @@
 """Fault tier with real system calls (the normal build, under strace).
 
 strace's syscall tampering fails one call of a fault-free run's sequence:
-for K over every sendmsg (error=EIO: nothing sent), every recvmsg
-(error=ENOBUFS: the reply stays queued, the socket is out of step) and
-every poll/ppoll, if nettune waits with them (error=EINTR), of
+for K over every sendto/sendmsg (error=EIO: nothing sent), every
+recvfrom/recvmsg (error=ENOBUFS: the reply stays queued, the socket is out
+of step; the transport peeks with recv, then reads with recvmsg) and every
+poll/ppoll (error=EINTR, no signal pending) that nettune makes in
 
 - 'nettune apply PROFILE' from the drifted state (tests/fault/faultlib.py:
   10 settings on two veth pairs), and
