@@ -75,10 +75,15 @@ int nt_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "nettune%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	struct nt_buf msg = {0};
+
+	/* the message quotes what was typed: an argument may hold anything */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	nt_buf_vprintf(&msg, fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "nettune%s%s: %s", cmd ? " " : "", cmd ? cmd : "",
+		nt_esc(msg.p ? msg.p : ""));
+	nt_buf_free(&msg);
 	fprintf(stderr, "\nTry 'nettune %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
 	return NT_EXIT_USAGE;
 }

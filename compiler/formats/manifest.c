@@ -814,7 +814,7 @@ size_t nt_manifest_not_held(const struct nt_manifest *m, const struct nt_state *
 		if (!out)
 			continue;
 		label = nt_setting_label(w->kind, w->object, w->arg);
-		nt_buf_printf(out, "  %s: the host has ", label);
+		nt_buf_printf(out, "  %s: the host has ", nt_esc(label));
 		if (s)
 			nt_value_format(&s->val, out, false);
 		else
@@ -849,7 +849,7 @@ size_t nt_manifest_stale(const struct nt_manifest *m, const struct nt_state *liv
 		if (a->has_from ? s && nt_value_equal(&s->val, &a->from) : !s)
 			continue;
 		attr = nt_setting_label(a->kind, a->object, a->arg);
-		nt_buf_printf(out, "  %s: planned from ", attr);
+		nt_buf_printf(out, "  %s: planned from ", nt_esc(attr));
 		if (a->has_from)
 			nt_value_format(&a->from, out, false);
 		else
