@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* nettune caps: list the NIC capability tables or show one with sources. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../compiler/base/buf.h"
 #include "../compiler/model/caps.h"
 #include "../compiler/base/diag.h"
 #include "../compiler/language/profile.h"
@@ -39,20 +41,38 @@ static const char *const hash_names[] = {
 	[NT_HASH_CRC32] = "crc32",
 };
 
+/* A table's text (a --caps-dir table is anyone's file) reaches the
+ * terminal escaped. */
+#define E(s) nt_esc(s)
+
+/* The notes block, each of its lines indented. */
+static void notes(const char *s)
+{
+	printf("notes\n");
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		char *line = strndup(s, nl ? (size_t)(nl - s) : strlen(s));
+
+		printf("  %s\n", E(line));
+		free(line);
+		s = nl ? nl + 1 : s + strlen(s);
+	}
+}
+
 static void show(const struct nt_caps *c)
 {
 	size_t i;
 	bool any = false;
 
-	printf("%s: %s\n  %-22s %s\n", c->id, c->name, "table", c->file);
-	printf("  %-22s %s\n", "from", c->origin ? c->origin : "built-in");
-	printf("  %-22s %s\n", "linux driver", c->driver);
+	printf("%s: %s\n  %-22s %s\n", E(c->id), E(c->name), "table", E(c->file));
+	printf("  %-22s %s\n", "from", c->origin ? E(c->origin) : "built-in");
+	printf("  %-22s %s\n", "linux driver", E(c->driver));
 	printf("  %-22s", "pci ids");
 	for (i = 0; i < c->npci; i++)
-		printf(" %s", c->pci_ids[i]);
+		printf(" %s", E(c->pci_ids[i]));
 	printf("%s\n", c->npci ? "" : " none");
 	if (c->src_pci)
-		printf("    source: %s\n", c->src_pci);
+		printf("    source: %s\n", E(c->src_pci));
 	printf("channels\n  %-22s", "kinds");
 	for (i = 0; i < NT_CH__COUNT; i++)
 		if (c->chan_kind[i]) {
@@ -69,7 +89,7 @@ static void show(const struct nt_caps *c)
 		}
 	printf("  %-22s %s\n", "settable", tri(c->chan_settable));
 	if (c->src_channels)
-		printf("    source: %s\n", c->src_channels);
+		printf("    source: %s\n", E(c->src_channels));
 	printf("rings\n");
 	printf("  %-22s %s\n", "settable", tri(c->rings_settable));
 	num("rx max", c->ring_rx_max);
@@ -85,13 +105,13 @@ static void show(const struct nt_caps *c)
 		       "rx max without agg", c->ring_rx_max_no_agg.v, c->no_agg_mtu_max.v);
 	if (c->ring_max_since) {
 		printf("  %-22s %u (before kernel %s", "older max", c->ring_max_before.v,
-		       c->ring_max_since);
+		       E(c->ring_max_since));
 		for (i = 0; i < c->nbackports; i++)
-			printf("%s%s", i ? ", " : "; not on stable ", c->ring_backports[i]);
+			printf("%s%s", i ? ", " : "; not on stable ", E(c->ring_backports[i]));
 		printf("%s)\n", c->nbackports ? " and later in their series" : "");
 	}
 	if (c->src_rings)
-		printf("    source: %s\n", c->src_rings);
+		printf("    source: %s\n", E(c->src_rings));
 	printf("rss\n");
 	num("key bytes", c->rss_key_bytes);
 	num("indirection entries", c->rss_indir_size);
@@ -105,7 +125,7 @@ static void show(const struct nt_caps *c)
 	printf("\n");
 	num("xor max channels", c->xor_max_channels);
 	if (c->src_rss)
-		printf("    source: %s\n", c->src_rss);
+		printf("    source: %s\n", E(c->src_rss));
 	printf("coalesce\n");
 	printf("  %-22s", "params");
 	if (!c->coal_params_known)
@@ -130,24 +150,24 @@ static void show(const struct nt_caps *c)
 	if (c->coal_usecs_with_adaptive != NT_TRI_UNKNOWN)
 		printf("  %-22s %s\n", "usecs with adaptive", tri(c->coal_usecs_with_adaptive));
 	if (c->src_coalesce)
-		printf("    source: %s\n", c->src_coalesce);
+		printf("    source: %s\n", E(c->src_coalesce));
 	printf("offloads (linux)\n");
 	for (i = 0; i < NT_OFF__COUNT; i++)
 		printf("  %-22s %s\n", nt_off_names[i], state(c->off[i]));
 	if (c->src_offloads)
-		printf("    source: %s\n", c->src_offloads);
+		printf("    source: %s\n", E(c->src_offloads));
 	printf("windows\n");
 	printf("  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n", "uso", wstate(c->win_uso),
 	       "rsc", wstate(c->win_rsc), "hardware uro", wstate(c->win_hw_uro),
 	       "rss", wstate(c->win_rss));
 	printf("  %-22s", "rss profiles");
 	for (i = 0; i < c->nrss_profiles; i++)
-		printf(" %s", c->rss_profiles[i]);
+		printf(" %s", E(c->rss_profiles[i]));
 	printf("%s\n", c->rss_profiles ? "" : " unknown");
 	if (c->src_windows)
-		printf("    source: %s\n", c->src_windows);
+		printf("    source: %s\n", E(c->src_windows));
 	if (c->notes)
-		printf("notes\n  %s\n", c->notes);
+		notes(c->notes);
 }
 
 int cmd_caps(int argc, char **argv)
@@ -187,9 +207,9 @@ int cmd_caps(int argc, char **argv)
 		r = NT_EXIT_FAIL;
 	if (!model) {
 		for (size_t k = 0; k < db->n; k++)
-			printf("%-18s %-12s %s%s%s%s\n", db->v[k].id, db->v[k].driver,
-			       db->v[k].name, strcmp(db->v[k].origin, "built-in") ? " [" : "",
-			       strcmp(db->v[k].origin, "built-in") ? db->v[k].origin : "",
+			printf("%-18s %-12s %s%s%s%s\n", E(db->v[k].id), E(db->v[k].driver),
+			       E(db->v[k].name), strcmp(db->v[k].origin, "built-in") ? " [" : "",
+			       strcmp(db->v[k].origin, "built-in") ? E(db->v[k].origin) : "",
 			       strcmp(db->v[k].origin, "built-in") ? "]" : "");
 	} else {
 		const struct nt_caps *c = nt_caps_find(db, model);
@@ -199,8 +219,8 @@ int cmd_caps(int argc, char **argv)
 		} else {
 			const char *s = nt_caps_suggest(db, model);
 
-			fprintf(stderr, "nettune caps: no capability table '%s'%s%s%s\n", model,
-				s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+			fprintf(stderr, "nettune caps: no capability table '%s'%s%s%s\n", E(model),
+				s ? "; did you mean '" : "", s ? E(s) : "", s ? "'?" : "");
 			r = NT_EXIT_FAIL;
 		}
 	}

@@ -14,11 +14,15 @@
 
 static void target_of(const struct nt_journal *j, struct nt_buf *b)
 {
-	nt_buf_printf(b, "%s", j->hostname ? j->hostname : "?");
-	if (j->netns)
-		nt_buf_printf(b, " netns %s", j->netns);
-	if (j->root && *j->root)
-		nt_buf_printf(b, " root %s", j->root);
+	nt_buf_put_escaped(b, j->hostname ? j->hostname : "?");
+	if (j->netns) {
+		nt_buf_puts(b, " netns ");
+		nt_buf_put_escaped(b, j->netns);
+	}
+	if (j->root && *j->root) {
+		nt_buf_puts(b, " root ");
+		nt_buf_put_escaped(b, j->root);
+	}
 }
 
 static int open_journals(const char *cmd, int *jfd)
@@ -29,7 +33,7 @@ static int open_journals(const char *cmd, int *jfd)
 	if (*jfd == -ENOENT)
 		return 0;
 	if (*jfd < 0) {
-		fprintf(stderr, "nettune %s: error: state directory: %s\n", cmd, err);
+		fprintf(stderr, "nettune %s: error: state directory: %s\n", cmd, nt_esc(err));
 		return -1;
 	}
 	return 0;
@@ -101,15 +105,15 @@ int cmd_history(int argc, char **argv)
 			nt_local_time(j->created_ns, when, sizeof(when));
 			nt_buf_printf(&out, "%-25s  %-20s  %-28s  %7zu  %s\n%*s%s\n", when,
 				      nt_jstate_name(j->state), t.p, j->n,
-				      j->profile && *j->profile ? j->profile : "(no profile)", 27, "",
-				      j->id);
+				      j->profile && *j->profile ? nt_esc(j->profile) : "(no profile)",
+				      27, "", nt_esc(j->id));
 		}
 		nt_buf_free(&t);
 	}
 	if (json)
 		nt_buf_puts(&out, n ? "\n]\n" : "]\n");
 	else if (!n)
-		nt_buf_printf(&out, "No journals in %s/journal.\n", nt_state_dir());
+		nt_buf_printf(&out, "No journals in %s/journal.\n", nt_esc(nt_state_dir()));
 	nt_buf_write(&out, stdout);
 	nt_buf_free(&out);
 	nt_diags_print_text(&d, stderr);
@@ -130,12 +134,12 @@ int nt_show_journal(const char *arg, bool json)
 
 	id = nt_journal_id_of(arg, err, sizeof(err));
 	if (!id) {
-		fprintf(stderr, "nettune show: error: %s\n", err);
+		fprintf(stderr, "nettune show: error: %s\n", nt_esc(err));
 		return NT_EXIT_FAIL;
 	}
 	if (open_journals("show", &jfd) || jfd < 0) {
 		if (jfd == -ENOENT)
-			fprintf(stderr, "nettune show: error: no journal %s\n", id);
+			fprintf(stderr, "nettune show: error: no journal %s\n", nt_esc(id));
 		free(id);
 		return NT_EXIT_FAIL;
 	}
@@ -143,8 +147,8 @@ int nt_show_journal(const char *arg, bool json)
 	close(jfd);
 	if (rc) {
 		if (rc == -ENOENT)
-			fprintf(stderr, "nettune show: error: no journal %s in %s/journal\n", id,
-				nt_state_dir());
+			fprintf(stderr, "nettune show: error: no journal %s in %s/journal\n",
+				nt_esc(id), nt_esc(nt_state_dir()));
 		nt_diags_print_text(&d, stderr);
 		nt_diags_free(&d);
 		free(id);
@@ -157,9 +161,9 @@ int nt_show_journal(const char *arg, bool json)
 
 		target_of(&j, &t);
 		nt_buf_printf(&out, "Journal %s\n  state    %s\n  target   %s\n  profile  %s\n"
-			      "  command  nettune %s (pid %d)\n", j.id, nt_jstate_name(j.state), t.p,
-			      j.profile && *j.profile ? j.profile : "(none)",
-			      j.command ? j.command : "apply", j.tr[0].pid);
+			      "  command  nettune %s (pid %d)\n", nt_esc(j.id), nt_jstate_name(j.state),
+			      t.p, j.profile && *j.profile ? nt_esc(j.profile) : "(none)",
+			      j.command ? nt_esc(j.command) : "apply", j.tr[0].pid);
 		if (j.deadline_ns) {
 			nt_local_time(j.deadline_ns, when, sizeof(when));
 			nt_buf_printf(&out, "  deadline %s\n", when);
@@ -181,7 +185,7 @@ int nt_show_journal(const char *arg, bool json)
 			else
 				nt_buf_puts(&from, "(none)");
 			nt_value_format(&e->after, &to, false);
-			nt_buf_printf(&out, "  %3zu  %s: %s -> %s\n", k + 1, attr, from.p, to.p);
+			nt_buf_printf(&out, "  %3zu  %s: %s -> %s\n", k + 1, nt_esc(attr), from.p, to.p);
 			free(attr);
 			nt_buf_free(&from);
 			nt_buf_free(&to);

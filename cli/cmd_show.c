@@ -97,22 +97,23 @@ static void show_text(const char *path, const struct nt_manifest *m, enum nt_sig
 
 	nt_time_format(m->created, created);
 	nt_time_format(m->expires, expires);
-	nt_buf_printf(out, "Plan manifest %s\n", path);
-	nt_buf_printf(out, "  host       %s", m->host_name);
+	nt_buf_printf(out, "Plan manifest %s\n", nt_esc(path));
+	nt_buf_printf(out, "  host       %s", nt_esc(m->host_name));
 	if (m->machine_id)
-		nt_buf_printf(out, " (machine-id %s)", m->machine_id);
+		nt_buf_printf(out, " (machine-id %s)", nt_esc(m->machine_id));
 	if (m->netns)
-		nt_buf_printf(out, "\n  netns      %s", m->netns);
+		nt_buf_printf(out, "\n  netns      %s", nt_esc(m->netns));
 	nt_buf_printf(out, "\n  profile    %s\n  against    %s\n  created    %s by nettune %s\n"
-		      "  expires    %s%s\n", m->profile ? m->profile : "?",
-		      m->against ? m->against : "?", created, m->nettune ? m->nettune : "?", expires,
-		      expired ? " (EXPIRED)" : "");
+		      "  expires    %s%s\n", m->profile ? nt_esc(m->profile) : "?",
+		      m->against ? nt_esc(m->against) : "?", created,
+		      m->nettune ? nt_esc(m->nettune) : "?", expires, expired ? " (EXPIRED)" : "");
 	if (st == NT_SIG_VALID)
-		nt_buf_printf(out, "  signature  valid: signed by %s (%s)\n", who->id, who->path);
+		nt_buf_printf(out, "  signature  valid: signed by %s (%s)\n", nt_esc(who->id),
+			      nt_esc(who->path));
 	else if (st == NT_SIG_UNSIGNED && !m->signer)
-		nt_buf_printf(out, "  signature  unsigned: there is no %s.sig\n", path);
+		nt_buf_printf(out, "  signature  unsigned: there is no %s.sig\n", nt_esc(path));
 	else
-		nt_buf_printf(out, "  signature  %s: %s\n", status_word[st], why);
+		nt_buf_printf(out, "  signature  %s: %s\n", status_word[st], nt_esc(why));
 	nt_buf_puts(out, "\n");
 	/* the text nettune plan prints: against the live host or a snapshot */
 	nt_plan_print_text(&m->plan, m->against && strcmp(m->against, "live") ? m->against :
@@ -130,13 +131,13 @@ static int show_plan(const char *path, const struct nt_buf *bytes, struct nt_tru
 
 	if (nt_manifest_load_data(path, bytes->p, bytes->n, &m, &d)) {
 		nt_print_diags(&d);
-		fprintf(stderr, "nettune show: error: %s is not a valid plan manifest\n", path);
+		fprintf(stderr, "nettune show: error: %s is not a valid plan manifest\n", nt_esc(path));
 		nt_diags_free(&d);
 		return NT_EXIT_FAIL;
 	}
 	nt_diags_free(&d);
 	if (nt_trust_load_dir(t, nt_trust_dir(), err, sizeof(err))) {
-		fprintf(stderr, "nettune show: error: %s\n", err);
+		fprintf(stderr, "nettune show: error: %s\n", nt_esc(err));
 		nt_manifest_free(&m);
 		return NT_EXIT_FAIL;
 	}
@@ -174,7 +175,7 @@ int cmd_show(int argc, char **argv)
 				return nt_usage_error("show", "--trust needs a PUB file");
 			}
 			if (nt_trust_add(&trust, argv[++k], err, sizeof(err))) {
-				fprintf(stderr, "nettune show: error: %s\n", err);
+				fprintf(stderr, "nettune show: error: %s\n", nt_esc(err));
 				nt_trust_free(&trust);
 				return NT_EXIT_FAIL;
 			}
@@ -204,7 +205,7 @@ int cmd_show(int argc, char **argv)
 		if (id)
 			return nt_show_journal(arg, json);
 		/* not a regular file (fifo), larger than N bytes, cannot open: ... */
-		fprintf(stderr, "nettune show: error: %s: %s\n", arg, why);
+		fprintf(stderr, "nettune show: error: %s: %s\n", nt_esc(arg), nt_esc(why));
 		return NT_EXIT_FAIL;
 	}
 	if (memmem(bytes.p, bytes.n, "\"" NT_JOURNAL_FORMAT_PREFIX, strlen(NT_JOURNAL_FORMAT_PREFIX) + 1)) {

@@ -327,7 +327,8 @@ static void render(const struct nt_watch_report *rep, const struct nt_facts *f,
 		w = write_file(svg, &sb);
 		nt_buf_free(&sb);
 		if (w)
-			fprintf(stderr, "nettune watch: error: cannot write %s: %s\n", svg, strerror(-w));
+			fprintf(stderr, "nettune watch: error: cannot write %s: %s\n", nt_esc(svg),
+				strerror(-w));
 	}
 	if (json) {
 		nt_watch_print_json(rep, f, in->against, out);
@@ -412,7 +413,7 @@ int cmd_watch(int argc, char **argv)
 		}
 		if (nsamples == 1) {
 			fprintf(stderr, "nettune watch: error: %s has only sample-0; successive samples "
-				"need sample-1 too\n", root);
+				"need sample-1 too\n", nt_esc(root));
 			goto out;
 		}
 		if (nsamples) {
@@ -435,7 +436,7 @@ int cmd_watch(int argc, char **argv)
 	if (nifaces) {
 		for (k = 0; k < nifaces; k++)
 			if (!nt_facts_iface(f, ifaces[k])) {
-				fprintf(stderr, "nettune watch: error: no interface %s\n", ifaces[k]);
+				fprintf(stderr, "nettune watch: error: no interface %s\n", nt_esc(ifaces[k]));
 				goto out;
 			}
 		watch = nt_xcalloc(nifaces + 1, sizeof(char *));
@@ -455,7 +456,7 @@ int cmd_watch(int argc, char **argv)
 	t0 = now_s();
 	if (nt_watch_sample(f, watch, nwatch, &a)) {
 		fprintf(stderr, "nettune watch: error: cannot read %s/proc/interrupts: %s\n",
-			nt_sys_root, strerror(errno));
+			nt_esc(nt_sys_root), strerror(errno));
 		goto out;
 	}
 	for (k = 1; k <= count; k++) {
@@ -470,7 +471,8 @@ int cmd_watch(int argc, char **argv)
 		}
 		nt_watch_sample_free(&b);
 		if (nt_watch_sample(f, watch, nwatch, &b)) {
-			fprintf(stderr, "nettune watch: error: cannot read %s/proc/interrupts\n", nt_sys_root);
+			fprintf(stderr, "nettune watch: error: cannot read %s/proc/interrupts\n",
+				nt_esc(nt_sys_root));
 			goto out;
 		}
 		if (live && k < count) {

@@ -60,7 +60,10 @@ static void usage(FILE *f)
 		   "  --caps-dir DIR      NIC capability tables in DIR add to or replace the built-in ones\n"
 		   "  --netns NAME        act inside the named network namespace only: host-wide\n"
 		   "                      settings (vm.*, kernel.*, IRQ affinity, ...) are refused\n"
-		   "  --profile-path DIR  also look for extended policy profiles in DIR (repeatable)\n"
+		   "  --profile-path DIR  also look for extended policy profiles in DIR (repeatable);\n"
+		   "                      extends searches the profile's directory, these, then a\n"
+		   "                      data directory nobody else can write, then the built-in\n"
+		   "                      policies (nettune(1), POLICY SEARCH)\n"
 		   "  -v, --verbose       say more\n"
 		   "  --version           print the version\n"
 		   "  -h, --help          this help; 'nettune COMMAND --help' for a command\n"
@@ -75,10 +78,15 @@ int nt_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "nettune%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	struct nt_buf msg = {0};
+
+	/* the message quotes what was typed: an argument may hold anything */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	nt_buf_vprintf(&msg, fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "nettune%s%s: %s", cmd ? " " : "", cmd ? cmd : "",
+		nt_esc(msg.p ? msg.p : ""));
+	nt_buf_free(&msg);
 	fprintf(stderr, "\nTry 'nettune %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
 	return NT_EXIT_USAGE;
 }

@@ -132,7 +132,7 @@ int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_b
 
 	if (nt_plan_signature(path, bytes, m, t, who, why, sizeof(why)) == NT_SIG_VALID)
 		return 0;
-	fprintf(stderr, "nettune %s: error: %s\n", cmd, why);
+	fprintf(stderr, "nettune %s: error: %s\n", cmd, nt_esc(why));
 	return -1;
 }
 
@@ -170,7 +170,7 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 	if (nt_manifest_load_data(path, bytes->p, bytes->n, &m, &d)) {
 		nt_print_diags(&d);
 		fprintf(stderr, "nettune apply: error: %s is not a valid plan manifest; nothing was "
-			"changed\n", path);
+			"changed\n", nt_esc(path));
 		nt_diags_free(&d);
 		return NT_EXIT_FAIL;
 	}
@@ -178,47 +178,47 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 		if (nt_plan_check_signature("apply", path, bytes, &m, t, &who))
 			goto out;
 		if (nt_g.verbose)
-			fprintf(stderr, "nettune apply: %s: good signature by %s (%s)\n", path, who->id,
-				who->path);
+			fprintf(stderr, "nettune apply: %s: good signature by %s (%s)\n",
+				nt_esc(path), nt_esc(who->id), nt_esc(who->path));
 	} else {
 		fprintf(stderr, "nettune apply: warning: no trusted keys (--trust PUB, or keys in %s): "
-			"the signature of %s is not checked\n", nt_trust_dir(), path);
+			"the signature of %s is not checked\n", nt_esc(nt_trust_dir()), nt_esc(path));
 	}
 	nt_time_format(m.expires, when);
 	nt_time_format(m.created, made);
 	if (now >= m.expires) {
 		fprintf(stderr, "nettune apply: error: expired plan: %s expired at %s (created %s); "
-			"make a new plan\n", path, when, made);
+			"make a new plan\n", nt_esc(path), when, made);
 		goto out;
 	}
 	if (m.created > now + 300) {
 		/* five minutes of clock skew are tolerated */
 		fprintf(stderr, "nettune apply: error: plan from the future: %s was created at %s, "
 			"after this host's clock; check the clocks of the planner and this host\n",
-			path, made);
+			nt_esc(path), made);
 		goto out;
 	}
 	if (strcmp(m.plan.target, "linux")) {
 		fprintf(stderr, "nettune apply: error: %s is a %s plan; generate the playbook with "
-			"'nettune emit --format ps1'\n", path, m.plan.target);
+			"'nettune emit --format ps1'\n", nt_esc(path), nt_esc(m.plan.target));
 		goto out;
 	}
 	if (o->netns && nt_netns_refuse_plan(&m.plan, o->netns, &d)) {
 		nt_print_diags(&d);
 		fprintf(stderr, "nettune apply: error: %s changes host-wide settings and --netns %s "
-			"confines the apply to that network namespace; nothing was changed\n", path,
-			o->netns);
+			"confines the apply to that network namespace; nothing was changed\n",
+			nt_esc(path), nt_esc(o->netns));
 		goto out;
 	}
 	if (m.netns ? !o->netns || strcmp(m.netns, o->netns) : o->netns != NULL) {
 		/* the values were observed in another namespace: neither their
 		 * staleness nor "already converged" says anything about this one */
 		fprintf(stderr, "nettune apply: error: plan for another network namespace: %s was "
-			"made %s%s%s, this apply is %s%s%s; nothing was changed\n", path,
+			"made %s%s%s, this apply is %s%s%s; nothing was changed\n", nt_esc(path),
 			m.netns ? "in namespace " : "for the host's own namespace (no --netns)",
-			m.netns ? m.netns : "", m.netns ? " (--netns)" : "",
+			m.netns ? nt_esc(m.netns) : "", m.netns ? " (--netns)" : "",
 			o->netns ? "in namespace " : "for the host's own namespace (no --netns)",
-			o->netns ? o->netns : "", o->netns ? " (--netns)" : "");
+			o->netns ? nt_esc(o->netns) : "", o->netns ? " (--netns)" : "");
 		goto out;
 	}
 	rq.manifest = &m;
@@ -230,11 +230,13 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 			lid[strcspn(lid, " \t\r\n")] = '\0';
 		if (m.machine_id && lid && *lid)
 			fprintf(stderr, "nettune apply: error: plan for another host: %s is for machine-id "
-				"%s (host %s), this host is machine-id %s (host %s)\n", path, m.machine_id,
-				m.host_name, lid, f->hostname ? f->hostname : "?");
+				"%s (host %s), this host is machine-id %s (host %s)\n", nt_esc(path),
+				nt_esc(m.machine_id), nt_esc(m.host_name), nt_esc(lid),
+				f->hostname ? nt_esc(f->hostname) : "?");
 		else
 			fprintf(stderr, "nettune apply: error: plan for another host: %s is for host %s, "
-				"this host is %s\n", path, m.host_name, f->hostname ? f->hostname : "unknown");
+				"this host is %s\n", nt_esc(path), nt_esc(m.host_name),
+				f->hostname ? nt_esc(f->hostname) : "unknown");
 		free(lid);
 		goto out;
 	}
@@ -244,7 +246,7 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 		 * converged host, handled like a converged apply (lock, no journal) */
 		struct nt_plan none = m.plan;
 		char *msg = nt_xasprintf("Already converged: this host already holds every value "
-					 "%s sets (%zu action%s); nothing was changed.", path,
+					 "%s sets (%zu action%s); nothing was changed.", nt_esc(path),
 					 m.plan.n, m.plan.n == 1 ? "" : "s");
 
 		none.n = 0;
@@ -260,7 +262,7 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 
 		fprintf(stderr, "nettune apply: error: stale plan: %zu setting%s of this host changed "
 			"since %s was made (%s, against %s); nothing was changed:\n%s", nstale,
-			nstale == 1 ? "" : "s", path, made, m.against, diff.p);
+			nstale == 1 ? "" : "s", nt_esc(path), made, nt_esc(m.against), diff.p);
 		/* partly applied (by hand, or undone in part): say what is missing */
 		if (missing < nkeys)
 			fprintf(stderr, "the host holds %zu of the %zu values the plan sets; not held:\n%s",
@@ -271,7 +273,8 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 	}
 	if (m.plan.cannot) {
 		fprintf(stderr, "nettune apply: error: %zu action%s of %s cannot be applied on this host; "
-			"nothing was changed\n", m.plan.cannot, m.plan.cannot == 1 ? "" : "s", path);
+			"nothing was changed\n", m.plan.cannot, m.plan.cannot == 1 ? "" : "s",
+			nt_esc(path));
 		goto out;
 	}
 	if ((o->dry_run || nt_g.verbose) && !o->ask) {

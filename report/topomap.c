@@ -180,7 +180,8 @@ static void node_header(const struct nt_map *m, int n, const struct nt_cpuset *c
 		for (j = 0; j < m->nq; j++)
 			shown |= !strcmp(m->q[j].iface, fi->name);
 		if (shown && fi->numa_node == n)
-			nt_buf_printf(o, "  <- NIC %s (%s)", fi->name, fi->driver ? fi->driver : "?");
+			nt_buf_printf(o, "  <- NIC %s (%s)", nt_esc(fi->name),
+				      fi->driver ? nt_esc(fi->driver) : "?");
 	}
 	nt_buf_putc(o, '\n');
 }
@@ -193,7 +194,7 @@ static void queue_token(const struct nt_map *m, const struct nt_map_q *q, bool m
 	if (color && bad)
 		nt_buf_puts(o, "\033[1;31m");
 	if (multi)
-		nt_buf_printf(o, "%s:", q->iface);
+		nt_buf_printf(o, "%s:", nt_esc(q->iface));
 	nt_buf_printf(o, "q%u%s", q->queue, q->spread ? "+" : "");
 	if (m->rates) {
 		nt_buf_putc(o, ' ');
@@ -219,7 +220,7 @@ void nt_map_text(const struct nt_map *m, bool color, struct nt_buf *o)
 	for (j = 1; j < m->nq; j++)
 		multi |= strcmp(m->q[j].iface, m->q[0].iface) != 0;
 	if (m->title)
-		nt_buf_printf(o, "%s\n", m->title);
+		nt_buf_printf(o, "%s\n", nt_esc(m->title));
 	for (n = 0; n < nn && m->rates; n++) {
 		int nc = node_cores(m->f, &nodes[n], cores, NT_MAX_CPUS);
 

@@ -451,8 +451,9 @@ void nt_watch_print_text(const struct nt_watch_report *r, struct nt_buf *out)
 
 		for (q = 0; q < ir->nq; q++)
 			irqs += ir->q[q].irqs;
-		nt_buf_printf(out, "%s: %s, node %d, %zu queues: ", ir->name,
-			      ir->driver ? ir->driver : "no driver", ir->numa_node, ir->nq);
+		/* names and drivers come from the host (a --root image) */
+		nt_buf_printf(out, "%s: %s, node %d, %zu queues: ", nt_esc(ir->name),
+			      ir->driver ? nt_esc(ir->driver) : "no driver", ir->numa_node, ir->nq);
 		nt_fmt_rate(out, (double)ir->total / r->seconds);
 		nt_buf_printf(out, " %s/s", ir->metric);
 		if (strcmp(ir->metric, "interrupts")) {
@@ -482,8 +483,9 @@ void nt_watch_print_text(const struct nt_watch_report *r, struct nt_buf *out)
 	}
 	nt_buf_printf(out, "\n%zu finding%s:\n", r->nf, r->nf == 1 ? "" : "s");
 	for (k = 0; k < r->nf; k++)
-		nt_buf_printf(out, "  [%s] %s: %s\n      -> %s\n", r->fv[k].kind, r->fv[k].object,
-			      r->fv[k].figure, r->fv[k].action);
+		nt_buf_printf(out, "  [%s] %s: %s\n      -> %s\n", r->fv[k].kind,
+			      nt_esc(r->fv[k].object), nt_esc(r->fv[k].figure),
+			      nt_esc(r->fv[k].action));
 }
 
 static void json_cpus(struct nt_buf *o, const struct nt_cpuset *s)

@@ -166,6 +166,29 @@ size_t nt_utf8_len(const char *str, size_t avail)
 	return n;
 }
 
+/* Code points that move the cursor or reorder text although they are valid
+ * UTF-8: the C1 controls (U+0080..U+009F; some terminals read U+009B as
+ * CSI), the line and paragraph separators and the bidirectional
+ * embeddings, overrides and isolates (text that displays other than it
+ * reads). */
+static bool unsafe_cp(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* The code point of the n-byte valid UTF-8 sequence at p. */
+static uint32_t utf8_cp(const unsigned char *p, size_t n)
+{
+	static const unsigned char lead[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+	uint32_t cp = p[0] & lead[n];
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		cp = (cp << 6) | (p[i] & 0x3f);
+	return cp;
+}
+
 /* Printable ASCII that needs no escape in a JSON string. */
 static bool json_plain(unsigned char c)
 {
@@ -206,9 +229,59 @@ void nt_buf_json_body(struct nt_buf *b, const char *s)
 			p++;
 			continue;
 		}
-		nt_buf_putn(b, (const char *)p, n);
+		if (n > 1 && unsafe_cp(utf8_cp(p, n)))
+			nt_buf_printf(b, "\\u%04x", (unsigned)utf8_cp(p, n));
+		else
+			nt_buf_putn(b, (const char *)p, n);
 		p += n;
 	}
+}
+
+void nt_buf_put_escaped(struct nt_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		const unsigned char *st = p;
+		size_t n;
+
+		while (*p >= 0x20 && *p < 0x7f)
+			p++;
+		if (p != st)
+			nt_buf_putn(b, (const char *)st, (size_t)(p - st));
+		if (!*p)
+			break;
+		switch (*p) {
+		case '\n': nt_buf_puts(b, "\\n"); p++; continue;
+		case '\r': nt_buf_puts(b, "\\r"); p++; continue;
+		case '\t': nt_buf_puts(b, "\\t"); p++; continue;
+		default: break;
+		}
+		n = *p < 0x80 ? 0 : nt_utf8_len((const char *)p, 4);
+		if (!n) {
+			/* C0, DEL, or a byte that is not part of valid UTF-8 */
+			nt_buf_printf(b, "\\x%02x", *p++);
+			continue;
+		}
+		if (unsafe_cp(utf8_cp(p, n)))
+			nt_buf_printf(b, "\\u%04x", (unsigned)utf8_cp(p, n));
+		else
+			nt_buf_putn(b, (const char *)p, n);
+		p += n;
+	}
+}
+
+const char *nt_esc(const char *s)
+{
+	static struct nt_buf slot[8];
+	static unsigned next;
+	struct nt_buf *b = &slot[next++ % NT_ARRAY_SIZE(slot)];
+
+	b->n = 0;
+	if (b->p)
+		b->p[0] = '\0';
+	nt_buf_put_escaped(b, s ? s : "(null)");
+	return b->p ? b->p : "";
 }
 
 void nt_buf_json_str(struct nt_buf *b, const char *s)

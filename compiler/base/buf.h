@@ -26,6 +26,16 @@ void nt_buf_json_str(struct nt_buf *b, const char *s);
 void nt_buf_json_str_or_null(struct nt_buf *b, const char *s);
 /* The same without the quotes (a literal written in pieces). */
 void nt_buf_json_body(struct nt_buf *b, const char *s);
+/* s as text for a terminal, one field on one line: newline, CR and tab as
+ * \n \r \t; other C0 controls, DEL and bytes that are not valid UTF-8
+ * as \xHH; the C1 controls, U+2028/2029 and the bidi embeddings,
+ * overrides and isolates as \uHHHH; all other UTF-8 (CJK, accents) as is.
+ * Every string read from a file or the host goes through it before it
+ * reaches a terminal (diagnostics, history, show, caps, plan, watch). */
+void nt_buf_put_escaped(struct nt_buf *b, const char *s);
+/* The same for a printf argument: the text stays valid until eight more
+ * calls (a few fields of one message); nettune has no threads. */
+const char *nt_esc(const char *s);
 /* Decimal digits of v. */
 void nt_buf_put_u64(struct nt_buf *b, uint64_t v);
 /* Length of the valid UTF-8 sequence at s (at most avail bytes), or 0. */

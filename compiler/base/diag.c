@@ -186,26 +186,6 @@ static const char *sev_name(enum nt_severity s)
 	}
 }
 
-/* One diagnostic is one line: control characters that came from the
- * input (a quoted "eth\n0") are written as C escapes. */
-static void text_escape(struct nt_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '\n')
-			nt_buf_puts(b, "\\n");
-		else if (c == '\r')
-			nt_buf_puts(b, "\\r");
-		else if (c == '\t')
-			nt_buf_puts(b, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			nt_buf_printf(b, "\\x%02x", c);
-		else
-			nt_buf_putc(b, (char)c);
-	}
-}
-
 void nt_diag_buffer_stderr(void)
 {
 	static char buf[1 << 16];
@@ -232,11 +212,13 @@ void nt_diags_print_text(const struct nt_diags *d, FILE *f)
 	for (i = 0; i < d->n; i++) {
 		const struct nt_diag *x = &d->v[i];
 
-		text_escape(&b, x->mark.file ? x->mark.file : "nettune");
+		/* one diagnostic is one line: control characters that came
+		 * from the input (a quoted "eth\n0") are written escaped */
+		nt_buf_put_escaped(&b, x->mark.file ? x->mark.file : "nettune");
 		if (x->mark.line)
 			nt_buf_printf(&b, ":%u:%u", x->mark.line, x->mark.col);
 		nt_buf_printf(&b, ": %s: ", sev_name(x->sev));
-		text_escape(&b, x->msg);
+		nt_buf_put_escaped(&b, x->msg);
 		nt_buf_putc(&b, '\n');
 	}
 	nt_buf_write(&b, f);

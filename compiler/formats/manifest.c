@@ -239,6 +239,69 @@ static void action_copy(struct nt_action *dst, const struct nt_action *a)
 	dst->ord = a->ord;
 }
 
+/*
+ * Why s could not go into a PLAN.json that its loader reads back (NULL:
+ * it can).  The loader takes printable strings only (no control
+ * characters, at most MAX_STR bytes; str_field below), and the JSON writer
+ * turns bytes that are not UTF-8 into U+FFFD: a name that does not
+ * round-trip is refused before anything is written, rather than written
+ * into a plan that nettune itself then refuses to apply or show.
+ */
+static const char *unfit(const char *s, char *why, size_t whylen)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	if (strlen(s) > MAX_STR)
+		return snprintf(why, whylen, "is longer than %d bytes", MAX_STR), why;
+	for (; *p; p += n) {
+		if (*p < 0x20 || *p == 0x7f)
+			return snprintf(why, whylen, "contains the control character \\x%02x", *p), why;
+		n = nt_utf8_len((const char *)p, 4);
+		if (!n)
+			return snprintf(why, whylen, "is not valid UTF-8 (byte \\x%02x)", *p), why;
+	}
+	return NULL;
+}
+
+/* One field of the manifest to be: an error naming it when it is unfit. */
+static bool fits(struct nt_diags *d, struct nt_mark at, const char *what, const char *s)
+{
+	char why[80];
+
+	if (!s || !unfit(s, why, sizeof(why)))
+		return true;
+	nt_error(d, at, "manifest", "%s '%s' %s: a plan manifest cannot hold it (its loader "
+		 "refuses control characters, bytes that are not UTF-8 and strings over %d bytes); "
+		 "nothing was written", what, s, why, MAX_STR);
+	return false;
+}
+
+static bool manifest_fits(const struct nt_manifest *m, struct nt_diags *d)
+{
+	struct nt_mark at = {nt_intern(m->profile), 0, 0};
+	bool ok = true;
+	size_t i;
+
+	ok &= fits(d, at, "the profile path", m->profile);
+	ok &= fits(d, at, "the host name", m->host_name);
+	ok &= fits(d, at, "the machine id", m->machine_id);
+	ok &= fits(d, at, "the network namespace", m->netns);
+	ok &= fits(d, at, "the snapshot path", m->against);
+	ok &= fits(d, at, "the profile name", m->plan.host);
+	for (i = 0; i < m->nsources; i++)	/* the profile is its own first source */
+		if (strcmp(m->sources[i].file, m->profile))
+			ok &= fits(d, at, "the source file", m->sources[i].file);
+	for (i = 0; i < m->plan.n && ok; i++) {
+		const struct nt_action *a = &m->plan.v[i];
+
+		ok &= fits(d, at, "the object name", a->object);
+		ok &= fits(d, at, "the setting name", a->arg);
+		ok &= fits(d, at, "the note", a->note);
+	}
+	return ok;
+}
+
 int nt_manifest_build(struct nt_manifest *m, const struct nt_loaded *l,
 		      const struct nt_facts *facts, const struct nt_plan *p,
 		      const char *against, const struct nt_manifest_opts *o,
@@ -283,6 +346,10 @@ int nt_manifest_build(struct nt_manifest *m, const struct nt_loaded *l,
 	m->plan.n = p->n;
 	m->plan.disruptive = p->disruptive;
 	m->plan.cannot = p->cannot;
+	if (!manifest_fits(m, d)) {
+		nt_manifest_free(m);
+		return -1;
+	}
 	return 0;
 }
 
@@ -814,7 +881,7 @@ size_t nt_manifest_not_held(const struct nt_manifest *m, const struct nt_state *
 		if (!out)
 			continue;
 		label = nt_setting_label(w->kind, w->object, w->arg);
-		nt_buf_printf(out, "  %s: the host has ", label);
+		nt_buf_printf(out, "  %s: the host has ", nt_esc(label));
 		if (s)
 			nt_value_format(&s->val, out, false);
 		else
@@ -849,7 +916,7 @@ size_t nt_manifest_stale(const struct nt_manifest *m, const struct nt_state *liv
 		if (a->has_from ? s && nt_value_equal(&s->val, &a->from) : !s)
 			continue;
 		attr = nt_setting_label(a->kind, a->object, a->arg);
-		nt_buf_printf(out, "  %s: planned from ", attr);
+		nt_buf_printf(out, "  %s: planned from ", nt_esc(attr));
 		if (a->has_from)
 			nt_value_format(&a->from, out, false);
 		else

@@ -464,6 +464,13 @@ static size_t check(struct nt_ynode *node, const cyaml_schema_value_t *v, struct
 	if (node->type != NT_Y_MAP) {
 		ERR(&c, node->mark, "type", "a profile must be a mapping with apiVersion and kind, not %s",
 		    type_word(node));
+	} else if (!nt_ymap_get(node, "apiVersion", NULL) && !nt_ymap_get(node, "kind", NULL)) {
+		/* Some other file (/etc/shadow parses as a mapping of its
+		 * lines): its keys are its contents, and the messages below
+		 * quote keys.  Nothing of it is quoted, here or in the
+		 * Ansible module's result sent to the controller. */
+		ERR(&c, node->mark, "type", "not a nettune profile: no apiVersion or kind at the top "
+		    "level (the file's contents are not quoted)");
 	} else {
 		check_mapping(&c, node, v->mapping.fields, &top);
 		if (pruning && c.errors) {

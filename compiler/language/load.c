@@ -2,6 +2,7 @@
 /* Profile loading: extends resolution, merge, defaults, libcyaml load. */
 #include <ctype.h>
 #include <dirent.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include "check.h"
 #include "load.h"
 #include "../base/paths.h"
+#include "../base/strictmodes.h"
 #include "schema.h"
 #include "typed.h"
 
@@ -40,14 +42,24 @@ static void add_source(struct loader *L, const char *file)
 	L->sources[L->nsources++] = file;
 }
 
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
 /*
  * A policy found in a search directory: 0 with *real set when dir/name is
  * a regular file whose canonical path stays inside the canonical dir, 1
  * when there is nothing there, -1 (why set) when something is there that
  * must not be read: a link that leads out of the directory (to a secret,
- * say; its text must never reach a diagnostic), a dangling link, a FIFO.
+ * say; its text must never reach a diagnostic), a dangling link, a FIFO,
+ * or (strict: the data directory, which nt_data_dir checked with every
+ * directory above it) a file another user may write.
  */
-static int candidate(const char *dir, const char *p, char **real, char *why, size_t whylen)
+static int candidate(const char *dir, const char *p, bool strict, char **real, char *why,
+		     size_t whylen)
 {
 	char *rdir, *rfile;
 	struct stat st;
@@ -58,6 +70,12 @@ static int candidate(const char *dir, const char *p, char **real, char *why, siz
 	if (lstat(p, &st))
 		return 1;
 	rdir = realpath(dir, NULL);
+	if (strict && S_ISREG(st.st_mode) &&
+	    nt_strict_owner_mode("the data directory's policy", base_name(p), &st, false, why,
+				 whylen)) {
+		free(rdir);
+		return -1;
+	}
 	if (rdir && S_ISREG(st.st_mode)) {
 		/* p is dir/NAME.yaml (a policy name has no '/') and no link:
 		 * its canonical path is the directory's plus its own name,
@@ -88,6 +106,9 @@ static int candidate(const char *dir, const char *p, char **real, char *why, siz
 		snprintf(why, whylen, "not a regular file (%s)", nt_file_type(st.st_mode));
 		goto out;
 	}
+	if (strict && nt_strict_owner_mode("the data directory's policy", rfile, &st, false, why,
+					   whylen))
+		goto out;
 	*real = rfile;
 	rfile = NULL;
 	r = 0;
@@ -150,7 +171,7 @@ static char *resolve(struct loader *L, const char *from_file, const char *name,
 		     struct nt_buf *tried, char **real, char *why, size_t whylen)
 {
 	char *dirs[64];
-	size_t nd = 0, i;
+	size_t nd = 0, i, data = SIZE_MAX;
 	char *dir = nt_xstrdup(from_file), *slash = strrchr(dir, '/'), *found = NULL;
 	const char *own_dir_prefix;
 	bool stop = false;
@@ -167,7 +188,7 @@ static char *resolve(struct loader *L, const char *from_file, const char *name,
 		dirs[nd++] = nt_xstrdup(L->o->profile_path[i]);
 	dirs[nd] = nt_data_dir("profiles");
 	if (dirs[nd])
-		nd++;
+		data = nd++;
 	for (i = 0; i < nd && !stop; i++) {
 		static const char *const ext[] = {".yaml", ".yml"};
 		size_t e;
@@ -176,7 +197,7 @@ static char *resolve(struct loader *L, const char *from_file, const char *name,
 			char *p = i || own_dir_prefix ?
 				  nt_xasprintf("%s/%s%s", dirs[i], name, ext[e]) :
 				  nt_xasprintf("%s%s", name, ext[e]);
-			int c = candidate(dirs[i], p, real, why, whylen);
+			int c = candidate(dirs[i], p, i == data, real, why, whylen);
 
 			if (c <= 0) {
 				stop = true;
@@ -457,7 +478,7 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 		const struct nt_ynode *e = ext->vals[i];
 		struct nt_buf tried = {0};
 		struct nt_ynode *base;
-		char *p, *rp = NULL, why[256];
+		char *p, *rp = NULL, why[512];
 		int k;
 
 		if (!valid_policy_name(e->scalar)) {

@@ -270,6 +270,17 @@ static struct nt_mark mk(const struct builder *b, yaml_mark_t m)
 	return r;
 }
 
+/* Whether the document read so far is a nettune one (apiVersion or kind
+ * at its top): only then may a message quote its text.  Any other file
+ * (/etc/shadow parses as YAML) is reported by position alone. */
+static bool quotable(const struct builder *b)
+{
+	const struct nt_ynode *top = b->depth ? b->stack[0].node : NULL;
+
+	return top && top->type == NT_Y_MAP &&
+	       (nt_ymap_get(top, "apiVersion", NULL) || nt_ymap_get(top, "kind", NULL));
+}
+
 /* Attaches a finished node to its parent; returns false on error. */
 static bool attach(struct builder *b, struct nt_ynode *n)
 {
@@ -300,9 +311,15 @@ static bool attach(struct builder *b, struct nt_ynode *n)
 			return false;
 		}
 		if (nt_ymap_get(f->node, n->scalar, &i)) {
-			nt_error(b->d, n->mark, "duplicate-key",
-				 "duplicate key '%s' (first at line %u)", n->scalar,
-				 f->node->keys[i]->mark.line);
+			if (quotable(b))
+				nt_error(b->d, n->mark, "duplicate-key",
+					 "duplicate key '%s' (first at line %u)", n->scalar,
+					 f->node->keys[i]->mark.line);
+			else
+				nt_error(b->d, n->mark, "duplicate-key",
+					 "duplicate key (first at line %u); not a nettune profile "
+					 "(no apiVersion or kind before it), its text is not quoted",
+					 f->node->keys[i]->mark.line);
 			nt_yfree(n);
 			return false;
 		}
@@ -432,9 +449,14 @@ struct nt_ynode *nt_yparse_data(const char *file, const char *data, size_t len,
 			}
 			break;
 		case YAML_ALIAS_EVENT:
-			nt_error(d, mk(&b, ev.start_mark), "yaml-alias",
-				 "YAML aliases (*%s) are not supported in profiles; use extends or write the value out",
-				 (const char *)ev.data.alias.anchor);
+			if (quotable(&b))
+				nt_error(d, mk(&b, ev.start_mark), "yaml-alias",
+					 "YAML aliases (*%s) are not supported in profiles; use extends or write the value out",
+					 (const char *)ev.data.alias.anchor);
+			else
+				nt_error(d, mk(&b, ev.start_mark), "yaml-alias",
+					 "YAML aliases are not supported in profiles (and this is not a "
+					 "nettune profile: no apiVersion or kind before it)");
 			b.failed = true;
 			done = true;
 			break;

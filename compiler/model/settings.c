@@ -288,13 +288,7 @@ void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full)
 		}
 		/* display: one line, whatever the value (kernel.core_modes has
 		 * newlines; a snapshot's could forge plan or drift lines) */
-		for (const char *c = v->s ? v->s : ""; *c; c++)
-			if (*c == '\n')
-				nt_buf_puts(b, "\\n");
-			else if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
-				nt_buf_printf(b, "\\x%02x", (unsigned char)*c);
-			else
-				nt_buf_putc(b, *c);
+		nt_buf_put_escaped(b, v->s ? v->s : "");
 		return;
 	case NT_V_CPUS:
 		if (nt_cpuset_empty(v->cpus))

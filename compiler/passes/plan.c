@@ -271,9 +271,11 @@ static void action_line(struct nt_buf *b, const struct nt_action *a, size_t no, 
 	nt_buf_puts(b, C(color, "\033[33m"));
 	nt_buf_putn(b, name, w);
 	if (a->arg) {
+		size_t at = b->n;
+
 		nt_buf_putc(b, ' ');
-		nt_buf_puts(b, a->arg);
-		w += 1 + strlen(a->arg);
+		nt_buf_put_escaped(b, a->arg);
+		w += b->n - at;
 	}
 	for (; w < 30; w++)
 		nt_buf_putc(b, ' ');
@@ -302,7 +304,7 @@ static void action_line(struct nt_buf *b, const struct nt_action *a, size_t no, 
 	if (a->src.file && a->src.line) {
 		nt_buf_puts(b, "  ");
 		nt_buf_puts(b, C(color, "\033[2m"));
-		nt_buf_puts(b, a->src.file);
+		nt_buf_put_escaped(b, a->src.file);
 		nt_buf_putc(b, ':');
 		put_num(b, a->src.line, 0);
 		nt_buf_putc(b, ':');
@@ -314,7 +316,7 @@ static void action_line(struct nt_buf *b, const struct nt_action *a, size_t no, 
 		nt_buf_puts(b, "       ");
 		nt_buf_puts(b, C(color, "\033[2m"));
 		nt_buf_puts(b, "# ");
-		nt_buf_puts(b, a->note);
+		nt_buf_put_escaped(b, a->note);
 		nt_buf_puts(b, C(color, "\033[0m"));
 		nt_buf_putc(b, '\n');
 	}
@@ -326,17 +328,19 @@ void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color
 	size_t i, k;
 	bool *done = nt_xcalloc(p->n + 1, sizeof(bool));
 
-	nt_buf_printf(b, "%sHost %s%s (%s)%s", C(color, "\033[1m"), p->host, "", p->target,
-		      C(color, "\033[0m"));
+	/* host, snapshot path, interface names, values: from files and the
+	 * host, escaped (nt_buf_put_escaped); the colours are ours */
+	nt_buf_printf(b, "%sHost %s (%s)%s", C(color, "\033[1m"), nt_esc(p->host),
+		      nt_esc(p->target), C(color, "\033[0m"));
 	if (against)
-		nt_buf_printf(b, ", against %s", against);
+		nt_buf_printf(b, ", against %s", nt_esc(against));
 	nt_buf_puts(b, "\n");
 	for (i = 0; i < p->n; i++) {
 		if (done[i])
 			continue;
 		/* an interface may be named like a pseudo-object ("sysctl"):
 		 * the kind keeps them apart */
-		nt_buf_printf(b, "\n%s%s%s%s\n", C(color, "\033[1m"), p->v[i].object,
+		nt_buf_printf(b, "\n%s%s%s%s\n", C(color, "\033[1m"), nt_esc(p->v[i].object),
 			      !pseudo(&p->v[i]) && is_pseudo_name(p->v[i].object) ? " (interface)" : "",
 			      C(color, "\033[0m"));
 		for (k = i; k < p->n; k++) {

@@ -285,15 +285,26 @@ static void test_ytree(void)
 {
 	struct nt_diags d = {0};
 	struct nt_ynode *t;
-	static const char dup[] = "a: 1\nb:\n  c: 2\n  c: 3\n";
+	static const char dup[] = "kind: HostProfile\na: 1\nb:\n  c: 2\n  c: 3\n";
+	/* not a profile (no apiVersion or kind): its text is never quoted */
+	static const char shadow[] = "root:$6$hash:1::\nroot:$6$hash:1::\n";
 	static const char tab[] = "a:\n\tb: 1\n";
 
 	t = nt_yparse_data("dup.yaml", dup, strlen(dup), &d);
 	CU_ASSERT_PTR_NULL(t);
 	CU_ASSERT_EQUAL_FATAL(d.n, 1);
-	CU_ASSERT_STRING_EQUAL(d.v[0].msg, "duplicate key 'c' (first at line 3)");
-	CU_ASSERT_EQUAL(d.v[0].mark.line, 4);
+	CU_ASSERT_STRING_EQUAL(d.v[0].msg, "duplicate key 'c' (first at line 4)");
+	CU_ASSERT_EQUAL(d.v[0].mark.line, 5);
 	CU_ASSERT_EQUAL(d.v[0].mark.col, 3);
+	nt_diags_free(&d);
+
+	t = nt_yparse_data("shadow", shadow, strlen(shadow), &d);
+	CU_ASSERT_PTR_NULL(t);
+	CU_ASSERT_EQUAL_FATAL(d.n, 1);
+	CU_ASSERT_STRING_EQUAL(d.v[0].msg, "duplicate key (first at line 1); not a nettune profile "
+			       "(no apiVersion or kind before it), its text is not quoted");
+	CU_ASSERT_PTR_NULL(strstr(d.v[0].msg, "hash"));
+	CU_ASSERT_EQUAL(d.v[0].mark.line, 2);
 	nt_diags_free(&d);
 
 	t = nt_yparse_data("tab.yaml", tab, strlen(tab), &d);
@@ -305,7 +316,7 @@ static void test_ytree(void)
 	nt_diags_free(&d);
 
 	/* a copy keeps every mark */
-	t = nt_yparse_data("ok.yaml", dup, 10, &d);
+	t = nt_yparse_data("ok.yaml", dup + 18, 10, &d);	/* "a: 1\nb:\n  " */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	{
 		struct nt_ynode *c = nt_ycopy(t);

@@ -11,11 +11,20 @@ Usage: untrusted_tests.py TEST
   bigjson    a 100,000-key JSON object in a snapshot, with and without a repeat;
              100,000 interfaces and 100,000 features, the first repeated
   bigyaml    a 100,000-key YAML mapping in a profile, with and without a repeat
+  datadir    a planted policy in a data directory others can write is not read
+             (warned and skipped); a trusted one is; a build-tree binary never
+             reads <exe>/../share
+  terminal   control characters from a --caps-dir table, a journal and a
+             profile file name reach stdout/stderr only escaped; plan --out
+             refuses a name its PLAN.json could not carry
+  notprofile a file that is not a profile (/etc/shadow-like) is never quoted,
+             by the CLI or by the Ansible module
 
 Every nettune run has a 10 s timeout, so that an input that blocks fails the
 test instead of hanging it.  No timing is asserted.
 Environment (tests/meson.build): NETTUNE = the binary, SRCROOT = the source tree.
 """
+import json
 import os
 import pwd
 import shutil
@@ -415,8 +424,284 @@ def t_bigyaml():
         E.close()
 
 
+# ---------------------------------------------------------------- datadir
+
+PLANTED = "|/bin/false planted-by-the-datadir-test"
+POLICY_PLANT = ("apiVersion: nettune/v1\nkind: PolicyProfile\nmetadata: {name: throughput}\n"
+                "sysctl:\n  kernel.core_pattern: \"%s\"\n" % PLANTED)
+EXTENDS_THROUGHPUT = HOST + "extends: [throughput]\n"
+
+
+def plant_tree(top):
+    """top/build/nettune (a copy of the binary) and top/share/nettune/profiles/
+    throughput.yaml (the planted policy); returns (binary, profiles dir)."""
+    os.makedirs(os.path.join(top, "build"))
+    prof = os.path.join(top, "share", "nettune", "profiles")
+    os.makedirs(prof)
+    for d in (os.path.join(top, "share"), os.path.join(top, "share", "nettune"), prof):
+        os.chmod(d, 0o755)
+    binary = os.path.join(top, "build", "nettune")
+    shutil.copy2(NETTUNE, binary)
+    with open(os.path.join(prof, "throughput.yaml"), "w") as f:
+        f.write(POLICY_PLANT)
+    os.chmod(os.path.join(prof, "throughput.yaml"), 0o644)
+    return binary, prof
+
+
+def plan_with(E, binary, env=None):
+    e = dict(E.env)
+    e.pop("NETTUNE_DATADIR", None)
+    e.update(env or {})
+    r = subprocess.run([binary, "plan", "p.yaml", "--state", X710_STATE], cwd=E.dir, env=e,
+                       capture_output=True, timeout=LIMIT)
+    return r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
+
+
+def t_datadir():
+    E = Env()
+    try:
+        E.write("p.yaml", EXTENDS_THROUGHPUT)
+        top = E.p("top")
+        os.mkdir(top)
+        binary, prof = plant_tree(top)
+        root = os.geteuid() == 0
+
+        def refused(what, reason, env=None, b=None):
+            rc, out, err = plan_with(E, b or binary, env)
+            if rc != 2 or PLANTED in out or "planted" in err:
+                fail("%s: the planted policy was read (exit %s):\n%s%s" % (what, rc, out, err))
+            elif "nettune: warning: policy directory " not in err or reason not in err:
+                fail("%s: no warning with %r:\n%s" % (what, reason, err))
+            elif "net.core.rmem_max" not in out:
+                fail("%s: the built-in throughput policy was not used:\n%s" % (what, out))
+
+        # the build in a world-writable directory (no sticky bit): whoever
+        # may write it can swap share/ itself
+        os.chmod(top, 0o777)
+        refused("world-writable parent", "parent %s is group- and world-writable (mode 0777)" % top)
+        # sticky like /tmp: the parent is fine, but the directory is not
+        os.chmod(top, 0o1777)
+        os.chmod(prof, 0o777)
+        refused("world-writable profiles/", "%s is group- and world-writable (mode 0777)" % prof)
+        os.chmod(prof, 0o775)
+        refused("group-writable profiles/", "%s is group-writable (mode 0775)" % prof)
+        os.chmod(prof, 0o755)
+        if root:
+            os.chown(prof, 65534, 65534)
+            refused("profiles/ of another user", "%s is owned by uid 65534, not by root" % prof)
+            os.chown(prof, 0, 0)
+            os.chown(os.path.join(top, "share"), 65534, 65534)
+            refused("share/ of another user", "parent %s is owned by uid 65534" %
+                    os.path.join(top, "share"))
+            os.chown(os.path.join(top, "share"), 0, 0)
+        else:
+            print("not root: foreign owners not tried")
+        # owned by root (or the user), writable by nobody else: the documented
+        # order takes it before the built-in policies, without a warning
+        rc, out, err = plan_with(E, binary)
+        want_src = os.path.relpath(os.path.join(prof, "throughput.yaml"), E.dir) + ":5:24"
+        if rc != 2 or PLANTED not in out or want_src not in out or "warning: policy" in err:
+            fail("a trusted data directory was not used (exit %s):\n%s%s" % (rc, out, err))
+        # a trusted directory with a file others may write: an error, located
+        os.chmod(os.path.join(prof, "throughput.yaml"), 0o666)
+        rc, out, err = plan_with(E, binary)
+        if rc != 1 or PLANTED in out or ("the data directory's policy throughput.yaml is "
+                                         "group- and world-writable (mode 0666)") not in err:
+            fail("a world-writable policy file: exit %s:\n%s%s" % (rc, out, err))
+        os.chmod(os.path.join(prof, "throughput.yaml"), 0o644)
+        # $NETTUNE_DATADIR is checked the same way
+        os.chmod(prof, 0o777)
+        refused("NETTUNE_DATADIR world-writable", "%s is group- and world-writable" % prof,
+                env={"NETTUNE_DATADIR": os.path.join(top, "share", "nettune")}, b=NETTUNE)
+        os.chmod(prof, 0o755)
+        # an executable in its build tree reads the source tree, never a
+        # share/ beside itself (a build has none of its own)
+        build = os.path.dirname(os.path.realpath(NETTUNE))
+        inside = tempfile.mkdtemp(prefix="nt-datadir-", dir=build)
+        try:
+            b2, p2 = plant_tree(os.path.join(inside, "t"))
+            rc, out, err = plan_with(E, b2)
+            if rc != 2 or PLANTED in out or "profiles/throughput.yaml" not in out or \
+                    "<built-in>" in out:
+                fail("a build-tree binary read %s (exit %s):\n%s%s" % (p2, rc, out, err))
+        finally:
+            shutil.rmtree(inside, ignore_errors=True)
+    finally:
+        E.close()
+
+
+# ---------------------------------------------------------------- terminal
+
+def raw_controls(data):
+    """The control characters of data (bytes) a terminal would act on:
+    C0 but newline and tab, DEL, C1 (raw or as UTF-8), invalid UTF-8."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return ["invalid UTF-8 at %d" % e.start]
+    return ["U+%04X" % ord(c) for c in text
+            if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f]
+
+
+def run_bytes(E, args, env=None, cwd=None):
+    e = dict(E.env)
+    e.update(env or {})
+    r = subprocess.run([NETTUNE] + args, cwd=cwd or E.dir, env=e, capture_output=True,
+                       timeout=LIMIT)
+    return r.returncode, r.stdout, r.stderr
+
+
+def clean(what, rc, out, err, want_rc, shown=()):
+    """No raw control character in either stream; each of shown (the
+    escaped forms) in one of them."""
+    if rc not in (want_rc if isinstance(want_rc, tuple) else (want_rc,)):
+        fail("%s: exit %s:\n%r\n%r" % (what, rc, out, err))
+        return
+    for name, data in (("stdout", out), ("stderr", err)):
+        bad = raw_controls(data)
+        if bad:
+            fail("%s: raw control characters on %s: %s\n%r" % (what, name, bad[:8], data[:2000]))
+    both = (out + err).decode("utf-8", "replace")
+    for s in shown:
+        if s not in both:
+            fail("%s: %r not in the output:\n%s" % (what, s, both[:3000]))
+    if "\nforged" in both:
+        fail("%s: a newline in a field began a line of its own:\n%s" % (what, both[:3000]))
+
+
+# ESC[2J clears the screen, OSC 0 sets the title, a newline forges a line,
+# U+009B is CSI for an 8-bit terminal, U+202E reverses what follows
+HOSTILE_FILE = "p\x1b]0;owned\x07\x1b[2J\nforged line.yaml"
+HOSTILE_SHOWN = "p\\x1b]0;owned\\x07\\x1b[2J\\nforged line.yaml"
+
+
+def t_terminal():
+    E = Env()
+    try:
+        # a --caps-dir table: name, driver-independent text and sources
+        caps = E.p("caps")
+        os.mkdir(caps)
+        with open(os.path.join(SRCROOT, "schema", "nics", "intel-x722.yaml")) as f:
+            text = f.read()
+        text = text.replace('name: "Intel Ethernet Connection X722"',
+                            'name: "X722\\e]0;owned\\a\\e[2J\\nforged \\x9b2J \\u202Eevil 中文"')
+        text = text.replace('source: "unknown"', 'source: "unk\\e[31mred\\rforged"')
+        with open(os.path.join(caps, "intel-x722.yaml"), "w") as f:
+            f.write(text)
+        rc, out, err = run_bytes(E, ["--caps-dir", caps, "caps"])
+        clean("caps list", rc, out, err, 0,
+              ["X722\\x1b]0;owned\\x07\\x1b[2J\\nforged \\u009b2J \\u202eevil 中文"])
+        rc, out, err = run_bytes(E, ["--caps-dir", caps, "caps", "intel-x722"])
+        clean("caps show", rc, out, err, 0, ["unk\\x1b[31mred\\rforged", "中文"])
+        rc, out, err = run_bytes(E, ["caps", "x\x1b[2Jy"])
+        clean("caps unknown model", rc, out, err, 1, ["x\\x1b[2Jy"])
+
+        # a journal whose profile path and host name hold control characters
+        r = E.p("root")
+        subprocess.run([sys.executable, os.path.join(SRCROOT, "tests", "fixtures", "mkroot.py"),
+                        r, "--queues", "2"], check=True, capture_output=True)
+        E.write(HOSTILE_FILE, HOST + "sysctl:\n  net.core.rps_sock_flow_entries: \"32768\"\n")
+        rc, out, err = run_bytes(E, ["--root", r, "plan", HOSTILE_FILE])
+        clean("plan text", rc, out, err, 2, [HOSTILE_SHOWN + ":6:35"])
+        rc, out, err = run_bytes(E, ["--root", r, "apply", HOSTILE_FILE])
+        clean("apply", rc, out, err, 0)
+        jdir = os.path.join(E.env["NETTUNE_STATE_DIR"], "journal")
+        names = [n for n in os.listdir(jdir) if n.endswith(".json")]
+        if len(names) != 1:
+            fail("apply left %d journals" % len(names))
+            return
+        jpath = os.path.join(jdir, names[0])
+        with open(jpath) as f:
+            j = json.load(f)
+        if j["profile"] != E.p(HOSTILE_FILE):
+            fail("the journal's profile is %r" % j["profile"])
+        j["host"]["hostname"] = "h\x1b[2Jost\u009b\u202e"
+        st = os.stat(jpath)
+        with open(jpath, "w") as f:
+            json.dump(j, f)
+        os.chmod(jpath, st.st_mode & 0o7777)
+        jid = names[0][:-5]
+        rc, out, err = run_bytes(E, ["history"])
+        clean("history", rc, out, err, 0, [HOSTILE_SHOWN, "h\\x1b[2Jost\\u009b\\u202e"])
+        rc, out, err = run_bytes(E, ["show", jid])
+        clean("show JOURNAL", rc, out, err, 0,
+              ["  profile  %s/%s" % (E.dir, HOSTILE_SHOWN), "h\\x1b[2Jost\\u009b\\u202e"])
+        for args in (["history", "--json"], ["show", "--json", jid]):
+            rc, out, err = run_bytes(E, args)
+            clean(" ".join(args), rc, out, err, 0)
+            doc = json.loads(out)
+            got = (doc[0] if isinstance(doc, list) else doc).get("profile")
+            if got != E.p(HOSTILE_FILE):
+                fail("%s does not carry the exact profile path: %r" % (" ".join(args), got))
+
+        # plan --out: refused before anything is written, with the reason
+        rc, out, err = run_bytes(E, ["--root", r, "plan", HOSTILE_FILE, "--out", "plan.json"])
+        clean("plan --out", rc, out, err, 1,
+              ["error: the profile path '" + HOSTILE_SHOWN + "' contains the control "
+               "character \\x1b: a plan manifest cannot hold it", "nothing was written"])
+        if os.path.exists(E.p("plan.json")):
+            fail("plan --out wrote a PLAN.json its loader refuses")
+        latin1 = os.path.join(E.dir.encode(), b"caf\xe9.yaml")  # not UTF-8
+        with open(latin1, "w") as f:
+            f.write(HOST)
+        rc, out, err = run_bytes(E, ["--root", r, "plan", os.path.basename(latin1),
+                                     "--out", "plan.json"])
+        clean("plan --out latin-1", rc, out, err, 1,
+              ["caf\\xe9.yaml' is not valid UTF-8 (byte \\xe9)"])
+        if os.path.exists(E.p("plan.json")):
+            fail("plan --out wrote a PLAN.json for a name that is not UTF-8")
+        # an ordinary Chinese file name round-trips
+        E.write("中文.yaml", HOST + "sysctl:\n  net.core.rps_sock_flow_entries: \"65536\"\n")
+        rc, out, err = run_bytes(E, ["--root", r, "plan", "中文.yaml", "--out", "plan.json"])
+        clean("plan --out 中文", rc, out, err, 2, ["中文.yaml:6:35"])
+        rc, out, err = run_bytes(E, ["show", "plan.json"])
+        clean("show plan.json 中文", rc, out, err, 0, ["  profile    中文.yaml"])
+    finally:
+        E.close()
+
+
+# ---------------------------------------------------------------- notprofile
+
+def t_notprofile():
+    E = Env()
+    try:
+        secret = "$6$SECRETHASHnotshown"
+        shadow = E.write("shadow", "root:%s:19000:0:99999:7:::\nbin:*:19000:0:99999:7:::\n" % secret)
+        dup = E.write("shadow-dup", "root:%s:1::\nroot:%s:1::\n" % (secret, secret))
+        kv = E.write("secret.env", "password: %s\n" % secret)
+        for f in (shadow, dup, kv):
+            for args in (["validate", f], ["validate", "--format", "json", f],
+                         ["validate", "--format", "sarif", f], ["plan", f, "--state", X710_STATE],
+                         ["validate", f, shadow]):
+                rc, out, err = E.run(args)
+                if rc != 1 or "SECRETHASH" in out or "SECRETHASH" in err or "password" in err:
+                    fail("%s: exit %s, quotes the file: %r %r" % (" ".join(args), rc, out, err))
+        expect(E, ["validate", shadow], 1, "%s:1:1: error: not a nettune profile: no apiVersion "
+               "or kind at the top level (the file's contents are not quoted)\n" % shadow,
+               what="shadow")
+        # the Ansible module sends its message to the controller
+        module = os.path.join(os.path.dirname(NETTUNE), "ansible", "nettune")
+        if not os.access(module, os.X_OK):
+            print("no Ansible module next to %s: module not tried" % NETTUNE)
+            return
+        for f in (shadow, dup, kv):
+            args = E.write("args.json", json.dumps({"profile": f, "state": "planned",
+                                                    "_ansible_check_mode": True}))
+            r = subprocess.run([module, args], capture_output=True, timeout=LIMIT,
+                               env=E.env, cwd=E.dir)
+            res = json.loads(r.stdout)
+            if not res.get("failed") or "SECRETHASH" in r.stdout.decode() or \
+                    "SECRETHASH" in r.stderr.decode() or "password" in res.get("msg", ""):
+                fail("the module quotes %s: %r" % (f, r.stdout))
+            elif "not a nettune profile" not in res.get("msg", ""):
+                fail("the module does not say %s is no profile: %r" % (f, res.get("msg")))
+    finally:
+        E.close()
+
+
 TESTS = {"fifo": t_fifo, "compile": t_compile, "trust": t_trust, "extends": t_extends,
-         "positions": t_positions, "bigjson": t_bigjson, "bigyaml": t_bigyaml}
+         "positions": t_positions, "bigjson": t_bigjson, "bigyaml": t_bigyaml,
+         "datadir": t_datadir, "terminal": t_terminal, "notprofile": t_notprofile}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in TESTS:
