@@ -53,8 +53,9 @@ int cmd_history(int argc, char **argv)
 			printf("Usage: nettune history [--json]\n\n"
 			       "The apply journals in $NETTUNE_STATE_DIR/journal, newest first by their\n"
 			       "recorded time: when, state (applying, applied, pending-confirm, confirmed,\n"
-			       "rolled-back, reverted-unconfirmed, rollback-incomplete, discarded), target\n"
-			       "(host, network namespace, --root), number of changes, profile and ID.\n"
+			       "rolling-back, rolled-back, reverted-unconfirmed, rollback-incomplete,\n"
+			       "discarded), target (host, network namespace, --root), number of changes,\n"
+			       "profile and ID.\n"
 			       "'nettune show ID' prints one.  Exit status: 0, 1 error.\n");
 			return NT_EXIT_OK;
 		} else if (!strcmp(argv[k], "--json")) {
@@ -189,6 +190,18 @@ int nt_show_journal(const char *arg, bool json)
 			free(attr);
 			nt_buf_free(&from);
 			nt_buf_free(&to);
+		}
+		if (j.nunrestored) {
+			nt_buf_printf(&out, "\nNot restored by the last rollback (%zu; 'nettune rollback "
+				      "%s' tries again)\n", j.nunrestored, nt_esc(j.id));
+			for (size_t k = 0; k < j.nunrestored; k++) {
+				const struct nt_jentry *e = &j.e[j.unrestored[k].entry];
+				char *attr = nt_setting_label(e->kind, e->object, e->arg);
+
+				nt_buf_printf(&out, "  %3zu  %s: %s\n", j.unrestored[k].entry + 1,
+					      nt_esc(attr), nt_esc(j.unrestored[k].reason));
+				free(attr);
+			}
 		}
 		nt_buf_free(&t);
 	}

@@ -892,7 +892,7 @@ char *nt_journal_id_of(const char *arg, char *err, size_t errlen)
 		free(dir);
 		if (!same) {
 			snprintf(err, errlen, "%s is not in %s: rollback works on the journals of this "
-				 "state directory (set NETTUNE_STATE_DIR)", arg, want);
+				 "state directory (set NETTUNE_STATE_DIR)", nt_esc(arg), nt_esc(want));
 			free(want);
 			return NULL;
 		}
@@ -906,7 +906,7 @@ char *nt_journal_id_of(const char *arg, char *err, size_t errlen)
 		l -= 5;
 	id = strndup(base, l);
 	if (!l || l > 200 || id[0] == '.' || strchr(id, '/')) {
-		snprintf(err, errlen, "'%s' is not a journal name", arg);
+		snprintf(err, errlen, "'%s' is not a journal name", nt_esc(arg));
 		free(id);
 		return NULL;
 	}
