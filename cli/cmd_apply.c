@@ -170,6 +170,12 @@ int cmd_apply(int argc, char **argv)
 		r = nt_pipeline_run(&rq, &c, &d);
 	}
 	if (r) {
+		bool host = false;
+
+		/* a profile's located errors speak for themselves; a host that
+		 * could not be read, or a signal, is said to have changed nothing */
+		for (size_t k = 0; k < d.n; k++)
+			host |= d.v[k].rule && !strcmp(d.v[k].rule, "observe");
 		nt_print_diags(&d);
 		nt_diags_free(&d);
 		nt_compiled_free(&c);
@@ -177,7 +183,7 @@ int cmd_apply(int argc, char **argv)
 		if (nt_apply_interrupted())
 			fprintf(stderr, "nettune apply: interrupted (signal %d) before any change; "
 				"nothing was changed\n", nt_apply_interrupted());
-		else
+		else if (host)
 			fprintf(stderr, "nettune apply: nothing was changed\n");
 		return NT_EXIT_FAIL;
 	}
