@@ -7,10 +7,11 @@
 #include "settings.h"
 
 /*
- * Phases give the apply order (SPEC safety rules; kernel-and-nic-facts.md
- * "Changing channels reallocates IRQs and reprograms XPS: order channels ->
- * IRQ affinity -> RPS/XPS").  MTU ordering between a tunnel and its
- * underlay is refined in plan.c.
+ * Phases give the apply order (SPEC safety rules): channels -> IRQ affinity
+ * -> RPS/XPS, because a channel change lets the driver reallocate its queue
+ * IRQs in ethtool_ops.set_channels and netif_set_real_num_tx_queues drops
+ * the XPS maps of removed queues (net/core/dev.c netif_reset_xps_queues_gt).
+ * MTU ordering between a tunnel and its underlay is refined in plan.c.
  *
  * Scopes (last column): what a write reaches from inside a network
  * namespace.  The ethtool, rtnetlink and /sys/class/net/DEV/queues

@@ -90,7 +90,9 @@ static uint32_t indir_max(const struct nt_value *v)
 }
 
 /* Shrinking channels fails while the RSS table points at the queues that
- * go away (kernel-and-nic-facts.md: reset the table first). */
+ * go away: net/ethtool/common.c ethtool_check_max_channel refuses with
+ * "requested channel counts are too low for existing indirection table",
+ * so the table is reset first. */
 static void order_rss_before_shrink(struct nt_plan *p, const struct nt_plan_input *in)
 {
 	size_t i, n0 = p->n;

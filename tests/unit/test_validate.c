@@ -228,8 +228,10 @@ static void test_rss_key(void)
 	       "drivers/net/ethernet/intel/ice/ice.h: ICE_VSIQF_HKEY_ARRAY_SIZE = "
 	       "(VSIQF_HKEY_MAX_INDEX 12 + 1) * 4 = 52 (VSIQF_HKEY_MAX_INDEX in "
 	       "ice_hw_autogen.h); PF indirection size comes from firmware (func_caps "
-	       "rss_table_size), not a driver constant; hash per kernel-and-nic-facts.md ice "
-	       "row)\n");
+	       "rss_table_size), not a driver constant; hash: ice_get_rxfh reports "
+	       "ETH_RSS_HASH_TOP and RXH_XFRM_SYM_XOR "
+	       "(ice_ethtool_ops.supported_input_xfrm), ice_set_rxfh refuses any other "
+	       "hfunc (Linux 6.12 drivers/net/ethernet/intel/ice/ice_ethtool.c))\n");
 }
 
 static void test_examples_clean(void)
