@@ -7,7 +7,7 @@
 
 #include "../compiler/language/load.h"
 
-/* Exit codes (SPEC.md "Command line contract"). */
+/* Exit codes (nettune(1), EXIT STATUS). */
 enum {
 	NT_EXIT_OK = 0,
 	NT_EXIT_FAIL = 1,		/* error; invalid profile; apply failed and rolled back */
