@@ -226,7 +226,10 @@ def t_netns():
             assert first.returncode == 0, "first run failed"
             assert "FAILED" not in first.stdout
             changed = [l for l in first.stdout.splitlines() if l.startswith("changed")]
-            assert len(changed) == 8, f"expected 8 changes, got {changed}"
+            # 2 MTUs, rx-gro on both ends, and per end the tso group as the
+            # kernel has it (tx-tcp, -ecn, tcp6, -accecn: mangleid follows
+            # tx-tcp-segmentation off by itself) and tx-udp-segmentation
+            assert len(changed) == 14, f"expected 14 changes, got {changed}"
             first_file = saved_in(first.stdout)
             # independent oracles
             assert mtu(ns, "ntlab0") == 9000 and mtu(ns, "ntlab1") == 1500
@@ -269,13 +272,14 @@ def t_netns():
             miss = ns.sh(f"{env} sh '{script}'")
             assert miss.returncode == 1 and "not found: 'ntlab0'" in miss.stderr, miss.stderr
             assert "changed" not in miss.stdout
-        # the state `nettune apply` reaches is the state the script reaches
-        # when both lower against the same host facts (emit --state from
-        # nettune observe): offline, lowering names canonical features only
+        # the state `nettune apply` reaches is the state the script reaches,
+        # with a snapshot (emit --state from nettune observe) or without one:
+        # the script expands each offload group on the host as apply does
         prof = os.path.join(SRC, "examples", "veth-lab.yaml")
-        with Netns("b") as nb, Netns("c") as nc:
+        with Netns("b") as nb, Netns("c") as nc, Netns("d") as nd:
             lab(nb)
             lab(nc)
+            lab(nd)
             snap = os.path.join(tmp, "snap.json")
             ob = run([NETTUNE, "--netns", nb.name, "observe", "--json"])
             assert ob.returncode == 0, "nettune observe failed: " + ob.stderr
@@ -287,11 +291,15 @@ def t_netns():
             sc = nb.sh(f"{env} sh '{script2}'")
             print(sc.stdout, sc.stderr)
             assert sc.returncode == 0, "script from the snapshot failed"
+            sd = nd.sh(f"{env} sh '{script}'")
+            assert sd.returncode == 0, "script without a snapshot failed"
             ap = run([NETTUNE, "--netns", nc.name, "apply", prof])
             print(ap.stdout, ap.stderr)
             assert ap.returncode == 0, "nettune apply failed"
             assert state_of(nb) == state_of(nc), \
                 f"script and nettune apply disagree:\n{state_of(nb)}\n{state_of(nc)}"
+            assert state_of(nd) == state_of(nc), \
+                f"offline script and nettune apply disagree:\n{state_of(nd)}\n{state_of(nc)}"
     print("ok netns")
     return 0
 
