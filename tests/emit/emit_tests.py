@@ -18,6 +18,11 @@
              rollback restores `ethtool -k` exactly.  The same with a
              linux.features entry inside a group, and with a snapshot that
              lacks group members the kernel has                  (root)
+  ps1groups  every Windows offload key, on, off and per family: the
+             playbook's settings are the same with and without --state
+             (Windows lowering expands a key to fixed cmdlet parameters,
+             never from host facts, so the playbook has no group to expand
+             on the host) and cover every action of plan --state
   hostile    hostile names: rejected with a precise error or provably
              inert (executed in a namespace)                     (root)
   inject     hostile metadata.name refused; profile and --state paths with
@@ -489,6 +494,62 @@ def t_groups():
         if ran < 10:
             print(f"FAIL only {ran} offload cases ran")
             bad += 1
+    return 1 if bad else 0
+
+
+
+def ps1_rows(text):
+    """The playbook's settings: {(kind, object, arg, want)}."""
+    rows = set()
+    for m in re.finditer(r"@\{ Kind = '([^']*)'; Object = '((?:[^']|'')*)'; Arg = '([^']*)'; "
+                         r"Want = ([^;]*); Source", text):
+        want = m.group(4).strip()
+        want = {"$true": "True", "$false": "False"}.get(want, want.strip("'"))
+        rows.add((m.group(1), m.group(2).replace("''", "'"), m.group(3), want))
+    return rows
+
+
+def t_ps1groups():
+    state = os.path.join(SRC, "examples", "states", "windows-wireguard-host.json")
+    keys = [(k, pf) for k, where, _, _ in offload_rows() if where != "LINUX"
+            for pf in [re.search(rf"NT_OFFLOAD\({k}, [^,]+, \w+, (true|false)",
+                                 open(os.path.join(SRC, "compiler", "language", "offloads.def")).read()).group(1)]]
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        prof = os.path.join(tmp, "w.yaml")
+        for key, pf in keys:
+            values = ["on", "off"] + (["{ipv4: on, ipv6: off}"] if pf == "true" else [])
+            for v in values:
+                tag = f"{key}: {v}"
+                open(prof, "w").write("apiVersion: nettune/v1\nkind: HostProfile\n"
+                                      "metadata: {name: win-host-01}\ntarget: windows\ninterfaces:\n"
+                                      f"  - name: Ethernet 2\n    offloads: {{{key}: {v}}}\n")
+                off = run([NETTUNE, "emit", "--format", "ps1", prof])
+                on = run([NETTUNE, "emit", "--format", "ps1", prof, "--state", state])
+                if off.returncode or on.returncode:
+                    # refused (rx or tx checksum alone): refused the same way either way
+                    e1 = [l.split("error: ", 1)[-1] for l in off.stderr.splitlines() if "error:" in l]
+                    e2 = [l.split("error: ", 1)[-1] for l in on.stderr.splitlines() if "error:" in l]
+                    if off.returncode != on.returncode or e1 != e2 or not e1:
+                        print(f"FAIL {tag}: offline {off.returncode} {e1}, with --state {on.returncode} {e2}")
+                        bad += 1
+                    else:
+                        print(f"ok {tag}: refused either way: {e1[0]}")
+                    continue
+                a, b = ps1_rows(off.stdout), ps1_rows(on.stdout)
+                pl = run([NETTUNE, "plan", prof, "--state", state, "--json"])
+                acts = {(x["object"], x["attribute"], str(x["to"])) for x in json.loads(pl.stdout)["actions"]} \
+                    if pl.returncode in (0, 2) else None
+                rows = {(o, f"{k} {g}" if g else k, w) for k, o, g, w in b}
+                if not a or a != b:
+                    print(f"FAIL {tag}: settings differ offline {sorted(a)} / with --state {sorted(b)}")
+                    bad += 1
+                elif acts is None or not acts <= rows:
+                    print(f"FAIL {tag}: plan --state actions not in the playbook: "
+                          f"{sorted(acts - rows) if acts else pl.stderr}")
+                    bad += 1
+                else:
+                    print(f"ok {tag}: {len(a)} settings either way, {len(acts)} planned, all in the playbook")
     return 1 if bad else 0
 
 
@@ -1177,7 +1238,8 @@ def t_playbook():
 
 TESTS = {"golden": t_golden, "shellcheck": t_shellcheck, "ps1parse": t_ps1parse,
          "netns": t_netns, "hostile": t_hostile, "inject": t_inject, "collect": t_collect,
-         "sign": t_sign, "params": t_params, "playbook": t_playbook, "groups": t_groups}
+         "sign": t_sign, "params": t_params, "playbook": t_playbook, "groups": t_groups,
+         "ps1groups": t_ps1groups}
 
 if __name__ == "__main__":
     try:
