@@ -38,6 +38,13 @@ const struct nt_setting **nt_emit_order(const struct nt_emit_input *in, size_t *
 int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *out, struct nt_diags *d);
 int nt_emit_ps1(const struct nt_emit_input *in, struct nt_buf *out, struct nt_diags *d);
 
+/* The offload group (profile key under offloads:, e.g. "tso") whose step
+ * in the sh script covers feature setting s, or NULL when s has a step of
+ * its own (not a feature, a linux.features entry).  The script lists a
+ * group's members on the host at run time, as apply does from the live
+ * feature list; without in->loaded every feature of a group counts as its. */
+const char *nt_emit_sh_group(const struct nt_emit_input *in, const struct nt_setting *s);
+
 /* Per-kind rows, exposed for the coverage test: NULL when the kind has no
  * row (the emitter then reports it as not expressible in that language). */
 const char *nt_emit_sh_row(enum nt_kind_id k);

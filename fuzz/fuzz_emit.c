@@ -30,7 +30,9 @@
  * backslash escapes -> Q, comments -> #, comment-only lines dropped); the
  * skeleton must be the template's own skeleton, taken at start-up from an
  * example profile, except for the steps of nt_settings (each exactly
- * "nt_step ROW Q Q Q || return 1", one per desired setting) and the
+ * "nt_step ROW Q Q Q || return 1", one per desired setting, or
+ * "nt_group Q Q Q Q || return 1", one per interface and offload group,
+ * whose members the script lists at run time) and the
  * interface list of nt_preflight (Q words only).  Outside single quotes
  * only printable ASCII, tab and newline may appear.  Every
  * NT_FUZZ_SH_EVERY-th script (default 1024; 0: never) is also parsed by
@@ -171,6 +173,8 @@ static bool is_step(const char *l)
 	const char *fn;
 	size_t len;
 
+	if (!strcmp(l, "\tnt_group Q Q Q Q || return 1"))
+		return true;
 	if (strncmp(l, "\tnt_step ", 9))
 		return false;
 	l += 9;
@@ -217,6 +221,27 @@ static size_t strip_steps(char **v, size_t *n)
 	}
 	*n = k;
 	return steps;
+}
+
+/* Steps the script should have: one per setting, but one per interface
+ * and offload group for the features of a group (nt_emit_sh_group). */
+static size_t nsteps(const struct nt_emit_input *in)
+{
+	struct nt_state seen = {0};
+	size_t i, n = 0;
+
+	for (i = 0; i < in->desired->n; i++) {
+		const struct nt_setting *s = &in->desired->v[i];
+		const char *g = nt_emit_sh_group(in, s);
+
+		if (g && nt_state_get(&seen, NT_K_FEATURE, s->object, g))
+			continue;
+		if (g)
+			nt_state_set(&seen, NT_K_FEATURE, s->object, g, nt_v_bool(false), s->src);
+		n++;
+	}
+	nt_state_free(&seen);
+	return n;
 }
 
 static void check_script(const char *script, size_t nsteps)
@@ -277,9 +302,10 @@ static int emit(const struct nt_loaded *l, const struct nt_capsdb *db, const str
 		in.desired = &desired;
 		in.plan = &p;
 		in.facts = L.facts;
+		in.loaded = l;
 		if (!nt_emit_sh(&in, &b, &d) && b.p) {
 			if (check_template) {
-				check_script(b.p, desired.n);
+				check_script(b.p, nsteps(&in));
 				sh_parse(b.p);
 			} else {
 				ref = lines_of(b.p, &nref);

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "../../compiler/base/version.h"
+#include "../../compiler/language/profile.h"
+#include "../../compiler/passes/lower.h"
 #include "../emit.h"
 #include "rows.h"
 
@@ -22,6 +24,56 @@ const char *nt_emit_sh_row(enum nt_kind_id k)
 	const struct nt_linux_row *r = row(k);
 
 	return r ? r->sh_fn : NULL;
+}
+
+/* Whether feature setting s is one of its interface's linux.features: lowering
+ * puts those after the offload groups, over a member's value. */
+static bool escape_hatch(const struct nt_emit_input *in, const char *object, const char *feature)
+{
+	const struct nt_profile *p = in->loaded ? in->loaded->p : NULL;
+	unsigned i, k;
+
+	for (i = 0; p && i < p->interfaces_count; i++) {
+		const struct nt_iface *f = &p->interfaces[i];
+
+		if (strcmp(f->name, object) || !f->linux_opts)
+			continue;
+		for (k = 0; k < f->linux_opts->features_count; k++)
+			if (!strcmp(f->linux_opts->features[k].key, feature))
+				return true;
+	}
+	return false;
+}
+
+const char *nt_emit_sh_group(const struct nt_emit_input *in, const struct nt_setting *s)
+{
+	if (s->kind != NT_K_FEATURE || !s->arg || escape_hatch(in, s->object, s->arg))
+		return NULL;
+	return nt_linux_offload_of(s->arg);
+}
+
+/* The linux.features of object in offload group g, space separated: the
+ * members the group's step leaves to their own steps; malloc'd. */
+static char *group_except(const struct nt_emit_input *in, const char *object, const char *g)
+{
+	const struct nt_profile *p = in->loaded ? in->loaded->p : NULL;
+	struct nt_buf o = {0};
+	unsigned i, k;
+
+	for (i = 0; p && i < p->interfaces_count; i++) {
+		const struct nt_iface *f = &p->interfaces[i];
+
+		if (strcmp(f->name, object) || !f->linux_opts)
+			continue;
+		for (k = 0; k < f->linux_opts->features_count; k++) {
+			const char *key = f->linux_opts->features[k].key;
+			const char *kg = nt_linux_offload_of(key);
+
+			if (kg && !strcmp(kg, g))
+				nt_buf_printf(&o, "%s%s", o.n ? " " : "", key);
+		}
+	}
+	return o.p ? nt_buf_take(&o) : nt_xstrdup("");
 }
 
 static const char prelude[] =
@@ -164,6 +216,99 @@ static const char engine[] =
 	"nt_defer() {\n"
 	"\t[ \"$NT_MODE\" = restore ] || return 1\n"
 	"\tprintf '%s\\t%s\\t%s\\t%s\\n' \"$1\" \"$2\" \"${3:--}\" \"$4\" >>\"$NT_RETRY\"\n"
+	"}\n"
+	"\n"
+	"# DEV's features as \"NAME FIXED\" lines (FIXED 1 for \"[fixed]\": not in\n"
+	"# hw_features or never changeable), under the kernel's own names\n"
+	"# (net/ethtool/common.c netdev_features_strings[]).  ethtool(8) prints\n"
+	"# a feature under its off_flag_def[] long name when it is the only one\n"
+	"# that name matches, and otherwise the name as a header (no tab) over\n"
+	"# its members (a tab): ethtool netlink/features.c dump_features().\n"
+	"nt_features() {\n"
+	"\tnt_fk=\"$(ethtool -k \"$1\")\" || return 1\n"
+	"\tprintf '%s\\n' \"$nt_fk\" | awk '\n"
+	"\t\tfunction flush(  n) {\n"
+	"\t\t\tif (p == \"\") return\n"
+	"\t\t\tn = p; p = \"\"\n"
+	"\t\t\tif (n in legacy) n = legacy[n]\n"
+	"\t\t\telse if (n in header) { bad = n; return }\n"
+	"\t\t\to = o n \" \" pf \"\\n\"\n"
+	"\t\t}\n"
+	"\t\tBEGIN {\n"
+	"\t\t\tlegacy[\"rx-checksumming\"] = \"rx-checksum\"\n"
+	"\t\t\tlegacy[\"udp-fragmentation-offload\"] = \"tx-udp-fragmentation\"\n"
+	"\t\t\tlegacy[\"generic-segmentation-offload\"] = \"tx-generic-segmentation\"\n"
+	"\t\t\tlegacy[\"generic-receive-offload\"] = \"rx-gro\"\n"
+	"\t\t\tlegacy[\"large-receive-offload\"] = \"rx-lro\"\n"
+	"\t\t\tlegacy[\"rx-vlan-offload\"] = \"rx-vlan-hw-parse\"\n"
+	"\t\t\tlegacy[\"tx-vlan-offload\"] = \"tx-vlan-hw-insert\"\n"
+	"\t\t\tlegacy[\"ntuple-filters\"] = \"rx-ntuple-filter\"\n"
+	"\t\t\tlegacy[\"receive-hashing\"] = \"rx-hashing\"\n"
+	"\t\t\t# patterns: alone, the name does not say which feature it is\n"
+	"\t\t\theader[\"tx-checksumming\"] = 1; header[\"scatter-gather\"] = 1\n"
+	"\t\t\theader[\"tcp-segmentation-offload\"] = 1\n"
+	"\t\t}\n"
+	"\t\tNR == 1 || !NF { next }\n"
+	"\t\t{ n = $1; sub(/:$/, \"\", n); f = / \\[fixed\\]$/ ? 1 : 0 }\n"
+	"\t\t/^\\t/ { p = \"\"; o = o n \" \" f \"\\n\"; next }\n"
+	"\t\t{ flush(); p = n; pf = f }\n"
+	"\t\tEND { flush(); if (bad == \"\") { printf \"%s\", o; exit 0 }\n"
+	"\t\t\tprint \"ethtool -k prints \" bad \" without the features it stands for\"; exit 1 }'\n"
+	"}\n"
+	"\n"
+	"# nt_in_group GROUP FEATURE: whether lowering puts FEATURE in the offload\n"
+	"# group (compiler/language/offloads.def; compiler/passes/lower_linux.c\n"
+	"# in_group_as)\n"
+	"nt_in_group() {\n"
+	"\tcase \"$1\" in\n"
+	"@GROUPCASES@"
+	"\tesac\n"
+	"\treturn 1\n"
+	"}\n"
+	"\n"
+	"# nt_group DEV GROUP WANT EXCEPT: an offload group as nettune apply expands\n"
+	"# it, from the running kernel's feature list: the members DEV has, less\n"
+	"# the fixed ones while any member is changeable (compiler/passes/lower_linux.c\n"
+	"# lower_group), less EXCEPT (space separated: features with a step of\n"
+	"# their own, from linux.features).  Each member is one nt_step, so\n"
+	"# record, check, apply and rollback cover every member.\n"
+	"nt_group() {\n"
+	"\tnt_gd=\"$1\"\n"
+	"\tnt_gg=\"$2\"\n"
+	"\tnt_gw=\"$3\"\n"
+	"\tnt_ge=\" $4 \"\n"
+	"\tif ! nt_gl=\"$(nt_features \"$nt_gd\" 2>&1)\"; then\n"
+	"\t\tprintf 'FAILED   %s offload %s: cannot list its features: %s\\n' \"$nt_gd\" \"$nt_gg\" \"$nt_gl\"\n"
+	"\t\tNT_FAILED=1\n"
+	"\t\treturn 1\n"
+	"\tfi\n"
+	"\tnt_gn=0\n"
+	"\tnt_gc=0\n"
+	"\twhile read -r nt_gx nt_gf; do\n"
+	"\t\tnt_in_group \"$nt_gg\" \"$nt_gx\" || continue\n"
+	"\t\tnt_gn=\"$((nt_gn + 1))\"\n"
+	"\t\t[ \"$nt_gf\" = 1 ] || nt_gc=\"$((nt_gc + 1))\"\n"
+	"\tdone <<EOF\n"
+	"$nt_gl\n"
+	"EOF\n"
+	"\tif [ \"$nt_gn\" -eq 0 ] && [ \"$nt_gw\" = on ]; then\n"
+	"\t\tprintf 'FAILED   %s offload %s: %s has no %s feature; it cannot be turned on\\n' \\\n"
+	"\t\t\t\"$nt_gd\" \"$nt_gg\" \"$nt_gd\" \"$nt_gg\"\n"
+	"\t\tNT_FAILED=1\n"
+	"\t\treturn 1\n"
+	"\tfi\n"
+	"\tset --\n"
+	"\twhile read -r nt_gx nt_gf; do\n"
+	"\t\tnt_in_group \"$nt_gg\" \"$nt_gx\" || continue\n"
+	"\t\t[ \"$nt_gf\" != 1 ] || [ \"$nt_gc\" -eq 0 ] || continue\n"
+	"\t\tcase \"$nt_ge\" in *\" $nt_gx \"*) continue ;; esac\n"
+	"\t\tset -- \"$@\" \"$nt_gx\"\n"
+	"\tdone <<EOF\n"
+	"$nt_gl\n"
+	"EOF\n"
+	"\tfor nt_gx; do\n"
+	"\t\tnt_step feature \"$nt_gd\" \"$nt_gx\" \"$nt_gw\" || return 1\n"
+	"\tdone\n"
 	"}\n"
 	"\n"
 	"nt_preflight() {\n"
@@ -450,7 +595,9 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 	const struct nt_setting **ord = nt_emit_order(in, &n);
 	char **ifs = nt_xcalloc(n + 1, sizeof(*ifs));
 	struct nt_buf steps = {0}, gets = {0}, puts = {0}, kinds = {0}, iflist = {0};
-	struct nt_buf irqk = {0}, hostk = {0};
+	struct nt_buf irqk = {0}, hostk = {0}, gcases = {0};
+	struct nt_state groups = {0};	/* (interface, group) -> its first member */
+	const char *gname;
 	size_t k, nk;
 	int bad = 0;
 
@@ -458,7 +605,7 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 		const struct nt_setting *s = ord[i];
 		const struct nt_linux_row *r = row(s->kind);
 		char *want;
-		const char *why = NULL;
+		const char *why = NULL, *g;
 
 		if (!r) {
 			nt_error(d, s->src, "emit",
@@ -502,10 +649,45 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 			nt_buf_putc(&iflist, ' ');
 			nt_sh_quote(&iflist, s->object);
 		}
+		g = nt_emit_sh_group(in, s);
+		if (g) {
+			/* one step per group and interface, expanded at run time */
+			const struct nt_setting *first = nt_state_get(&groups, NT_K_FEATURE, s->object, g);
+
+			if (first) {
+				if (first->val.b != s->val.b) {
+					nt_error(d, s->src, "emit", "%s feature %s cannot be expressed in a sh "
+						 "script: the members of offload group %s disagree (%s wants "
+						 "%s)", s->object, s->arg, g, first->note,
+						 first->val.b ? "on" : "off");
+					bad = -1;
+				}
+				free(want);
+				continue;
+			}
+			nt_state_set(&groups, NT_K_FEATURE, s->object, g, nt_v_bool(s->val.b),
+				     s->src)->note = nt_xstrdup(s->arg);
+		}
 		if (s->note) {
 			nt_buf_puts(&steps, "\t# ");
 			nt_sh_comment(&steps, s->note);
 			nt_buf_putc(&steps, '\n');
+		}
+		if (g) {
+			char *except = group_except(in, s->object, g);
+
+			nt_buf_puts(&steps, "\tnt_group ");
+			nt_sh_quote(&steps, s->object);
+			nt_buf_putc(&steps, ' ');
+			nt_sh_quote(&steps, g);
+			nt_buf_putc(&steps, ' ');
+			nt_sh_quote(&steps, want);
+			nt_buf_putc(&steps, ' ');
+			nt_sh_quote(&steps, except);
+			nt_buf_puts(&steps, " || return 1\n");
+			free(except);
+			free(want);
+			continue;
 		}
 		nt_buf_printf(&steps, "\tnt_step %s ", r->sh_fn);
 		nt_sh_quote(&steps, s->object);
@@ -558,6 +740,11 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 		if (nt_kinds[k].flags & NT_KF_HOST_OBJ)
 			nt_buf_printf(&hostk, " | %s", r->sh_fn);
 	}
+	for (k = 0; (gname = nt_linux_offload(k)); k++) {
+		nt_buf_printf(&gcases, "\t%s) case \"$2\" in ", gname);
+		nt_linux_offload_patterns(k, &gcases);
+		nt_buf_puts(&gcases, ") return 0 ;; esac ;;\n");
+	}
 	if (bad)
 		goto out;
 	emit_header(o, in);
@@ -576,7 +763,8 @@ int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *o, struct nt_diags
 	}
 	{
 		const char *kv[] = {"GETCASES", gets.p, "PUTCASES", puts.p, "KINDLIST", kinds.p,
-				    "IRQKINDS", irqk.p, "HOSTKINDS", hostk.p, NULL};
+				    "IRQKINDS", irqk.p, "HOSTKINDS", hostk.p, "GROUPCASES", gcases.p,
+				    NULL};
 
 		nt_emit_tmpl(o, engine, kv);
 	}
@@ -599,6 +787,8 @@ out:
 	nt_buf_free(&iflist);
 	nt_buf_free(&irqk);
 	nt_buf_free(&hostk);
+	nt_buf_free(&gcases);
+	nt_state_free(&groups);
 	free(ifs);
 	free(ord);
 	return bad;

@@ -38,6 +38,11 @@ size_t nt_lower_windows(struct nt_lower *L);
 const char *nt_linux_offload_of(const char *feature);
 /* The k-th portable offload of the feature group table, NULL past the end. */
 const char *nt_linux_offload(size_t k);
+/* The ethtool features of the k-th offload group as sh case patterns,
+ * " | " between ("tx-checksum-*", "tx-tcp*-segmentation", "rx-gro"): what
+ * lowering takes from the device's feature list, for a script that expands
+ * the group on the host at run time (emit --format sh). */
+void nt_linux_offload_patterns(size_t k, struct nt_buf *out);
 /* The feature groups lowering interface f can set or read (a mask), and
  * whether a feature is in one of them: observation for plan and apply
  * observes only those features (and f's linux: features). */

@@ -263,6 +263,30 @@ const char *nt_linux_offload_of(const char *feature)
 	return NULL;
 }
 
+void nt_linux_offload_patterns(size_t k, struct nt_buf *out)
+{
+	size_t i, j;
+
+	for (i = 0; i < sizeof(fgroups) / sizeof(fgroups[0]); i++)
+		if (fgroups[i].names[0] && !k--)
+			break;
+	if (i == sizeof(fgroups) / sizeof(fgroups[0]))
+		return;
+	/* the same rules as in_group_as, written as sh case patterns */
+	switch (group_match(&fgroups[i])) {
+	case GM_TX_CSUM:
+		nt_buf_puts(out, "tx-checksum-*");
+		return;
+	case GM_TSO:
+		nt_buf_puts(out, "tx-tcp*-segmentation");
+		return;
+	case GM_LIST:
+		break;
+	}
+	for (j = 0; j < 6 && fgroups[i].names[j]; j++)
+		nt_buf_printf(out, "%s%s", j ? " | " : "", fgroups[i].names[j]);
+}
+
 static const struct fgroup *group(const char *portable)
 {
 	size_t k;

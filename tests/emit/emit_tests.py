@@ -10,6 +10,19 @@
              converges (ethtool/ip as oracles), reaches the state
              `nettune apply` reaches, second run only "ok", drift is
              repaired, rollback restores the previous state     (root)
+  groups     every Linux offload key of compiler/language/offloads.def,
+             on and off, emitted without --state and run on veth in a
+             namespace drifted the other way: before the run the script's
+             check and `nettune plan --check` report the same settings;
+             after it both are clean, a second run changes nothing and
+             rollback restores `ethtool -k` exactly.  The same with a
+             linux.features entry inside a group, and with a snapshot that
+             lacks group members the kernel has                  (root)
+  ps1groups  every Windows offload key, on, off and per family: the
+             playbook's settings are the same with and without --state
+             (Windows lowering expands a key to fixed cmdlet parameters,
+             never from host facts, so the playbook has no group to expand
+             on the host) and cover every action of plan --state
   hostile    hostile names: rejected with a precise error or provably
              inert (executed in a namespace)                     (root)
   inject     hostile metadata.name refused; profile and --state paths with
@@ -226,7 +239,10 @@ def t_netns():
             assert first.returncode == 0, "first run failed"
             assert "FAILED" not in first.stdout
             changed = [l for l in first.stdout.splitlines() if l.startswith("changed")]
-            assert len(changed) == 8, f"expected 8 changes, got {changed}"
+            # 2 MTUs, rx-gro on both ends, and per end the tso group as the
+            # kernel has it (tx-tcp, -ecn, tcp6, -accecn: mangleid follows
+            # tx-tcp-segmentation off by itself) and tx-udp-segmentation
+            assert len(changed) == 14, f"expected 14 changes, got {changed}"
             first_file = saved_in(first.stdout)
             # independent oracles
             assert mtu(ns, "ntlab0") == 9000 and mtu(ns, "ntlab1") == 1500
@@ -269,13 +285,14 @@ def t_netns():
             miss = ns.sh(f"{env} sh '{script}'")
             assert miss.returncode == 1 and "not found: 'ntlab0'" in miss.stderr, miss.stderr
             assert "changed" not in miss.stdout
-        # the state `nettune apply` reaches is the state the script reaches
-        # when both lower against the same host facts (emit --state from
-        # nettune observe): offline, lowering names canonical features only
+        # the state `nettune apply` reaches is the state the script reaches,
+        # with a snapshot (emit --state from nettune observe) or without one:
+        # the script expands each offload group on the host as apply does
         prof = os.path.join(SRC, "examples", "veth-lab.yaml")
-        with Netns("b") as nb, Netns("c") as nc:
+        with Netns("b") as nb, Netns("c") as nc, Netns("d") as nd:
             lab(nb)
             lab(nc)
+            lab(nd)
             snap = os.path.join(tmp, "snap.json")
             ob = run([NETTUNE, "--netns", nb.name, "observe", "--json"])
             assert ob.returncode == 0, "nettune observe failed: " + ob.stderr
@@ -287,13 +304,254 @@ def t_netns():
             sc = nb.sh(f"{env} sh '{script2}'")
             print(sc.stdout, sc.stderr)
             assert sc.returncode == 0, "script from the snapshot failed"
+            sd = nd.sh(f"{env} sh '{script}'")
+            assert sd.returncode == 0, "script without a snapshot failed"
             ap = run([NETTUNE, "--netns", nc.name, "apply", prof])
             print(ap.stdout, ap.stderr)
             assert ap.returncode == 0, "nettune apply failed"
             assert state_of(nb) == state_of(nc), \
                 f"script and nettune apply disagree:\n{state_of(nb)}\n{state_of(nc)}"
+            assert state_of(nd) == state_of(nc), \
+                f"offline script and nettune apply disagree:\n{state_of(nd)}\n{state_of(nc)}"
     print("ok netns")
     return 0
+
+
+def offload_rows():
+    """The rows of compiler/language/offloads.def: (key, where, lowers_to
+    or None, [features])."""
+    text = open(os.path.join(SRC, "compiler", "language", "offloads.def")).read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    rows = []
+    for m in re.finditer(r"NT_OFFLOAD\((.*?)\)\s*(?=NT_OFFLOAD|\Z)", text, re.S):
+        args, cur, q = [], "", False
+        for c in m.group(1):
+            if c == '"':
+                q = not q
+            if c == "," and not q:
+                args.append(cur.strip())
+                cur = ""
+            else:
+                cur += c
+        args.append(cur.strip())
+        lowers = None if args[4] == "NULL" else args[4].strip('"')
+        feats = [a.strip('"') for a in args[6:] if a != "NULL"]
+        rows.append((args[0], args[2], lowers, feats))
+    return rows
+
+
+def group_members(key, feats, kfeats):
+    """The features of the device (name -> fixed) in the group, by the
+    rules of ethtool(8): tx-checksum-*, tx-tcp*-segmentation, else names."""
+    import fnmatch
+    pat = {"tx_checksum": "tx-checksum-*", "tso": "tx-tcp*-segmentation"}.get(key)
+    return [f for f in kfeats if (fnmatch.fnmatchcase(f, pat) if pat else f in feats)]
+
+
+LEGACY = {"rx-checksumming": "rx-checksum", "generic-segmentation-offload": "tx-generic-segmentation",
+          "generic-receive-offload": "rx-gro", "large-receive-offload": "rx-lro",
+          "rx-vlan-offload": "rx-vlan-hw-parse", "tx-vlan-offload": "tx-vlan-hw-insert",
+          "ntuple-filters": "rx-ntuple-filter", "receive-hashing": "rx-hashing"}
+
+
+def kernel_feats(ns, dev):
+    """name -> fixed, under the kernel's names (group headers dropped)."""
+    lines = run(["ip", "netns", "exec", ns.name, "ethtool", "-k", dev], check=True).stdout.splitlines()[1:]
+    out = {}
+    for i, l in enumerate(lines):
+        name = l.split(":")[0].strip()
+        if not l.startswith("\t") and i + 1 < len(lines) and lines[i + 1].startswith("\t"):
+            continue
+        out[LEGACY.get(name, name)] = l.endswith("[fixed]")
+    return out
+
+
+GROUP_PROFILE = """apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: groups}
+target: linux
+interfaces:
+  - name: ntlab0
+    nic: veth
+    offloads: OFFLOADS
+EXTRA"""
+
+
+def group_case(tmp, tag, offloads, drift, extra="", state=None):
+    """One profile on a fresh veth pair drifted by `drift` (feature -> on/off):
+    check and plan --check agree, the script converges, runs twice, rolls back."""
+    prof = os.path.join(tmp, f"{tag}.yaml")
+    open(prof, "w").write(GROUP_PROFILE.replace("OFFLOADS", offloads).replace("EXTRA", extra))
+    env = f"NETTUNE_STATE_DIR='{tmp}/state-{tag}'"
+    with Netns("g") as ns:
+        ns.sh("ip link add ntlab0 type veth peer name ntlab1 && ip link set ntlab0 up && "
+              "ip link set ntlab1 up", check=True)
+        for f, v in drift.items():   # one at a time: a refused one does not stop the rest
+            ns.sh(f"ethtool -K ntlab0 {f} {v}")
+        args = [NETTUNE, "emit", "--format", "sh", prof]
+        if state:
+            args += ["--state", state(ns)]
+        r = run(args)
+        assert r.returncode == 0, f"{tag}: emit failed: {r.stderr}"
+        script = os.path.join(tmp, f"{tag}.sh")
+        open(script, "w").write(r.stdout)
+        ethk = lambda: ns.sh("ethtool -k ntlab0", check=True).stdout
+
+        def plan_check():
+            p = run([NETTUNE, "--netns", ns.name, "plan", "--check", prof])
+            assert p.returncode in (0, 2), f"{tag}: plan --check: {p.returncode} {p.stderr}"
+            return p.returncode, sorted(l.split(":")[0].strip() for l in p.stdout.splitlines()[1:]
+                                        if l.startswith("  "))
+
+        def script_check():
+            c = ns.sh(f"sh '{script}' check")
+            assert c.returncode in (0, 2) and "FAILED" not in c.stdout, f"{tag}: check: {c.stdout}{c.stderr}"
+            return c.returncode, sorted(l[9:].split(":")[0] for l in c.stdout.splitlines()
+                                        if l.startswith("differs"))
+
+        before = ethk()
+        pc, sc = plan_check(), script_check()
+        assert pc == sc, f"{tag}: before the run plan --check says {pc}, the script's check {sc}"
+        first = ns.sh(f"{env} sh '{script}'")
+        assert first.returncode == 0 and "FAILED" not in first.stdout, \
+            f"{tag}: the script failed:\n{first.stdout}{first.stderr}"
+        pc, sc = plan_check(), script_check()
+        assert pc == (0, []), f"{tag}: after the script plan --check reports drift: {pc}\n{first.stdout}"
+        assert sc == (0, []), f"{tag}: after the script its check reports drift: {sc}"
+        second = ns.sh(f"{env} sh '{script}'")
+        assert second.returncode == 0 and "nettune: 0 changed" in second.stdout, \
+            f"{tag}: the second run changed something:\n{second.stdout}"
+        if "previous values saved" in first.stdout:
+            rb = ns.sh(f"sh '{script}' rollback '{saved_in(first.stdout)}'")
+            assert rb.returncode == 0 and "FAILED" not in rb.stdout, f"{tag}: rollback: {rb.stdout}{rb.stderr}"
+        after = ethk()
+        assert after == before, f"{tag}: rollback did not restore ethtool -k:\n" + "\n".join(
+            f"  {x!r} -> {y!r}" for x, y in zip(before.splitlines(), after.splitlines()) if x != y)
+        return pc, first.stdout
+
+
+def t_groups():
+    if os.geteuid() != 0:
+        print("needs root")
+        return SKIP
+    for tool in ("ip", "ethtool"):
+        if not shutil.which(tool):
+            print(f"{tool} not installed")
+            return SKIP
+    rows = [r for r in offload_rows() if r[1] != "WINDOWS"]
+    own = {k: f for k, _, lw, f in rows if f}
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        with Netns("q") as ns:
+            ns.sh("ip link add ntlab0 type veth peer name ntlab1", check=True)
+            kf = kernel_feats(ns, "ntlab0")
+        ran = 0
+        for key, _, lowers, feats in rows:
+            groups = lowers.split() if lowers is not None else [key]
+            if not groups or not all(g in own for g in groups):
+                continue
+            members = [m for g in groups for m in group_members(g, own[g], kf)]
+            changeable = [m for m in members if not kf[m]]
+            for value in ("on", "off"):
+                tag = f"{key}-{value}"
+                if not changeable and value == "on":
+                    continue    # veth has nothing to turn on: validation refuses it
+                other = "off" if value == "on" else "on"
+                try:
+                    group_case(tmp, tag, f"{{{key}: {value}}}", {m: other for m in changeable})
+                    print(f"ok {tag}: {len(changeable)} changeable of {len(members)} members")
+                    ran += 1
+                except AssertionError as e:
+                    print(f"FAIL {e}")
+                    bad += 1
+        # a linux.features entry inside a group keeps its own value
+        try:
+            group_case(tmp, "tso-off-tcp6-on", "{tso: off}",
+                       {"tx-tcp-segmentation": "on", "tx-tcp6-segmentation": "off"},
+                       extra="    linux:\n      features: {tx-tcp6-segmentation: on}\n")
+            print("ok tso off with linux.features tx-tcp6-segmentation on")
+        except AssertionError as e:
+            print(f"FAIL {e}")
+            bad += 1
+
+        # a snapshot that lacks members the kernel has: still expanded on the host
+        def stale(ns):
+            ob = run([NETTUNE, "--netns", ns.name, "observe", "--json"], check=True)
+            snap = json.loads(ob.stdout)
+            gone = {"feature tx-tcp6-segmentation", "feature tx-tcp-accecn-segmentation"}
+            snap["settings"] = [x for x in snap["settings"]
+                                if not (x["object"] == "ntlab0" and x["attribute"] in gone)]
+            path = os.path.join(tmp, "stale.json")
+            json.dump(snap, open(path, "w"))
+            return path
+        try:
+            _, out = group_case(tmp, "tso-off-stale", "{tso: off}", {}, state=stale)
+            assert "tx-tcp6-segmentation: on -> off" in out, out
+            print("ok tso off against a snapshot without tx-tcp6/accecn")
+        except AssertionError as e:
+            print(f"FAIL {e}")
+            bad += 1
+        if ran < 10:
+            print(f"FAIL only {ran} offload cases ran")
+            bad += 1
+    return 1 if bad else 0
+
+
+
+def ps1_rows(text):
+    """The playbook's settings: {(kind, object, arg, want)}."""
+    rows = set()
+    for m in re.finditer(r"@\{ Kind = '([^']*)'; Object = '((?:[^']|'')*)'; Arg = '([^']*)'; "
+                         r"Want = ([^;]*); Source", text):
+        want = m.group(4).strip()
+        want = {"$true": "True", "$false": "False"}.get(want, want.strip("'"))
+        rows.add((m.group(1), m.group(2).replace("''", "'"), m.group(3), want))
+    return rows
+
+
+def t_ps1groups():
+    state = os.path.join(SRC, "examples", "states", "windows-wireguard-host.json")
+    keys = [(k, pf) for k, where, _, _ in offload_rows() if where != "LINUX"
+            for pf in [re.search(rf"NT_OFFLOAD\({k}, [^,]+, \w+, (true|false)",
+                                 open(os.path.join(SRC, "compiler", "language", "offloads.def")).read()).group(1)]]
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        prof = os.path.join(tmp, "w.yaml")
+        for key, pf in keys:
+            values = ["on", "off"] + (["{ipv4: on, ipv6: off}"] if pf == "true" else [])
+            for v in values:
+                tag = f"{key}: {v}"
+                open(prof, "w").write("apiVersion: nettune/v1\nkind: HostProfile\n"
+                                      "metadata: {name: win-host-01}\ntarget: windows\ninterfaces:\n"
+                                      f"  - name: Ethernet 2\n    offloads: {{{key}: {v}}}\n")
+                off = run([NETTUNE, "emit", "--format", "ps1", prof])
+                on = run([NETTUNE, "emit", "--format", "ps1", prof, "--state", state])
+                if off.returncode or on.returncode:
+                    # refused (rx or tx checksum alone): refused the same way either way
+                    e1 = [l.split("error: ", 1)[-1] for l in off.stderr.splitlines() if "error:" in l]
+                    e2 = [l.split("error: ", 1)[-1] for l in on.stderr.splitlines() if "error:" in l]
+                    if off.returncode != on.returncode or e1 != e2 or not e1:
+                        print(f"FAIL {tag}: offline {off.returncode} {e1}, with --state {on.returncode} {e2}")
+                        bad += 1
+                    else:
+                        print(f"ok {tag}: refused either way: {e1[0]}")
+                    continue
+                a, b = ps1_rows(off.stdout), ps1_rows(on.stdout)
+                pl = run([NETTUNE, "plan", prof, "--state", state, "--json"])
+                acts = {(x["object"], x["attribute"], str(x["to"])) for x in json.loads(pl.stdout)["actions"]} \
+                    if pl.returncode in (0, 2) else None
+                rows = {(o, f"{k} {g}" if g else k, w) for k, o, g, w in b}
+                if not a or a != b:
+                    print(f"FAIL {tag}: settings differ offline {sorted(a)} / with --state {sorted(b)}")
+                    bad += 1
+                elif acts is None or not acts <= rows:
+                    print(f"FAIL {tag}: plan --state actions not in the playbook: "
+                          f"{sorted(acts - rows) if acts else pl.stderr}")
+                    bad += 1
+                else:
+                    print(f"ok {tag}: {len(a)} settings either way, {len(acts)} planned, all in the playbook")
+    return 1 if bad else 0
+
 
 
 HOSTILE_LINUX_OK = ["q'$(id>p)", "b`id>p`", "c*", "d[a]?", "e;id>p", "f\"$HOME", "g'\\''h"]
@@ -980,7 +1238,8 @@ def t_playbook():
 
 TESTS = {"golden": t_golden, "shellcheck": t_shellcheck, "ps1parse": t_ps1parse,
          "netns": t_netns, "hostile": t_hostile, "inject": t_inject, "collect": t_collect,
-         "sign": t_sign, "params": t_params, "playbook": t_playbook}
+         "sign": t_sign, "params": t_params, "playbook": t_playbook, "groups": t_groups,
+         "ps1groups": t_ps1groups}
 
 if __name__ == "__main__":
     try:

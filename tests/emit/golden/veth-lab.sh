@@ -447,6 +447,113 @@ nt_defer() {
 	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3:--}" "$4" >>"$NT_RETRY"
 }
 
+# DEV's features as "NAME FIXED" lines (FIXED 1 for "[fixed]": not in
+# hw_features or never changeable), under the kernel's own names
+# (net/ethtool/common.c netdev_features_strings[]).  ethtool(8) prints
+# a feature under its off_flag_def[] long name when it is the only one
+# that name matches, and otherwise the name as a header (no tab) over
+# its members (a tab): ethtool netlink/features.c dump_features().
+nt_features() {
+	nt_fk="$(ethtool -k "$1")" || return 1
+	printf '%s\n' "$nt_fk" | awk '
+		function flush(  n) {
+			if (p == "") return
+			n = p; p = ""
+			if (n in legacy) n = legacy[n]
+			else if (n in header) { bad = n; return }
+			o = o n " " pf "\n"
+		}
+		BEGIN {
+			legacy["rx-checksumming"] = "rx-checksum"
+			legacy["udp-fragmentation-offload"] = "tx-udp-fragmentation"
+			legacy["generic-segmentation-offload"] = "tx-generic-segmentation"
+			legacy["generic-receive-offload"] = "rx-gro"
+			legacy["large-receive-offload"] = "rx-lro"
+			legacy["rx-vlan-offload"] = "rx-vlan-hw-parse"
+			legacy["tx-vlan-offload"] = "tx-vlan-hw-insert"
+			legacy["ntuple-filters"] = "rx-ntuple-filter"
+			legacy["receive-hashing"] = "rx-hashing"
+			# patterns: alone, the name does not say which feature it is
+			header["tx-checksumming"] = 1; header["scatter-gather"] = 1
+			header["tcp-segmentation-offload"] = 1
+		}
+		NR == 1 || !NF { next }
+		{ n = $1; sub(/:$/, "", n); f = / \[fixed\]$/ ? 1 : 0 }
+		/^\t/ { p = ""; o = o n " " f "\n"; next }
+		{ flush(); p = n; pf = f }
+		END { flush(); if (bad == "") { printf "%s", o; exit 0 }
+			print "ethtool -k prints " bad " without the features it stands for"; exit 1 }'
+}
+
+# nt_in_group GROUP FEATURE: whether lowering puts FEATURE in the offload
+# group (compiler/language/offloads.def; compiler/passes/lower_linux.c
+# in_group_as)
+nt_in_group() {
+	case "$1" in
+	rx_checksum) case "$2" in rx-checksum) return 0 ;; esac ;;
+	tx_checksum) case "$2" in tx-checksum-*) return 0 ;; esac ;;
+	sg) case "$2" in tx-scatter-gather) return 0 ;; esac ;;
+	tso) case "$2" in tx-tcp*-segmentation) return 0 ;; esac ;;
+	gso) case "$2" in tx-generic-segmentation) return 0 ;; esac ;;
+	gro) case "$2" in rx-gro) return 0 ;; esac ;;
+	gro_hw) case "$2" in rx-gro-hw) return 0 ;; esac ;;
+	lro) case "$2" in rx-lro) return 0 ;; esac ;;
+	uso) case "$2" in tx-udp-segmentation) return 0 ;; esac ;;
+	rxhash) case "$2" in rx-hashing) return 0 ;; esac ;;
+	ntuple) case "$2" in rx-ntuple-filter) return 0 ;; esac ;;
+	rxvlan) case "$2" in rx-vlan-hw-parse) return 0 ;; esac ;;
+	txvlan) case "$2" in tx-vlan-hw-insert) return 0 ;; esac ;;
+	udp_gro_forwarding) case "$2" in rx-udp-gro-forwarding) return 0 ;; esac ;;
+	gro_list) case "$2" in rx-gro-list) return 0 ;; esac ;;
+	esac
+	return 1
+}
+
+# nt_group DEV GROUP WANT EXCEPT: an offload group as nettune apply expands
+# it, from the running kernel's feature list: the members DEV has, less
+# the fixed ones while any member is changeable (compiler/passes/lower_linux.c
+# lower_group), less EXCEPT (space separated: features with a step of
+# their own, from linux.features).  Each member is one nt_step, so
+# record, check, apply and rollback cover every member.
+nt_group() {
+	nt_gd="$1"
+	nt_gg="$2"
+	nt_gw="$3"
+	nt_ge=" $4 "
+	if ! nt_gl="$(nt_features "$nt_gd" 2>&1)"; then
+		printf 'FAILED   %s offload %s: cannot list its features: %s\n' "$nt_gd" "$nt_gg" "$nt_gl"
+		NT_FAILED=1
+		return 1
+	fi
+	nt_gn=0
+	nt_gc=0
+	while read -r nt_gx nt_gf; do
+		nt_in_group "$nt_gg" "$nt_gx" || continue
+		nt_gn="$((nt_gn + 1))"
+		[ "$nt_gf" = 1 ] || nt_gc="$((nt_gc + 1))"
+	done <<EOF
+$nt_gl
+EOF
+	if [ "$nt_gn" -eq 0 ] && [ "$nt_gw" = on ]; then
+		printf 'FAILED   %s offload %s: %s has no %s feature; it cannot be turned on\n' \
+			"$nt_gd" "$nt_gg" "$nt_gd" "$nt_gg"
+		NT_FAILED=1
+		return 1
+	fi
+	set --
+	while read -r nt_gx nt_gf; do
+		nt_in_group "$nt_gg" "$nt_gx" || continue
+		[ "$nt_gf" != 1 ] || [ "$nt_gc" -eq 0 ] || continue
+		case "$nt_ge" in *" $nt_gx "*) continue ;; esac
+		set -- "$@" "$nt_gx"
+	done <<EOF
+$nt_gl
+EOF
+	for nt_gx; do
+		nt_step feature "$nt_gd" "$nt_gx" "$nt_gw" || return 1
+	done
+}
+
 nt_preflight() {
 	[ "$(id -u)" -eq 0 ] || nt_die "run as root (this script changes network settings)"
 	for nt_t in ethtool ip awk; do
@@ -553,30 +660,20 @@ nt_new_rollback() {
 nt_settings() {
 	nt_step mtu 'ntlab0' '' '9000' || return 1
 	nt_step mtu 'ntlab1' '' '1500' || return 1
-	nt_step feature 'ntlab0' 'rx-checksum' 'on' || return 1
-	nt_step feature 'ntlab0' 'tx-checksum-ip-generic' 'on' || return 1
-	nt_step feature 'ntlab0' 'tx-checksum-sctp' 'on' || return 1
-	nt_step feature 'ntlab0' 'tx-scatter-gather' 'on' || return 1
-	nt_step feature 'ntlab1' 'rx-checksum' 'on' || return 1
-	nt_step feature 'ntlab1' 'tx-checksum-ip-generic' 'on' || return 1
-	nt_step feature 'ntlab1' 'tx-checksum-sctp' 'on' || return 1
-	nt_step feature 'ntlab1' 'tx-scatter-gather' 'on' || return 1
-	nt_step feature 'ntlab0' 'tx-generic-segmentation' 'on' || return 1
-	nt_step feature 'ntlab0' 'rx-gro' 'on' || return 1
-	nt_step feature 'ntlab1' 'tx-generic-segmentation' 'on' || return 1
-	nt_step feature 'ntlab1' 'rx-gro' 'on' || return 1
-	nt_step feature 'ntlab0' 'tx-tcp-segmentation' 'off' || return 1
-	nt_step feature 'ntlab0' 'tx-tcp-ecn-segmentation' 'off' || return 1
-	nt_step feature 'ntlab0' 'tx-tcp-mangleid-segmentation' 'off' || return 1
-	nt_step feature 'ntlab0' 'tx-tcp6-segmentation' 'off' || return 1
-	nt_step feature 'ntlab0' 'tx-tcp-accecn-segmentation' 'off' || return 1
-	nt_step feature 'ntlab0' 'tx-udp-segmentation' 'off' || return 1
-	nt_step feature 'ntlab1' 'tx-tcp-segmentation' 'off' || return 1
-	nt_step feature 'ntlab1' 'tx-tcp-ecn-segmentation' 'off' || return 1
-	nt_step feature 'ntlab1' 'tx-tcp-mangleid-segmentation' 'off' || return 1
-	nt_step feature 'ntlab1' 'tx-tcp6-segmentation' 'off' || return 1
-	nt_step feature 'ntlab1' 'tx-tcp-accecn-segmentation' 'off' || return 1
-	nt_step feature 'ntlab1' 'tx-udp-segmentation' 'off' || return 1
+	nt_group 'ntlab0' 'rx_checksum' 'on' '' || return 1
+	nt_group 'ntlab0' 'tx_checksum' 'on' '' || return 1
+	nt_group 'ntlab0' 'sg' 'on' '' || return 1
+	nt_group 'ntlab1' 'rx_checksum' 'on' '' || return 1
+	nt_group 'ntlab1' 'tx_checksum' 'on' '' || return 1
+	nt_group 'ntlab1' 'sg' 'on' '' || return 1
+	nt_group 'ntlab0' 'gso' 'on' '' || return 1
+	nt_group 'ntlab0' 'gro' 'on' '' || return 1
+	nt_group 'ntlab1' 'gso' 'on' '' || return 1
+	nt_group 'ntlab1' 'gro' 'on' '' || return 1
+	nt_group 'ntlab0' 'tso' 'off' '' || return 1
+	nt_group 'ntlab0' 'uso' 'off' '' || return 1
+	nt_group 'ntlab1' 'tso' 'off' '' || return 1
+	nt_group 'ntlab1' 'uso' 'off' '' || return 1
 	nt_step channels 'ntlab0' 'rx' '1' || return 1
 	nt_step channels 'ntlab0' 'tx' '1' || return 1
 	nt_step channels 'ntlab1' 'rx' '1' || return 1
