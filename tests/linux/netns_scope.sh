@@ -11,7 +11,7 @@ P="$WORK/host-wide.yaml"
 cat > "$P" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: netns-scope}
+metadata: {name: netns-scope, host: any}
 target: linux
 sysctl:
   vm.swappiness: "17"
@@ -103,7 +103,7 @@ grep -q "^$W:[0-9]*:[0-9]*: error: --netns $NS: a windows profile has no network
 cat > "$WORK/netns.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: netns-scope}
+metadata: {name: netns-scope, host: any}
 target: linux
 sysctl:
   net.ipv4.ip_forward: "1"
@@ -132,7 +132,7 @@ expect_eq "$rc" 0 "plan after the apply: no changes"
 done > "$WORK/keys"
 [ -s "$WORK/keys" ] || fail "no net sysctls found"
 {
-	printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: netns-table}\n'
+	printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: netns-table, host: any}\n'
 	printf 'target: linux\nsysctl:\n'
 	sed 's/.*/  &: "0"/' "$WORK/keys"
 } > "$WORK/all.yaml"
