@@ -168,6 +168,16 @@ int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
 	if (!c->lent_facts)
 		nt_compiled_own_facts(c);	/* an observer that filled none */
 	facts = nt_compiled_facts(c);
+	if (rq->source == NT_STATE_SNAPSHOT && rq->netns &&
+	    (!facts->netns || strcmp(facts->netns, rq->netns)))
+		/* a snapshot plan reads no namespace: --netns only scopes it */
+		nt_warn(d, ((struct nt_mark){nt_intern(rq->state_path), 0, 0}), "netns",
+			"the snapshot was taken %s%s, not in network namespace %s: the plan is of "
+			"its values, and --netns with --state only refuses host-wide settings "
+			"(take the snapshot with 'nettune --netns %s observe --json', or plan "
+			"without --state)", facts->netns ? "in network namespace " :
+			"in the host's own namespace", facts->netns ? facts->netns : "", rq->netns,
+			rq->netns);
 	if (rq->source == NT_STATE_SNAPSHOT && facts->hostname && c->l.p->metadata &&
 	    c->l.p->metadata->name && !c->l.p->metadata->host &&
 	    !same_host_name(facts->hostname, c->l.p->metadata->name))
