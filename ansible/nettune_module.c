@@ -32,12 +32,14 @@ struct nt_margs {
 	const char *state_dir;
 	const char *only;
 	const char *datadir;
+	bool any_host;			/* a profile whose metadata.name is another host */
 	bool check_mode;
 	bool diff;
 };
 
 static const char *const nt_mopts[] = {
 	"profile", "profile_content", "profile_name", "state", "netns", "state_dir", "only", "datadir",
+	"any_host",
 };
 
 /* What the run did to the host, for Ansible's conditionals ("outcome"). */
@@ -151,7 +153,7 @@ static int parse_args(const struct nt_json *args, struct nt_margs *a, struct nt_
 				break;
 		if (k == sizeof(nt_mopts) / sizeof(nt_mopts[0]))
 			result_fail(r, "Unsupported parameters for (nettune) module: %s. Supported "
-				    "parameters include: datadir, netns, only, profile, profile_content, "
+				    "parameters include: any_host, datadir, netns, only, profile, profile_content, "
 				    "profile_name, state, state_dir.", key);
 	}
 	if (r->failed)
@@ -162,6 +164,7 @@ static int parse_args(const struct nt_json *args, struct nt_margs *a, struct nt_
 	    !opt_str(args, "state", &a->state, r) || !opt_str(args, "netns", &a->netns, r) ||
 	    !opt_str(args, "state_dir", &a->state_dir, r) || !opt_str(args, "only", &a->only, r) ||
 	    !opt_str(args, "datadir", &a->datadir, r) ||
+	    !opt_bool(args, "any_host", &a->any_host, r) ||
 	    !opt_bool(args, "_ansible_check_mode", &a->check_mode, r) ||
 	    !opt_bool(args, "_ansible_diff", &a->diff, r))
 		return -1;
@@ -600,6 +603,7 @@ static void run(const struct nt_margs *a, struct nt_result *r)
 	rq.len = a->profile_content ? strlen(a->profile_content) : 0;
 	rq.only = a->only;
 	rq.netns = a->netns;
+	rq.any_host = a->any_host;
 	rc = nt_pipeline_run(&rq, &c, &d);
 	if (rc && a->profile && (reason = not_a_profile(a->profile, why, sizeof(why)))) {
 		nt_diags_free(&d);
@@ -623,7 +627,7 @@ static void run(const struct nt_margs *a, struct nt_result *r)
 		goto out;
 	}
 	plan_only(&c.plan, a->only, &p);
-	r->host = nt_xstrdup(c.plan.host ? c.plan.host : "");
+	r->host = nt_xstrdup(c.plan.profile ? c.plan.profile : "");
 	r->changes = p.n;
 	r->disruptive = p.disruptive;
 	nt_plan_print_actions_json(&p, &r->actions);

@@ -23,6 +23,7 @@ struct nt_globals {
 	const char **profile_path;
 	size_t nprofile_path;
 	bool color;			/* stdout is a TTY and NO_COLOR is unset */
+	bool any_host;			/* --any-host */
 };
 
 extern struct nt_globals nt_g;

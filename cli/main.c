@@ -60,6 +60,9 @@ static void usage(FILE *f)
 		   "  --caps-dir DIR      NIC capability tables in DIR add to or replace the built-in ones\n"
 		   "  --netns NAME        act inside the named network namespace only: host-wide\n"
 		   "                      settings (vm.*, kernel.*, IRQ affinity, ...) are refused\n"
+		   "  --any-host          plan and apply a profile whose metadata.name is not this\n"
+		   "                      host (refused otherwise; metadata.host: any in a lab\n"
+		   "                      or fleet-wide profile says so for good)\n"
 		   "  --profile-path DIR  also look for extended policy profiles in DIR (repeatable);\n"
 		   "                      extends searches the profile's directory, these, then a\n"
 		   "                      data directory nobody else can write, then the built-in\n"
@@ -105,6 +108,7 @@ struct nt_pipeline_req nt_cli_request(const char *profile)
 	rq.profile = profile;
 	rq.load = nt_cli_load_opts();
 	rq.netns = nt_g.netns;
+	rq.any_host = nt_g.any_host;
 	return rq;
 }
 
@@ -149,6 +153,10 @@ static int take_global(int argc, char **argv, int *i)
 	}
 	if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 		nt_g.verbose++;
+		return 1;
+	}
+	if (!strcmp(a, "--any-host")) {
+		nt_g.any_host = true;
 		return 1;
 	}
 	return 0;

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../appliers/linux/linux.h"
 #include "../compiler/passes/lower.h"
@@ -62,6 +63,36 @@ static int run_manifest(const struct nt_pipeline_req *rq, struct nt_compiled *c,
 	c->against = "the live host";
 	nt_manifest_desired(rq->manifest, &c->desired);
 	return 0;
+}
+
+/* Host names compare as DNS names do: without case, and a short name
+ * matches its qualified form (db-prod-07, db-prod-07.example.com). */
+static bool same_host_name(const char *a, const char *b)
+{
+	size_t na = strcspn(a, "."), nb = strcspn(b, ".");
+
+	if (!strcasecmp(a, b))
+		return true;
+	return (!a[na] || !b[nb]) && na == nb && !strncasecmp(a, b, na);
+}
+
+/* A live plan of a profile for another host is refused: a profile names
+ * its host (metadata.name), unless it says it is for any (metadata.host:
+ * any) or the command line says so (--any-host).  A host whose name is
+ * unknown (an image under --root without one) is not refused. */
+static int refuse_other_host(const struct nt_pipeline_req *rq, const struct nt_compiled *c,
+			     const char *host, struct nt_diags *d)
+{
+	const struct nt_metadata *md = c->l.p->metadata;
+
+	if (rq->any_host || !host || !md || !md->name || (md->host && *md->host == NT_HOST_ANY) ||
+	    same_host_name(host, md->name))
+		return 0;
+	nt_error(d, nt_loaded_mark(&c->l, "/metadata/name", false), "host",
+		 "profile for another host: metadata.name is %s, this host is %s (plan it on %s; "
+		 "a profile meant for any host, a lab or a fleet-wide one, says metadata.host: "
+		 "any, or pass --any-host)", md->name, host, md->name);
+	return -1;
 }
 
 /* The host's facts and state, from the source the request names. */
@@ -137,11 +168,24 @@ int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
 	if (!c->lent_facts)
 		nt_compiled_own_facts(c);	/* an observer that filled none */
 	facts = nt_compiled_facts(c);
+	if (rq->source == NT_STATE_SNAPSHOT && rq->netns &&
+	    (!facts->netns || strcmp(facts->netns, rq->netns)))
+		/* a snapshot plan reads no namespace: --netns only scopes it */
+		nt_warn(d, ((struct nt_mark){nt_intern(rq->state_path), 0, 0}), "netns",
+			"the snapshot was taken %s%s, not in network namespace %s: the plan is of "
+			"its values, and --netns with --state only refuses host-wide settings "
+			"(take the snapshot with 'nettune --netns %s observe --json', or plan "
+			"without --state)", facts->netns ? "in network namespace " :
+			"in the host's own namespace", facts->netns ? facts->netns : "", rq->netns,
+			rq->netns);
 	if (rq->source == NT_STATE_SNAPSHOT && facts->hostname && c->l.p->metadata &&
-	    c->l.p->metadata->name && strcmp(facts->hostname, c->l.p->metadata->name))
+	    c->l.p->metadata->name && !c->l.p->metadata->host &&
+	    !same_host_name(facts->hostname, c->l.p->metadata->name))
 		nt_warn(d, nt_loaded_mark(&c->l, "/metadata/name", false), "host",
 			"the snapshot %s describes host '%s', not '%s'; the plan is computed against "
 			"that host's state", rq->state_path, facts->hostname, c->l.p->metadata->name);
+	if (rq->source == NT_STATE_LIVE && refuse_other_host(rq, c, facts->hostname, d))
+		return -1;
 	if (facts->target && strcmp(facts->target, want)) {
 		nt_error(d, nt_loaded_mark(&c->l, "/target", false), "plan",
 			 "the profile targets %s but the snapshot %s is of a %s host", want,
@@ -154,7 +198,12 @@ int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
 	L.observed = nt_compiled_observed(c);
 	L.desired = &c->desired;
 	L.d = d;
+	/* the key of the host planned for: the profile's name when it names
+	 * that host (unchanged keys), else the host's own (metadata.host: any,
+	 * --any-host, a snapshot of another host) */
 	L.hostname = c->l.p->metadata->name;
+	if (facts->hostname && !same_host_name(facts->hostname, L.hostname))
+		L.hostname = facts->hostname;
 	L.only = rq->only;
 	L.skip_missing = rq->skip_missing;
 	r = nt_lower(&L);

@@ -100,6 +100,8 @@ struct nt_pipeline_req {
 	const char *netns;		/* --netns: host-wide settings are refused */
 	const char *only;		/* apply --only: other missing interfaces are skipped */
 	bool skip_missing;		/* apply --skip-missing */
+	bool any_host;			/* --any-host: a live plan of a profile whose
+					 * metadata.name is not this host is not refused */
 	bool read_only;			/* watch: nothing is applied, so --netns refuses
 					 * no host-wide setting */
 	bool policy_stops;		/* a PolicyProfile is NT_PIPE_POLICY, not an error */

@@ -765,8 +765,8 @@ static bool confirm_plan(const struct nt_plan *plan, size_t n, const struct nt_a
 	if (disruptive)
 		printf("\n%zu of these steps can drop the link briefly (marked [disruptive]).", disruptive);
 	printf("\nApply %zu change%s to %s%s%s%s? Only 'yes' is accepted: ", n,
-	       n == 1 ? "" : "s", plan->host, o->netns ? " (network namespace " : "",
-	       o->netns ? o->netns : "", o->netns ? ")" : "");
+	       n == 1 ? "" : "s", plan->host ? plan->host : plan->profile,
+	       o->netns ? " (network namespace " : "", o->netns ? o->netns : "", o->netns ? ")" : "");
 	fflush(stdout);
 	{
 		/* a signal at the question cancels it (read returns EINTR) */

@@ -98,7 +98,7 @@ static int nl_err(struct nt_lctx *x, int r)
 /* net.core.rmem_max and net/core/rmem_max name the same file; a key with
  * a '/' is a path whose dots belong to names (eth0.10), as in the sh
  * emitter's nt_sysctl_path */
-static char *sysctl_path(const char *key)
+char *nt_linux_sysctl_path(const char *key)
 {
 	char *k = nt_xstrdup(key), *p, *r;
 
@@ -112,7 +112,7 @@ static char *sysctl_path(const char *key)
 
 static int sysctl_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
-	char *p = sysctl_path(arg), *s = nt_sys_read(p);
+	char *p = nt_linux_sysctl_path(arg), *s = nt_sys_read(p);
 
 	(void)x;
 	(void)obj;
@@ -126,7 +126,7 @@ static int sysctl_read(struct nt_lctx *x, const char *obj, const char *arg, stru
 
 static int sysctl_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
 {
-	char *p = sysctl_path(arg);
+	char *p = nt_linux_sysctl_path(arg);
 	int r = nt_sys_write(p, v->s);
 
 	(void)obj;

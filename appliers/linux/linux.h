@@ -39,6 +39,8 @@ int nt_linux_read(struct nt_lctx *x, enum nt_kind_id k, const char *obj, const c
 		  struct nt_value *out);
 int nt_linux_write(struct nt_lctx *x, enum nt_kind_id k, const char *obj, const char *arg,
 		   const struct nt_value *v);
+/* The /proc/sys file of a sysctl key (below --root), malloc'd. */
+char *nt_linux_sysctl_path(const char *key);
 
 /* The current values of the kinds whose rows have NT_LR_OBSERVE (those
  * not in skip, indexed by kind; NULL: all) of interface obj, added to st:

@@ -640,6 +640,42 @@ static char *root_word(char *p)
 	return t;
 }
 
+/* The key beside a missing sysctl key whose last name is closest to its
+ * own (net.core.rmem_mx: net.core.rmem_max), or NULL. */
+static char *sysctl_near(const char *key)
+{
+	char sep = strchr(key, '/') ? '/' : '.';
+	const char *last = strrchr(key, sep);
+	char *dir, *path, *r = NULL;
+	const char **names = NULL;
+	const char *best;
+	size_t n = 0, k;
+	struct dirent *de;
+	DIR *d;
+
+	if (!last || !last[1])
+		return NULL;
+	dir = nt_xasprintf("%.*s", (int)(last - key), key);
+	path = nt_linux_sysctl_path(dir);
+	d = path ? nt_sys_opendir(path) : NULL;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && !strchr(de->d_name, sep)) {
+			names = nt_xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = nt_xstrdup(de->d_name);
+		}
+	if (d)
+		closedir(d);
+	best = n ? nt_suggest(last + 1, names, n) : NULL;
+	if (best)
+		r = nt_xasprintf("%s%c%s", dir, sep, best);
+	for (k = 0; k < n; k++)
+		free((char *)names[k]);
+	free(names);
+	free(path);
+	free(dir);
+	return r;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -691,6 +727,7 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	if (req->irqbalance || req->all_processes)
 		f->irqbalance = scan_comm("irqbalance", pids, 4, &np) ? 1 : 0;
 	nt_lctx_open(&x, f);
+	f->ifaces_known = true;
 	if (req->ifaces) {
 		for (k = 0; k < req->nifaces; k++) {
 			char *p = nt_sys_path("/sys/class/net/%s", req->ifaces[k]);
@@ -714,8 +751,20 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		/* recorded under the key the plan compares: net/core/x is
 		 * net.core.x, as in profiles and snapshots */
 		char *key = nt_sysctl_key_canon(req->sysctls[k]);
+		char *path = nt_linux_sysctl_path(key);
+		int mode = nt_sys_mode(path);
 
-		grab(&x, st, NT_K_SYSCTL, "sysctl", key);
+		/* lowering checks the profile's keys against these: a
+		 * misspelt or read-only key is an error of the plan, not of
+		 * the apply */
+		bool exists = mode != -ENOENT && mode != -ENOTDIR;
+
+		if (exists)
+			grab(&x, st, NT_K_SYSCTL, "sysctl", key);
+		/* a file that could not be looked at is not refused */
+		nt_facts_add_sysctl(f, key, exists, mode < 0 || (mode & 0222))->suggest =
+			exists ? NULL : sysctl_near(key);
+		free(path);
 		free(key);
 	}
 	if (req->all_sysctls)

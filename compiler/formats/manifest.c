@@ -288,7 +288,7 @@ static bool manifest_fits(const struct nt_manifest *m, struct nt_diags *d)
 	ok &= fits(d, at, "the machine id", m->machine_id);
 	ok &= fits(d, at, "the network namespace", m->netns);
 	ok &= fits(d, at, "the snapshot path", m->against);
-	ok &= fits(d, at, "the profile name", m->plan.host);
+	ok &= fits(d, at, "the profile name", m->plan.profile);
 	for (i = 0; i < m->nsources; i++)	/* the profile is its own first source */
 		if (strcmp(m->sources[i].file, m->profile))
 			ok &= fits(d, at, "the source file", m->sources[i].file);
@@ -312,7 +312,7 @@ int nt_manifest_build(struct nt_manifest *m, const struct nt_loaded *l,
 
 	memset(m, 0, sizeof(*m));
 	m->nettune = nt_xstrdup(NT_VERSION);
-	m->host_name = nt_xstrdup(facts && facts->hostname ? facts->hostname : p->host);
+	m->host_name = nt_xstrdup(facts && facts->hostname ? facts->hostname : p->profile);
 	m->machine_id = facts && facts->machine_id && *facts->machine_id ?
 			nt_xstrdup(facts->machine_id) : NULL;
 	if (m->machine_id)
@@ -338,7 +338,8 @@ int nt_manifest_build(struct nt_manifest *m, const struct nt_loaded *l,
 	m->against = nt_xstrdup(against ? against : "live");
 	m->created = o->created;
 	m->expires = o->created + o->expires_in;
-	m->plan.host = nt_xstrdup(p->host);
+	m->plan.profile = nt_xstrdup(p->profile);
+	m->plan.host = nt_xstrdup(m->host_name);
 	m->plan.target = nt_xstrdup(p->target);
 	m->plan.v = nt_xcalloc(p->n + 1, sizeof(*p->v));
 	for (i = 0; i < p->n; i++)
@@ -405,7 +406,7 @@ void nt_manifest_write(const struct nt_manifest *m, struct nt_buf *b)
 	nt_buf_puts(b, "},\n  \"profile\": {\"file\": ");
 	nt_buf_json_str(b, m->profile);
 	nt_buf_puts(b, ", \"name\": ");
-	nt_buf_json_str(b, m->plan.host);
+	nt_buf_json_str(b, m->plan.profile);
 	nt_buf_printf(b, ", \"merged_sha256\": \"%s\"},\n  \"sources\": [", m->merged_sha256);
 	for (i = 0; i < m->nsources; i++) {
 		nt_buf_puts(b, i ? ",\n    {\"file\": " : "\n    {\"file\": ");
@@ -699,6 +700,7 @@ static void load_fields(struct ld *c, const struct nt_json *j, struct nt_manifes
 		only_keys(c, host, "\"host\"", hostk);
 		s = str_field(c, host, "\"host\"", "name", false);
 		m->host_name = nt_xstrdup(s ? s : "");
+		m->plan.host = nt_xstrdup(m->host_name);
 		s = str_field(c, host, "\"host\"", "machine_id", true);
 		m->machine_id = s ? nt_xstrdup(s) : NULL;
 		s = nt_json_get(host, "netns") ? str_field(c, host, "\"host\"", "netns", false) : NULL;
@@ -712,7 +714,7 @@ static void load_fields(struct ld *c, const struct nt_json *j, struct nt_manifes
 		v = field(c, prof, "\"profile\"", "name", NT_J_STR, false);
 		if (v && !printable(v->s, true))
 			ld_err(c, v->mark, "\"name\" must be printable");
-		m->plan.host = nt_xstrdup(v ? v->s : "");
+		m->plan.profile = nt_xstrdup(v ? v->s : "");
 		hex_field(c, prof, "\"profile\"", "merged_sha256", m->merged_sha256);
 	}
 	srcs = field(c, j, what, "sources", NT_J_ARR, false);

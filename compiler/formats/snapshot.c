@@ -599,6 +599,7 @@ int nt_snapshot_load_data(const char *file, const char *data, size_t len,
 	}
 	if (!want_arr(j, "interfaces", &x, d))
 		bad = -1;
+	f->ifaces_known = x != NULL;
 	for (k = 0; x && k < x->n; k++)
 		if (load_iface(x->v[k], f, d))
 			bad = -1;

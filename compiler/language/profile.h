@@ -18,6 +18,8 @@
 
 enum nt_kind { NT_KIND_HOST, NT_KIND_POLICY };
 enum nt_target { NT_TARGET_LINUX, NT_TARGET_WINDOWS };
+/* metadata.host: which hosts a profile is for (unset: the one metadata.name names) */
+enum nt_host_scope { NT_HOST_ANY };
 enum nt_irq_policy {
 	NT_IRQ_NUMA_LOCAL_SPREAD,	/* one queue per physical core of the NIC's node */
 	NT_IRQ_ALL_CPUS,		/* spread over every usable CPU */
@@ -223,6 +225,7 @@ struct nt_defaults {
 struct nt_metadata {
 	char *name;
 	char *description;
+	enum nt_host_scope *host;	/* any: planned and applied on any host */
 };
 
 struct nt_profile {

@@ -20,6 +20,9 @@ static const cyaml_strval_t kind_strings[] = {
 static const cyaml_strval_t target_strings[] = {
 	{"linux", NT_TARGET_LINUX}, {"windows", NT_TARGET_WINDOWS},
 };
+static const cyaml_strval_t host_scope_strings[] = {
+	{"any", NT_HOST_ANY},
+};
 const cyaml_strval_t nt_irq_policy_strings[] = {
 	{"numa-local-spread", NT_IRQ_NUMA_LOCAL_SPREAD}, {"all-cpus", NT_IRQ_ALL_CPUS},
 	{"explicit", NT_IRQ_EXPLICIT}, {"none", NT_IRQ_NONE},
@@ -291,6 +294,7 @@ static const cyaml_schema_field_t defaults_fields[] = {
 static const cyaml_schema_field_t metadata_fields[] = {
 	CYAML_FIELD_STRING_PTR("name", OPT_STR, struct nt_metadata, name, 1, 253),
 	CYAML_FIELD_STRING_PTR("description", OPT_STR, struct nt_metadata, description, 0, 4096),
+	ENUM_FIELD("host", struct nt_metadata, host, host_scope_strings),
 	CYAML_FIELD_END
 };
 
@@ -387,7 +391,8 @@ const struct nt_key_doc nt_key_docs[] = {
 	{profile_fields, "apiVersion", "Always nettune/v1."},
 	{profile_fields, "kind", "HostProfile (planned and applied) or PolicyProfile (only "
 	 "extended; may set interfaces and processes, not host or target)."},
-	{profile_fields, "metadata", "name (the host name; seeds per-host RSS keys) and description."},
+	{profile_fields, "metadata", "name (the host name; seeds per-host RSS keys), description, "
+	 "and host: any for a profile not tied to one host."},
 	{profile_fields, "extends", "Policy profile names, looked up in the profile's directory, "
 	 "--profile-path directories and the data directory's profiles/; applied in order, "
 	 "then this profile."},
@@ -407,6 +412,10 @@ const struct nt_key_doc nt_key_docs[] = {
 	 "starting with a letter or digit, labels of 1-63 characters. Names the host in "
 	 "emitted scripts and seeds per-host RSS keys."},
 	{metadata_fields, "description", "Free text."},
+	{metadata_fields, "host", "any: the profile is for any host (a lab or fleet-wide profile), "
+	 "so plan and apply accept it on a host that metadata.name does not name; per-host RSS "
+	 "keys then come from the host's own name. Unset: a live plan or apply refuses a host "
+	 "other than metadata.name (--any-host overrides it once)."},
 	{host_fields, "numa", "NUMA nodes of the host: list of {node, cpus}, checked against the "
 	 "live host."},
 	{host_fields, "reserved_cpus", "CPU list (\"0,28\") never given IRQs or pinned work."},

@@ -56,6 +56,11 @@ void nt_facts_free(struct nt_facts *f)
 		free(f->diagnosis[i]);
 	free(f->diagnosis);
 	free(f->ifs);
+	for (i = 0; i < f->nsysctls; i++) {
+		free(f->sysctls[i].key);
+		free(f->sysctls[i].suggest);
+	}
+	free(f->sysctls);
 	free(f->hostname);
 	free(f->target);
 	free(f->kernel);
@@ -113,6 +118,31 @@ struct nt_iface_facts *nt_facts_add_iface(struct nt_facts *f, const char *name)
 	i->name = nt_xstrdup(name);
 	i->numa_node = -1;
 	return i;
+}
+
+/* Profiles name at most 1024 sysctls: searched in order. */
+const struct nt_sysctl_fact *nt_facts_sysctl(const struct nt_facts *f, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < f->nsysctls; i++)
+		if (!strcmp(f->sysctls[i].key, key))
+			return &f->sysctls[i];
+	return NULL;
+}
+
+struct nt_sysctl_fact *nt_facts_add_sysctl(struct nt_facts *f, const char *key, bool exists,
+					   bool writable)
+{
+	struct nt_sysctl_fact *s;
+
+	f->sysctls = nt_xgrow(f->sysctls, f->nsysctls, sizeof(*f->sysctls));
+	s = &f->sysctls[f->nsysctls++];
+	s->key = nt_xstrdup(key);
+	s->exists = exists;
+	s->writable = writable;
+	s->suggest = NULL;
+	return s;
 }
 
 const struct nt_feature_fact *nt_facts_feature(const struct nt_iface_facts *i, const char *name)

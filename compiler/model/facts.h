@@ -59,8 +59,20 @@ struct nt_iface_facts {
 	char *ifindex;
 };
 
+/* A sysctl a profile names, as the live host has it (a snapshot records
+ * values, not files): whether /proc/sys has it and lets it be written. */
+struct nt_sysctl_fact {
+	char *key;			/* canonical: net.core.rmem_max */
+	bool exists;
+	bool writable;			/* a write bit in the file's mode */
+	char *suggest;			/* missing: the closest key beside it, or NULL */
+};
+
 struct nt_facts {
 	bool known;			/* any facts at all */
+	/* the interfaces are known: one not in ifs does not exist (the live
+	 * host, or a snapshot with an interfaces list, even an empty one) */
+	bool ifaces_known;
 	char *hostname;
 	char *target;			/* "linux" or "windows" */
 	char *kernel;
@@ -77,6 +89,8 @@ struct nt_facts {
 	struct nt_iface_facts *ifs;
 	size_t nifs;
 	struct nt_strindex *if_index;	/* lookup cache of nt_facts_iface() */
+	struct nt_sysctl_fact *sysctls;	/* live observation only */
+	size_t nsysctls;
 	/* Windows: what silently disables offloads (seed 002) */
 	int uro_disabled_mask;		/* -1 unknown */
 	char **diagnosis;		/* facts worth reporting, as text */
@@ -87,6 +101,10 @@ void nt_facts_init(struct nt_facts *f);
 void nt_facts_free(struct nt_facts *f);
 struct nt_iface_facts *nt_facts_iface(const struct nt_facts *f, const char *name);
 struct nt_iface_facts *nt_facts_add_iface(struct nt_facts *f, const char *name);
+/* The fact of a sysctl (canonical key), NULL when it was not looked up. */
+const struct nt_sysctl_fact *nt_facts_sysctl(const struct nt_facts *f, const char *key);
+struct nt_sysctl_fact *nt_facts_add_sysctl(struct nt_facts *f, const char *key, bool exists,
+					   bool writable);
 const struct nt_feature_fact *nt_facts_feature(const struct nt_iface_facts *i, const char *name);
 const struct nt_irq_fact *nt_facts_irq(const struct nt_iface_facts *i, uint32_t queue);
 /* The TX-completion vectors of queue: *n of them from the returned one. */

@@ -271,6 +271,29 @@ static void format_indir(const struct nt_value *v, struct nt_buf *b, bool full)
 	}
 }
 
+/* s escaped, with each run of blanks (spaces, tabs) one space and none
+ * at either end. */
+static void format_folded(const char *s, struct nt_buf *b)
+{
+	struct nt_buf f = {0};
+	const char *c;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	for (c = s; *c; c++) {
+		if (*c != ' ' && *c != '\t') {
+			nt_buf_putc(&f, *c);
+			continue;
+		}
+		while (c[1] == ' ' || c[1] == '\t')
+			c++;
+		if (c[1])
+			nt_buf_putc(&f, ' ');
+	}
+	nt_buf_put_escaped(b, f.p ? f.p : "");
+	nt_buf_free(&f);
+}
+
 void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full)
 {
 	size_t i;
@@ -288,8 +311,10 @@ void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full)
 			return;
 		}
 		/* display: one line, whatever the value (kernel.core_modes has
-		 * newlines; a snapshot's could forge plan or drift lines) */
-		nt_buf_put_escaped(b, v->s ? v->s : "");
+		 * newlines; a snapshot's could forge plan or drift lines), and
+		 * the kernel's tabs between fields (tcp_rmem) one space each, as
+		 * profiles write them: the values compare folded */
+		format_folded(v->s ? v->s : "", b);
 		return;
 	case NT_V_CPUS:
 		if (nt_cpuset_empty(v->cpus))

@@ -11,6 +11,7 @@
 #include "lower.h"
 #include "../language/profile.h"
 #include "../language/schema.h"
+#include "../model/scope.h"
 #include "../model/tunnel.h"
 #include "validate.h"
 
@@ -1374,6 +1375,68 @@ static void check_numa(struct nt_lower *L, const struct nt_cpuset *reserved)
 	}
 }
 
+/* Whether s is blank-separated integers (a vector sysctl such as
+ * tcp_rmem), and how many. */
+static bool int_fields(const char *s, unsigned *n)
+{
+	*n = 0;
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (!*s)
+			return *n > 0;
+		if (*s == '-')
+			s++;
+		if (*s < '0' || *s > '9')
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+		if (*s && *s != ' ' && *s != '\t' && *s != '\n')
+			return false;
+		(*n)++;
+	}
+}
+
+/*
+ * A sysctl of the profile against the host: the live host's file exists
+ * and can be written (facts of the live observation), and a vector of
+ * integers gets as many fields as the kernel (or the snapshot) shows.
+ * Otherwise the write or its read-back would fail only at apply.
+ */
+static void check_sysctl(struct nt_lower *L, const char *key, const char *want, struct nt_mark at)
+{
+	const struct nt_sysctl_fact *sf = nt_facts_sysctl(L->facts, key);
+	const struct nt_setting *o = nt_state_get(L->observed, NT_K_SYSCTL, "sysctl", key);
+	unsigned nh, nw;
+
+	if (L->facts->netns && nt_sysctl_scope(key) == NT_SCOPE_HOST)
+		return;		/* --netns refuses it, saying why */
+	if (sf && !sf->exists) {
+		LERR(L, at, "sysctl %s does not exist on this host%s%s%s%s%s%s", key,
+		     L->facts->netns ? " (network namespace " : "",
+		     L->facts->netns ? L->facts->netns : "", L->facts->netns ? ")" : "",
+		     sf->suggest ? "; did you mean " : "", sf->suggest ? sf->suggest : "",
+		     sf->suggest ? "?" : "");
+		return;
+	}
+	if (sf && !sf->writable && !(o && nt_value_equal(&o->val, &(struct nt_value){
+		.t = NT_V_STR, .s = (char *)want}))) {
+		LERR(L, at, "sysctl %s is read-only on this host: it cannot be set to %s", key,
+		     nt_esc(want));
+		return;
+	}
+	if (o && o->val.t == NT_V_STR && o->val.s && int_fields(o->val.s, &nh) &&
+	    int_fields(want, &nw) && nh != nw) {
+		struct nt_buf shown = {0};
+
+		nt_value_format(&o->val, &shown, false);
+		LERR(L, at, "sysctl %s takes %u field%s (%s %s), the profile gives %u", key, nh,
+		     nh == 1 ? "" : "s", L->facts->nsysctls ? "the kernel has" : "the snapshot has",
+		     shown.p, nw);
+		nt_buf_free(&shown);
+	}
+}
+
 size_t nt_lower_linux(struct nt_lower *L)
 {
 	const struct nt_profile *p = L->l->p;
@@ -1384,7 +1447,13 @@ size_t nt_lower_linux(struct nt_lower *L)
 	struct nt_mark ban_src = {0};
 	struct nt_tunnel_map tm;
 	struct ictx c;
+	bool ifaces_known;
 
+	/* facts that know the interfaces (the live host, a snapshot that lists
+	 * them) say that one not among them does not exist, even when none of
+	 * the profile's does; a snapshot without the list still counts as
+	 * knowing them once it shows anything of the host */
+	ifaces_known = L->facts->ifaces_known || L->observed->n || L->facts->nifs;
 	L->errs = 0;
 	nt_cpuset_clear(&reserved);
 	if (p->host && p->host->reserved_cpus) {
@@ -1406,6 +1475,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 					nt_buf_puts(&path, *c == '/' ? "~1" : "~0");
 				else
 					nt_buf_putc(&path, *c);
+			check_sysctl(L, key, p->sysctl[i].value, nt_loaded_mark(L->l, path.p, false));
 			nt_state_set(L->desired, NT_K_SYSCTL, "sysctl", key,
 				     nt_v_str(p->sysctl[i].value), nt_loaded_mark(L->l, path.p, false));
 			nt_buf_free(&path);
@@ -1427,14 +1497,14 @@ size_t nt_lower_linux(struct nt_lower *L)
 			c.F = nt_facts_iface(L->facts, f->name);
 			c.reserved = reserved;
 			c.tm = &tm;
-			if (L->facts->known && !c.F && (L->observed->n || L->facts->nifs) &&
+			if (L->facts->known && !c.F && ifaces_known &&
 			    (L->skip_missing || (L->only && strcmp(f->name, L->only)))) {
 				nt_warn(L->d, mk(&c, "name", false), "plan",
 					 "interface %s does not exist on this host yet; its settings "
 					 "are skipped until it appears", f->name);
 				continue;
 			}
-			if (L->facts->known && !c.F && (L->observed->n || L->facts->nifs)) {
+			if (L->facts->known && !c.F && ifaces_known) {
 				L->errs++;
 				nt_error(L->d, mk(&c, "name", false), "plan",
 					 "interface %s does not exist on this host%s", f->name,

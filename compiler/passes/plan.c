@@ -157,8 +157,9 @@ void nt_plan_build(const struct nt_plan_input *in, struct nt_plan *p)
 
 	memset(p, 0, sizeof(*p));
 	nt_tunnel_map(in->l->p, &tm);
-	p->host = nt_xstrdup(in->l->p->metadata && in->l->p->metadata->name ?
-			     in->l->p->metadata->name : "");
+	p->profile = nt_xstrdup(in->l->p->metadata && in->l->p->metadata->name ?
+				in->l->p->metadata->name : "");
+	p->host = in->facts && in->facts->hostname ? nt_xstrdup(in->facts->hostname) : NULL;
 	p->target = nt_xstrdup(in->l->p->target && *in->l->p->target == NT_TARGET_WINDOWS ?
 			       "windows" : "linux");
 	for (i = 0; i < in->desired->n; i++) {
@@ -226,6 +227,7 @@ void nt_plan_free(struct nt_plan *p)
 	}
 	free(p->v);
 	free(p->host);
+	free(p->profile);
 	free(p->target);
 	memset(p, 0, sizeof(*p));
 }
@@ -332,8 +334,11 @@ void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color
 
 	/* host, snapshot path, interface names, values: from files and the
 	 * host, escaped (nt_buf_put_escaped); the colours are ours */
-	nt_buf_printf(b, "%sHost %s (%s)%s", C(color, "\033[1m"), nt_esc(p->host),
-		      nt_esc(p->target), C(color, "\033[0m"));
+	/* the host and the profile apart: a profile may be planned on a host
+	 * it does not name (a snapshot of another, metadata.host: any) */
+	nt_buf_printf(b, "%sHost %s (%s)%s, profile %s", C(color, "\033[1m"),
+		      p->host ? nt_esc(p->host) : "unknown", nt_esc(p->target), C(color, "\033[0m"),
+		      nt_esc(p->profile ? p->profile : ""));
 	if (against)
 		nt_buf_printf(b, ", against %s", nt_esc(against));
 	nt_buf_puts(b, "\n");
@@ -369,7 +374,9 @@ void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color
 void nt_plan_print_json(const struct nt_plan *p, struct nt_buf *b)
 {
 	nt_buf_puts(b, "{\"host\":");
-	nt_buf_json_str(b, p->host);
+	nt_buf_json_str_or_null(b, p->host);
+	nt_buf_puts(b, ",\"profile\":");
+	nt_buf_json_str(b, p->profile ? p->profile : "");
 	nt_buf_puts(b, ",\"target\":");
 	nt_buf_json_str(b, p->target);
 	nt_buf_printf(b, ",\"changes\":%zu,\"disruptive\":%zu,\"cannot_change\":%zu,\"actions\":",

@@ -39,7 +39,8 @@ struct nt_action {
 struct nt_plan {
 	struct nt_action *v;
 	size_t n;
-	char *host;
+	char *host;			/* the host's name (facts), NULL when unknown */
+	char *profile;			/* the profile's metadata.name */
 	char *target;
 	size_t disruptive, cannot;
 };
@@ -56,7 +57,7 @@ void nt_plan_free(struct nt_plan *p);
 /* Human-readable plan, grouped by object, with step numbers. */
 void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color,
 			struct nt_buf *out);
-/* {"host","target","changes","actions":[...]} (SPEC "plan --json"). */
+/* {"host","profile","target","changes","actions":[...]} (SPEC "plan --json"). */
 void nt_plan_print_json(const struct nt_plan *p, struct nt_buf *out);
 /* Just its "actions" array. */
 void nt_plan_print_actions_json(const struct nt_plan *p, struct nt_buf *out);

@@ -28,7 +28,7 @@ printf 'localhost ansible_connection=local\n' > "$WORK/inventory"
 cat > "$WORK/host.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: ansible-veth}
+metadata: {name: ansible-veth, host: any}
 target: linux
 interfaces:
   - {name: nva0, mtu: 1300, offloads: {gro: on}}
@@ -37,7 +37,7 @@ YAML
 cat > "$WORK/bad.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: ansible-veth}
+metadata: {name: ansible-veth, host: any}
 target: linux
 interfaces:
   - name: nva0
@@ -133,7 +133,7 @@ expect_eq "$(mtu nva0)" 1300 "bad profile changed something"
 cat > "$WORK/hostwide.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: ansible-veth}
+metadata: {name: ansible-veth, host: any}
 target: linux
 sysctl:
   vm.swappiness: "17"

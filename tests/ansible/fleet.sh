@@ -67,10 +67,10 @@ while [ $i -le $N ]; do
 	ip -n "$ns" link set fb0 up
 	ip netns exec "$ns" ethtool -K fa0 gro off
 	if [ "$h" = "$BAD" ]; then
-		printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: %s}\ntarget: linux\ninterfaces:\n  - name: fa0\n    mtuu: %d\n' \
+		printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: %s, host: any}\ntarget: linux\ninterfaces:\n  - name: fa0\n    mtuu: %d\n' \
 			"$h" $((1300 + i)) > "$W/inv/hosts/$h.yaml"
 	else
-		printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: %s}\ntarget: linux\ninterfaces:\n  - {name: fa0, mtu: %d, offloads: {gro: on}}\n  - {name: fb0, mtu: 1200}\n' \
+		printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: %s, host: any}\ntarget: linux\ninterfaces:\n  - {name: fa0, mtu: %d, offloads: {gro: on}}\n  - {name: fb0, mtu: 1200}\n' \
 			"$h" $((1300 + i)) > "$W/inv/hosts/$h.yaml"
 	fi
 	i=$((i + 1))

@@ -23,7 +23,7 @@ devs="nma0 nmb0"
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: module-signals}
+metadata: {name: module-signals, host: any}
 target: linux
 sysctl:
   net.ipv4.ip_forward: "1"

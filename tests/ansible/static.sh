@@ -40,7 +40,7 @@ cp "$NETTUNE_STATIC" "$W/bin/nettune"
 cat > "$W/host.yaml" <<'YAML'
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: static-test}
+metadata: {name: static-test, host: any}
 target: linux
 extends: [low-latency]
 interfaces:

@@ -75,7 +75,7 @@ echo "$expect_ver" | grep -qF "$VERSION" || fail "nettune --version says '$expec
 	fail "nettune validate of an example"
 ip netns add "$NS"
 ip -n "$NS" link add nda0 type veth peer name ndb0
-printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: deb-test}\ntarget: linux\ninterfaces:\n  - {name: nda0, mtu: 1400}\n' > "$W/p.yaml"
+printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: deb-test, host: any}\ntarget: linux\ninterfaces:\n  - {name: nda0, mtu: 1400}\n' > "$W/p.yaml"
 rc=0
 env -u NETTUNE_DATADIR /usr/bin/nettune --netns "$NS" plan "$W/p.yaml" > "$W/plan" 2>&1 || rc=$?
 [ "$rc" -eq 2 ] || { cat "$W/plan" >&2; fail "nettune plan in $NS exited $rc, expected 2 (changes)"; }

@@ -7,7 +7,7 @@ veth_pair hpa0 hpb0
 cat > "$WORK/host.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: hotplug}
+metadata: {name: hotplug, host: any}
 target: linux
 interfaces:
   - {name: hpa0, mtu: 1300}

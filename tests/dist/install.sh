@@ -91,7 +91,7 @@ fi
 # the installed Ansible module, data named explicitly as on a managed host
 printf '{"profile": "%s", "state": "planned", "datadir": "%s", "_ansible_check_mode": false}\n' \
 	"$W/lo.yaml" "$R/share/nettune" > "$W/args"
-printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: lo}\ntarget: linux\ninterfaces:\n  - {name: lo}\n' > "$W/lo.yaml"
+printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: lo, host: any}\ntarget: linux\ninterfaces:\n  - {name: lo}\n' > "$W/lo.yaml"
 env -u NETTUNE_DATADIR "$R/share/ansible/plugins/modules/nettune" "$W/args" > "$W/mod.json" ||
 	{ cat "$W/mod.json" >&2; fail "installed module failed"; }
 python3 - "$W/mod.json" <<'PY' || fail "installed module output"

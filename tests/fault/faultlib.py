@@ -44,7 +44,7 @@ DEVS = ["nfa0", "nfb0", "nfa1", "nfb1"]
 # only comes back after tx-tcp-segmentation: the rollback's second pass.
 PROFILE = """apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: fault-tier}
+metadata: {name: fault-tier, host: any}
 target: linux
 interfaces:
   - {name: nfa0, nic: veth, mtu: 9000, offloads: {gro: on, tso: off}, channels: {rx: 2, tx: 3}}

@@ -13,7 +13,7 @@ ip -n "$NS" link set nva2 mtu 1400
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-test}
+metadata: {name: veth-test, host: any}
 target: linux
 interfaces:
   - {name: nva0, nic: veth, mtu: 9000, offloads: {gro: on, tso: off, uso: off}, channels: {rx: 2, tx: 3}}

@@ -8,7 +8,7 @@ veth_pair ntc0 ntc1
 cat > "$WORK/wrong.yaml" <<Y
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: h1}
+metadata: {name: h1, host: any}
 target: linux
 interfaces:
   - name: ntc0

@@ -10,7 +10,7 @@ veth_pair nca0 ncb0
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-confirm}
+metadata: {name: veth-confirm, host: any}
 target: linux
 interfaces:
   - {name: nca0, mtu: 1400, offloads: {gro: on}, channels: {rx: 2, tx: 2}}

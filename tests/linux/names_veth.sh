@@ -10,7 +10,7 @@ ip -n "$NS" link set irqbalance mtu 1400
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: pseudo-names}
+metadata: {name: pseudo-names, host: any}
 target: linux
 interfaces:
   - {name: sysctl, nic: veth, mtu: 9000, offloads: {gro: on}, channels: {rx: 2}}

@@ -5,7 +5,7 @@ veth_pair noa0 nob0
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-only}
+metadata: {name: veth-only, host: any}
 target: linux
 interfaces:
   - {name: noa0, mtu: 1300}

@@ -16,7 +16,7 @@ ip -n "$NS2" link set pnb0 up
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: plan-netns}
+metadata: {name: plan-netns, host: any}
 target: linux
 interfaces:
   - {name: pna0, nic: veth, mtu: 4000, offloads: {gro: on}}

@@ -11,7 +11,7 @@ while [ $i -le 8 ]; do
 done
 profile() {	# profile FILE FIRST LAST
 	{
-		printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: requests}\ntarget: linux\ninterfaces:\n'
+		printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: requests, host: any}\ntarget: linux\ninterfaces:\n'
 		k=$2
 		while [ "$k" -le "$3" ]; do
 			echo "  - {name: rqa$k, mtu: 9000, offloads: {gro: on, tso: off, gso: off}, channels: {rx: 2, tx: 2}}"

@@ -11,7 +11,7 @@ before=$(state_of nra0 nrb0 nra1 nrb1)
 cat > "$WORK/side.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-side-effect}
+metadata: {name: veth-side-effect, host: any}
 target: linux
 interfaces:
   - name: nra1
@@ -34,7 +34,7 @@ after=$(state_of nra0 nrb0 nra1 nrb1)
 cat > "$WORK/lro.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-lro}
+metadata: {name: veth-lro, host: any}
 target: linux
 interfaces:
   - {name: nra0, mtu: 3000, offloads: {lro: on}}

@@ -16,7 +16,7 @@ expect_eq "$(feature nra0 rx-gro-list)" off "nra0 rx-gro-list before"
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: rows-test}
+metadata: {name: rows-test, host: any}
 target: linux
 interfaces:
   - name: nra0
@@ -75,7 +75,7 @@ for what in "pause: {rx: on}" "linux: {private_flags: {legacy-rx: on}}"; do
 	cat > "$WORK/q.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: rows-test}
+metadata: {name: rows-test, host: any}
 target: linux
 interfaces:
   - name: nra1
@@ -100,7 +100,7 @@ mkdir "$WORK/cwd"
 cat > "$WORK/h.yaml" <<'YAML'
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: rows-test}
+metadata: {name: rows-test, host: any}
 target: linux
 interfaces:
   - name: nra1
@@ -116,7 +116,7 @@ grep -q "h.yaml:7:29: error: private flag" "$WORK/h.txt" || { cat "$WORK/h.txt";
 cat > "$WORK/r.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: rows-test}
+metadata: {name: rows-test, host: any}
 target: linux
 interfaces:
   - name: nra1

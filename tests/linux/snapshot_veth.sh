@@ -11,7 +11,7 @@ ip -n "$NS" link add sn.1 type veth peer name snd0
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: snapshot-veth}
+metadata: {name: snapshot-veth, host: any}
 target: linux
 interfaces:
   - {name: sna0, nic: veth, mtu: 4000, offloads: {gro: on, tso: off}, channels: {rx: 2}}
@@ -88,7 +88,7 @@ grep -q "^  sna0 feature rx-gro: off (want on)$" "$WORK/check" || { cat "$WORK/c
 cat > "$WORK/empty.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: host-snapshot}
+metadata: {name: host-snapshot, host: any}
 target: linux
 YAML
 rc=0; "$NETTUNE" plan --check "$WORK/empty.yaml" --state "$WORK/host.json" > "$WORK/check" 2>&1 || rc=$?

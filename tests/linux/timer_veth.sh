@@ -11,7 +11,7 @@ veth_pair nsy0 nsz0
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-timer}
+metadata: {name: veth-timer, host: any}
 target: linux
 interfaces:
   - {name: nsy0, mtu: 1400, offloads: {gro: on}}

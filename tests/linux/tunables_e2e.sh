@@ -19,7 +19,7 @@ show() { cat "$1" >&2; }
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: e2e}
+metadata: {name: e2e, host: any}
 target: linux
 interfaces:
   - name: $A
@@ -108,7 +108,7 @@ for what in "pause: {autoneg: off, rx: off, tx: off}" "linux: {private_flags: {l
 	cat > "$WORK/q.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: e2e}
+metadata: {name: e2e, host: any}
 target: linux
 interfaces:
   - name: $A
@@ -141,7 +141,7 @@ PY
 cat > "$WORK/r.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: e2e}
+metadata: {name: e2e, host: any}
 target: linux
 interfaces:
   - name: $A
@@ -222,7 +222,7 @@ for name in 'a$(touch pwned)' 'a$(touch${IFS}pwned)' 'a`touch${IFS}pwned`' "a'b"
 	cat > "$WORK/cwd/h.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: e2e}
+metadata: {name: e2e, host: any}
 target: linux
 interfaces:
   - name: $A
@@ -273,7 +273,7 @@ chmod +x "$WORK/fake/bin/ethtool"
 cat > "$WORK/f.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: e2e}
+metadata: {name: e2e, host: any}
 target: linux
 interfaces:
   - name: enp1s0f0

@@ -25,7 +25,7 @@ profile() {	# profile UNDERLAY_MTU_LINE TUNNEL_EXTRA KIND
 	cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: vxlan-lab}
+metadata: {name: vxlan-lab, host: any}
 target: linux
 interfaces:
   - name: tva0
@@ -88,7 +88,7 @@ nested() {	# nested UNDERLAY_MTU
 	cat > "$WORK/n.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: vxlan-lab}
+metadata: {name: vxlan-lab, host: any}
 target: linux
 interfaces:
   - name: tvx1

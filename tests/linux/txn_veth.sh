@@ -17,7 +17,7 @@ ip -n "$NS2" link set ntb0 up
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-txn}
+metadata: {name: veth-txn, host: any}
 target: linux
 interfaces:
   - {name: nta0, mtu: 1300, offloads: {gro: on}}
@@ -150,7 +150,7 @@ nt rollback > /dev/null
 
 # 7. a multi-port hotplug burst: 8 --only applies at once all converge
 ports="nth0 nth1 nth2 nth3 nth4 nth5 nth6 nth7"
-{ printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: hotplug}\ntarget: linux\ninterfaces:\n'
+{ printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: hotplug, host: any}\ntarget: linux\ninterfaces:\n'
   for p in $ports; do printf '  - {name: %s, mtu: 1280, offloads: {gro: on}}\n' "$p"; done; } > "$WORK/h.yaml"
 for p in $ports; do ip -n "$NS" link add "$p" type veth peer name "x$p"; done
 for p in $ports; do nt apply --only "$p" "$WORK/h.yaml" > "$WORK/h.$p" 2>&1 & done

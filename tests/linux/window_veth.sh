@@ -10,7 +10,7 @@ veth_pair nwa0 nwb0
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-window}
+metadata: {name: veth-window, host: any}
 target: linux
 interfaces:
   - {name: nwa0, mtu: 1400, offloads: {gro: on}, channels: {rx: 2, tx: 2}}
@@ -28,7 +28,7 @@ for answer in no y YES ""; do
 	grep -q "Plan: 4 changes, 2 disruptive" "$WORK/tty" || { cat "$WORK/tty"; fail "plan not shown"; }
 	grep -q "\[disruptive\]" "$WORK/tty" || fail "disruptive steps not marked"
 	grep -q "2 of these steps can drop the link briefly" "$WORK/tty" || { cat "$WORK/tty"; fail "no disruptive warning"; }
-	grep -q "Apply 4 changes to veth-window (network namespace $NS)? Only 'yes' is accepted:" "$WORK/tty" || { cat "$WORK/tty"; fail "no question"; }
+	grep -q "Apply 4 changes to $(uname -n) (network namespace $NS)? Only 'yes' is accepted:" "$WORK/tty" || { cat "$WORK/tty"; fail "no question"; }
 	grep -q "Apply cancelled; nothing was changed." "$WORK/tty" || fail "no cancel message"
 	[ "$(full_state nwa0 nwb0)" = "$before" ] || fail "answer '$answer' changed the host"
 done

@@ -12,7 +12,7 @@ ip -n "$NS" link set nsa0 mtu 1400
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: signed-veth}
+metadata: {name: signed-veth, host: any}
 target: linux
 interfaces:
   - {name: nsa0, nic: veth, mtu: 9000, offloads: {gro: on, tso: off}, channels: {rx: 2}}

@@ -87,7 +87,7 @@ def keygen(E, name):
 
 FIXTURE_PROFILE = """apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: fixture-x710}
+metadata: {name: fixture-x710, host: any}
 target: linux
 interfaces:
   - name: enp1s0f0
@@ -98,7 +98,7 @@ sysctl:
 
 SMALL_PROFILE = """apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: fixture-x710}
+metadata: {name: fixture-x710, host: any}
 target: linux
 sysctl:
   net.core.rps_sock_flow_entries: "32768"
@@ -556,7 +556,7 @@ def t_compile():
                 with open(os.path.join(tree, sub, "states", name + ".json"), "w") as f:
                     f.write(snap)
             n += 1
-        head = "apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: %s}\ntarget: linux\n"
+        head = "apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: %s, host: any}\ntarget: linux\n"
         for name, (body, _) in BROKEN.items():
             with open(os.path.join(tree, name + ".yaml"), "w") as f:
                 f.write(body if name == "broken-syntax" else head % name + body)

@@ -10,13 +10,14 @@ trap 'rm -rf "$WORK"' EXIT INT TERM
 export NETTUNE_STATE_DIR="$WORK/state" NETTUNE_TRUST_DIR="$WORK/trusted.d"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 R="$WORK/root"
-python3 "$SRCROOT/tests/fixtures/mkroot.py" "$R" --queues 4 > /dev/null
+# a named image: the plan header and the manifest name the same host
+python3 "$SRCROOT/tests/fixtures/mkroot.py" "$R" --queues 4 --hostname show-host > /dev/null
 mkdir "$WORK/trusted.d"
 cd "$WORK"
 cat > p.yaml <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: show-fixture}
+metadata: {name: show-fixture, host: any}
 target: linux
 interfaces:
   - name: enp1s0f0

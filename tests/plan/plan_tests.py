@@ -214,7 +214,8 @@ def t_values(bless):
         with open(snap, "w") as f:
             json.dump({"format": "nettune-snapshot/1", "host": {"name": "h"}, "settings": [
                 {"object": "sysctl", "attribute": "sysctl net.core.somaxconn", "value": evil}]}, f)
-        shown = "1\\nin sync: everything\\n::error::x\\tz"
+        # newlines escaped; a tab is a field separator (tcp_rmem), shown as a space
+        shown = "1\\nin sync: everything\\n::error::x z"
         rc, out, err = plan(prof, "--state", snap)
         line = f"    1  sysctl net.core.somaxconn      {shown} -> 4096  {prof}:6:23"
         if rc != 2 or line not in out.splitlines():

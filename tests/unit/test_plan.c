@@ -303,7 +303,7 @@ static void test_flags(void)
 	CU_ASSERT_EQUAL(at(&x, "sysctl", "sysctl net.core.rmem_max"), 0);
 	CU_ASSERT_EQUAL(x.p.disruptive, 1);
 	CU_ASSERT_EQUAL(x.p.cannot, 0);
-	CU_ASSERT_STRING_EQUAL(x.p.host, "h");
+	CU_ASSERT_STRING_EQUAL(x.p.profile, "h");
 	CU_ASSERT_STRING_EQUAL(x.p.target, "linux");
 	px_free(&x);
 }

@@ -51,7 +51,7 @@ if [ "$(id -u)" -eq 0 ] && command -v ethtool >/dev/null; then
 	cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: vg-test}
+metadata: {name: vg-test, host: any}
 target: linux
 interfaces:
   - {name: vga0, nic: veth, mtu: 9000, offloads: {gro: on, tso: off}, channels: {rx: 2, tx: 2}}
