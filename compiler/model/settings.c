@@ -287,8 +287,13 @@ void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full)
 			return;
 		}
 		/* display: one line, whatever the value (kernel.core_modes has
-		 * newlines; a snapshot's could forge plan or drift lines) */
-		nt_buf_put_escaped(b, v->s ? v->s : "");
+		 * newlines; a snapshot's could forge plan or drift lines), and
+		 * never nothing: an empty irqbalance ban would leave "from" blank
+		 * (and a NULL buffer where a step line is joined from pieces) */
+		if (!v->s || !*v->s)
+			nt_buf_puts(b, "\"\"");
+		else
+			nt_buf_put_escaped(b, v->s);
 		return;
 	case NT_V_CPUS:
 		if (nt_cpuset_empty(v->cpus))
