@@ -524,7 +524,9 @@ def t_sarif():
 # ---------------------------------------------------------------- compile
 
 BROKEN = {
-    "broken-syntax": ("metadata: {name: x\n", None),
+    # a nettune profile (its apiVersion says so) that is not valid YAML;
+    # YAML without it is not a profile and a walk skips it
+    "broken-syntax": ("apiVersion: nettune/v1\nmetadata: {name: x\n", None),
     "broken-key": ("interfaces:\n  - name: eth0\n    nic: veth\n    mtuu: 1500\n", (8, 5)),
     "broken-mtu": ("interfaces:\n  - name: eth0\n    nic: veth\n    mtu: 70000\n", (8, 10)),
     "broken-extends": ("extends: [no-such-policy]\ninterfaces: []\n", (5, 11)),
