@@ -194,7 +194,7 @@ int cmd_verify(int argc, char **argv)
 			return nt_usage_error("verify", "--pub needs a PUB file");
 		}
 		if (tk) {
-			if (nt_trust_add(&t, pub, err, sizeof(err))) {
+			if (nt_trust_add_as(&t, "--pub", pub, err, sizeof(err))) {
 				fprintf(stderr, "nettune verify: error: %s\n", err);
 				nt_trust_free(&t);
 				return NT_EXIT_FAIL;
