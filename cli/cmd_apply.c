@@ -117,7 +117,7 @@ int cmd_apply(int argc, char **argv)
 				o.confirm_timeout = (unsigned)v;
 			}
 		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			return nt_usage_error("apply", "unknown option '%s'", argv[i]);
+			return nt_unknown_option("apply", argv[i]);
 		} else if (strcmp(argv[i], "--")) {
 			if (profile)
 				return nt_usage_error("apply", "one PROFILE at a time");
@@ -274,7 +274,7 @@ int cmd_observe(int argc, char **argv)
 			profile = true;
 		} else if (argv[i][0] == '-') {
 			free(ifs);
-			return nt_usage_error("observe", "unknown option '%s'", argv[i]);
+			return nt_unknown_option("observe", argv[i]);
 		} else {
 			ifs[n++] = argv[i];
 		}

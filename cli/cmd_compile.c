@@ -550,7 +550,7 @@ int cmd_compile(int argc, char **argv)
 				goto out;
 			}
 		} else if (o[0] == '-') {
-			r = nt_usage_error("compile", "unknown option '%s'", o);
+			r = nt_unknown_option("compile", o);
 			goto out;
 		} else {
 			nt_walk_add(&F, o);

@@ -172,7 +172,7 @@ int cmd_validate(int argc, char **argv)
 				nt_walk_add(&W, argv[i]);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			nt_walk_free(&W);
-			return nt_usage_error("validate", "unknown option '%s'", argv[i]);
+			return nt_unknown_option("validate", argv[i]);
 		} else {
 			nt_walk_add(&W, argv[i]);
 		}

@@ -397,7 +397,7 @@ int cmd_watch(int argc, char **argv)
 			}
 		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
 			free(ifaces);
-			return nt_usage_error("watch", "unknown option '%s'", argv[i]);
+			return nt_unknown_option("watch", argv[i]);
 		} else if (strcmp(argv[i], "--")) {
 			if (!profile && !nifaces && is_profile_arg(argv[i]))
 				profile = argv[i];
