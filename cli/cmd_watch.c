@@ -261,7 +261,8 @@ static void build_map(const struct nt_watch_report *r, const struct nt_facts *f,
 				   !nt_cpuset_has(&x->intent, (unsigned)x->top_cpu) ? first : -1;
 			mq->spread = x->has_intent && nt_cpuset_count(&x->intent) > 2;
 			mq->rate = (double)v / r->seconds;
-			mq->dead = !v && ir->nq > 1 && ir->total >= NT_WATCH_MIN_TRAFFIC;
+			mq->dead = !v && ir->nq > 1 && ir->total >= NT_WATCH_MIN_TRAFFIC &&
+				   !ir->queues_uncounted;
 		}
 	}
 }
