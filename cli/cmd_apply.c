@@ -117,7 +117,7 @@ int cmd_apply(int argc, char **argv)
 				o.confirm_timeout = (unsigned)v;
 			}
 		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			return nt_usage_error("apply", "unknown option '%s'", argv[i]);
+			return nt_unknown_option("apply", argv[i]);
 		} else if (strcmp(argv[i], "--")) {
 			if (profile)
 				return nt_usage_error("apply", "one PROFILE at a time");
@@ -236,7 +236,8 @@ static void observe_help(void)
 	       "service and process name, so a converged host's snapshot shows no drift.\n\n"
 	       "--profile prints a HostProfile (YAML) of the current tunables of the named\n"
 	       "interfaces (default: the physical NICs and tunnels; never lo; name a veth\n"
-	       "or another virtual device to include it) in the profile language's portable\n"
+	       "or another virtual device to include it: a closing comment lists those left\n"
+	       "out) in the profile language's portable\n"
 	       "vocabulary: mtu, offloads (linux.features for the bits no portable key\n"
 	       "covers or whose group is mixed), channels, rings, coalesce, rss hash and\n"
 	       "spread, irq (explicit per-queue sets), rps, xps.  It validates, and\n"
@@ -251,6 +252,40 @@ static void observe_help(void)
 	       "is never included (the kernel's is random per boot); per-queue values that\n"
 	       "differ (RPS, XPS, a custom indirection table) have no portable form and are\n"
 	       "left out with a comment.  Sysctls and processes are not described.\n");
+}
+
+/* The default selection leaves out veth, bridges and other virtual devices:
+ * said in the profile (a namespace of veth would print "interfaces: []"
+ * without a word), with the command that includes them. */
+static void left_out_comment(const struct nt_facts *f, struct nt_buf *out)
+{
+	struct nt_buf names = {0};
+	size_t k, other = 0;
+
+	for (k = 0; k < f->nifs; k++) {
+		const struct nt_iface_facts *i = &f->ifs[k];
+
+		if (!strcmp(i->name, "lo") || nt_hostprofile_default_iface(i))
+			continue;
+		/* a name a comment cannot hold (a line break) or a profile
+		 * cannot name is counted, not printed */
+		if (nt_linux_ifname_problem(i->name) || strpbrk(i->name, "\"'\\ #")) {
+			other++;
+			continue;
+		}
+		nt_buf_printf(&names, " %s", i->name);
+	}
+	if (!names.n && !other)
+		return;
+	nt_buf_printf(out, "# Left out: virtual devices (veth, bridges, ...) are described only when "
+		      "named%s\n", names.n ? ":" : ".");
+	if (names.n)
+		nt_buf_printf(out, "#   nettune%s%s observe --profile%s\n",
+			      nt_g.netns && !strpbrk(nt_g.netns, "\"'\\ #\n") ? " --netns " : "",
+			      nt_g.netns && !strpbrk(nt_g.netns, "\"'\\ #\n") ? nt_g.netns : "", names.p);
+	if (other)
+		nt_buf_printf(out, "# (and %zu more whose names need quoting)\n", other);
+	nt_buf_free(&names);
 }
 
 int cmd_observe(int argc, char **argv)
@@ -280,7 +315,7 @@ int cmd_observe(int argc, char **argv)
 			profile = true;
 		} else if (argv[i][0] == '-') {
 			free(ifs);
-			return nt_usage_error("observe", "unknown option '%s'", argv[i]);
+			return nt_unknown_option("observe", argv[i]);
 		} else {
 			ifs[n++] = argv[i];
 		}
@@ -348,8 +383,10 @@ int cmd_observe(int argc, char **argv)
 				which[nw++] = f.ifs[k].name;
 		nt_hostprofile_linux(&f, &st, nt_capsdb_default(&d), which, nw, &out);
 		nt_print_diags(&d);
-		if (!n)
+		if (!n) {
 			free(which);
+			left_out_comment(&f, &out);
+		}
 	} else if (json) {
 		nt_snapshot_write(&f, &st, &out);
 	} else {

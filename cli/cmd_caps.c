@@ -188,7 +188,7 @@ int cmd_caps(int argc, char **argv)
 			return NT_EXIT_OK;
 		}
 		if (argv[i][0] == '-')
-			return nt_usage_error("caps", "unknown option '%s'", argv[i]);
+			return nt_unknown_option("caps", argv[i]);
 		if (model)
 			return nt_usage_error("caps", "one MODEL at a time");
 		model = argv[i];

@@ -50,7 +50,8 @@ int cmd_collect(int argc, char **argv)
 		} else if (!strncmp(argv[i], "--target=", 9)) {
 			target = argv[i] + 9;
 		} else {
-			return nt_usage_error("collect", "unexpected argument '%s'", argv[i]);
+			return argv[i][0] == '-' ? nt_unknown_option("collect", argv[i]) :
+			       nt_usage_error("collect", "unexpected argument '%s'", argv[i]);
 		}
 	}
 	if (!target)

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* nettune compile: batch of host profiles -> (signed) plan manifests, continuing past failures. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include "common.h"
 #include "parallel.h"
 #include "plans.h"
+#include "walk.h"
 
 #define SNAP_CACHE 8
 
@@ -58,9 +58,11 @@ static void help(void)
 	       "                       [--expires-in DURATION] [--created TIME] [--jobs N]\n"
 	       "                       PROFILE...|DIRECTORY...\n\n"
 	       "Compiles many host profiles at once.  For each host profile NAME.yaml (a\n"
-	       "DIRECTORY is searched recursively for *.yaml and *.yml; symbolic links are\n"
-	       "not followed there, and such a name on a link, FIFO or anything but a\n"
-	       "regular file is an error):\n"
+	       "DIRECTORY is searched recursively for *.yaml and *.yml that are nettune\n"
+	       "profiles (a top-level apiVersion: nettune/..., as the hooks and the Action\n"
+	       "select them; other YAML is skipped and counted); symbolic links are not\n"
+	       "followed there: a link to a file of the same tree is skipped as a duplicate,\n"
+	       "and any other link, a FIFO or anything but a regular file is an error):\n"
 	       "  snapshot  STATE_DIR/NAME.json with --state-dir, else states/NAME.json next\n"
 	       "            to the profile (the layout of examples/); without one the\n"
 	       "            profile is only validated.  For a profile found in a\n"
@@ -72,85 +74,6 @@ static void help(void)
 	       "capability tables are loaded once, before the workers start; a snapshot\n"
 	       "shared by several profiles (links, identical files) is parsed once per worker.\n\n"
 	       "Exit status: 0 every profile compiled or validated, 1 some failed, 64 usage.\n");
-}
-
-static bool is_profile_name(const char *n)
-{
-	size_t l = strlen(n);
-
-	return (l > 5 && !strcmp(n + l - 5, ".yaml")) || (l > 4 && !strcmp(n + l - 4, ".yml"));
-}
-
-struct flist {
-	char **v;
-	bool *walked;		/* found in a directory: opened with O_NOFOLLOW */
-	size_t n;
-};
-
-static void flist_add(struct flist *F, char *path, bool walked)
-{
-	F->v = nt_xrealloc(F->v, (F->n + 1) * sizeof(*F->v));
-	F->walked = nt_xrealloc(F->walked, (F->n + 1) * sizeof(*F->walked));
-	F->v[F->n] = path;
-	F->walked[F->n++] = walked;
-}
-
-/*
- * Appends the profiles below dir, sorted, skipping hidden entries.  Only
- * real directories are entered, never a symbolic link to one.  An entry
- * with a profile's name is listed whatever it is and later opened with
- * O_NOFOLLOW | O_NONBLOCK: a link or a FIFO in a repository is reported
- * as such, not followed or waited on.
- */
-struct entry {
-	char *path;
-	bool dir;
-};
-
-static int cmp_entry(const void *a, const void *b)
-{
-	return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
-}
-
-static void walk(const char *dir, struct flist *F, int depth)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK |
-		      (depth ? O_NOFOLLOW : 0));
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	struct entry *here = NULL;
-	struct dirent *e;
-	size_t nh = 0, i;
-
-	if (!d || depth > 16) {
-		if (d)
-			closedir(d);
-		else if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((e = readdir(d))) {
-		struct stat st;
-
-		if (e->d_name[0] == '.' ||
-		    fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    (!S_ISDIR(st.st_mode) && !is_profile_name(e->d_name)))
-			continue;
-		here = nt_xrealloc(here, (nh + 1) * sizeof(*here));
-		here[nh].dir = S_ISDIR(st.st_mode);
-		here[nh++].path = nt_xasprintf("%s/%s", dir, e->d_name);
-	}
-	closedir(d);
-	if (nh > 1)
-		qsort(here, nh, sizeof(*here), cmp_entry);
-	for (i = 0; i < nh; i++) {
-		if (here[i].dir) {
-			walk(here[i].path, F, depth + 1);
-			free(here[i].path);
-		} else {
-			flist_add(F, here[i].path, true);
-		}
-	}
-	free(here);
 }
 
 /* "dir/NAME.yaml" -> "NAME" */
@@ -581,14 +504,12 @@ int cmd_compile(int argc, char **argv)
 {
 	struct batch B = {0};
 	const char *keyp = NULL, *created = NULL, *why = NULL;
-	struct flist F = {0};
+	struct nt_walk F = {0};
 	char err[512];
-	size_t i;
 	double t0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t jobs = ncpu > 0 ? (size_t)ncpu : 1;
 	int a, r = NT_EXIT_OK;
-	struct stat st;
 
 	B.mo.expires_in = NT_DEFAULT_EXPIRES_IN;
 	B.mo.cache_digests = true;
@@ -629,12 +550,10 @@ int cmd_compile(int argc, char **argv)
 				goto out;
 			}
 		} else if (o[0] == '-') {
-			r = nt_usage_error("compile", "unknown option '%s'", o);
+			r = nt_unknown_option("compile", o);
 			goto out;
-		} else if (!stat(o, &st) && S_ISDIR(st.st_mode)) {
-			walk(o, &F, 0);
 		} else {
-			flist_add(&F, nt_xstrdup(o), false);
+			nt_walk_add(&F, o);
 		}
 	}
 	if (!B.out_dir) {
@@ -642,7 +561,10 @@ int cmd_compile(int argc, char **argv)
 		goto out;
 	}
 	if (!F.n) {
-		r = nt_usage_error("compile", "no PROFILE or DIRECTORY with profiles given");
+		char *sk = nt_walk_skipped(&F);
+
+		r = nt_usage_error("compile", "no PROFILE or DIRECTORY with profiles given%s", sk);
+		free(sk);
 		goto out;
 	}
 	if (!nt_created_time(created, &B.mo.created, &why)) {
@@ -677,19 +599,18 @@ int cmd_compile(int argc, char **argv)
 	run(&B, F.v, F.n, jobs > F.n ? F.n : jobs);
 	{
 		double dt = now_s() - t0;
+		char *sk = nt_walk_skipped(&F);
 
 		printf("%zu profile%s in %.2fs (%.0f/s): %zu manifest%s written%s, %zu validated "
-		       "without a snapshot, %zu polic%s, %zu failed\n", F.n, F.n == 1 ? "" : "s",
+		       "without a snapshot, %zu polic%s, %zu failed%s\n", F.n, F.n == 1 ? "" : "s",
 		       dt, dt > 0 ? (double)F.n / dt : 0.0, B.written, B.written == 1 ? "" : "s",
 		       B.sign ? " and signed" : "", B.validated, B.policies,
-		       B.policies == 1 ? "y" : "ies", B.failed);
+		       B.policies == 1 ? "y" : "ies", B.failed, sk);
+		free(sk);
 	}
 	r = B.failed ? NT_EXIT_FAIL : NT_EXIT_OK;
 out:
-	for (i = 0; i < F.n; i++)
-		free(F.v[i]);
-	free(F.v);
-	free(F.walked);
+	nt_walk_free(&F);
 	if (B.sign)
 		nt_key_free(&B.key);
 	return r;

@@ -71,7 +71,7 @@ int cmd_emit(int argc, char **argv)
 		} else if (!strncmp(argv[i], "--state=", 8)) {
 			state = argv[i] + 8;
 		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			return nt_usage_error("emit", "unknown option '%s'", argv[i]);
+			return nt_unknown_option("emit", argv[i]);
 		} else if (strcmp(argv[i], "--")) {
 			if (profile)
 				return nt_usage_error("emit", "one PROFILE at a time");

@@ -61,7 +61,8 @@ int cmd_history(int argc, char **argv)
 		} else if (!strcmp(argv[k], "--json")) {
 			json = true;
 		} else {
-			return nt_usage_error("history", "unknown argument '%s'", argv[k]);
+			return argv[k][0] == '-' ? nt_unknown_option("history", argv[k]) :
+			       nt_usage_error("history", "unknown argument '%s'", argv[k]);
 		}
 	}
 	if (open_journals("history", &jfd))

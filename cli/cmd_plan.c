@@ -161,7 +161,7 @@ int cmd_plan(int argc, char **argv)
 		} else if (!strncmp(argv[i], "--state=", 8)) {
 			state = argv[i] + 8;
 		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			return nt_usage_error("plan", "unknown option '%s'", argv[i]);
+			return nt_unknown_option("plan", argv[i]);
 		} else if (strcmp(argv[i], "--")) {
 			if (profile)
 				return nt_usage_error("plan", "one PROFILE at a time");

@@ -19,7 +19,8 @@ int cmd_schema(int argc, char **argv)
 		return NT_EXIT_OK;
 	}
 	if (argc > 0)
-		return nt_usage_error("schema", "takes no arguments");
+		return argv[0][0] == '-' ? nt_unknown_option("schema", argv[0]) :
+		       nt_usage_error("schema", "takes no arguments");
 	nt_jsonschema(&b);
 	r = nt_buf_write(&b, stdout);
 	nt_buf_free(&b);

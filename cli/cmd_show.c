@@ -181,7 +181,7 @@ int cmd_show(int argc, char **argv)
 			}
 		} else if (argv[k][0] == '-' && strcmp(argv[k], "--")) {
 			nt_trust_free(&trust);
-			return nt_usage_error("show", "unknown option '%s'", argv[k]);
+			return nt_unknown_option("show", argv[k]);
 		} else if (strcmp(argv[k], "--")) {
 			if (arg) {
 				nt_trust_free(&trust);

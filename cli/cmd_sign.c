@@ -50,7 +50,8 @@ int cmd_keygen(int argc, char **argv)
 		if (t < 0)
 			return nt_usage_error("keygen", "--out needs a KEY file");
 		if (!t)
-			return nt_usage_error("keygen", "unexpected argument '%s'", argv[i]);
+			return argv[i][0] == '-' ? nt_unknown_option("keygen", argv[i]) :
+			       nt_usage_error("keygen", "unexpected argument '%s'", argv[i]);
 	}
 	if (!out)
 		return nt_usage_error("keygen", "--out KEY is required");
@@ -142,7 +143,7 @@ int cmd_sign(int argc, char **argv)
 		if (t)
 			continue;
 		if (argv[i][0] == '-')
-			return nt_usage_error("sign", "unknown option '%s'", argv[i]);
+			return nt_unknown_option("sign", argv[i]);
 		if (plan)
 			return nt_usage_error("sign", "one PLAN.json at a time");
 		plan = argv[i];
@@ -194,7 +195,7 @@ int cmd_verify(int argc, char **argv)
 			return nt_usage_error("verify", "--pub needs a PUB file");
 		}
 		if (tk) {
-			if (nt_trust_add(&t, pub, err, sizeof(err))) {
+			if (nt_trust_add_as(&t, "--pub", pub, err, sizeof(err))) {
 				fprintf(stderr, "nettune verify: error: %s\n", err);
 				nt_trust_free(&t);
 				return NT_EXIT_FAIL;
@@ -203,8 +204,8 @@ int cmd_verify(int argc, char **argv)
 		}
 		if (argv[i][0] == '-' || plan) {
 			nt_trust_free(&t);
-			return nt_usage_error("verify", argv[i][0] == '-' ? "unknown option '%s'" :
-					      "one PLAN.json at a time ('%s')", argv[i]);
+			return argv[i][0] == '-' ? nt_unknown_option("verify", argv[i]) :
+			       nt_usage_error("verify", "one PLAN.json at a time ('%s')", argv[i]);
 		}
 		plan = argv[i];
 	}

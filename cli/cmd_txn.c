@@ -357,7 +357,7 @@ int cmd_rollback(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--unconfirmed")) {
 			unconfirmed = true;	/* the systemd timer's call */
 		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			return nt_usage_error("rollback", "unknown option '%s'", argv[i]);
+			return nt_unknown_option("rollback", argv[i]);
 		} else if (strcmp(argv[i], "--")) {
 			if (arg)
 				return nt_usage_error("rollback", "at most one JOURNAL");
@@ -525,7 +525,8 @@ int cmd_confirm(int argc, char **argv)
 		return NT_EXIT_OK;
 	}
 	if (argc > 0)
-		return nt_usage_error("confirm", "takes no arguments");
+		return argv[0][0] == '-' ? nt_unknown_option("confirm", argv[0]) :
+		       nt_usage_error("confirm", "takes no arguments");
 	jfd = nt_statedir_open(false, &state_fd, err, sizeof(err));
 	if (jfd < 0) {
 		if (jfd == -ENOENT)

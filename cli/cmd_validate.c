@@ -13,13 +13,18 @@
 #include "../compiler/passes/validate.h"
 #include "cli.h"
 #include "parallel.h"
+#include "walk.h"
 
 static void help(void)
 {
-	printf("Usage: nettune validate [--format text|json|sarif|github] [--jobs N] PROFILE...\n\n"
+	printf("Usage: nettune validate [--format text|json|sarif|github] [--jobs N]\n"
+	       "                        PROFILE...|DIRECTORY...\n\n"
 	       "Checks each profile: YAML syntax, keys and types, extends, NIC capability\n"
 	       "tables, tunnel MTU, NUMA layout, IRQ policy, target-specific keys and names.\n"
-	       "No hardware is needed.  Every problem is reported as FILE:LINE:COL.\n\n"
+	       "No hardware is needed.  Every problem is reported as FILE:LINE:COL.\n"
+	       "A DIRECTORY is searched as nettune compile searches it: *.yaml and *.yml\n"
+	       "with a top-level apiVersion: nettune/... (other YAML is skipped and counted),\n"
+	       "symbolic links not followed (a link to a file of the same tree is skipped).\n\n"
 	       "  --format text    FILE:LINE:COL: error: message, on stderr (default)\n"
 	       "  --format json    one JSON document on stdout\n"
 	       "  --format sarif   SARIF 2.1.0 on stdout (code scanning upload)\n"
@@ -56,15 +61,19 @@ static void drop_echoes(struct nt_diags *d, size_t from, struct nt_loaded *l)
 
 struct vbatch {
 	const char *const *files;
+	const bool *walked;		/* found in a directory: opened with O_NOFOLLOW */
 	const struct nt_capsdb *db;
 };
 
 /* One profile's diagnostics (drop_echoes done), all in d. */
-static void validate_one(const char *file, const struct nt_capsdb *db, struct nt_diags *d)
+static void validate_one(const char *file, bool walked, const struct nt_capsdb *db,
+			 struct nt_diags *d)
 {
 	struct nt_loaded l;
 	struct nt_load_opts o = nt_cli_load_opts();
 
+	if (walked)
+		o.open_flags = NT_IN_NOFOLLOW;
 	o.keep_going = true;	/* schema and capability errors in one run */
 	if (!nt_load_profile(file, &o, &l, d)) {
 		size_t n0 = d->n;
@@ -83,7 +92,7 @@ static void pack_one(size_t i, struct nt_buf *out, void *arg)
 	struct nt_diags d = {0};
 	size_t k;
 
-	validate_one(V->files[i], V->db, &d);
+	validate_one(V->files[i], V->walked[i], V->db, &d);
 	for (k = 0; k < d.n; k++) {
 		const struct nt_diag *x = &d.v[k];
 		uint32_t h[3] = {(uint32_t)x->sev, x->mark.line, x->mark.col};
@@ -128,6 +137,7 @@ int cmd_validate(int argc, char **argv)
 	enum nt_diag_format fmt = NT_FMT_TEXT;
 	struct nt_diags all = {0};
 	const char **files = NULL;
+	struct nt_walk W = {0};
 	bool *valid = NULL;
 	size_t nfiles = 0, invalid = 0, capsd_errors, jobs = nt_par_cpus();
 	struct nt_buf *res;
@@ -158,27 +168,27 @@ int cmd_validate(int argc, char **argv)
 			}
 			jobs = v;
 		} else if (!strcmp(argv[i], "--")) {
-			for (i++; i < argc; i++) {
-				files = nt_xrealloc(files, (nfiles + 1) * sizeof(*files));
-				files[nfiles++] = argv[i];
-			}
+			for (i++; i < argc; i++)
+				nt_walk_add(&W, argv[i]);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			free(files);
-			return nt_usage_error("validate", "unknown option '%s'", argv[i]);
+			nt_walk_free(&W);
+			return nt_unknown_option("validate", argv[i]);
 		} else {
-			files = nt_xrealloc(files, (nfiles + 1) * sizeof(*files));
-			files[nfiles++] = argv[i];
+			nt_walk_add(&W, argv[i]);
 		}
 	}
-	if (!nfiles) {
-		free(files);
+	if (!W.n && !W.dirs)
 		return nt_usage_error("validate", "no PROFILE given");
-	}
+	nfiles = W.n;
+	files = nt_xcalloc(nfiles + 1, sizeof(*files));
+	for (size_t f = 0; f < nfiles; f++)
+		files[f] = W.v[f];
 	db = nt_capsdb_default(&capsd);
 	valid = nt_xcalloc(nfiles + 1, sizeof(bool));
 	/* the profiles are independent: checked in workers, put together here
 	 * in input order, so the output is the same for any --jobs */
 	V.files = files;
+	V.walked = W.walked;
 	V.db = db;
 	res = nt_xcalloc(nfiles + 1, sizeof(*res));
 	nt_par_run(nfiles, nfiles < 64 ? 1 : jobs, pack_one, &V, res);
@@ -218,17 +228,20 @@ int cmd_validate(int argc, char **argv)
 		break;
 	}
 	/* several files (or -v): one summary line, on stderr like the errors */
-	if (fmt == NT_FMT_TEXT && (nfiles > 1 || nt_g.verbose)) {
+	if (fmt == NT_FMT_TEXT && (nfiles > 1 || nt_g.verbose || W.dirs)) {
 		size_t bad = invalid - (capsd_errors ? 1 : 0);
+		char *sk = nt_walk_skipped(&W);
 
-		if (nfiles == 1)
+		if (nfiles == 1 && !W.dirs)
 			fprintf(stderr, "%s: %s\n", files[0], bad ? "invalid" : "valid");
 		else
-			fprintf(stderr, "%zu profiles: %zu valid, %zu invalid\n", nfiles, nfiles - bad,
-				bad);
+			fprintf(stderr, "%zu profile%s: %zu valid, %zu invalid%s\n", nfiles,
+				nfiles == 1 ? "" : "s", nfiles - bad, bad, sk);
+		free(sk);
 	}
 	nt_diags_free(&all);
 	free(files);
+	nt_walk_free(&W);
 	free(valid);
 	return invalid || !db ? NT_EXIT_FAIL : NT_EXIT_OK;
 }

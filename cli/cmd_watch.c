@@ -261,7 +261,8 @@ static void build_map(const struct nt_watch_report *r, const struct nt_facts *f,
 				   !nt_cpuset_has(&x->intent, (unsigned)x->top_cpu) ? first : -1;
 			mq->spread = x->has_intent && nt_cpuset_count(&x->intent) > 2;
 			mq->rate = (double)v / r->seconds;
-			mq->dead = !v && ir->nq > 1 && ir->total >= NT_WATCH_MIN_TRAFFIC;
+			mq->dead = !v && ir->nq > 1 && ir->total >= NT_WATCH_MIN_TRAFFIC &&
+				   !ir->queues_uncounted;
 		}
 	}
 }
@@ -397,7 +398,7 @@ int cmd_watch(int argc, char **argv)
 			}
 		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
 			free(ifaces);
-			return nt_usage_error("watch", "unknown option '%s'", argv[i]);
+			return nt_unknown_option("watch", argv[i]);
 		} else if (strcmp(argv[i], "--")) {
 			if (!profile && !nifaces && is_profile_arg(argv[i]))
 				profile = argv[i];

@@ -366,6 +366,9 @@ static void legend(struct nt_buf *o, int x, int y, const char *id, const char *l
 {
 	struct nt_buf rb = {0};
 
+	/* a quiet window is drawn on a scale of 0 to 1/s, never 0 to 0 */
+	if (!(max > 0))
+		max = 1;
 	nt_buf_printf(o, "<rect x=\"%d\" y=\"%d\" width=\"200\" height=\"12\" fill=\"url(#%s)\" "
 		      "stroke=\"#999\"/>\n", x, y, id);
 	nt_fmt_rate(&rb, max);

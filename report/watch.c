@@ -119,7 +119,7 @@ static void judge_queues(struct nt_watch_ifreport *ir, struct nt_watch_report *r
 	size_t k, dead = 0;
 	struct nt_buf b = {0};
 
-	if (ir->nq < 2 || ir->total < NT_WATCH_MIN_TRAFFIC)
+	if (ir->nq < 2 || ir->total < NT_WATCH_MIN_TRAFFIC || ir->queues_uncounted)
 		return;
 	for (k = 0; k < ir->nq; k++) {
 		const struct nt_watch_queue *q = &ir->q[k];
@@ -302,6 +302,7 @@ static void build_if(const struct nt_facts *f, const struct nt_watch_intent *in,
 
 	ir->name = nt_xstrdup(ib->name);
 	ir->driver = fi ? fi->driver : NULL;
+	ir->kind = fi && !fi->driver ? fi->kind : NULL;
 	ir->numa_node = fi ? fi->numa_node : -1;
 	nq = fi && fi->nirqs ? fi->nirqs : ib->nq;
 	ir->q = nt_xcalloc(nq + 1, sizeof(*ir->q));
@@ -371,6 +372,15 @@ static void build_if(const struct nt_facts *f, const struct nt_watch_intent *in,
 	ir->mean = nq ? sum / (double)nq : 0;
 	ir->max_over_mean = ir->mean > 0 ? (double)ir->max / ir->mean : 0;
 	ir->jain = sq > 0 ? sum * sum / ((double)nq * sq) : 1.0;
+	/* veth has per-queue counters (rx_queue_N_xdp_packets) but counts
+	 * there only what it receives through NAPI (GRO or XDP on): traffic
+	 * that bypasses it still moves the interface's counters.  Not "0
+	 * packets/s" then, and no queue judged dead on zeros. */
+	if (ib->qstats && !ir->total && ir->have[NT_WC_RX_PACKETS] && ir->have[NT_WC_TX_PACKETS] &&
+	    ir->ctr[NT_WC_RX_PACKETS] + ir->ctr[NT_WC_TX_PACKETS]) {
+		ir->queues_uncounted = true;
+		ir->total = ir->ctr[NT_WC_RX_PACKETS] + ir->ctr[NT_WC_TX_PACKETS];
+	}
 }
 
 void nt_watch_judge(const struct nt_facts *f, const struct nt_watch_intent *in,
@@ -452,17 +462,31 @@ void nt_watch_print_text(const struct nt_watch_report *r, struct nt_buf *out)
 		for (q = 0; q < ir->nq; q++)
 			irqs += ir->q[q].irqs;
 		/* names and drivers come from the host (a --root image) */
-		nt_buf_printf(out, "%s: %s, node %d, %zu queues: ", nt_esc(ir->name),
-			      ir->driver ? nt_esc(ir->driver) : "no driver", ir->numa_node, ir->nq);
+		if (ir->driver)
+			nt_buf_printf(out, "%s: %s, ", nt_esc(ir->name), nt_esc(ir->driver));
+		else if (ir->kind)
+			nt_buf_printf(out, "%s: %s (no device driver), ", nt_esc(ir->name),
+				      nt_esc(ir->kind));
+		else
+			nt_buf_printf(out, "%s: no driver, ", nt_esc(ir->name));
+		nt_buf_printf(out, "node %d, %zu queues: ", ir->numa_node, ir->nq);
 		nt_fmt_rate(out, (double)ir->total / r->seconds);
-		nt_buf_printf(out, " %s/s", ir->metric);
+		nt_buf_printf(out, " %s/s%s", ir->metric,
+			      ir->queues_uncounted ? " (the interface's counters)" : "");
 		if (strcmp(ir->metric, "interrupts")) {
 			nt_buf_puts(out, ", ");
 			nt_fmt_rate(out, (double)irqs / r->seconds);
 			nt_buf_puts(out, " interrupts/s");
 		}
-		nt_buf_printf(out, "; per queue max/mean %.2f, Jain's index %.3f\n",
-			      ir->max_over_mean, ir->jain);
+		if (ir->queues_uncounted)
+			nt_buf_printf(out, "; the per-queue counters stayed at 0%s\n",
+				      ir->kind && !strcmp(ir->kind, "veth") ?
+				      ": veth counts per queue only what it receives through its NAPI "
+				      "path (XDP, or GRO on the receiving end: drivers/net/veth.c "
+				      "veth_skb_is_eligible_for_gro)" : "");
+		else
+			nt_buf_printf(out, "; per queue max/mean %.2f, Jain's index %.3f\n",
+				      ir->max_over_mean, ir->jain);
 	}
 	for (c = 0; c < r->ncpus; c++) {
 		rx += r->net_rx[c];

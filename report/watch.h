@@ -100,7 +100,10 @@ struct nt_watch_queue {
 struct nt_watch_ifreport {
 	char *name;
 	const char *driver;
+	const char *kind;		/* the link kind (veth) of a device without a driver */
 	int numa_node;
+	bool queues_uncounted;		/* per-queue counters stayed 0 while the interface's
+					 * moved (veth off its NAPI path): total is those */
 	struct nt_watch_queue *q;
 	size_t nq;
 	const char *metric;		/* "packets" or "interrupts" */

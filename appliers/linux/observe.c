@@ -255,12 +255,18 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 	if (!*nt_sys_root && !(skip & NT_OBS_RSS)) {
 		const struct nt_rss_state *rs;
 
-		if (!nt_devcache_rss(name, &rs)) {
+		int rc = nt_devcache_rss(name, &rs);
+
+		if (!rc) {
 			/* 0: the device has no RSS key (virtio_net without RSS),
 			 * as a snapshot records it: no key size, not 0 */
 			if (rs->key_size)
 				i->rss_key_bytes = (struct nt_num){true, (uint32_t)rs->key_size};
 			i->rss_indir_size = (struct nt_num){true, (uint32_t)rs->indir_size};
+		} else if (rc == -EOPNOTSUPP) {
+			/* ETHTOOL_GRSSH refused (veth, bridge: no get_rxfh): the
+			 * device has no RSS, which is known, not unknown */
+			i->rss_indir_size = (struct nt_num){true, 0};
 		}
 	}
 }

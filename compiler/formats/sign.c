@@ -233,7 +233,13 @@ static void trust_keep(struct nt_trust *t, const struct nt_key *k)
 
 int nt_trust_add(struct nt_trust *t, const char *path, char *err, size_t errlen)
 {
-	char *s = nt_xasprintf("--trust %s", path);
+	return nt_trust_add_as(t, "--trust", path, err, errlen);
+}
+
+int nt_trust_add_as(struct nt_trust *t, const char *flag, const char *path, char *err,
+		    size_t errlen)
+{
+	char *s = nt_xasprintf("%s %s", flag, path);
 	struct nt_key k;
 
 	t->required = true;

@@ -49,6 +49,9 @@ bool nt_verify(const struct nt_key *k, const void *data, size_t n, const unsigne
 const char *nt_trust_dir(void);
 /* A --trust PUB file: a regular file (a symbolic link to one is fine). */
 int nt_trust_add(struct nt_trust *t, const char *path, char *err, size_t errlen);
+/* The same, given with option flag ("--pub" of verify): messages name it. */
+int nt_trust_add_as(struct nt_trust *t, const char *flag, const char *path, char *err,
+		    size_t errlen);
 /*
  * Adds every *.pub / *.pem of the trust directory, with sshd's StrictModes
  * rules: the directory, every directory above it and every key file are

@@ -313,8 +313,13 @@ void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full)
 		/* display: one line, whatever the value (kernel.core_modes has
 		 * newlines; a snapshot's could forge plan or drift lines), and
 		 * the kernel's tabs between fields (tcp_rmem) one space each, as
-		 * profiles write them: the values compare folded */
-		format_folded(v->s ? v->s : "", b);
+		 * profiles write them: the values compare folded; never nothing:
+		 * an empty irqbalance ban would leave "from" blank (and a NULL
+		 * buffer where a step line is joined from pieces) */
+		if (!v->s || !*v->s)
+			nt_buf_puts(b, "\"\"");
+		else
+			format_folded(v->s, b);
 		return;
 	case NT_V_CPUS:
 		if (nt_cpuset_empty(v->cpus))

@@ -828,6 +828,8 @@ static void lower_rss(struct ictx *c)
 		bool obs_nokey = c->F && c->F->rss_indir_size.known && !c->F->rss_key_bytes.known;
 		const char *drv = c->F && c->F->driver ? c->F->driver :
 				  c->caps ? c->caps->driver : NULL;
+		/* a virtual device (bridge) may have a link kind and no driver */
+		const char *kind = !drv && c->F ? c->F->kind : NULL;
 
 		/* validate said so already: a table's key size of 0, or the
 		 * observed empty indirection table given to a chosen table */
@@ -844,7 +846,8 @@ static void lower_rss(struct ictx *c)
 					  "observed: no key and no indirection table";
 
 			LERR(c->L, mk(c, "rss/key", false), "%s has no RSS key (%s%s%s%s%s%s); remove rss.key",
-			     c->f->name, drv ? "driver " : "", drv ? drv : "", drv ? ", " : "", why,
+			     c->f->name, drv ? "driver " : kind ? "kind " : "", drv ? drv : kind ? kind : "",
+			     drv || kind ? ", " : "", why,
 			     !obs_nokey && c->caps && c->caps->src_rss ? "; " : "",
 			     !obs_nokey && c->caps && c->caps->src_rss ? c->caps->src_rss : "");
 		} else if (kb.known && kb.v > sizeof(key)) {

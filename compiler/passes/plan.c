@@ -261,10 +261,26 @@ static void put_num(struct nt_buf *b, size_t v, size_t width)
 		nt_buf_putc(b, t[--n]);
 }
 
+/* The width of an action's name column: kind and escaped argument. */
+static size_t name_width(const struct nt_action *a)
+{
+	size_t w = strlen(nt_kinds[a->kind].name);
+
+	if (a->arg) {
+		struct nt_buf e = {0};
+
+		nt_buf_put_escaped(&e, a->arg);
+		w += 1 + e.n;
+		nt_buf_free(&e);
+	}
+	return w;
+}
+
 /* One action of the text plan, written piece by piece (a plan of a big
  * host has thousands: printf's format parsing was most of their cost):
- * "  %3zu  %-30s %s -> %s", the flags, the source, then the note. */
-static void action_line(struct nt_buf *b, const struct nt_action *a, size_t no, bool color)
+ * "  %3zu  %-*s (width: the longest name) %s -> %s", the flags, the source, then the note. */
+static void action_line(struct nt_buf *b, const struct nt_action *a, size_t no, size_t width,
+			bool color)
 {
 	const char *name = nt_kinds[a->kind].name;
 	size_t w = strlen(name);
@@ -281,7 +297,7 @@ static void action_line(struct nt_buf *b, const struct nt_action *a, size_t no, 
 		nt_buf_put_escaped(b, a->arg);
 		w += b->n - at;
 	}
-	for (; w < 30; w++)
+	for (; w < width; w++)
 		nt_buf_putc(b, ' ');
 	nt_buf_puts(b, C(color, "\033[0m"));
 	nt_buf_putc(b, ' ');
@@ -329,8 +345,14 @@ static void action_line(struct nt_buf *b, const struct nt_action *a, size_t no, 
 void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color,
 			struct nt_buf *b)
 {
-	size_t i, k;
+	size_t i, k, no = 0, width = 30;
 	bool *done = nt_xcalloc(p->n + 1, sizeof(bool));
+
+	/* one name column for the whole plan, as wide as its longest name
+	 * (feature tx-tcp-mangleid-segmentation, offload-global ...) */
+	for (i = 0; i < p->n; i++)
+		if (name_width(&p->v[i]) > width)
+			width = name_width(&p->v[i]);
 
 	/* host, snapshot path, interface names, values: from files and the
 	 * host, escaped (nt_buf_put_escaped); the colours are ours */
@@ -357,7 +379,9 @@ void nt_plan_print_text(const struct nt_plan *p, const char *against, bool color
 			    pseudo(a) != pseudo(&p->v[i]))
 				continue;
 			done[k] = true;
-			action_line(b, a, k + 1, color);
+			/* numbered as printed: the plan's order is apply's, across
+			 * interfaces (an underlay's MTU before its tunnel's) */
+			action_line(b, a, ++no, width, color);
 		}
 	}
 	free(done);

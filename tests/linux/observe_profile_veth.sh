@@ -3,7 +3,8 @@
 # whose MTU, offloads and channels were changed by hand with ip and ethtool
 # validates, says exactly those values in the portable vocabulary (known
 # defaults left out), and plan of it on the same namespace has no changes;
-# the default selection leaves out veth and lo; a hostile device name stays
+# the default selection leaves out veth (saying so, in a closing comment) and
+# lo; a hostile device name stays
 # inside a quoted YAML string.
 . "$(dirname "$0")/lib.sh"
 veth_pair opa0 opb0
@@ -46,6 +47,10 @@ rc=0; nt plan "$WORK/p3.yaml" > "$WORK/plan" 2>&1 || rc=$?
 # default: physical NICs and tunnels only (none in the namespace)
 nt observe --profile > "$WORK/none.yaml"
 grep -qx "interfaces: \[\]" "$WORK/none.yaml" || { cat "$WORK/none.yaml"; fail "default selection"; }
+# ... and says so: the veth left out, with the command that includes them
+grep -qx "# Left out: virtual devices (veth, bridges, ...) are described only when named:" "$WORK/none.yaml" &&
+	grep -qx "#   nettune --netns $NS observe --profile opa0 opb0" "$WORK/none.yaml" ||
+	{ cat "$WORK/none.yaml"; fail "the left-out veth are not said"; }
 "$NETTUNE" validate "$WORK/none.yaml" > /dev/null 2>&1 || fail "empty profile does not validate"
 rc=0; nt observe --profile lo 2> "$WORK/err" > /dev/null || rc=$?
 expect_eq "$rc" 1 "observe --profile lo"

@@ -457,8 +457,18 @@ def t_openssl():
         check(rc == 0 and "good signature" in out, "nettune does not verify openssl's signature: %s %s"
               % (out, err))
         rc, out, err = E.run(["verify", "--pub", pub, plan2])
-        check(rc == 1 and "bad signature: %s.sig does not verify %s with any trusted key (--trust %s)"
+        check(rc == 1 and "bad signature: %s.sig does not verify %s with any trusted key (--pub %s)"
               % (plan2, plan2, pub) in err, "openssl signature with the wrong key: %s" % err)
+        # verify names the keys it was given as it was given them: --pub,
+        # not apply's --trust
+        nkey, npub = keygen(E, "verify-other")
+        plan3 = E.p("plan3.json")
+        E.run(["plan", X710, "--state", X710_STATE, "--out", plan3])
+        E.run(["sign", "--key", nkey, plan3])
+        rc, out, err = E.run(["verify", "--pub", pub, plan3])
+        check(rc == 1 and err == "nettune verify: error: unknown key: %s is signed by %s, which is "
+              "not a trusted key (trusted: --pub %s)\n" % (plan3, json.load(open(plan3))["signer"], pub),
+              "verify --pub with an unknown signer: %r" % err)
         # nettune signs with the openssl-made key; openssl verifies
         rc, _, err = E.run(["sign", "--key", okey, plan2])
         r = openssl(["pkeyutl", "-verify", "-pubin", "-inkey", opub, "-rawin", "-in", plan2,
@@ -524,7 +534,9 @@ def t_sarif():
 # ---------------------------------------------------------------- compile
 
 BROKEN = {
-    "broken-syntax": ("metadata: {name: x\n", None),
+    # a nettune profile (its apiVersion says so) that is not valid YAML;
+    # YAML without it is not a profile and a walk skips it
+    "broken-syntax": ("apiVersion: nettune/v1\nmetadata: {name: x\n", None),
     "broken-key": ("interfaces:\n  - name: eth0\n    nic: veth\n    mtuu: 1500\n", (8, 5)),
     "broken-mtu": ("interfaces:\n  - name: eth0\n    nic: veth\n    mtu: 70000\n", (8, 10)),
     "broken-extends": ("extends: [no-such-policy]\ninterfaces: []\n", (5, 11)),

@@ -230,8 +230,29 @@ def t_values(bless):
             fail(f"plan --json of a multi-line value: exit {rc}:\n{out}{err}")
 
 
+def t_layout(bless):
+    """The text plan's steps are numbered 1..N in the order printed (no jump
+    within an interface), and the from value starts in one column, however
+    long the longest name (feature tx-tcp-mangleid-segmentation)."""
+    import re
+    for name, prof, snap in EXAMPLES:
+        rc, out, err = plan(prof, "--state", snap)
+        steps = [l for l in out.splitlines() if re.match(r"^ +\d+  \S", l)]
+        nums = [int(l.split()[0]) for l in steps]
+        if nums != list(range(1, len(nums) + 1)):
+            fail(f"{name}: steps numbered {nums}, not 1..{len(nums)} as printed")
+        cols = set()
+        for l in steps:
+            m = re.match(r"^ +\d+  (\S+(?: \S+)?) +(?=\S)", l)
+            cols.add(m.end() if m else -1)
+            if m and len(m.group(0)) - len(m.group(0).rstrip()) < 1:
+                fail(f"{name}: no space after the name: {l!r}")
+        if len(cols) != 1:
+            fail(f"{name}: the from column starts at {sorted(cols)}")
+
+
 TESTS = {"golden": t_golden, "contract": t_contract, "converged": t_converged,
-         "errors": t_errors, "warnings": t_warnings, "values": t_values}
+         "errors": t_errors, "warnings": t_warnings, "values": t_values, "layout": t_layout}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in TESTS:

@@ -136,9 +136,13 @@ def t_fifo():
         expect(E, ["verify", "--pub", key + ".pub", "good.json"], 1,
                "nettune verify: error: signature good.json.sig: not a regular file (fifo)\n",
                what=".sig FIFO")
+        # a directory is searched, however it is named; a FIFO in it is
+        # refused, not waited on
         os.mkdir(E.p("dir.yaml"))
+        os.mkfifo(E.p("dir.yaml", "f.yaml"))
         expect(E, ["validate", "dir.yaml"], 1,
-               "dir.yaml: error: not a regular file (directory)\n", what="validate directory")
+               "dir.yaml/f.yaml: error: not a regular file (fifo)\n"
+               "1 profile: 0 valid, 1 invalid\n", what="validate directory")
     finally:
         E.close()
 
