@@ -412,7 +412,11 @@ def t_live():
 def t_render():
     chrome = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chrome:
-        print("SKIP: chromium not installed (the SVG test checks the XML)")
+        # in CI it must run: scripts/deps.sh test installs chromium
+        if os.environ.get("CI") == "true":
+            fail("chromium is not installed (CI=true: scripts/deps.sh test installs it)")
+        print("SKIP: chromium not installed (the SVG test checks the XML; "
+              "scripts/deps.sh test installs it)")
         sys.exit(SKIP)
     with tempfile.TemporaryDirectory() as work:
         base, env = setup(work)
