@@ -287,7 +287,7 @@ def t_netns():
             sc = nb.sh(f"{env} sh '{script2}'")
             print(sc.stdout, sc.stderr)
             assert sc.returncode == 0, "script from the snapshot failed"
-            ap = run([NETTUNE, "--netns", nc.name, "apply", prof])
+            ap = run([NETTUNE, "--netns", nc.name, "apply", "--yes", prof])
             print(ap.stdout, ap.stderr)
             assert ap.returncode == 0, "nettune apply failed"
             assert state_of(nb) == state_of(nc), \

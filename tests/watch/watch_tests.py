@@ -95,7 +95,7 @@ def setup(work):
     with open(os.path.join(work, "p.yaml"), "w") as f:
         f.write(PROFILE)
     env = {"NETTUNE_STATE_DIR": os.path.join(work, "state")}
-    run(["--root", base, "apply", "p.yaml"], work, env, 0)
+    run(["--root", base, "apply", "--yes", "p.yaml"], work, env, 0)
     for q in (0, 5, 12, 13, 37, 63):
         with open(os.path.join(base, f"proc/irq/{201 + q}/smp_affinity_list")) as f:
             got = f.read().strip()
