@@ -664,6 +664,9 @@ static void run(const struct nt_margs *a, struct nt_result *r)
 
 		if (jfd >= 0)
 			close(jfd);
+		/* the task (state: applied, not check mode) is the approval:
+		 * the engine never asks (o.ask false), unlike 'nettune apply'
+		 * off a terminal, which refuses without --yes */
 		o.quiet = true;
 		o.only = a->only;
 		o.profile = name;

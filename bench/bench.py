@@ -188,7 +188,7 @@ def bench_apply(a, work, res):
     floor_cmd = [floor, fstate, str(MTU), str(CHANNELS)] + feats + ["--"] + devs
     # every method runs the same way: one process started inside the
     # namespace by ip netns exec (the script: one shell running 512 commands)
-    methods = [("nettune apply", inns + [NETTUNE, "apply", prof]),
+    methods = [("nettune apply", inns + [NETTUNE, "apply", "--yes", prof]),
                ("per-change script (ethtool/ip), one shell", inns + ["sh", script]),
                ("floor (bench/floor_apply.c)", inns + floor_cmd)]
     times = {m: [] for m, _ in methods}
@@ -200,17 +200,17 @@ def bench_apply(a, work, res):
                 # every method must leave the namespace converged
                 timed([NETTUNE, "--netns", ns.name, "plan", prof], env=env, ok=(0,))
         ns.fresh()
-        conv_stats = stats_of([NETTUNE, "--netns", ns.name, "apply", prof], env)
+        conv_stats = stats_of([NETTUNE, "--netns", ns.name, "apply", "--yes", prof], env)
         # (b) no-op apply on the converged namespace, and the floor's no-op
         noop, noop_exec, noop_floor, true_t, version_t = [], [], [], [], []
         fenv = dict(env, FLOOR_NETNS=ns.name)
         for _ in range(max(a.runs, 11)):
-            noop.append(spawn_time([NETTUNE, "--netns", ns.name, "apply", prof], env=env))
-            noop_exec.append(spawn_time(inns + [NETTUNE, "apply", prof], env=env))
+            noop.append(spawn_time([NETTUNE, "--netns", ns.name, "apply", "--yes", prof], env=env))
+            noop_exec.append(spawn_time(inns + [NETTUNE, "apply", "--yes", prof], env=env))
             noop_floor.append(spawn_time(floor_cmd, env=fenv))
             true_t.append(spawn_time(["/bin/true"]))
             version_t.append(spawn_time([NETTUNE, "--version"]))
-        noop_stats = stats_of([NETTUNE, "--netns", ns.name, "apply", prof], env)
+        noop_stats = stats_of([NETTUNE, "--netns", ns.name, "apply", "--yes", prof], env)
         fr = subprocess.run(floor_cmd, env=dict(fenv, FLOOR_STATS="1"), stderr=subprocess.PIPE,
                             text=True)
         floor_noop_stats = fr.stderr.strip()
@@ -218,7 +218,7 @@ def bench_apply(a, work, res):
         if shutil.which("strace"):
             log = os.path.join(work, "noop.strace")
             sh(["strace", "-f", "-qq", "-e", "trace=socket,sendmsg,sendto,openat,ioctl,write",
-                "-o", log, NETTUNE, "--netns", ns.name, "apply", prof], env=env)
+                "-o", log, NETTUNE, "--netns", ns.name, "apply", "--yes", prof], env=env)
             counts = sh(["python3", os.path.join(SRC, "tests/linux/count_writes.py"),
                          log]).stdout.strip()
             reqs = sum(1 for line in open(log) if "sendmsg(" in line or "sendto(" in line)

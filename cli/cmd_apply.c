@@ -26,12 +26,17 @@ static void apply_help(void)
 	       "then makes each change in plan order and reads it back.  A change the kernel\n"
 	       "accepts but does not make effective is a failure.  On any failure every step\n"
 	       "made so far is undone in reverse order.  A converged host gets no writes.\n\n"
-	       "  -y, --yes                 do not ask: on a terminal apply shows the plan and\n"
-	       "                            asks for 'yes' first (off a terminal it never asks)\n"
+	       "  -y, --yes                 approve without asking: on a terminal apply shows\n"
+	       "                            the plan and asks for 'yes' first; off a terminal\n"
+	       "                            (ssh host cmd, cron, CI, units) it cannot ask and\n"
+	       "                            refuses without --yes, changing nothing\n"
 	       "  --dry-run                 show what would change; change nothing; exit like\n"
 	       "                            plan (0 nothing to do, 2 changes pending, 1 error)\n"
 	       "  --confirm-timeout SECONDS revert automatically unless 'nettune confirm' runs\n"
-	       "                            in time (for changes that can cut you off)\n"
+	       "                            in time (for changes that can cut you off); confirm\n"
+	       "                            from a new SSH session after the health checks,\n"
+	       "                            not straight after apply; the watcher survives the\n"
+	       "                            terminal (own session, SIGHUP ignored)\n"
 	       "  --only IFACE              only the settings of one interface (hotplug); other\n"
 	       "                            interfaces of the profile may be missing\n"
 	       "  --skip-missing            skip interfaces that do not exist yet, with a warning\n"
@@ -45,7 +50,9 @@ static void apply_help(void)
 	       "PLAN.json (from 'nettune plan --out') is applied exactly as written, after\n"
 	       "its signature, expiry, host identity, network namespace (the --netns it was\n"
 	       "planned in, or none) and observed values are checked; a plan the host\n"
-	       "already holds in full says \"Already converged\" (exit 0).\n"
+	       "already holds in full says \"Already converged\" (exit 0).  A PLAN.json whose\n"
+	       "signature a trusted key verifies is its own approval off a terminal (it\n"
+	       "was reviewed and signed); an unsigned one needs --yes like a profile.\n"
 	       "State: journals and the lock live in $NETTUNE_STATE_DIR (default /var/lib/nettune,\n"
 	       "which must be root's and not group/world-writable).  SIGTERM, SIGINT or SIGHUP\n"
 	       "during the writes rolls back what was written (exit 1); SIGPIPE is ignored.\n"
@@ -60,6 +67,16 @@ static void apply_help(void)
 	       "64 usage; with --dry-run 0 or 2.\n");
 }
 
+/* Off a terminal nobody can be asked: without --yes nothing is applied. */
+static int refuse_unapproved(const char *profile)
+{
+	fprintf(stderr, "nettune apply: error: not approved: %s: not on a terminal, so apply "
+		"cannot show the plan and ask; add --yes to approve (units, cron, CI, ssh), or "
+		"review it first with --dry-run; nothing was changed\n",
+		nt_esc(profile));
+	return NT_EXIT_FAIL;
+}
+
 int cmd_apply(int argc, char **argv)
 {
 	struct nt_apply_opts o = {0};
@@ -71,7 +88,7 @@ int cmd_apply(int argc, char **argv)
 	struct nt_buf bytes = {0};
 	char err[512];
 	long wait_s = -1;
-	bool yes = false;
+	bool yes = false, terminal, unapproved;
 	char *abs = NULL;
 	int i, r;
 
@@ -129,9 +146,12 @@ int cmd_apply(int argc, char **argv)
 		return nt_usage_error("apply", "no PROFILE given");
 	}
 	o.wait_ms = (unsigned)(wait_s >= 0 ? wait_s : o.only ? 30 : 0) * 1000u;
-	/* on a terminal the plan is shown and must be approved; units,
-	 * pipelines and Ansible (no terminal) proceed as before */
-	o.ask = !yes && !o.dry_run && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	/* on a terminal the plan is shown and must be approved; off one
+	 * (units, cron, CI, ssh host cmd) --yes or a signed plan is the
+	 * approval; Ansible's task is (it calls the engine, not this) */
+	terminal = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	o.ask = !yes && !o.dry_run && terminal;
+	unapproved = !yes && !o.dry_run && !terminal;
 	o.color = nt_g.color;
 	nt_apply_catch_signals();
 	if (!nt_read_file(profile, NT_MANIFEST_MAX_BYTES, &bytes) &&
@@ -147,7 +167,7 @@ int cmd_apply(int argc, char **argv)
 			o.command = "apply PLAN.json";
 			abs = realpath(profile, NULL);
 			o.profile = abs ? abs : profile;
-			r = nt_apply_manifest(profile, &bytes, &trust, &o);
+			r = nt_apply_manifest(profile, &bytes, &trust, unapproved, &o);
 			free(abs);
 		}
 		nt_buf_free(&bytes);
@@ -208,6 +228,14 @@ int cmd_apply(int argc, char **argv)
 		nt_compiled_free(&c);
 		free(abs);
 		return NT_EXIT_FAIL;
+	}
+	if (unapproved) {
+		/* after the profile's own errors, which matter more; before
+		 * the lock: nothing is changed, not even on a converged host */
+		nt_diags_free(&d);
+		nt_compiled_free(&c);
+		free(abs);
+		return refuse_unapproved(profile);
 	}
 	if ((o.dry_run || nt_g.verbose) && !o.ask) {
 		struct nt_buf out = {0};

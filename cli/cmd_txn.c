@@ -521,6 +521,9 @@ int cmd_confirm(int argc, char **argv)
 		printf("Usage: nettune confirm\n\nKeeps the changes of an 'apply --confirm-timeout' "
 		       "that is waiting for\nconfirmation; without it they are reverted at the "
 		       "deadline.  After the\ndeadline it fails: \"too late: reverted at T\".\n"
+		       "Confirm only after checking through the changed path: from a new SSH\n"
+		       "session (not the one that ran the apply), once the services pass their\n"
+		       "health checks (nettune(1), TRANSACTIONS).\n"
 		       "Exit status: 0 confirmed, 1 nothing to confirm or too late.\n");
 		return NT_EXIT_OK;
 	}

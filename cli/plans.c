@@ -151,8 +151,22 @@ static bool same_host(const struct nt_manifest *m, const struct nt_facts *f)
 	return same;
 }
 
+/* Off a terminal without --yes only a plan signed by a trusted key is
+ * applied (its signature is the approval); -1 after saying why not. */
+static int check_approval(const char *path, bool need_approval, const struct nt_key *who)
+{
+	if (!need_approval || who)
+		return 0;
+	fprintf(stderr, "nettune apply: error: not approved: %s: not on a terminal, so apply "
+		"cannot show the plan and ask, and no trusted key (--trust PUB, or keys in %s) "
+		"verifies its signature, which would approve it; add --yes to approve, or "
+		"review it first with --dry-run; nothing was changed\n",
+		nt_esc(path), nt_esc(nt_trust_dir()));
+	return -1;
+}
+
 int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct nt_trust *t,
-		      struct nt_apply_opts *o)
+		      bool need_approval, struct nt_apply_opts *o)
 {
 	struct nt_manifest m;
 	struct nt_diags d = {0};
@@ -250,6 +264,10 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 					 m.plan.n, m.plan.n == 1 ? "" : "s");
 
 		none.n = 0;
+		if (check_approval(path, need_approval, who)) {
+			free(msg);
+			goto out;
+		}
 		o->nothing_msg = msg;
 		r = nt_linux_apply(&none, &none_desired, &c.facts, o);
 		o->nothing_msg = NULL;
@@ -277,6 +295,8 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 			nt_esc(path));
 		goto out;
 	}
+	if (check_approval(path, need_approval, who))
+		goto out;
 	if ((o->dry_run || nt_g.verbose) && !o->ask) {
 		struct nt_buf out = {0};
 

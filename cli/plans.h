@@ -38,8 +38,10 @@ int nt_plan_check_signature(const char *cmd, const char *path, const struct nt_b
  * bytes) and writes PLAN.json.sig.  0, or -1 with err set. */
 int nt_sign_manifest(struct nt_manifest *m, const struct nt_key *k, const char *path,
 		     struct nt_buf *canon, bool durable, char *err, size_t errlen);
-/* apply PLAN.json: signature, expiry, host, staleness, then the engine. */
+/* apply PLAN.json: signature, expiry, host, staleness, then the engine.
+ * need_approval (off a terminal, no --yes): only a plan signed by a
+ * trusted key is applied, its signature being the approval. */
 int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct nt_trust *t,
-		      struct nt_apply_opts *o);
+		      bool need_approval, struct nt_apply_opts *o);
 
 #endif

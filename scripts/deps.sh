@@ -3,7 +3,9 @@
 # Usage: scripts/deps.sh [build|test]
 set -eu
 build_pkgs="meson ninja-build pkg-config gcc libyaml-dev libcyaml-dev libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libssl-dev libcunit1-dev"
-test_pkgs="ethtool iproute2 shellcheck python3-jsonschema python3-yaml openssl procps ansible-core groff-base strace valgrind clang osslsigncode pre-commit yamllint debhelper dpkg-dev lintian"
+# chromium (and a font for its text): watch-render draws the --svg map
+# headless and checks the PNG; it fails in CI (CI=true) without it
+test_pkgs="ethtool iproute2 shellcheck python3-jsonschema python3-yaml openssl procps ansible-core groff-base strace valgrind clang osslsigncode pre-commit yamllint debhelper dpkg-dev lintian chromium fonts-dejavu-core"
 want="$build_pkgs"
 [ "${1:-build}" = test ] && want="$want $test_pkgs"
 # emit tests: tree-sitter-powershell (a real PowerShell grammar) for the .ps1

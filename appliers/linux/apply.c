@@ -617,9 +617,12 @@ static void close_others(const int *keep, int nkeep)
 /*
  * The confirm watcher: a child that owns the journal and the lock until
  * `nettune confirm` marks the journal confirmed, or the deadline passes or
- * a signal arrives: then it reverts from the journal on disk.  The parent
- * returns only once the child has taken over (a byte on a pipe); if the
- * child cannot start, the parent reverts at once.
+ * SIGTERM or SIGINT arrives (what rollback and an operator send): then it
+ * reverts from the journal on disk.  It outlives the apply's session and
+ * terminal: its own session, and SIGHUP ignored (the ssh session or
+ * terminal that started it closing is no reason to revert: the deadline
+ * is).  The parent returns only once the child has taken over (a byte on
+ * a pipe); if the child cannot start, the parent reverts at once.
  */
 static int start_watcher(int state_fd, int jfd, int lock, struct nt_journal *j)
 {
@@ -648,6 +651,9 @@ static int start_watcher(int state_fd, int jfd, int lock, struct nt_journal *j)
 	}
 	/* the watcher: keeps only what it needs (a caller's pipe held open
 	 * would block it until the deadline) */
+	signal(SIGHUP, SIG_IGN);	/* first: still in the terminal's process group */
+	if (interrupted == SIGHUP)
+		interrupted = 0;
 	close(p[0]);
 	nt_devcache_reset();	/* the parent's sockets and replies: this process reads afresh */
 	nt_irqmap_reset();

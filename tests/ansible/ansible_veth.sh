@@ -159,9 +159,9 @@ R="$WORK/root"
 cmp -s "$WORK/host.yaml" "$R/etc/nettune/host.yaml" || fail "persist: /etc/nettune/host.yaml"
 [ -x "$R/opt/nt/bin/nettune" ] || fail "persist: no nettune CLI in nettune_bindir"
 "$R/opt/nt/bin/nettune" --version | grep -q "nettune" || fail "persist: installed CLI does not run"
-grep -qx 'ExecStart=/opt/nt/bin/nettune apply --skip-missing --wait 120 /etc/nettune/host.yaml' \
+grep -qx 'ExecStart=/opt/nt/bin/nettune apply --yes --skip-missing --wait 120 /etc/nettune/host.yaml' \
 	"$R/etc/systemd/system/nettune.service" || fail "persist: nettune.service ExecStart"
-grep -q '^ExecStart=/opt/nt/bin/nettune apply --only %i ' "$R/etc/systemd/system/nettune@.service" ||
+grep -q '^ExecStart=/opt/nt/bin/nettune apply --yes --only %i ' "$R/etc/systemd/system/nettune@.service" ||
 	fail "persist: nettune@.service ExecStart"
 cmp -s "$SRCROOT/dist/udev/80-nettune.rules" "$R/etc/udev/rules.d/80-nettune.rules" ||
 	fail "persist: udev rule"

@@ -23,10 +23,10 @@ sed 's/^ExecStart=.*/ExecStart=relative\/nettune apply/' "$W/nettune.service" > 
 (cd "$W" && systemd-analyze verify --man=no ./broken.service) >/dev/null 2>&1 &&
 	fail "systemd-analyze verify accepted a relative ExecStart"
 
-grep -q '^ExecStart=.* apply --skip-missing --wait 120 /etc/nettune/host.yaml$' "$W/nettune.service" ||
-	fail "nettune.service does not apply /etc/nettune/host.yaml with --skip-missing"
-grep -q '^ExecStart=.* apply --only %i --wait 120 /etc/nettune/host.yaml$' "$W/nettune@.service" ||
-	fail "nettune@.service does not apply --only %i"
+grep -q '^ExecStart=.* apply --yes --skip-missing --wait 120 /etc/nettune/host.yaml$' "$W/nettune.service" ||
+	fail "nettune.service does not apply /etc/nettune/host.yaml with --yes --skip-missing"
+grep -q '^ExecStart=.* apply --yes --only %i --wait 120 /etc/nettune/host.yaml$' "$W/nettune@.service" ||
+	fail "nettune@.service does not apply --yes --only %i"
 grep -q '^Before=network-pre.target' "$W/nettune.service" || fail "nettune.service not before network-pre"
 grep -q '^Wants=network-pre.target' "$W/nettune.service" || fail "nettune.service does not pull in network-pre"
 grep -q '^After=.*nettune.service' "$W/nettune@.service" || fail "nettune@ not ordered after nettune.service"

@@ -306,7 +306,7 @@ def t_netns():
             assert sc.returncode == 0, "script from the snapshot failed"
             sd = nd.sh(f"{env} sh '{script}'")
             assert sd.returncode == 0, "script without a snapshot failed"
-            ap = run([NETTUNE, "--netns", nc.name, "apply", prof])
+            ap = run([NETTUNE, "--netns", nc.name, "apply", "--yes", prof])
             print(ap.stdout, ap.stderr)
             assert ap.returncode == 0, "nettune apply failed"
             assert state_of(nb) == state_of(nc), \

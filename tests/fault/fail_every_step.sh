@@ -31,7 +31,7 @@ state_of $devs > "$WORK/before"
 k=1
 while [ "$k" -le "$n" ]; do
 	rc=0
-	NETTUNE_FAIL_STEP=$k nt apply "$WORK/p.yaml" > "$WORK/out.$k" 2>&1 || rc=$?
+	NETTUNE_FAIL_STEP=$k nt apply --yes "$WORK/p.yaml" > "$WORK/out.$k" 2>&1 || rc=$?
 	[ "$rc" -eq 1 ] || { cat "$WORK/out.$k"; fail "step $k of $n: apply exit $rc, expected 1 (rolled back)"; }
 	grep -q "injected failure at step $k\b" "$WORK/out.$k" || { cat "$WORK/out.$k"; fail "step $k: the injected failure was not reported"; }
 	state_of $devs > "$WORK/after.$k"
@@ -42,7 +42,7 @@ while [ "$k" -le "$n" ]; do
 	k=$((k + 1))
 done
 # beyond the last step nothing fails: the same apply converges
-rc=0; NETTUNE_FAIL_STEP=$((n + 1)) nt apply "$WORK/p.yaml" > "$WORK/out.ok" 2>&1 || rc=$?
+rc=0; NETTUNE_FAIL_STEP=$((n + 1)) nt apply --yes "$WORK/p.yaml" > "$WORK/out.ok" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/out.ok"; fail "apply without a fault: exit $rc"; }
 rc=0; nt plan "$WORK/p.yaml" > /dev/null || rc=$?
 expect_eq "$rc" 0 "plan after the apply without a fault"

@@ -552,7 +552,7 @@ def check_rollback(h, m, k, rc, out, err, converged):
 
 def setup_applied(h, m, k, converged):
     """A fault-free apply before a faulted rollback; False if it failed."""
-    rc, _, err, _ = h.run(["apply", h.profile])
+    rc, _, err, _ = h.run(["apply", "--yes", h.profile])
     if rc != 0 or h.state() != converged:
         m.fail(k, "the fault-free apply before the rollback: exit %d" % rc, tail(err))
         reset(h, m, k, len(m.failures) - 1)

@@ -88,7 +88,7 @@ def reached(m, k, names, nums, ref):
 
 
 def faulted(h, cmd, spec, timeout_ms=300):
-    args = [cmd] + ([h.profile] if cmd == "apply" else [])
+    args = [cmd] + (["--yes", h.profile] if cmd == "apply" else [])
     jcount = len(h.journals())
     rc, out, err, _ = h.run(args, env=fault_env(spec, timeout_ms))
     names, nums, rest = trace_of(err)
@@ -134,7 +134,7 @@ def signal_case(h, m, cmd, k, sig, converged, ref, timeout_ms=30000):
         time.sleep(0.2)  # inside the wait, well before its 30 s bound
         timing["t"] = time.monotonic()
         os.kill(p.pid, sig)
-    args = [cmd] + ([h.profile] if cmd == "apply" else [])
+    args = [cmd] + (["--yes", h.profile] if cmd == "apply" else [])
     jcount = len(h.journals())
     rc, out, err, _ = h.run(args, env=fault_env("%d:timeout" % k, timeout_ms),
                             stderr_path=path,
@@ -163,7 +163,7 @@ def main():
     failures = 0
     rows = []
     try:
-        rc, _, err, _ = h.run(["apply", h.profile], env={"NETTUNE_NL_TRACE": "1"})
+        rc, _, err, _ = h.run(["apply", "--yes", h.profile], env={"NETTUNE_NL_TRACE": "1"})
         ap_names, ap_nums, rest = trace_of(err)
         if rc != 0:
             print("FAIL: the fault-free apply: exit %d\n%s" % (rc, fl.tail(rest)))

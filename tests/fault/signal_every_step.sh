@@ -38,7 +38,7 @@ k=1
 while [ "$k" -le "$n" ]; do
 	for sig in 15 2 1; do
 		rc=0
-		NETTUNE_SIGNAL_STEP=$k NETTUNE_SIGNAL=$sig nt apply "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
+		NETTUNE_SIGNAL_STEP=$k NETTUNE_SIGNAL=$sig nt apply --yes "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
 		[ "$rc" -eq 1 ] || { cat "$WORK/out"; fail "signal $sig at step $k of $n: exit $rc, expected 1"; }
 		grep -q "interrupted by signal $sig" "$WORK/out" || { cat "$WORK/out"; fail "signal $sig at step $k: not reported"; }
 		expect_eq "$(jr state)" rolled-back "journal after signal $sig at step $k"
@@ -48,7 +48,7 @@ while [ "$k" -le "$n" ]; do
 done
 # SIGKILL half-way: nothing can run in the process; the next runs see it
 k=$(( (n + 1) / 2 ))
-rc=0; NETTUNE_SIGNAL_STEP=$k NETTUNE_SIGNAL=9 nt apply "$WORK/p.yaml" > /dev/null 2>&1 || rc=$?
+rc=0; NETTUNE_SIGNAL_STEP=$k NETTUNE_SIGNAL=9 nt apply --yes "$WORK/p.yaml" > /dev/null 2>&1 || rc=$?
 expect_eq "$rc" 137 "SIGKILL exit status"
 expect_eq "$(jr state)" applying "journal after SIGKILL"
 expect_eq "$(jr open)" true "open marker after SIGKILL"
@@ -56,7 +56,7 @@ id=$(jr id)
 rc=0; nt plan "$WORK/p.yaml" > /dev/null 2> "$WORK/warn" || rc=$?
 grep -q "journal $id was left applying at .* by pid [0-9]*, which is gone: the host may be half-applied" "$WORK/warn" ||
 	{ cat "$WORK/warn"; fail "no warning after SIGKILL"; }
-rc=0; nt apply "$WORK/p.yaml" > /dev/null 2> "$WORK/refuse" || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > /dev/null 2> "$WORK/refuse" || rc=$?
 expect_eq "$rc" 1 "apply after an interrupted apply"
 grep -q "restore it with 'nettune rollback $id'" "$WORK/refuse" || { cat "$WORK/refuse"; fail "refusal message"; }
 nt rollback > "$WORK/rb"
@@ -66,7 +66,7 @@ same "rollback after SIGKILL"
 rc=0; nt rollback 2> /dev/null || rc=$?
 expect_eq "$rc" 1 "second rollback after SIGKILL"
 # the same, accepted as it is
-rc=0; NETTUNE_SIGNAL_STEP=$k NETTUNE_SIGNAL=9 nt apply "$WORK/p.yaml" > /dev/null 2>&1 || rc=$?
+rc=0; NETTUNE_SIGNAL_STEP=$k NETTUNE_SIGNAL=9 nt apply --yes "$WORK/p.yaml" > /dev/null 2>&1 || rc=$?
 id=$(jr id)
 nt rollback --discard "$id" > "$WORK/disc"
 grep -q "Discarded journal $id" "$WORK/disc" || fail "discard output"
@@ -76,14 +76,14 @@ expect_eq "$rc" 1 "rollback of a discarded journal"
 grep -q "was discarded at" "$WORK/e" || { cat "$WORK/e"; fail "discarded message"; }
 # the half-applied host is now the baseline that a rollback returns to
 full_state $devs > "$WORK/before"
-nt apply "$WORK/p.yaml" > /dev/null
+nt apply --yes "$WORK/p.yaml" > /dev/null
 nt rollback > /dev/null
 same "apply and rollback after a discard"
 # SIGKILL at the last write of a confirm-timeout apply (before the watcher
 # exists): the recorded deadline still reverts it on the next run
 rc=0; nt plan --json "$WORK/p.yaml" > "$WORK/plan.json" || rc=$?
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["changes"])' "$WORK/plan.json")
-rc=0; NETTUNE_SIGNAL_STEP=$n NETTUNE_SIGNAL=9 nt apply --confirm-timeout 1 "$WORK/p.yaml" > /dev/null 2>&1 || rc=$?
+rc=0; NETTUNE_SIGNAL_STEP=$n NETTUNE_SIGNAL=9 nt apply --yes --confirm-timeout 1 "$WORK/p.yaml" > /dev/null 2>&1 || rc=$?
 expect_eq "$rc" 137 "SIGKILL before the watcher"
 expect_eq "$(jr state)" applying "journal before the watcher"
 sleep 1.2

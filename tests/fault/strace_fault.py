@@ -79,7 +79,7 @@ def main():
     failures = 0
     try:
         traced = ",".join(s for s, _ in SYSCALLS)
-        rc, _, err, _ = h.run(["apply", h.profile], prefix=strace_prefix(log, traced))
+        rc, _, err, _ = h.run(["apply", "--yes", h.profile], prefix=strace_prefix(log, traced))
         if rc != 0:
             print("FAIL: the fault-free apply under strace: exit %d\n%s" % (rc, fl.tail(err)))
             return 1
@@ -110,7 +110,7 @@ def main():
                     if cmd == "rollback" and not fl.setup_applied(h, m, k, converged):
                         continue
                     jcount = len(h.journals())
-                    rc, out, err, _ = h.run([cmd] + ([h.profile] if cmd == "apply" else []),
+                    rc, out, err, _ = h.run([cmd] + (["--yes", h.profile] if cmd == "apply" else []),
                                             prefix=strace_prefix(log, sc, errno_name, k))
                     if not injected(log):
                         m.fail(k, "%s call %d was not reached (nothing injected)" % (sc, k))

@@ -23,7 +23,7 @@ same_as_before() {
 
 # 1. deadline passes: the watcher reverts (channels included: the revert
 #    observes the host afresh instead of reusing the apply's memory)
-nt apply --confirm-timeout 2 "$WORK/p.yaml" > "$WORK/out"
+nt apply --yes --confirm-timeout 2 "$WORK/p.yaml" > "$WORK/out"
 grep -q "Run 'nettune confirm' before .* (2 s), or they are reverted" "$WORK/out" || { cat "$WORK/out"; fail "no confirm hint"; }
 expect_eq "$(mtu nca0)" 1400 "mtu applied before the deadline"
 expect_eq "$(jr state)" pending-confirm "journal state in the window"
@@ -31,7 +31,7 @@ watcher=$(jr pid)
 alive "$watcher" || fail "the journal names no live watcher"
 grep -q "^pid $watcher (nettune apply --confirm-timeout, confirm watcher) since [0-9-]* [0-9:]* [+-][0-9]*$" "$NETTUNE_STATE_DIR/lock" ||
 	{ cat "$NETTUNE_STATE_DIR/lock"; fail "the lock does not name the watcher"; }
-rc=0; nt apply "$WORK/p.yaml" > /dev/null 2> "$WORK/err" || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > /dev/null 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "second apply exit code"
 grep -q "another nettune holds .*/lock (pid $watcher (nettune apply --confirm-timeout" "$WORK/err" || { cat "$WORK/err"; fail "lock message"; }
 jr wait reverted-unconfirmed 15 || fail "not reverted after the deadline"
@@ -45,7 +45,7 @@ expect_eq "$rc" 1 "rollback of a reverted journal"
 grep -q "was already reverted (unconfirmed) at" "$WORK/rb" || { cat "$WORK/rb"; fail "reverted journal rolled back again"; }
 
 # 2. confirmed in time: stays after the deadline; the watcher is gone
-nt apply --confirm-timeout 3 "$WORK/p.yaml" > /dev/null
+nt apply --yes --confirm-timeout 3 "$WORK/p.yaml" > /dev/null
 watcher=$(jr pid)
 nt confirm > "$WORK/c"
 grep -q "Confirmed: the changes of $(jr id) stay" "$WORK/c" || fail "confirm output"
@@ -60,14 +60,14 @@ same_as_before "rollback of a confirmed journal"
 expect_eq "$(jr state)" rolled-back "state after rollback"
 
 # 3. SIGTERM to the watcher reverts at once
-nt apply --confirm-timeout 60 "$WORK/p.yaml" > /dev/null
+nt apply --yes --confirm-timeout 60 "$WORK/p.yaml" > /dev/null
 kill -TERM "$(jr pid)"
 jr wait reverted-unconfirmed 15 || fail "SIGTERM to the watcher did not revert"
 same_as_before "watcher SIGTERM"
 
 # 4. SIGKILL to the watcher: nothing reverts by itself, but the next nettune
 #    run after the deadline reverts first; confirm then is too late
-nt apply --confirm-timeout 2 "$WORK/p.yaml" > /dev/null
+nt apply --yes --confirm-timeout 2 "$WORK/p.yaml" > /dev/null
 kill -KILL "$(jr pid)"
 sleep 0.3
 expect_eq "$(jr state)" pending-confirm "state with the watcher killed"
@@ -83,7 +83,7 @@ expect_eq "$rc" 1 "confirm after the recovery revert"
 grep -q "too late" "$WORK/late" || fail "late confirm after recovery"
 
 # 5. 'nettune rollback' during the window: the watcher reverts at once
-nt apply --confirm-timeout 60 "$WORK/p.yaml" > /dev/null
+nt apply --yes --confirm-timeout 60 "$WORK/p.yaml" > /dev/null
 nt rollback > "$WORK/rbw"
 grep -q "its confirm watcher reverted it" "$WORK/rbw" || { cat "$WORK/rbw"; fail "rollback during the window"; }
 same_as_before "rollback during the window"
@@ -91,10 +91,10 @@ same_as_before "rollback during the window"
 # 6. an outside lock holder is honoured; --wait waits for it
 flock "$NETTUNE_STATE_DIR/lock" sleep 2 &
 sleep 0.3
-rc=0; nt apply "$WORK/p.yaml" > /dev/null 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > /dev/null 2>&1 || rc=$?
 expect_eq "$rc" 1 "apply while another process holds the lock"
 same_as_before "nothing applied while locked"
-nt apply --wait 20 "$WORK/p.yaml" > /dev/null 2> "$WORK/w"
+nt apply --yes --wait 20 "$WORK/p.yaml" > /dev/null 2> "$WORK/w"
 grep -q "waiting up to 20 s for the lock" "$WORK/w" || { cat "$WORK/w"; fail "no waiting message"; }
 expect_eq "$(mtu nca0)" 1400 "applied after waiting"
 wait

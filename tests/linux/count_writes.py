@@ -25,7 +25,7 @@ def lines(path):
         if line.endswith("<unfinished ...>"):
             pending[pid] = line[:-len("<unfinished ...>")].rstrip()
             continue
-        m = re.match(r"^(\d+) <\.\.\. \w+ resumed>(.*)$", line)
+        m = re.match(r"^(\d+)\s+<\.\.\. \w+ resumed>(.*)$", line)
         if m and m.group(1) in pending:
             yield pending.pop(m.group(1)) + m.group(2)
             continue
@@ -37,7 +37,7 @@ for line in lines(log):
     if m:
         (route_fds if m.group(1) == "ROUTE" else genl_fds).add((line.split()[0], m.group(2)))
         continue
-    m = re.search(r"^(\d+) sendmsg\((\d+), .*nlmsg_type=(0x[0-9a-f]+|[A-Z_]+)[^\]]*\}, \"\\x([0-9a-f]{2})", line)
+    m = re.search(r"^(\d+)\s+(?:sendmsg|sendto)\((\d+), .*nlmsg_type=(0x[0-9a-f]+|[A-Z_]+)[^\]]*\}, \"\\x([0-9a-f]{2})", line)
     if m:
         pid, fd, typ, first = m.group(1), m.group(2), m.group(3), int(m.group(4), 16)
         if (pid, fd) in route_fds and typ in ("RTM_NEWLINK", "RTM_SETLINK", "0x10", "0x13"):

@@ -20,7 +20,7 @@ rc=0; nt plan "$WORK/p.yaml" --out "$WORK/plan.json" > "$WORK/plan" || rc=$?
 expect_eq "$rc" 2 "plan --out exit code"
 grep -q '"object": "sysctl", "attribute": "feature rx-gro"' "$WORK/plan.json" || fail "sysctl interface not in the manifest"
 grep -q '"object": "irqbalance", "attribute": "mtu"' "$WORK/plan.json" || fail "irqbalance interface not in the manifest"
-rc=0; nt apply "$WORK/plan.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
+rc=0; nt apply --yes "$WORK/plan.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err"; fail "apply PLAN.json exit $rc"; }
 grep -q "stale" "$WORK/err" && fail "plan refused as stale"
 expect_eq "$(mtu sysctl)" 9000 "sysctl mtu"
@@ -30,7 +30,7 @@ expect_eq "$(mtu irqbalance)" 4000 "irqbalance mtu"
 expect_eq "$(feature irqbalance tcp-segmentation-offload)" off "irqbalance tso"
 rc=0; nt plan "$WORK/p.yaml" --out "$WORK/conv.json" > /dev/null || rc=$?
 expect_eq "$rc" 0 "converged plan exit code"
-nt apply "$WORK/conv.json" > "$WORK/out2" 2>/dev/null || fail "converged plan"
+nt apply --yes "$WORK/conv.json" > "$WORK/out2" 2>/dev/null || fail "converged plan"
 grep -q "Nothing to do" "$WORK/out2" || fail "converged plan output"
 # drift on the interface named sysctl makes the same plan stale, by name
 # (two drifted values, one undone by hand: a plan held only in part)
@@ -39,7 +39,7 @@ ip -n "$NS" link set sysctl mtu 1500
 rc=0; nt plan "$WORK/p.yaml" --out "$WORK/p2.json" > /dev/null || rc=$?
 expect_eq "$rc" 2 "drifted plan exit code"
 nsx ethtool -K sysctl gro on
-rc=0; nt apply "$WORK/p2.json" 2> "$WORK/err" || rc=$?
+rc=0; nt apply --yes "$WORK/p2.json" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "stale plan exit code"
 grep -q "  sysctl feature rx-gro: planned from off, the host now has on" "$WORK/err" ||
 	{ cat "$WORK/err"; fail "stale difference of the sysctl interface"; }

@@ -52,7 +52,7 @@ cat >> "$P" <<YAML
 interfaces:
   - {name: nsa0, mtu: 1400}
 YAML
-nt apply --only nsa0 "$P" > "$WORK/out" 2> "$WORK/err" || fail "apply --only: $(cat "$WORK/err")"
+nt apply --yes --only nsa0 "$P" > "$WORK/out" 2> "$WORK/err" || fail "apply --only: $(cat "$WORK/err")"
 expect_eq "$(mtu nsa0)" 1400 "apply --only: the interface"
 expect_eq "$(sysctl -n $keys | tr '\n' ' ')" "$host_before" "host sysctls after apply --only"
 expect_eq "$(nsx sysctl -n $keys | tr '\n' ' ')" "$ns_before" "namespace sysctls after apply --only"
@@ -88,7 +88,7 @@ rc=0
 "$NETTUNE" plan "$X" --state "$XS" --out "$WORK/x.plan.json" > /dev/null 2>&1 || rc=$?
 expect_eq "$rc" 2 "plan --out: exit status"
 rc=0
-nt apply "$WORK/x.plan.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
+nt apply --yes "$WORK/x.plan.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "apply PLAN.json: exit status"
 grep -v "warning: no trusted keys" "$WORK/err" | head -n 2 | diff -u "$WORK/want" - ||
 	fail "apply PLAN.json: not the located refusals"
@@ -118,7 +118,7 @@ keys="net.ipv4.ip_forward net.core.somaxconn net.ipv4.tcp_congestion_control"
 want="1 1234 reno "
 host_before=$(sysctl -n $keys | tr '\n' ' ')
 [ "$host_before" != "$want" ] || { echo "SKIP: the host already has the test values"; exit 77; }
-nt apply "$WORK/netns.yaml" > "$WORK/out" || fail "per-namespace sysctls: apply failed"
+nt apply --yes "$WORK/netns.yaml" > "$WORK/out" || fail "per-namespace sysctls: apply failed"
 expect_eq "$(nsx sysctl -n $keys | tr '\n' ' ')" "$want" "per-namespace sysctls inside the namespace"
 expect_eq "$(sysctl -n $keys | tr '\n' ' ')" "$host_before" "host sysctls after a per-namespace apply"
 rc=0

@@ -31,26 +31,26 @@ m = json.load(open(sys.argv[1]))
 assert m["host"].get("netns") == sys.argv[2], m["host"]
 PY
 # the other namespace holds every value the plan sets
-rc=0; "$NETTUNE" --netns "$NS2" apply "$WORK/p.yaml" > /dev/null 2>&1 || rc=$?
+rc=0; "$NETTUNE" --netns "$NS2" apply --yes "$WORK/p.yaml" > /dev/null 2>&1 || rc=$?
 expect_eq "$rc" 0 "profile applied in $NS2"
 ip netns exec "$NS2" ethtool -K pna0 gro on
 before=$(full_state pna0; nsx cat /proc/sys/net/core/somaxconn)
 want="nettune apply: error: plan for another network namespace: $WORK/plan.json was made in namespace $NS (--netns), this apply is in namespace $NS2 (--netns); nothing was changed"
-rc=0; "$NETTUNE" --netns "$NS2" apply "$WORK/plan.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
+rc=0; "$NETTUNE" --netns "$NS2" apply --yes "$WORK/plan.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "apply PLAN.json in another namespace: exit status"
 grep -qxF "$want" "$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "other namespace: not refused"; }
 grep -q "Already converged" "$WORK/out" "$WORK/err" && fail "converged reported for another namespace"
 want="nettune apply: error: plan for another network namespace: $WORK/plan.json was made in namespace $NS (--netns), this apply is for the host's own namespace (no --netns); nothing was changed"
-rc=0; "$NETTUNE" apply "$WORK/plan.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
+rc=0; "$NETTUNE" apply --yes "$WORK/plan.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "apply PLAN.json without --netns: exit status"
 grep -qxF "$want" "$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "own namespace: not refused"; }
 expect_eq "$(full_state pna0; nsx cat /proc/sys/net/core/somaxconn)" "$before" "refusals changed $NS"
 # in its own namespace it applies, and a re-run is already converged
-rc=0; nt apply "$WORK/plan.json" > "$WORK/out" 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/plan.json" > "$WORK/out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/out"; fail "apply PLAN.json in $NS exit $rc"; }
 expect_eq "$(mtu pna0)" 4000 "mtu applied"
 expect_eq "$(nsx cat /proc/sys/net/core/somaxconn)" 2345 "somaxconn applied"
-rc=0; nt apply "$WORK/plan.json" > "$WORK/out" 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/plan.json" > "$WORK/out" 2>&1 || rc=$?
 expect_eq "$rc" 0 "re-apply in $NS"
 grep -q "^Already converged: " "$WORK/out" || { cat "$WORK/out"; fail "re-apply not converged"; }
 # show names the namespace (text and --json)
@@ -63,17 +63,17 @@ ip -n "$NS" link set pna0 mtu 1500
 nt observe --json > "$WORK/snap2.json"
 rc=0; "$NETTUNE" plan "$WORK/p.yaml" --state "$WORK/snap2.json" --out "$WORK/splan.json" > /dev/null 2>&1 || rc=$?
 expect_eq "$rc" 2 "plan --state of the namespace snapshot"
-rc=0; "$NETTUNE" --netns "$NS2" apply "$WORK/splan.json" > /dev/null 2> "$WORK/err" || rc=$?
+rc=0; "$NETTUNE" --netns "$NS2" apply --yes "$WORK/splan.json" > /dev/null 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "snapshot plan in another namespace: exit status"
 grep -q "plan for another network namespace: $WORK/splan.json was made in namespace $NS (--netns)" "$WORK/err" ||
 	{ cat "$WORK/err"; fail "snapshot plan: not refused"; }
-rc=0; nt apply "$WORK/splan.json" > /dev/null 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/splan.json" > /dev/null 2>&1 || rc=$?
 expect_eq "$rc" 0 "snapshot plan in its namespace"
 expect_eq "$(mtu pna0)" 4000 "snapshot plan applied"
 # an expired plan of a converged namespace is refused as expired
 rc=0; nt plan "$WORK/p.yaml" --state "$WORK/snap2.json" --out "$WORK/old.json" --created @1000000000 > /dev/null 2>&1 || rc=$?
 expect_eq "$rc" 2 "old plan written"
-rc=0; nt apply "$WORK/old.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
+rc=0; nt apply --yes "$WORK/old.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "expired plan: exit status"
 grep -q "error: expired plan" "$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "expired plan not refused"; }
 grep -q "Already converged" "$WORK/out" && fail "expired plan said converged"
@@ -81,7 +81,7 @@ grep -q "Already converged" "$WORK/out" && fail "expired plan said converged"
 "$NETTUNE" keygen --out "$WORK/k" > /dev/null 2>&1 || fail "keygen"
 "$NETTUNE" sign --key "$WORK/k" "$WORK/splan.json" > /dev/null 2>&1 || fail "sign"
 sed -i 's/"name": "plan-netns"/"name": "plan-netnz"/' "$WORK/splan.json"
-rc=0; mkdir -p "$WORK/trust"; NETTUNE_TRUST_DIR="$WORK/trust" nt apply --trust "$WORK/k.pub" "$WORK/splan.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
+rc=0; mkdir -p "$WORK/trust"; NETTUNE_TRUST_DIR="$WORK/trust" nt apply --yes --trust "$WORK/k.pub" "$WORK/splan.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "tampered plan: exit status"
 grep -q "bad signature" "$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "tampered plan not refused"; }
 grep -q "Already converged" "$WORK/out" && fail "tampered plan said converged"

@@ -25,7 +25,7 @@ profile "$WORK/p6.yaml" 3 8
 stat() { sed -n "s/.*nettune stats:.* $1 \([0-9]*\).*/\1/p" "$2" | tail -1 | grep . || echo 0; }
 total() { sed -n 's/.*nettune stats: netlink \([0-9]*\) (sets \([0-9]*\)).*/\1 \2/p' "$1" | tail -1; }
 run() {	# run OUT PROFILE
-	NETTUNE_STATS=1 nt apply "$2" > "$1.out" 2> "$1" || { cat "$1.out" "$1"; fail "apply $2"; }
+	NETTUNE_STATS=1 nt apply --yes "$2" > "$1.out" 2> "$1" || { cat "$1.out" "$1"; fail "apply $2"; }
 	grep -q "nettune stats:" "$1" || fail "no stats line with NETTUNE_STATS=1"
 }
 for n in 2 6; do

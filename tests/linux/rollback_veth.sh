@@ -22,7 +22,7 @@ interfaces:
     offloads: {gro: off, tso: on}
     linux: {features: {tx-scatter-gather: off}}
 YAML
-rc=0; nt apply "$WORK/side.yaml" > "$WORK/out" 2> "$WORK/err" || rc=$?
+rc=0; nt apply --yes "$WORK/side.yaml" > "$WORK/out" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "apply exit code after a side effect"
 grep -q "nra0 feature tx-tcp-segmentation: accepted but not effective" "$WORK/err" ||
 	{ cat "$WORK/err"; fail "missing 'accepted but not effective' message"; }
@@ -39,7 +39,7 @@ target: linux
 interfaces:
   - {name: nra0, mtu: 3000, offloads: {lro: on}}
 YAML
-rc=0; nt apply "$WORK/lro.yaml" > "$WORK/out2" 2> "$WORK/err2" || rc=$?
+rc=0; nt apply --yes "$WORK/lro.yaml" > "$WORK/out2" 2> "$WORK/err2" || rc=$?
 expect_eq "$rc" 1 "apply exit code for a fixed feature"
 grep -q "feature rx-lro .*\[cannot change\]" "$WORK/out2" || { cat "$WORK/out2"; fail "plan does not flag rx-lro"; }
 grep -q "1 action cannot be applied on this host; nothing was changed" "$WORK/err2" || { cat "$WORK/err2"; fail "message"; }

@@ -35,7 +35,7 @@ interfaces:
   - name: enp1s0f0
     rps: {cpus: "1"}
 YAML
-rc=0; "$NETTUNE" --root "$R" apply "$WORK/p.yaml" > "$WORK/out" 2> "$WORK/err" || rc=$?
+rc=0; "$NETTUNE" --root "$R" apply --yes "$WORK/p.yaml" > "$WORK/out" 2> "$WORK/err" || rc=$?
 grep -q "rps_cpus of enp1s0f0 queue 0: No such file or directory" "$WORK/err" || { cat "$WORK/err"; fail "escaping link message"; }
 [ "$rc" -eq 1 ] || { cat "$WORK/out" "$WORK/err"; fail "apply through escaping links exit $rc"; }
 # access time first: checking the content reads the file
@@ -56,7 +56,7 @@ target: linux
 sysctl:
   net/../../../../outside: "x"
 YAML
-rc=0; "$NETTUNE" --root "$R" apply "$WORK/s.yaml" > /dev/null 2> "$WORK/err" || rc=$?
+rc=0; "$NETTUNE" --root "$R" apply --yes "$WORK/s.yaml" > /dev/null 2> "$WORK/err" || rc=$?
 [ "$rc" -eq 1 ] || fail "sysctl traversal exit $rc"
 grep -q "is not a sysctl name" "$WORK/err" || { cat "$WORK/err"; fail "sysctl traversal message"; }
 [ "$(cat "$WORK/outside")" = secret ] || fail "sysctl traversal wrote outside"
@@ -68,19 +68,19 @@ rc=0; "$NETTUNE" --root "$R" plan "$WORK/p.yaml" --out "$WORK/plan.json" > /dev/
 [ "$rc" -eq 2 ] || fail "plan --out exit $rc"
 for obj in '../../../x' 'a/b' '' 'abcdefghijklmnop' '..'; do
 	sed "s|\"object\": \"enp1s0f0\"|\"object\": \"$obj\"|" "$WORK/plan.json" > "$WORK/bad.json"
-	rc=0; "$NETTUNE" --root "$R" apply "$WORK/bad.json" > /dev/null 2> "$WORK/err" || rc=$?
+	rc=0; "$NETTUNE" --root "$R" apply --yes "$WORK/bad.json" > /dev/null 2> "$WORK/err" || rc=$?
 	[ "$rc" -eq 1 ] || fail "manifest object '$obj' exit $rc"
 	grep -q "bad.json:[0-9]*:[0-9]*: error: .*object" "$WORK/err" || { cat "$WORK/err"; fail "manifest object '$obj' message"; }
 	grep -q "is not a valid plan manifest; nothing was changed" "$WORK/err" || fail "manifest object '$obj' refusal"
 	[ "$(cat "$Q/rx-0/rps_cpus")" = "00000000,00000000" ] || fail "manifest object '$obj' wrote"
 done
 sed 's|"attribute": "rps-cpus 0"|"attribute": "rps-cpus ../../x"|' "$WORK/plan.json" > "$WORK/bad.json"
-rc=0; "$NETTUNE" --root "$R" apply "$WORK/bad.json" > /dev/null 2> "$WORK/err" || rc=$?
+rc=0; "$NETTUNE" --root "$R" apply --yes "$WORK/bad.json" > /dev/null 2> "$WORK/err" || rc=$?
 [ "$rc" -eq 1 ] || fail "manifest queue traversal exit $rc"
 grep -q 'argument "../../x" of rps-cpus ../../x is not a queue number 0..65535' "$WORK/err" ||
 	{ cat "$WORK/err"; fail "manifest queue traversal message"; }
 # the plan itself applies below the root
-"$NETTUNE" --root "$R" apply "$WORK/plan.json" > /dev/null 2>&1 || fail "good plan"
+"$NETTUNE" --root "$R" apply --yes "$WORK/plan.json" > /dev/null 2>&1 || fail "good plan"
 [ "$(cat "$Q/rx-0/rps_cpus")" = "00000000,00000002" ] || fail "rps_cpus not applied: $(cat "$Q/rx-0/rps_cpus")"
 [ "$(cat "$WORK/outside")" = secret ] || fail "outside changed"
 # a FIFO in the tree fails at once instead of hanging; a hardlink to a file

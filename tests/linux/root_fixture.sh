@@ -32,7 +32,7 @@ YAML
 rc=0; "$NETTUNE" --root "$R" plan "$WORK/p.yaml" > "$WORK/plan" 2>/dev/null || rc=$?
 [ "$rc" -eq 2 ] || fail "plan exit $rc"
 grep -q "Plan: 258 changes, 0 disruptive." "$WORK/plan" || { tail -3 "$WORK/plan"; fail "plan size"; }
-"$NETTUNE" --root "$R" apply "$WORK/p.yaml" > "$WORK/apply" 2>/dev/null || fail "apply failed"
+"$NETTUNE" --root "$R" apply --yes "$WORK/p.yaml" > "$WORK/apply" 2>/dev/null || fail "apply failed"
 # node 1: physical cores 14..27, then their SMT siblings 42..55 (no
 # reserved CPU there), then wrap: queue q -> the (q % 28)-th of them
 q=0
@@ -101,7 +101,7 @@ rc=0; "$NETTUNE" --root "$R" plan "$WORK/o.yaml" > "$WORK/plan3" 2>&1 || rc=$?
 # a managed IRQ: refused at plan time, nothing written
 R2="$WORK/root2"
 python3 "$SRCROOT/tests/fixtures/mkroot.py" "$R2" --queues 8 --managed 3
-rc=0; "$NETTUNE" --root "$R2" apply "$WORK/p.yaml" > "$WORK/m.out" 2> "$WORK/m.err" || rc=$?
+rc=0; "$NETTUNE" --root "$R2" apply --yes "$WORK/p.yaml" > "$WORK/m.out" 2> "$WORK/m.err" || rc=$?
 [ "$rc" -eq 1 ] || fail "managed IRQ apply exit $rc"
 grep -q "irq-affinity 3 .*\[cannot change\]" "$WORK/m.out" || { cat "$WORK/m.out"; fail "managed IRQ not flagged"; }
 grep -q "# irq 204, kernel-managed" "$WORK/m.out" || fail "managed IRQ note"

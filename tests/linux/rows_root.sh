@@ -23,7 +23,7 @@ rc=0; "$NETTUNE" --root "$R" plan "$WORK/p.yaml" > "$WORK/plan" 2>&1 || rc=$?
 [ "$rc" -eq 2 ] || { cat "$WORK/plan"; fail "plan exit $rc"; }
 grep -Eq "^ +1  txqueuelen +1000 -> 5000 " "$WORK/plan" || { cat "$WORK/plan"; fail "plan line"; }
 grep -q "Plan: 1 change, 0 disruptive." "$WORK/plan" || { cat "$WORK/plan"; fail "plan size"; }
-"$NETTUNE" --root "$R" apply "$WORK/p.yaml" > "$WORK/apply" 2>&1 || { cat "$WORK/apply"; fail "apply"; }
+"$NETTUNE" --root "$R" apply --yes "$WORK/p.yaml" > "$WORK/apply" 2>&1 || { cat "$WORK/apply"; fail "apply"; }
 [ "$(cat "$R/sys/class/net/enp1s0f0/tx_queue_len")" = 5000 ] || fail "tx_queue_len not written"
 rc=0; "$NETTUNE" --root "$R" plan "$WORK/p.yaml" > "$WORK/plan2" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/plan2"; fail "re-plan exit $rc"; }

@@ -28,7 +28,7 @@ rc=0; nt plan "$WORK/p.yaml" > "$WORK/plan.txt" || rc=$?
 expect_eq "$rc" 2 "plan exit code"
 grep -Eq "txqueuelen +1000 -> 2500" "$WORK/plan.txt" || { cat "$WORK/plan.txt"; fail "plan txqueuelen line"; }
 grep -Eq "feature rx-udp-gro-forwarding +off -> on" "$WORK/plan.txt" || fail "plan udp_gro_forwarding line"
-rc=0; nt apply "$WORK/p.yaml" > "$WORK/apply.txt" 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > "$WORK/apply.txt" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/apply.txt"; fail "apply exit $rc"; }
 expect_eq "$(qlen nra0)" 2500 "nra0 txqueuelen (ip -d link)"
 expect_eq "$(feature nra0 rx-udp-gro-forwarding)" on "nra0 rx-udp-gro-forwarding (ethtool -k)"
@@ -86,7 +86,7 @@ YAML
 	rc=0; nt plan "$WORK/q.yaml" > "$WORK/qplan.txt" 2>&1 || rc=$?
 	expect_eq "$rc" 2 "plan of '$what'"
 	grep -q "(not observed) -> on" "$WORK/qplan.txt" || { cat "$WORK/qplan.txt"; fail "plan of '$what'"; }
-	rc=0; nt apply "$WORK/q.yaml" > "$WORK/qapply.txt" 2>&1 || rc=$?
+	rc=0; nt apply --yes "$WORK/q.yaml" > "$WORK/qapply.txt" 2>&1 || rc=$?
 	[ "$rc" -ne 0 ] || { cat "$WORK/qapply.txt"; fail "apply of '$what' succeeded on veth"; }
 	grep -q "Operation not supported" "$WORK/qapply.txt" || { cat "$WORK/qapply.txt"; fail "no kernel reason for '$what'"; }
 	grep -q "Rolled back: the host is as before." "$WORK/qapply.txt" || { cat "$WORK/qapply.txt"; fail "no rollback for '$what'"; }
@@ -122,7 +122,7 @@ interfaces:
   - name: nra1
     rss: {flow_hash: {udp4: [src-ip, dst-ip, src-port, dst-port]}}
 YAML
-rc=0; nt apply "$WORK/r.yaml" > "$WORK/rapply.txt" 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/r.yaml" > "$WORK/rapply.txt" 2>&1 || rc=$?
 expect_eq "$rc" 1 "apply of rx-flow-hash on veth"
 grep -q "r.yaml:7:5: error: veth (veth) has no RSS" "$WORK/rapply.txt" || { cat "$WORK/rapply.txt"; fail "flow hash refusal"; }
 echo "ok: txqueuelen, udp_gro_forwarding, gro_list applied, emitted and rolled back; pause and private flags refused by veth and rolled back"

@@ -21,7 +21,7 @@ sysctl:
   net/ipv4/conf/sna0/rp_filter: "2"
   net/ipv4/conf/sn.1/rp_filter: "2"
 YAML
-rc=0; nt apply "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/out"; fail "apply exit $rc"; }
 expect_eq "$(nsx cat /proc/sys/net/core/somaxconn)" 3000 "somaxconn applied"
 expect_eq "$(nsx cat /proc/sys/net/ipv4/conf/sna0/rp_filter)" 2 "rp_filter applied"
@@ -30,7 +30,7 @@ expect_eq "$(nsx cat /proc/sys/net/ipv4/conf/sn.1/rp_filter)" 2 "rp_filter of sn
 # under the key the plan compares (no "(not observed)", no second write)
 rc=0; nt plan --check "$WORK/p.yaml" > "$WORK/check" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/check"; fail "live plan --check after apply exit $rc"; }
-rc=0; nt apply "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
 expect_eq "$rc" 0 "second apply"
 grep -q "^Nothing to do" "$WORK/out" || { cat "$WORK/out"; fail "second apply wrote again"; }
 nt observe --json > "$WORK/snap.json" || fail "observe --json"

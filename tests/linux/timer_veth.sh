@@ -37,7 +37,7 @@ chmod +x "$WORK/bin/systemd-run" "$WORK/bin/systemctl"
 before=$(full_state nsy0 nsz0)
 export SHIM_LOG="$WORK/shim.log" PATH="$WORK/bin:$PATH" NS WORK NETTUNE
 in_sd() { unshare -m --propagation private sh -c 'mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system && "$@"' sh "$@"; }
-in_sd "$NETTUNE" --netns "$NS" apply --confirm-timeout 1 "$WORK/p.yaml" > /dev/null
+in_sd "$NETTUNE" --netns "$NS" apply --yes --confirm-timeout 1 "$WORK/p.yaml" > /dev/null
 id=$(jr id)
 grep -q -- "--unit=nettune-revert-$id --on-active=3s .*--setenv=NETTUNE_STATE_DIR=$NETTUNE_STATE_DIR .*rollback --unconfirmed $id\$" "$SHIM_LOG" ||
 	{ cat "$SHIM_LOG"; fail "systemd-run arguments"; }
@@ -50,7 +50,7 @@ expect_eq "$(jr state)" reverted-unconfirmed "journal after the timer"
 [ "$(full_state nsy0 nsz0)" = "$before" ] || fail "the timer did not restore the host"
 # confirmed in time: confirm stops the timer, and the timer's run is a no-op
 : > "$SHIM_LOG"; rm -f "$SHIM_LOG.out"
-in_sd "$NETTUNE" --netns "$NS" apply --confirm-timeout 1 "$WORK/p.yaml" > /dev/null
+in_sd "$NETTUNE" --netns "$NS" apply --yes --confirm-timeout 1 "$WORK/p.yaml" > /dev/null
 id=$(jr id)
 in_sd "$NETTUNE" confirm > /dev/null
 grep -q "^systemctl stop --quiet nettune-revert-$id.timer$" "$SHIM_LOG" || { cat "$SHIM_LOG"; fail "confirm did not stop the timer"; }

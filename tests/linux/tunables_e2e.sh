@@ -54,7 +54,7 @@ PY
 [ "$(full_state "$A" "$C")" = "$before" ] || fail "plan changed the host"
 
 # apply, read back with the kernel's own tools
-rc=0; nt apply "$WORK/p.yaml" > "$WORK/apply" 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > "$WORK/apply" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { show "$WORK/apply"; fail "apply exit $rc"; }
 expect_eq "$(qlen "$A")" 3333 "$A qlen (ip -d link)"
 expect_eq "$(qlen "$C")" 1 "$C qlen (ip -d link)"
@@ -66,7 +66,7 @@ converged=$(full_state "$A" "$C")
 journals=$(ls "$NETTUNE_STATE_DIR/journal" | wc -l)
 
 # idempotent: a second apply writes nothing and journals nothing new
-rc=0; nt apply "$WORK/p.yaml" > "$WORK/apply2" 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > "$WORK/apply2" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { show "$WORK/apply2"; fail "second apply exit $rc"; }
 [ "$(full_state "$A" "$C")" = "$converged" ] || fail "second apply changed the host"
 expect_eq "$(ls "$NETTUNE_STATE_DIR/journal" | wc -l)" "$journals" "journals after the no-op apply"
@@ -116,7 +116,7 @@ interfaces:
     offloads: {udp_gro_forwarding: on, gro_list: on}
     $what
 YAML
-	rc=0; nt apply "$WORK/q.yaml" > "$WORK/qa" 2>&1 || rc=$?
+	rc=0; nt apply --yes "$WORK/q.yaml" > "$WORK/qa" 2>&1 || rc=$?
 	[ "$rc" -eq 1 ] || { show "$WORK/qa"; fail "apply of '$what' on veth: exit $rc, expected 1"; }
 	case $what in
 	rss*) grep -q "q.yaml:9:5: error: veth (veth) has no RSS" "$WORK/qa" || { show "$WORK/qa"; fail "flow hash refusal not located"; } ;;
@@ -235,7 +235,7 @@ YAML
 	expect_eq "$rc" 1 "emit with private flag $n"
 	grep -q "^h.yaml:9:9: error: private flag" "$WORK/he" || { show "$WORK/he"; fail "private flag $n: no located error"; }
 	[ ! -e "$WORK/cwd/h.sh" ] || fail "a script was written for private flag $n"
-	rc=0; (cd "$WORK/cwd" && nt apply h.yaml) > "$WORK/ha" 2>&1 || rc=$?
+	rc=0; (cd "$WORK/cwd" && nt apply --yes h.yaml) > "$WORK/ha" 2>&1 || rc=$?
 	expect_eq "$rc" 1 "apply with private flag $n"
 	grep -q "^h.yaml:9:9: error: private flag" "$WORK/ha" || { show "$WORK/ha"; fail "apply, private flag $n: no located error"; }
 	[ ! -e "$WORK/cwd/pwned" ] || fail "private flag $n ran as a command"

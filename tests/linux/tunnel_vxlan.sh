@@ -46,7 +46,7 @@ grep -q "derived: tva0 mtu 9000 - VXLAN overhead 50 (ipv4 outer)" "$WORK/plan" |
 step() { awk -v o="$1" '/^[^ ]/ {cur = $1} cur == o && $2 == "mtu" {print $1}' "$WORK/plan"; }
 a=$(step tva0); b=$(step tvx0)
 [ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ] || fail "underlay not raised before the tunnel (lines $a, $b)"
-nt apply "$WORK/p.yaml" > "$WORK/apply" || fail "apply: $(cat "$WORK/apply")"
+nt apply --yes "$WORK/p.yaml" > "$WORK/apply" || fail "apply: $(cat "$WORK/apply")"
 expect_eq "$(mtu tva0)" 9000 "underlay mtu"
 expect_eq "$(mtu tvx0)" 8950 "derived vxlan mtu"
 ip -n "$NS" -d -o link show tvx0 | grep -q "vxlan id 42 local 127.0.0.1 dev tva0" ||
@@ -59,7 +59,7 @@ profile "" "    mtu: 8950" vxlan
 rc=0; nt plan "$WORK/p.yaml" > "$WORK/plan3" 2>&1 || rc=$?
 expect_eq "$rc" 0 "explicit 8950 over 9000 fits"
 profile "" "    mtu: 8951" vxlan
-rc=0; nt apply "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
 [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ] || fail "8951 over 9000 accepted (rc $rc)"
 grep -q "p.yaml:9:10: .*tunnel tvx0 mtu 8951 + VXLAN overhead 50 (ipv4 outer) = 9001 exceeds underlay tva0 mtu 9000; at most 8950 fits" "$WORK/out" ||
 	fail "no located fit error: $(cat "$WORK/out")"
@@ -67,14 +67,14 @@ expect_eq "$(mtu tvx0)" 8950 "a refused apply changed the tunnel"
 
 # the profile says geneve, the host has a vxlan device
 profile "    mtu: 9000" "" geneve
-rc=0; nt apply "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
 [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ] || fail "geneve profile on a vxlan device accepted (rc $rc)"
 grep -q "p.yaml:10:20: .*tvx0 is a vxlan device on this host; the profile says tunnel kind geneve" "$WORK/out" ||
 	fail "no located kind error: $(cat "$WORK/out")"
 
 # back down: 1500 underlay, tunnel derived 1450 (lowered before the underlay)
 profile "    mtu: 1500" "" vxlan
-nt apply "$WORK/p.yaml" > "$WORK/apply" || fail "apply down: $(cat "$WORK/apply")"
+nt apply --yes "$WORK/p.yaml" > "$WORK/apply" || fail "apply down: $(cat "$WORK/apply")"
 expect_eq "$(mtu tva0)" 1500 "underlay lowered"
 expect_eq "$(mtu tvx0)" 1450 "tunnel lowered"
 # a tunnel over a tunnel, listed before the one it rides on: tvx1 over tvx0
@@ -107,7 +107,7 @@ grep -q "derived: tvx0 mtu 8950 - VXLAN overhead 50 (ipv4 outer)" "$WORK/plan" |
 a=$(step tva0); b=$(step tvx0); c=$(step tvx1)
 [ -n "$c" ] && [ "$a" -lt "$b" ] && [ "$b" -lt "$c" ] ||
 	fail "not raised from the NIC up (steps $a, $b, $c): $(cat "$WORK/plan")"
-nt apply "$WORK/n.yaml" > "$WORK/apply" || fail "nested apply: $(cat "$WORK/apply")"
+nt apply --yes "$WORK/n.yaml" > "$WORK/apply" || fail "nested apply: $(cat "$WORK/apply")"
 expect_eq "$(mtu tva0)" 9000 "nested: underlay"
 expect_eq "$(mtu tvx0)" 8950 "nested: first tunnel"
 expect_eq "$(mtu tvx1)" 8900 "nested: tunnel over the tunnel"
@@ -116,6 +116,6 @@ rc=0; nt plan "$WORK/n.yaml" > "$WORK/plan" || rc=$?
 a=$(step tva0); b=$(step tvx0); c=$(step tvx1)
 [ -n "$a" ] && [ "$c" -lt "$b" ] && [ "$b" -lt "$a" ] ||
 	fail "not lowered from the top down (steps $a, $b, $c): $(cat "$WORK/plan")"
-nt apply "$WORK/n.yaml" > "$WORK/apply" || fail "nested apply down: $(cat "$WORK/apply")"
+nt apply --yes "$WORK/n.yaml" > "$WORK/apply" || fail "nested apply down: $(cat "$WORK/apply")"
 expect_eq "$(mtu tvx1)" 1400 "nested: tunnel over the tunnel lowered"
 echo "ok: vxlan tunnel MTU derived, ordered, checked and read back; nested too"

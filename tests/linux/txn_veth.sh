@@ -27,7 +27,7 @@ before=$(full_state nta0 ntb0)
 before2=$(ns2_state)
 
 # 1. rollback from the host enters the journal's namespace
-nt apply "$WORK/p.yaml" > /dev/null
+nt apply --yes "$WORK/p.yaml" > /dev/null
 expect_eq "$(jr netns)" "$NS" "journal target netns"
 case "$(jr profile)" in /*p.yaml) ;; *) fail "journal profile is not absolute: $(jr profile)";; esac
 expect_eq "$(mtu nta0)" 1300 "applied in the namespace"
@@ -43,7 +43,7 @@ expect_eq "$rc" 1 "second rollback"
 grep -q "was already rolled back at [0-9-]* [0-9:]* [+-][0-9]*" "$WORK/e" || { cat "$WORK/e"; fail "already rolled back message"; }
 
 # 2. the namespace deleted and created again with the same name: refused
-nt apply "$WORK/p.yaml" > /dev/null
+nt apply --yes "$WORK/p.yaml" > /dev/null
 ip netns del "$NS"; ip netns add "$NS"; veth_pair nta0 ntb0
 fresh=$(full_state nta0 ntb0)
 rc=0; "$NETTUNE" rollback 2> "$WORK/e" || rc=$?
@@ -55,7 +55,7 @@ expect_eq "$(jr state)" applied "state after a refused discard"
 
 # 3. newest is by recorded time: a journal whose name sorts last but that
 #    was created earlier is not the newest
-nt apply "$WORK/p.yaml" > /dev/null
+nt apply --yes "$WORK/p.yaml" > /dev/null
 newest=$(jr id)
 python3 - "$NETTUNE_STATE_DIR/journal" "$newest" <<'PY'
 import json, os, sys
@@ -73,7 +73,7 @@ rm -f "$NETTUNE_STATE_DIR/journal/99991231T235959.999999999Z-9-0.json"
 
 # 4. unusable journals: a traversal object, an unknown attribute, nothing
 #    restorable; each refused with its position, nothing changed
-nt apply "$WORK/p.yaml" > /dev/null
+nt apply --yes "$WORK/p.yaml" > /dev/null
 id=$(jr id)
 for bad in '"object": "../../../tmp/x"' '"attribute": "feature rx/../../x"' '"attribute": "frobnicate"'; do
 	python3 - "$NETTUNE_STATE_DIR/journal/$id.json" "$bad" <<'PY'
@@ -107,42 +107,42 @@ grep -q "is not in .*/journal" "$WORK/e" || { cat "$WORK/e"; fail "outside journ
 echo precious > "$WORK/victim"
 mv "$NETTUNE_STATE_DIR/lock" "$WORK/lock.saved"
 ln -s "$WORK/victim" "$NETTUNE_STATE_DIR/lock"
-rc=0; nt apply "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || rc=$?
 expect_eq "$rc" 1 "apply with a symlinked lock"
 expect_eq "$(cat "$WORK/victim")" precious "the lock symlink target was written"
 expect_eq "$(mtu nta0)" 1500 "applied despite the lock symlink"
 rm "$NETTUNE_STATE_DIR/lock"
 chmod 0777 "$NETTUNE_STATE_DIR"
-rc=0; nt apply "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || rc=$?
 expect_eq "$rc" 1 "apply with a world-writable state dir"
 grep -q "is world-writable (mode 0777)" "$WORK/e" || { cat "$WORK/e"; fail "world-writable message"; }
 chmod 0700 "$NETTUNE_STATE_DIR"
 chown nobody "$NETTUNE_STATE_DIR"
-rc=0; nt apply "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || rc=$?
 expect_eq "$rc" 1 "apply with a foreign-owned state dir"
 grep -q "is owned by uid [0-9]*, not root" "$WORK/e" || { cat "$WORK/e"; fail "owner message"; }
 chown root "$NETTUNE_STATE_DIR"
 mv "$NETTUNE_STATE_DIR/journal" "$WORK/journal.saved"
 ln -s "$WORK" "$NETTUNE_STATE_DIR/journal"
-rc=0; nt apply "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || rc=$?
+rc=0; nt apply --yes "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || rc=$?
 expect_eq "$rc" 1 "apply with a symlinked journal dir"
 grep -q "journal is a symbolic link or not a directory: refusing" "$WORK/e" || { cat "$WORK/e"; fail "journal symlink message"; }
 rm "$NETTUNE_STATE_DIR/journal"; mv "$WORK/journal.saved" "$NETTUNE_STATE_DIR/journal"
 expect_eq "$(mtu nta0)" 1500 "nothing applied with an unsafe state dir"
 # a parent that others may write is refused too (sticky /tmp is fine)
 mkdir -m 0775 "$WORK/gw"
-rc=0; NETTUNE_STATE_DIR="$WORK/gw/state" nt apply "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || rc=$?
+rc=0; NETTUNE_STATE_DIR="$WORK/gw/state" nt apply --yes "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || rc=$?
 expect_eq "$rc" 1 "apply with a group-writable parent of the state dir"
 grep -q "state directory $WORK/gw/state: parent $WORK/gw is group-writable (mode 0775)" "$WORK/e" || { cat "$WORK/e"; fail "parent message"; }
 # a fresh state dir is made 0700
 rm -rf "$NETTUNE_STATE_DIR"
-nt apply "$WORK/p.yaml" > /dev/null
+nt apply --yes "$WORK/p.yaml" > /dev/null
 expect_eq "$(stat -c %a "$NETTUNE_STATE_DIR")" 700 "mode of a new state dir"
 expect_eq "$(stat -c %a "$NETTUNE_STATE_DIR/journal")" 700 "mode of a new journal dir"
 nt rollback > /dev/null
 
 # 6. SIGPIPE: the reader goes away first; the apply still converges, exit 0
-rc=$( { nt apply "$WORK/p.yaml"; echo $? > "$WORK/rc"; } | true; cat "$WORK/rc")
+rc=$( { nt apply --yes "$WORK/p.yaml"; echo $? > "$WORK/rc"; } | true; cat "$WORK/rc")
 expect_eq "$rc" 0 "apply into a closed pipe"
 expect_eq "$(mtu nta0)" 1300 "apply into a closed pipe converged"
 expect_eq "$(jr state)" applied "journal of the piped apply"
@@ -153,7 +153,7 @@ ports="nth0 nth1 nth2 nth3 nth4 nth5 nth6 nth7"
 { printf 'apiVersion: nettune/v1\nkind: HostProfile\nmetadata: {name: hotplug, host: any}\ntarget: linux\ninterfaces:\n'
   for p in $ports; do printf '  - {name: %s, mtu: 1280, offloads: {gro: on}}\n' "$p"; done; } > "$WORK/h.yaml"
 for p in $ports; do ip -n "$NS" link add "$p" type veth peer name "x$p"; done
-for p in $ports; do nt apply --only "$p" "$WORK/h.yaml" > "$WORK/h.$p" 2>&1 & done
+for p in $ports; do nt apply --yes --only "$p" "$WORK/h.yaml" > "$WORK/h.$p" 2>&1 & done
 wait
 for p in $ports; do
 	expect_eq "$(mtu "$p")" 1280 "mtu of $p after the concurrent burst"
@@ -166,7 +166,7 @@ echo "ok: rollback targets, newest by time, unusable journals, state dir, SIGPIP
 # 8. review findings, each a class
 # 8a. an open journal that does not load (no transitions): every command
 #     warns (no crash), apply and rollback without a JOURNAL refuse
-nt apply "$WORK/p.yaml" > /dev/null
+nt apply --yes "$WORK/p.yaml" > /dev/null
 good=$(jr id)
 python3 - "$NETTUNE_STATE_DIR/journal" "$good" <<'PY'
 import json, os, sys
@@ -179,7 +179,7 @@ open(os.path.join(d, j["id"] + ".open"), "w").close()
 PY
 nt validate "$WORK/p.yaml" 2> "$WORK/e" || fail "validate with an unusable open journal"
 grep -q "journal 20000101T000000.000000000Z-1-0 is open but unusable" "$WORK/e" || { cat "$WORK/e"; fail "no warning for an unusable open journal"; }
-rc=0; nt apply "$WORK/h.yaml" > /dev/null 2> "$WORK/e" || rc=$?
+rc=0; nt apply --yes "$WORK/h.yaml" > /dev/null 2> "$WORK/e" || rc=$?
 expect_eq "$rc" 1 "apply with an unusable open journal"
 rc=0; nt rollback 2> "$WORK/e" || rc=$?
 expect_eq "$rc" 1 "rollback without JOURNAL beside an unusable one"
@@ -188,13 +188,13 @@ rm "$NETTUNE_STATE_DIR/journal/20000101T000000.000000000Z-1-0".*
 nt rollback "$good" > /dev/null
 # 8b. a stale marker beside a finished journal neither warns nor blocks
 : > "$NETTUNE_STATE_DIR/journal/$good.open"
-nt apply "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || { cat "$WORK/e"; fail "apply refused by a stale marker"; }
+nt apply --yes "$WORK/p.yaml" > /dev/null 2> "$WORK/e" || { cat "$WORK/e"; fail "apply refused by a stale marker"; }
 [ ! -s "$WORK/e" ] || { cat "$WORK/e"; fail "warnings for a stale marker"; }
 [ ! -e "$NETTUNE_STATE_DIR/journal/$good.open" ] || fail "stale marker not swept"
 # 8c. a no-op apply waits for the lock like any apply (hotplug)
 flock "$NETTUNE_STATE_DIR/lock" sleep 1 &
 sleep 0.3
-nt apply --only nta0 "$WORK/p.yaml" > "$WORK/o" 2>&1 || { cat "$WORK/o"; fail "no-op --only did not wait for the lock"; }
+nt apply --yes --only nta0 "$WORK/p.yaml" > "$WORK/o" 2>&1 || { cat "$WORK/o"; fail "no-op --only did not wait for the lock"; }
 grep -q "Nothing to do" "$WORK/o" || fail "no-op --only output"
 wait
 # 8d. SIGTERM while waiting for the lock stops at once, nothing changed
@@ -202,7 +202,7 @@ nt rollback > /dev/null
 flock "$NETTUNE_STATE_DIR/lock" sleep 5 &
 holder=$!
 sleep 0.3
-"$NETTUNE" --netns "$NS" apply --wait 30 "$WORK/p.yaml" > /dev/null 2> "$WORK/e" &
+"$NETTUNE" --netns "$NS" apply --yes --wait 30 "$WORK/p.yaml" > /dev/null 2> "$WORK/e" &
 waiter=$!
 sleep 0.5
 kill -TERM "$waiter"
@@ -215,7 +215,7 @@ wait
 # 8e. the confirm watcher does not hold the caller's other descriptors:
 #     a pipe on fd 3 closes when the apply returns, not at the deadline
 export NS WORK
-rc=0; timeout 3 sh -c '("$NETTUNE" --netns "$NS" apply --confirm-timeout 6 "$WORK/p.yaml" 3>&1 >/dev/null) | cat >/dev/null' || rc=$?
+rc=0; timeout 3 sh -c '("$NETTUNE" --netns "$NS" apply --yes --confirm-timeout 6 "$WORK/p.yaml" 3>&1 >/dev/null) | cat >/dev/null' || rc=$?
 expect_eq "$rc" 0 "the watcher kept a caller's pipe open"
 expect_eq "$(jr state)" pending-confirm "the piped confirm-timeout apply"
 # 8f. --discard of a journal whose watcher is alive is refused, no revert

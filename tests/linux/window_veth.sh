@@ -57,10 +57,10 @@ grep -q "$(printf '\033')" "$WORK/tty" && fail "escape sequences with NO_COLOR"
 nt rollback > /dev/null
 
 # history: every state, newest first; show prints one journal
-nt apply --confirm-timeout 1 "$WORK/p.yaml" > /dev/null
+nt apply --yes --confirm-timeout 1 "$WORK/p.yaml" > /dev/null
 jr wait reverted-unconfirmed 15 || fail "no revert"
 reverted=$(jr id)
-nt apply --confirm-timeout 30 "$WORK/p.yaml" > /dev/null
+nt apply --yes --confirm-timeout 30 "$WORK/p.yaml" > /dev/null
 nt confirm > /dev/null
 nt history --json > "$WORK/h.json"
 python3 - "$WORK/h.json" "$NS" <<'PY'

@@ -23,7 +23,7 @@ cp "$WORK/ci.key.pub" "$NETTUNE_TRUST_DIR/ci.pub"
 rc=0; nt plan "$WORK/p.yaml" --out "$WORK/plan.json" > /dev/null || rc=$?
 expect_eq "$rc" 2 "plan --out exit code"
 # unsigned: refused because the trust directory exists
-rc=0; nt apply "$WORK/plan.json" 2> "$WORK/err" || rc=$?
+rc=0; nt apply --yes "$WORK/plan.json" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "unsigned plan exit code"
 grep -q "error: missing signature: .* is not signed" "$WORK/err" || { cat "$WORK/err"; fail "unsigned message"; }
 expect_eq "$(mtu nsa0)" 1400 "unsigned plan changed the mtu"
@@ -34,14 +34,14 @@ cp "$WORK/plan.json" "$WORK/plan-copy.json"
 cp "$WORK/plan.json.sig" "$WORK/plan-copy.json.sig"
 # drift after signing: the plan is stale and nothing changes
 nsx ethtool -K nsa0 gro on
-rc=0; nt apply "$WORK/plan.json" 2> "$WORK/err" || rc=$?
+rc=0; nt apply --yes "$WORK/plan.json" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "stale plan exit code"
 grep -q "error: stale plan: 1 setting of this host changed" "$WORK/err" || { cat "$WORK/err"; fail "stale message"; }
 grep -q "  nsa0 feature rx-gro: planned from off, the host now has on" "$WORK/err" || { cat "$WORK/err"; fail "stale difference"; }
 expect_eq "$(mtu nsa0)" 1400 "stale plan changed the mtu"
 nsx ethtool -K nsa0 gro off
 # the signed plan applies exactly
-rc=0; nt apply "$WORK/plan.json" > "$WORK/out" 2>&1 || rc=$?
+rc=0; nt apply --yes "$WORK/plan.json" > "$WORK/out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/out"; fail "apply of the signed plan exit $rc"; }
 expect_eq "$(mtu nsa0)" 9000 "nsa0 mtu"
 expect_eq "$(feature nsa0 generic-receive-offload)" on "nsa0 gro"
@@ -50,17 +50,17 @@ expect_eq "$(chan nsa0 RX)" 2 "nsa0 rx channels"
 grep -q "journal" "$WORK/out" || fail "apply did not name its journal"
 # applying the same plan again: the host holds every "to" value
 njournals=$(ls "$NETTUNE_STATE_DIR/journal" | wc -l)
-rc=0; nt apply "$WORK/plan-copy.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
+rc=0; nt apply --yes "$WORK/plan-copy.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err"; fail "re-applied plan exit $rc"; }
 grep -q "^Already converged: this host already holds every value .*plan-copy.json sets ([0-9]* actions); nothing was changed.$" "$WORK/out" \
 	|| { cat "$WORK/out"; fail "re-applied plan does not say already converged"; }
 expect_eq "$(ls "$NETTUNE_STATE_DIR/journal" | wc -l)" "$njournals" "journals after a converged re-apply"
-rc=0; nt apply --dry-run "$WORK/plan-copy.json" > "$WORK/out" 2>&1 || rc=$?
+rc=0; nt apply --yes --dry-run "$WORK/plan-copy.json" > "$WORK/out" 2>&1 || rc=$?
 expect_eq "$rc" 0 "dry run of a converged plan"
 grep -q "^Already converged" "$WORK/out" || { cat "$WORK/out"; fail "dry run: already converged"; }
 # partly undone by hand: stale, naming the value the host no longer holds
 nsx ethtool -K nsa0 gro off
-rc=0; nt apply "$WORK/plan-copy.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
+rc=0; nt apply --yes "$WORK/plan-copy.json" > "$WORK/out" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "partly converged plan exit code"
 grep -q "error: stale plan: [0-9]* settings of this host changed" "$WORK/err" || { cat "$WORK/err"; fail "partial: stale message"; }
 grep -q "  nsa0 mtu: planned from 1400, the host now has 9000 (the planned value)" "$WORK/err" || { cat "$WORK/err"; fail "partial: held value"; }
@@ -72,7 +72,7 @@ nsx ethtool -K nsa0 gro on
 rc=0; nt plan "$WORK/p.yaml" --out "$WORK/conv.json" > /dev/null || rc=$?
 expect_eq "$rc" 0 "converged plan exit code"
 "$NETTUNE" sign --key "$WORK/ci.key" "$WORK/conv.json" > /dev/null
-nt apply "$WORK/conv.json" > "$WORK/out2" || fail "converged signed plan"
+nt apply --yes "$WORK/conv.json" > "$WORK/out2" || fail "converged signed plan"
 grep -q "Nothing to do" "$WORK/out2" || fail "converged signed plan output"
 rc=0; nt plan --check "$WORK/p.yaml" > /dev/null || rc=$?
 expect_eq "$rc" 0 "drift check after apply"

@@ -350,7 +350,7 @@ def t_refusals():
         # unsigned without any trust: a warning, and it applies (converged plan: nothing to do)
         conv = E.p("conv.json")
         rc = plan_out(E, root, conv)
-        rc, out, err = E.run(["--root", root, "apply", conv])
+        rc, out, err = E.run(["--root", root, "apply", "--yes", conv])
         check(rc == 0 and "warning: no trusted keys" in err and "Nothing to do" in out,
               "unsigned converged plan without trust: %d %s %s" % (rc, out, err))
     finally:
@@ -682,7 +682,7 @@ def t_drift():
         root = fixture(E)
         rc, out, _ = E.run(["--root", root, "plan", "--check", E.p("p.yaml")])
         check(rc == 2, "fixture drift %d" % rc)
-        E.run(["--root", root, "apply", E.p("p.yaml")])
+        E.run(["--root", root, "apply", "--yes", E.p("p.yaml")])
         rc, out, _ = E.run(["--root", root, "plan", "--check", E.p("p.yaml")])
         check(rc == 0 and out == "in sync: the live host matches %s\n" % E.p("p.yaml"), "in sync: %d %r" % (rc, out))
     finally:

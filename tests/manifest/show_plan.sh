@@ -93,7 +93,7 @@ rc=0; "$NETTUNE" show ./missing.json > out 2> err || rc=$?
 rc=0; "$NETTUNE" show --trust ci.key.pub > out 2> err || rc=$?
 [ "$rc" -eq 64 ] || fail "no argument exit $rc"
 # journals: by ID and by path, as before
-"$NETTUNE" --root "$R" apply p.yaml > apply.out 2>&1 || { cat apply.out; fail "apply"; }
+"$NETTUNE" --root "$R" apply --yes p.yaml > apply.out 2>&1 || { cat apply.out; fail "apply"; }
 j=$(ls "$NETTUNE_STATE_DIR/journal" | head -1)
 [ -n "$j" ] || fail "no journal"
 "$NETTUNE" show "${j%.json}" > show.txt || fail "show JOURNAL ID"

@@ -607,7 +607,7 @@ def t_terminal():
         E.write(HOSTILE_FILE, HOST + "sysctl:\n  net.core.rps_sock_flow_entries: \"32768\"\n")
         rc, out, err = run_bytes(E, ["--root", r, "plan", HOSTILE_FILE])
         clean("plan text", rc, out, err, 2, [HOSTILE_SHOWN + ":6:35"])
-        rc, out, err = run_bytes(E, ["--root", r, "apply", HOSTILE_FILE])
+        rc, out, err = run_bytes(E, ["--root", r, "apply", "--yes", HOSTILE_FILE])
         clean("apply", rc, out, err, 0)
         jdir = os.path.join(E.env["NETTUNE_STATE_DIR"], "journal")
         names = [n for n in os.listdir(jdir) if n.endswith(".json")]

@@ -56,8 +56,8 @@ target: linux
 interfaces:
   - {name: vga0, nic: veth, mtu: 9000, offloads: {gro: on, tso: off}, channels: {rx: 2, tx: 2}}
 YAML
-	vg 0 "$NETTUNE" --netns "$NS" apply "$WORK/p.yaml"
-	vg 0 "$NETTUNE" --netns "$NS" apply "$WORK/p.yaml"
+	vg 0 "$NETTUNE" --netns "$NS" apply --yes "$WORK/p.yaml"
+	vg 0 "$NETTUNE" --netns "$NS" apply --yes "$WORK/p.yaml"
 	grep -q "Nothing to do" "$WORK/out" || fail "second apply: $(cat "$WORK/out")"
 	vg 0 "$NETTUNE" --netns "$NS" rollback
 	vg 0 "$NETTUNE" --netns "$NS" observe --json

@@ -95,7 +95,7 @@ def setup(work):
     with open(os.path.join(work, "p.yaml"), "w") as f:
         f.write(PROFILE)
     env = {"NETTUNE_STATE_DIR": os.path.join(work, "state")}
-    run(["--root", base, "apply", "p.yaml"], work, env, 0)
+    run(["--root", base, "apply", "--yes", "p.yaml"], work, env, 0)
     for q in (0, 5, 12, 13, 37, 63):
         with open(os.path.join(base, f"proc/irq/{201 + q}/smp_affinity_list")) as f:
             got = f.read().strip()
@@ -412,7 +412,11 @@ def t_live():
 def t_render():
     chrome = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chrome:
-        print("SKIP: chromium not installed (the SVG test checks the XML)")
+        # in CI it must run: scripts/deps.sh test installs chromium
+        if os.environ.get("CI") == "true":
+            fail("chromium is not installed (CI=true: scripts/deps.sh test installs it)")
+        print("SKIP: chromium not installed (the SVG test checks the XML; "
+              "scripts/deps.sh test installs it)")
         sys.exit(SKIP)
     with tempfile.TemporaryDirectory() as work:
         base, env = setup(work)
