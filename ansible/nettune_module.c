@@ -605,6 +605,13 @@ static void run(const struct nt_margs *a, struct nt_result *r)
 	rq.netns = a->netns;
 	rq.any_host = a->any_host;
 	rc = nt_pipeline_run(&rq, &c, &d);
+	if (rc && nt_apply_interrupted()) {
+		/* the signal cut the observation short: its words, not the
+		 * read error it caused */
+		nt_diags_free(&d);
+		stopped_before(r);
+		goto out;
+	}
 	if (rc && a->profile && (reason = not_a_profile(a->profile, why, sizeof(why)))) {
 		nt_diags_free(&d);
 		result_fail(r, "%s: not a nettune profile (%s)", name, reason);

@@ -1017,6 +1017,14 @@ next:
 		if (rc)
 			break;
 	}
+	if (!rc && interrupted) {
+		/* a signal after the last write: roll back, without a read-back
+		 * that the signal would cut short and misreport */
+		fprintf(stderr, "nettune apply: interrupted by signal %d after the last step\n",
+			(int)interrupted);
+		rc = 1;
+		done = n;
+	}
 	/* The read-back of the netlink settings, and below the check that
 	 * every desired setting reads as desired: after all writes, from one
 	 * fresh dump per message family. */
