@@ -201,6 +201,8 @@ void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
 	nt_buf_json_str(b, j->root ? j->root : "");
 	nt_buf_puts(b, "},\n \"profile\": ");
 	nt_buf_json_str(b, j->profile ? j->profile : "");
+	nt_buf_puts(b, ",\n \"error\": ");
+	nt_buf_json_str_or_null(b, j->error);
 	nt_buf_puts(b, ",\n \"transitions\": [");
 	for (i = 0; i < j->ntr; i++) {
 		nt_buf_printf(b, "%s{\"state\": \"%s\", ", i ? ",\n  " : "\n  ",
