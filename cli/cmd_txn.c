@@ -122,39 +122,27 @@ int nt_txn_enter_target(const struct nt_journal *j, bool entered_netns, char *er
 }
 
 /* The cookie of the network namespace /run/netns/NAME now (0: unknown:
- * entering it needs root), read in a child: this process stays where it is. */
+ * entering it needs root).  This process enters it and comes back (only
+ * its network namespace: the mounts and the rest stay). */
 static unsigned long long named_netns_cookie(const char *name)
 {
 	char *path = nt_xasprintf("/run/netns/%s", name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	unsigned long long cookie = 0;
-	int p[2], st;
-	pid_t pid;
 
-	if (pipe2(p, O_CLOEXEC)) {
-		free(path);
-		return 0;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-		close(p[0]);
-		if (fd >= 0 && !setns(fd, CLONE_NEWNET))
-			cookie = nt_netns_cookie();
-		if (write(p[1], &cookie, sizeof(cookie)) != sizeof(cookie))
-			_exit(1);
-		_exit(0);
-	}
-	close(p[1]);
-	if (pid > 0) {
-		if (read(p[0], &cookie, sizeof(cookie)) != sizeof(cookie))
-			cookie = 0;
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-	}
-	close(p[0]);
 	free(path);
+	if (fd >= 0 && self >= 0 && !setns(fd, CLONE_NEWNET)) {
+		cookie = nt_netns_cookie();
+		if (setns(self, CLONE_NEWNET)) {
+			fprintf(stderr, "nettune: error: cannot return to the network namespace nettune "
+				"ran in: %s\n", strerror(errno));
+			exit(NT_EXIT_FAIL);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (self >= 0)
+		close(self);
 	return cookie;
 }
 
