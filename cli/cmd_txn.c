@@ -277,7 +277,7 @@ static bool newer_blocks(int jfd, const struct nt_journal *j)
 			continue;
 		}
 		nt_local_time(v[i].created_ns, when, sizeof(when));
-		fprintf(stderr, "nettune rollback: error: journal %s (%s, applied %s) is newer than %s "
+		fprintf(stderr, "nettune rollback: error: journal %s (%s, %s) is newer than %s "
 			"and changed the same settings: %s\n", v[i].id, nt_jstate_name(v[i].state),
 			when, j->id, l.p);
 		nt_buf_free(&l);
@@ -530,13 +530,13 @@ static char *newest_restorable(const struct nt_journal *v, size_t n)
 		}
 		nt_local_time(v[k].created_ns, when, sizeof(when));
 		if (skipped || gone)
-			printf("The newest journal that can be rolled back is %s (%s, applied %s; "
+			printf("The newest journal that can be rolled back is %s (%s, %s; "
 			       "%zu newer skipped: %s).\n", v[k].id, nt_jstate_name(v[k].state), when,
 			       skipped + gone, gone && skipped ? "failed, rolled back, reverted or "
 			       "discarded, or their target is gone" : gone ? "their target is gone" :
 			       "failed, rolled back, reverted or discarded");
 		else
-			printf("The newest journal is %s (%s, applied %s).\n", v[k].id,
+			printf("The newest journal is %s (%s, %s).\n", v[k].id,
 			       nt_jstate_name(v[k].state), when);
 		return nt_xstrdup(v[k].id);
 	}

@@ -61,7 +61,7 @@ expect_eq "$rc" 1 "rollback of the failed apply"
 grep -q "journal $bad is a failed apply, already rolled back at .*: nfa0 feature" "$WORK/err" ||
 	{ cat "$WORK/err"; fail "refusal of the failed journal"; }
 nt rollback > "$WORK/out" 2> "$WORK/err" || { cat "$WORK/err"; fail "bare rollback"; }
-grep -q "The newest journal that can be rolled back is $good (applied, applied .*; 1 newer skipped" "$WORK/out" ||
+grep -q "The newest journal that can be rolled back is $good (applied, [0-9-]* [0-9:]* [+-][0-9]*; 1 newer skipped" "$WORK/out" ||
 	{ cat "$WORK/out"; fail "bare rollback does not say which journal it took"; }
 expect_eq "$(mtu nfa0)" 1500 "mtu after the bare rollback"
 expect_eq "$(jr state 1)" rolled-back "the good apply after the operator's rollback"

@@ -30,7 +30,7 @@ expect_eq "$(mtu noa0)" 8000 "after B"
 # 1. rollback A under B: refused, naming B; nothing changed
 rc=0; nt rollback "$a" > "$WORK/out" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "rollback of A under B"
-grep -q "journal $b (applied, applied .*) is newer than $a and changed the same settings: noa0 mtu" "$WORK/err" ||
+grep -q "journal $b (applied, [0-9-]* [0-9:]* [+-][0-9]*) is newer than $a and changed the same settings: noa0 mtu" "$WORK/err" ||
 	{ cat "$WORK/err"; fail "refusal does not name the newer journal and the setting"; }
 grep -q "nothing was changed" "$WORK/err" || fail "refusal does not say nothing was changed"
 expect_eq "$(mtu noa0)" 8000 "mtu after the refused rollback"
