@@ -517,7 +517,7 @@ static void report_apply(int rc, size_t n, const struct nt_jids *before, struct 
 	struct nt_journal j = {0};
 	struct nt_buf labels = {0};
 	int sig = nt_apply_interrupted(), jr = journal_of_this_run(before, &j);
-	char cause[64];
+	char cause[NT_JOURNAL_ERROR_MAX + 64];
 	size_t bad;
 
 	r->signal = sig;
@@ -553,14 +553,17 @@ static void report_apply(int rc, size_t n, const struct nt_jids *before, struct 
 		goto out;
 	}
 	bad = check_restored(c, &j, r, &labels);
-	if (!bad && j.state == NT_JS_ROLLED_BACK) {
+	/* the apply's own rollback leaves a failed journal, its error recorded */
+	if (!sig && j.error)
+		snprintf(cause, sizeof(cause), "apply failed (%s)", j.error);
+	if (!bad && j.state == NT_JS_FAILED) {
 		r->changed = false;
 		r->outcome = NT_OUT_ROLLED_BACK;
 		result_fail(r, "%s; rolled back: the host is as before", cause);
 	} else if (!bad) {
 		result_fail(r, "%s; every setting reads as before, but journal %s is left %s: "
 			    "'nettune rollback %s' closes it", cause, j.id, r->journal_state, j.id);
-	} else if (j.state == NT_JS_ROLLED_BACK) {
+	} else if (j.state == NT_JS_FAILED) {
 		result_fail(r, "%s; journal %s says rolled back, but %zu setting%s do%s not read as "
 			    "before: %s", cause, j.id, bad, bad == 1 ? "" : "s", bad == 1 ? "es" : "",
 			    labels.p);

@@ -11,8 +11,11 @@
 #include "../compiler/base/buf.h"
 #include "cli.h"
 #include "show.h"
+#include "txn.h"
 
-static void target_of(const struct nt_journal *j, struct nt_buf *b)
+/* "host netns X root R", and " (gone)" when that target no longer exists
+ * (gone: the reason, or NULL when it is there). */
+static void target_of(const struct nt_journal *j, const char *gone, struct nt_buf *b)
 {
 	nt_buf_put_escaped(b, j->hostname ? j->hostname : "?");
 	if (j->netns) {
@@ -23,6 +26,8 @@ static void target_of(const struct nt_journal *j, struct nt_buf *b)
 		nt_buf_puts(b, " root ");
 		nt_buf_put_escaped(b, j->root);
 	}
+	if (gone)
+		nt_buf_puts(b, " (gone)");
 }
 
 static int open_journals(const char *cmd, int *jfd)
@@ -53,9 +58,14 @@ int cmd_history(int argc, char **argv)
 			printf("Usage: nettune history [--json]\n\n"
 			       "The apply journals in $NETTUNE_STATE_DIR/journal, newest first by their\n"
 			       "recorded time: when, state (applying, applied, pending-confirm, confirmed,\n"
-			       "rolling-back, rolled-back, reverted-unconfirmed, rollback-incomplete,\n"
-			       "discarded), target (host, network namespace, --root), number of changes,\n"
-			       "profile and ID.\n"
+			       "rolling-back, rolled-back, failed, reverted-unconfirmed,\n"
+			       "rollback-incomplete, discarded), target (host, network namespace, --root;\n"
+			       "\"(gone)\" when the namespace was deleted or recreated, or the --root\n"
+			       "removed: 'nettune rollback --discard ID' retires such a journal), number\n"
+			       "of changes, profile and ID, and the error of a failed apply.  rolled-back\n"
+			       "is an operator's rollback; failed is a failed or interrupted apply whose\n"
+			       "changes are undone.  --json adds \"error\" (null: none) and \"target_gone\"\n"
+			       "(null, or why).\n"
 			       "'nettune show ID' prints one.  Exit status: 0, 1 error.\n");
 			return NT_EXIT_OK;
 		} else if (!strcmp(argv[k], "--json")) {
@@ -79,9 +89,10 @@ int cmd_history(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		const struct nt_journal *j = &v[i];
 		struct nt_buf t = {0};
-		char when[64];
+		char when[64], why[512];
+		bool gone = nt_jstate_restorable(j->state) && nt_txn_target_gone(j, why, sizeof(why));
 
-		target_of(j, &t);
+		target_of(j, gone ? why : NULL, &t);
 		if (json) {
 			char utc[48];
 
@@ -102,6 +113,10 @@ int cmd_history(int argc, char **argv)
 			nt_buf_json_str(&out, j->profile ? j->profile : "");
 			nt_buf_puts(&out, ", \"command\": ");
 			nt_buf_json_str(&out, j->command ? j->command : "apply");
+			nt_buf_puts(&out, ", \"error\": ");
+			nt_buf_json_str_or_null(&out, j->error);
+			nt_buf_puts(&out, ", \"target_gone\": ");
+			nt_buf_json_str_or_null(&out, gone ? why : NULL);
 			nt_buf_puts(&out, "}");
 		} else {
 			nt_local_time(j->created_ns, when, sizeof(when));
@@ -109,6 +124,8 @@ int cmd_history(int argc, char **argv)
 				      nt_jstate_name(j->state), t.p, j->n,
 				      j->profile && *j->profile ? nt_esc(j->profile) : "(no profile)",
 				      27, "", nt_esc(j->id));
+			if (j->error)
+				nt_buf_printf(&out, "%*serror: %s\n", 27, "", nt_esc(j->error));
 		}
 		nt_buf_free(&t);
 	}
@@ -160,11 +177,19 @@ int nt_show_journal(const char *arg, bool json)
 		nt_journal_format(&j, &out);
 	} else {
 		struct nt_buf t = {0};
+		char why[512];
+		bool gone = nt_jstate_restorable(j.state) && nt_txn_target_gone(&j, why, sizeof(why));
 
-		target_of(&j, &t);
-		nt_buf_printf(&out, "Journal %s\n  state    %s\n  target   %s\n  profile  %s\n"
-			      "  command  nettune %s (pid %d)\n", nt_esc(j.id), nt_jstate_name(j.state),
-			      t.p, j.profile && *j.profile ? nt_esc(j.profile) : "(none)",
+		target_of(&j, gone ? why : NULL, &t);
+		nt_buf_printf(&out, "Journal %s\n  state    %s\n", nt_esc(j.id), nt_jstate_name(j.state));
+		if (j.error)
+			nt_buf_printf(&out, "  error    %s\n", nt_esc(j.error));
+		nt_buf_printf(&out, "  target   %s\n", t.p);
+		if (gone)
+			nt_buf_printf(&out, "           %s: 'nettune rollback --discard %s' retires the "
+				      "journal\n", why, nt_esc(j.id));
+		nt_buf_printf(&out, "  profile  %s\n  command  nettune %s (pid %d)\n",
+			      j.profile && *j.profile ? nt_esc(j.profile) : "(none)",
 			      j.command ? nt_esc(j.command) : "apply", j.tr[0].pid);
 		if (j.deadline_ns) {
 			nt_local_time(j.deadline_ns, when, sizeof(when));
@@ -187,7 +212,9 @@ int nt_show_journal(const char *arg, bool json)
 			else
 				nt_buf_puts(&from, "(none)");
 			nt_value_format(&e->after, &to, false);
-			nt_buf_printf(&out, "  %3zu  %s: %s -> %s\n", k + 1, nt_esc(attr), from.p, to.p);
+			/* an empty value (irqbalance bans none) prints as "" */
+			nt_buf_printf(&out, "  %3zu  %s: %s -> %s\n", k + 1, nt_esc(attr),
+				      from.p ? from.p : "\"\"", to.p ? to.p : "\"\"");
 			free(attr);
 			nt_buf_free(&from);
 			nt_buf_free(&to);

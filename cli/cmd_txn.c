@@ -2,6 +2,8 @@
 /* nettune rollback / confirm, and the recovery check every command makes:
  * the journal's target is entered (or refused), never guessed. */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +121,66 @@ int nt_txn_enter_target(const struct nt_journal *j, bool entered_netns, char *er
 	return 0;
 }
 
+/* The cookie of the network namespace /run/netns/NAME now (0: unknown:
+ * entering it needs root).  This process enters it and comes back (only
+ * its network namespace: the mounts and the rest stay). */
+static unsigned long long named_netns_cookie(const char *name)
+{
+	char *path = nt_xasprintf("/run/netns/%s", name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	unsigned long long cookie = 0;
+
+	free(path);
+	if (fd >= 0 && self >= 0 && !setns(fd, CLONE_NEWNET)) {
+		cookie = nt_netns_cookie();
+		if (setns(self, CLONE_NEWNET)) {
+			fprintf(stderr, "nettune: error: cannot return to the network namespace nettune "
+				"ran in: %s\n", strerror(errno));
+			exit(NT_EXIT_FAIL);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (self >= 0)
+		close(self);
+	return cookie;
+}
+
+bool nt_txn_target_gone(const struct nt_journal *j, char *why, size_t n)
+{
+	unsigned long long cookie;
+	struct stat st;
+
+	if (*j->root && (stat(j->root, &st) || !S_ISDIR(st.st_mode))) {
+		snprintf(why, n, "its --root %s no longer exists", nt_esc(j->root));
+		return true;
+	}
+	if (!j->netns)
+		return false;	/* an unnamed namespace cannot be looked up from here */
+	{
+		char *path = nt_xasprintf("/run/netns/%s", j->netns);
+		int r = stat(path, &st), e = errno;
+
+		free(path);
+		if (r && e == ENOENT) {
+			snprintf(why, n, "its network namespace %s no longer exists",
+				 nt_esc(j->netns));
+			return true;
+		}
+		if (r)
+			return false;
+	}
+	/* inode numbers are reused at once; the cookie is not (needs root) */
+	if ((j->netns_ino && (unsigned long long)st.st_ino != j->netns_ino) ||
+	    (j->netns_cookie && geteuid() == 0 &&
+	     (cookie = named_netns_cookie(j->netns)) && cookie != j->netns_cookie)) {
+		snprintf(why, n, "its network namespace %s was deleted and created again",
+			 nt_esc(j->netns));
+		return true;
+	}
+	return false;
+}
+
 /* The state a rolling-back journal was rolled back from. */
 static enum nt_jstate rolled_back_from(const struct nt_journal *j)
 {
@@ -142,6 +204,94 @@ static bool expired(const struct nt_journal *j)
 	return j->deadline_ns && nt_now_ns() >= j->deadline_ns &&
 	       (j->state == NT_JS_PENDING_CONFIRM || j->state == NT_JS_APPLYING ||
 		(j->state == NT_JS_ROLLING_BACK && was_unconfirmed(j)));
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Whether two journals act on the same host, namespace and root. */
+static bool same_target(const struct nt_journal *a, const struct nt_journal *b)
+{
+	if (a->machine_id && b->machine_id && strcmp(a->machine_id, b->machine_id))
+		return false;
+	if (!same_str(a->root, b->root))
+		return false;
+	if (a->netns_cookie && b->netns_cookie)
+		return a->netns_cookie == b->netns_cookie;
+	return a->netns_ino == b->netns_ino && same_str(a->netns, b->netns);
+}
+
+static bool same_setting(const struct nt_jentry *a, const struct nt_jentry *b)
+{
+	return a->kind == b->kind && !strcmp(a->object, b->object) && same_str(a->arg, b->arg);
+}
+
+/* The settings of j that n changed too, as "eth0 mtu, ..." (how many). */
+static size_t shared_settings(const struct nt_journal *j, const struct nt_journal *n,
+			      struct nt_buf *out)
+{
+	size_t k = 0;
+
+	for (size_t a = 0; a < j->n; a++) {
+		for (size_t b = 0; b < n->n; b++) {
+			char *l;
+
+			if (!same_setting(&j->e[a], &n->e[b]))
+				continue;
+			if (k < 8) {
+				l = nt_setting_label(j->e[a].kind, j->e[a].object, j->e[a].arg);
+				nt_buf_printf(out, "%s%s", k ? ", " : "", nt_esc(l));
+				free(l);
+			}
+			k++;
+			break;
+		}
+	}
+	if (k > 8)
+		nt_buf_printf(out, " and %zu more", k - 8);
+	return k;
+}
+
+/*
+ * Rollback order: restoring j under a newer journal that is not rolled back
+ * and changed the same settings on the same target would bring back j's
+ * previous values over the newer change, and the newer journal's own
+ * rollback would then restore j's "after" (neither the original nor any
+ * profile).  Says which journals stand in the way; true if any does.
+ */
+static bool newer_blocks(int jfd, const struct nt_journal *j)
+{
+	struct nt_journal *v;
+	size_t n = nt_journal_list(jfd, false, &v, NULL), i, nb = 0;
+	const char *newest = NULL;
+
+	for (i = 0; i < n && strcmp(v[i].id, j->id); i++) {
+		struct nt_buf l = {0};
+		char when[64];
+
+		if (!nt_jstate_restorable(v[i].state) || !same_target(&v[i], j) ||
+		    !shared_settings(j, &v[i], &l)) {
+			nt_buf_free(&l);
+			continue;
+		}
+		nt_local_time(v[i].created_ns, when, sizeof(when));
+		fprintf(stderr, "nettune rollback: error: journal %s (%s, %s) is newer than %s "
+			"and changed the same settings: %s\n", v[i].id, nt_jstate_name(v[i].state),
+			when, j->id, l.p);
+		nt_buf_free(&l);
+		if (!newest)
+			newest = v[i].id;
+		nb++;
+	}
+	if (nb)
+		fprintf(stderr, "nettune rollback: error: roll back the newer journal%s first, newest "
+			"first ('nettune rollback %s'), or give --force to restore the values of %s "
+			"over %s; nothing was changed\n", nb == 1 ? "" : "s", newest, j->id,
+			nb == 1 ? "it" : "them");
+	nt_journal_list_free(v, n);
+	return nb > 0;
 }
 
 /* Reverts an unconfirmed journal in a child that enters its target (this
@@ -261,24 +411,37 @@ void nt_txn_preflight(const char *cmd)
 
 static void rollback_help(void)
 {
-	printf("Usage: nettune rollback [JOURNAL]\n"
+	printf("Usage: nettune rollback [--force] [JOURNAL]\n"
 	       "       nettune rollback --discard JOURNAL\n\n"
-	       "Restores the previous values recorded in JOURNAL (default: the newest journal\n"
-	       "in $NETTUNE_STATE_DIR/journal by its recorded time), newest change first,\n"
-	       "reading each back.  The journal's network namespace and --root are entered\n"
-	       "(refused when they no longer exist or were recreated).  A journal awaiting\n"
-	       "confirmation is reverted by its watcher at once.  JOURNAL is an ID from\n"
-	       "'ls $NETTUNE_STATE_DIR/journal' (with or without .json) or its path there.\n\n"
+	       "Restores the previous values recorded in JOURNAL, newest change first,\n"
+	       "reading each back.  JOURNAL is an ID from 'nettune history' (with or without\n"
+	       ".json) or its path in $NETTUNE_STATE_DIR/journal.  Without it: the newest\n"
+	       "journal that can be rolled back (by recorded time; failed, rolled-back,\n"
+	       "reverted and discarded ones are skipped, and so, with a note, are those whose\n"
+	       "target is gone); it says which it took.  The journal's network namespace\n"
+	       "and --root are entered (refused when they no longer exist or were\n"
+	       "recreated).  A journal awaiting confirmation is reverted by its watcher at\n"
+	       "once.\n\n"
+	       "Refused, unless --force, naming what stands in the way (exit 1, nothing\n"
+	       "changed): a newer journal that is not rolled back changed the same settings\n"
+	       "on the same target (roll it back first: rollbacks go newest first), or a\n"
+	       "setting reads neither the value the apply set nor its previous value (it\n"
+	       "was changed since, by hand or by another tool).\n\n"
+	       "  --force            restore the previous values anyway\n"
 	       "  --discard JOURNAL  accept the host as it is: mark an interrupted or\n"
-	       "                     incompletely rolled back journal 'discarded' (no writes)\n\n"
+	       "                     incompletely rolled back journal, or one whose target\n"
+	       "                     is gone (namespace deleted or recreated, --root\n"
+	       "                     removed), 'discarded' (no writes)\n\n"
 	       "Journal states: applying, applied, pending-confirm, confirmed, rolling-back,\n"
-	       "rolled-back, reverted-unconfirmed, rollback-incomplete, discarded.  A rollback\n"
-	       "is recorded (rolling-back) before its first write; one that was killed is\n"
-	       "finished by the next 'nettune rollback'.  Every setting is read back; what\n"
-	       "could not be restored is listed, and kept in the journal (rollback-incomplete).\n"
-	       "SIGTERM, SIGINT and SIGHUP do not stop a rollback; each kernel request is\n"
-	       "bounded by NETTUNE_NL_TIMEOUT_MS (15000).  A journal that is rolled back,\n"
-	       "reverted or discarded is refused.\n"
+	       "rolled-back (an operator's rollback), failed (a failed or interrupted apply,\n"
+	       "rolled back; 'nettune show' has its error), reverted-unconfirmed,\n"
+	       "rollback-incomplete, discarded.  A rollback is recorded (rolling-back) before\n"
+	       "its first write; one that was killed is finished by the next 'nettune\n"
+	       "rollback'.  Every setting is read back; what could not be restored is listed,\n"
+	       "and kept in the journal (rollback-incomplete).  SIGTERM, SIGINT and SIGHUP do\n"
+	       "not stop a rollback; each kernel request is bounded by NETTUNE_NL_TIMEOUT_MS\n"
+	       "(15000).  A journal that is rolled back, failed, reverted or discarded is\n"
+	       "refused.\n"
 	       "Exit status: 0 restored, 1 error or refused (nothing changed), 3 incomplete.\n");
 }
 
@@ -322,6 +485,11 @@ static int refuse_state(const struct nt_journal *j, const char *cmd)
 		fprintf(stderr, "nettune %s: error: journal %s was already rolled back at %s\n", cmd,
 			j->id, when);
 		break;
+	case NT_JS_FAILED:
+		fprintf(stderr, "nettune %s: error: journal %s is a failed apply, already rolled back "
+			"at %s%s%s\n", cmd, j->id, when, j->error ? ": " : "",
+			j->error ? nt_esc(j->error) : "");
+		break;
 	case NT_JS_REVERTED_UNCONFIRMED:
 		fprintf(stderr, "nettune %s: error: journal %s was already reverted (unconfirmed) at "
 			"%s\n", cmd, j->id, when);
@@ -338,11 +506,52 @@ static int refuse_state(const struct nt_journal *j, const char *cmd)
 	return NT_EXIT_FAIL;
 }
 
+/*
+ * A bare rollback's journal: the newest that can be rolled back.  Failed,
+ * rolled-back, reverted and discarded ones are skipped (nothing of theirs
+ * is left to restore), and so are those whose target is gone, with a note.
+ * Says which it took; NULL (said why) when there is none.
+ */
+static char *newest_restorable(const struct nt_journal *v, size_t n)
+{
+	size_t skipped = 0, gone = 0;
+	char why[512], when[64];
+
+	for (size_t k = 0; k < n; k++) {
+		if (!nt_jstate_restorable(v[k].state)) {
+			skipped++;
+			continue;
+		}
+		if (nt_txn_target_gone(&v[k], why, sizeof(why))) {
+			fprintf(stderr, "nettune rollback: note: skipping journal %s: %s ('nettune "
+				"rollback --discard %s' retires it)\n", v[k].id, why, v[k].id);
+			gone++;
+			continue;
+		}
+		nt_local_time(v[k].created_ns, when, sizeof(when));
+		if (skipped || gone)
+			printf("The newest journal that can be rolled back is %s (%s, %s; "
+			       "%zu newer skipped: %s).\n", v[k].id, nt_jstate_name(v[k].state), when,
+			       skipped + gone, gone && skipped ? "failed, rolled back, reverted or "
+			       "discarded, or their target is gone" : gone ? "their target is gone" :
+			       "failed, rolled back, reverted or discarded");
+		else
+			printf("The newest journal is %s (%s, %s).\n", v[k].id,
+			       nt_jstate_name(v[k].state), when);
+		return nt_xstrdup(v[k].id);
+	}
+	fprintf(stderr, "nettune rollback: error: no journal in %s/journal can be rolled back: "
+		"%s ('nettune history' lists them)\n", nt_state_dir(), gone ?
+		"each is failed, rolled back, reverted or discarded, or its target is gone" :
+		"each is failed, rolled back, reverted or discarded");
+	return NULL;
+}
+
 int cmd_rollback(int argc, char **argv)
 {
 	const char *arg = NULL;
-	bool discard = false, unconfirmed = false;
-	char err[512];
+	bool discard = false, unconfirmed = false, force = false, gone = false;
+	char err[512], why[512];
 	int state_fd = -1, jfd = -1, lock = -1, tx = -1, rc = NT_EXIT_FAIL, i;
 	struct nt_journal j = {0};
 	struct nt_diags d = {0};
@@ -354,6 +563,8 @@ int cmd_rollback(int argc, char **argv)
 			return NT_EXIT_OK;
 		} else if (!strcmp(argv[i], "--discard")) {
 			discard = true;
+		} else if (!strcmp(argv[i], "--force")) {
+			force = true;
 		} else if (!strcmp(argv[i], "--unconfirmed")) {
 			unconfirmed = true;	/* the systemd timer's call */
 		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
@@ -364,6 +575,8 @@ int cmd_rollback(int argc, char **argv)
 			arg = argv[i];
 		}
 	}
+	if (force && discard)
+		return nt_usage_error("rollback", "--force restores; --discard writes nothing");
 	if ((discard || unconfirmed) && !arg)
 		return nt_usage_error("rollback", "%s needs a JOURNAL",
 				      discard ? "--discard" : "--unconfirmed");
@@ -407,8 +620,10 @@ int cmd_rollback(int argc, char **argv)
 				nt_state_dir());
 			goto out;
 		}
-		id = nt_xstrdup(v[0].id);
+		id = newest_restorable(v, n);
 		nt_journal_list_free(v, n);
+		if (!id)
+			goto out;
 	}
 	if (nt_journal_load(jfd, id, &j, &d)) {
 		if (!d.n)
@@ -443,7 +658,9 @@ int cmd_rollback(int argc, char **argv)
 			j.id, j.pid);
 		goto out;
 	}
-	if (discard ? !nt_jstate_open(j.state) : !nt_jstate_restorable(j.state)) {
+	if (discard && !nt_jstate_open(j.state) && nt_jstate_restorable(j.state))
+		gone = nt_txn_target_gone(&j, why, sizeof(why));
+	if (discard ? !nt_jstate_open(j.state) && !gone : !nt_jstate_restorable(j.state)) {
 		rc = refuse_state(&j, "rollback");
 		goto out;
 	}
@@ -468,7 +685,7 @@ int cmd_rollback(int argc, char **argv)
 		nt_journal_free(&j);
 		j = again;
 	}
-	if (discard ? !nt_jstate_open(j.state) : !nt_jstate_restorable(j.state)) {
+	if (discard ? !nt_jstate_open(j.state) && !gone : !nt_jstate_restorable(j.state)) {
 		rc = refuse_state(&j, "rollback");
 		goto out;
 	}
@@ -477,21 +694,49 @@ int cmd_rollback(int argc, char **argv)
 			fprintf(stderr, "nettune rollback: error: cannot record the journal state\n");
 			goto out;
 		}
-		printf("Discarded journal %s: the host is left as it is.\n", j.id);
+		if (gone)
+			printf("Discarded journal %s: %s; there is nothing to restore.\n", j.id, why);
+		else
+			printf("Discarded journal %s: the host is left as it is.\n", j.id);
 		rc = NT_EXIT_OK;
 		goto out;
 	}
+	/* the confirm window's revert (the timer's, or of a journal whose
+	 * watcher is gone) undoes its own fresh changes: never held back */
+	if (!force && !unconfirmed && !was_unconfirmed(&j) && newer_blocks(jfd, &j))
+		goto out;
 	if (nt_txn_enter_target(&j, nt_g.netns != NULL, err, sizeof(err))) {
 		fprintf(stderr, "nettune rollback: error: %s; nothing was changed\n", err);
+		if (nt_txn_target_gone(&j, why, sizeof(why)))
+			fprintf(stderr, "nettune rollback: 'nettune rollback --discard %s' retires the "
+				"journal (%s)\n", j.id, why);
 		goto out;
+	}
+	if (!force && !unconfirmed && !was_unconfirmed(&j)) {
+		struct nt_buf ch = {0};
+		size_t k = nt_linux_changed_since(&j, &ch);
+
+		if (k) {
+			fprintf(stderr, "nettune rollback: error: %zu setting%s of journal %s changed "
+				"since the apply (restoring would overwrite %s):\n%s"
+				"nettune rollback: error: give --force to restore the previous values "
+				"anyway; nothing was changed\n", k, k == 1 ? "" : "s", j.id,
+				k == 1 ? "it" : "them", ch.p);
+			nt_buf_free(&ch);
+			goto out;
+		}
+		nt_buf_free(&ch);
 	}
 	if (!unconfirmed)
 		printf("%s %s (%zu setting%s, newest first)%s%s\n",
 		       j.state == NT_JS_ROLLING_BACK ? "Finishing the interrupted rollback of" :
 		       "Rolling back", j.id, j.n, j.n == 1 ? "" : "s",
 		       j.netns ? " in network namespace " : "", j.netns ? j.netns : "");
+	/* a failed apply's journal (it has an error) stays failed once its
+	 * changes are undone, whoever finishes its rollback */
 	rc = nt_linux_restore_journal(jfd, &j, unconfirmed || was_unconfirmed(&j) ?
-				      NT_JS_REVERTED_UNCONFIRMED : NT_JS_ROLLED_BACK, !unconfirmed);
+				      NT_JS_REVERTED_UNCONFIRMED :
+				      j.error ? NT_JS_FAILED : NT_JS_ROLLED_BACK, !unconfirmed);
 	if (!rc && !unconfirmed)
 		printf("Rolled back.\n");
 out:

@@ -18,6 +18,14 @@ int nt_txn_enter_target(const struct nt_journal *j, bool entered_netns, char *er
 			size_t errlen);
 
 /*
+ * Whether the journal's target is gone: its --root removed, or its named
+ * network namespace deleted or deleted and created again (checked by
+ * inode, and as root by cookie).  A namespace entered without a name
+ * cannot be looked up, and is not reported gone.  why says which.
+ */
+bool nt_txn_target_gone(const struct nt_journal *j, char *why, size_t n);
+
+/*
  * Before every command: an open journal whose process is gone is reported
  * (applying: the host may be half-applied), and one whose confirm deadline
  * has passed is reverted first (as root; its target is entered in a child).

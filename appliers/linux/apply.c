@@ -110,6 +110,24 @@ static void fault_rollback_signal(size_t step)
 #endif
 }
 
+/* A failure of an apply whose journal exists: said on stderr ("nettune
+ * apply: MSG") and, if it is the first, recorded as the journal's error
+ * (without the "error: "), so that history and show say why it failed. */
+static void failure(struct nt_journal *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void failure(struct nt_journal *j, const char *fmt, ...)
+{
+	char m[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "nettune apply: %s\n", m);
+	nt_journal_set_error(j, strncmp(m, "error: ", 7) ? m : m + 7);
+}
+
 /* The words for a failed read of e (into x->err). */
 static void read_failed(struct nt_lctx *x, int r)
 {
@@ -388,9 +406,10 @@ static int write_batch(struct nt_lctx *x, const struct nt_jentry *e, bool *writt
 }
 
 /* Reads e back; reports it changed, or accepted but not effective (1). */
-static int check_step(struct nt_lctx *x, const struct nt_apply_opts *o, const struct nt_jentry *e,
+static int check_step(struct nt_lctx *x, const struct nt_apply_opts *o, struct nt_journal *j,
 		      size_t i, size_t n, long long t0)
 {
+	const struct nt_jentry *e = &j->e[i];
 	struct nt_value seen = {0};
 	struct nt_buf from = {0}, to = {0}, got = {0};
 	char *attr = label_of(e), stamp[48];
@@ -405,8 +424,8 @@ static int check_step(struct nt_lctx *x, const struct nt_apply_opts *o, const st
 		if (seen.t == e->after.t && (seen.s || seen.cpus || seen.bytes || seen.list ||
 					     e->after.t == NT_V_BOOL || e->after.t == NT_V_U32))
 			nt_value_format(&seen, &got, false);
-		fprintf(stderr, "nettune apply: error: %s: accepted but not effective: asked %s, "
-			"the kernel reports %s%s%s\n", attr, to.p,
+		failure(j, "error: %s: accepted but not effective: asked %s, "
+			"the kernel reports %s%s%s", attr, to.p,
 			got.p ? got.p : "nothing",
 			e->kind == NT_K_FEATURE ? " (fixed, or dropped by a dependency)" : "",
 			e->kind == NT_K_RING ? " (the driver rounded it)" : "");
@@ -450,6 +469,54 @@ static void fault_signal(size_t step)
 #endif
 }
 
+
+size_t nt_linux_changed_since(struct nt_journal *j, struct nt_buf *out)
+{
+	struct nt_observe_req req = {0};
+	struct nt_facts f;
+	struct nt_state st;
+	struct nt_diags d = {0};
+	struct nt_lctx x;
+	size_t changed = 0, i, k;
+
+	req.irqbalance = true;
+	nt_devcache_stale_all();
+	nt_irqmap_stale();
+	nt_linux_observe(&req, &f, &st, &d);
+	nt_lctx_open(&x, &f);
+	for (i = 0; i < j->n; i++) {
+		const struct nt_jentry *e = &j->e[i];
+		struct nt_buf a = {0}, now = {0};
+		struct nt_value v;
+		char *attr;
+
+		for (k = 0; k < j->nunrestored && j->unrestored[k].entry != i; k++)
+			;
+		if (k < j->nunrestored)
+			continue;	/* the last rollback left it as it could */
+		if (nt_linux_read(&x, e->kind, e->object, e->arg, &v))
+			continue;	/* not there, or unreadable: the rollback says so */
+		if (nt_value_equal(&v, &e->after) || (e->had && nt_value_equal(&v, &e->before))) {
+			nt_value_free(&v);
+			continue;
+		}
+		attr = label_of(e);
+		nt_value_format(&e->after, &a, false);
+		nt_value_format(&v, &now, false);
+		nt_buf_printf(out, "  %s: applied %s, reads %s\n", attr, a.p ? a.p : "\"\"",
+			      now.p ? now.p : "\"\"");
+		free(attr);
+		nt_buf_free(&a);
+		nt_buf_free(&now);
+		nt_value_free(&v);
+		changed++;
+	}
+	nt_lctx_close(&x);
+	nt_state_free(&st);
+	nt_facts_free(&f);
+	nt_diags_free(&d);
+	return changed;
+}
 
 /* Reads every setting of a journal back to its previous value (the caller
  * is in the journal's namespace and root).  Observes the host afresh: the
@@ -957,8 +1024,8 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		int r;
 
 		if (interrupted) {
-			fprintf(stderr, "nettune apply: interrupted by signal %d after %zu of %zu "
-				"steps\n", (int)interrupted, i, n);
+			failure(&j, "interrupted by signal %d after %zu of %zu steps",
+				(int)interrupted, i, n);
 			free(attr);
 			rc = 1;
 			break;
@@ -996,11 +1063,11 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 			snprintf(x.err, sizeof(x.err), "injected failure at step %zu", i + 1);
 		}
 		if (r == -EINTR && interrupted) {
-			fprintf(stderr, "nettune apply: interrupted by signal %d while %s was written "
-				"(step %zu of %zu)\n", (int)interrupted, attr, i + 1, n);
+			failure(&j, "interrupted by signal %d while %s was written (step %zu of %zu)",
+				(int)interrupted, attr, i + 1, n);
 			rc = 1;
 		} else if (r) {
-			fprintf(stderr, "nettune apply: error: %s: %s -> %s %s: %s\n", attr, from.p,
+			failure(&j, "error: %s: %s -> %s %s: %s", attr, from.p,
 				to.p, (nt_ethnl_transient(x.nl) || nt_link_transient()) ?
 				"failed (its outcome is read back by the rollback)" : "refused",
 				*x.err ? x.err : strerror(-r));
@@ -1008,7 +1075,7 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 		} else if (deferred_check(e[i].kind)) {
 			pending[i] = true;	/* read back below, from one dump per family */
 		} else {
-			rc = check_step(&x, o, &e[i], i, n, t0);
+			rc = check_step(&x, o, &j, i, n, t0);
 		}
 next:
 		free(attr);
@@ -1032,7 +1099,7 @@ next:
 		nt_devcache_stale_all();
 	for (i = 0; !rc && i < n; i++)
 		if (pending[i])
-			rc = check_step(&x, o, &e[i], i, n, t0);
+			rc = check_step(&x, o, &j, i, n, t0);
 	/* Converged means every desired setting reads back as desired: a
 	 * write can silently change another setting (netdev_fix_features
 	 * drops TSO when SG goes off, for example). */
@@ -1052,9 +1119,9 @@ next:
 			attr = nt_setting_attr(s);
 			nt_value_format(&s->val, &want, false);
 			nt_value_format(&seen, &got, false);
-			fprintf(stderr, "nettune apply: error: %s %s: accepted but not effective: after the "
-				"changes it reads %s instead of %s (the kernel changed it as a side effect "
-				"of another setting)\n", s->object, attr, got.p, want.p);
+			failure(&j, "error: %s %s: accepted but not effective: after the changes it "
+				"reads %s instead of %s (the kernel changed it as a side effect of another "
+				"setting)", s->object, attr, got.p, want.p);
 			nt_buf_free(&want);
 			nt_buf_free(&got);
 			free(attr);
@@ -1063,8 +1130,7 @@ next:
 		nt_value_free(&seen);
 	}
 	if (!rc && interrupted) {
-		fprintf(stderr, "nettune apply: interrupted by signal %d after the last step\n",
-			(int)interrupted);
+		failure(&j, "interrupted by signal %d after the last step", (int)interrupted);
 		rc = 1;
 		done = n;
 	}
@@ -1076,7 +1142,7 @@ next:
 			upto = n;
 		fprintf(stderr, "Rolling back %zu step%s in reverse order.\n", upto,
 			upto == 1 ? "" : "s");
-		failed = rollback_txn(jfd, &j, &x, upto, NT_JS_ROLLED_BACK, true);
+		failed = rollback_txn(jfd, &j, &x, upto, NT_JS_FAILED, true);
 		if (failed)
 			rc = 3;
 		else
@@ -1091,8 +1157,7 @@ next:
 		nt_lctx_close(&x);
 		ctx = false;
 		if (start_watcher(state_fd, jfd, lock, &j)) {
-			fprintf(stderr, "nettune apply: error: the confirm watcher did not start; "
-				"reverting now\n");
+			failure(&j, "error: the confirm watcher did not start; reverting now");
 			rc = nt_linux_restore_journal(jfd, &j, NT_JS_REVERTED_UNCONFIRMED, true);
 			rc = rc ? rc : 1;
 			goto out;

@@ -34,6 +34,12 @@ int nt_linux_apply(const struct nt_plan *plan, const struct nt_state *desired,
 /* Restores a journal; the caller holds the lock and is in the journal's
  * namespace and root.  Records `done` (or rollback-incomplete): 0, 1, 3. */
 int nt_linux_restore_journal(int jfd, struct nt_journal *j, enum nt_jstate done, bool verbose);
+/* The entries of j that read neither the value the apply set nor their
+ * previous value (changed since, by hand or another tool), one line each
+ * in out ("  eth0 mtu: applied 9000, reads 8500"); how many.  The caller
+ * is in the journal's target.  Entries the last rollback could not
+ * restore, and those that cannot be read, are left to the rollback. */
+size_t nt_linux_changed_since(struct nt_journal *j, struct nt_buf *out);
 /* Prints why open journals block a new apply; true if any does. */
 bool nt_apply_blocked(int jfd, const char *cmd);
 void nt_apply_disarm_timer(const char *id);

@@ -29,6 +29,7 @@ static const char *const state_names[NT_JS__COUNT] = {
 	[NT_JS_REVERTED_UNCONFIRMED] = "reverted-unconfirmed",
 	[NT_JS_DISCARDED] = "discarded",
 	[NT_JS_ROLLING_BACK] = "rolling-back",
+	[NT_JS_FAILED] = "failed",
 };
 
 const char *nt_jstate_name(enum nt_jstate s)
@@ -200,6 +201,8 @@ void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
 	nt_buf_json_str(b, j->root ? j->root : "");
 	nt_buf_puts(b, "},\n \"profile\": ");
 	nt_buf_json_str(b, j->profile ? j->profile : "");
+	nt_buf_puts(b, ",\n \"error\": ");
+	nt_buf_json_str_or_null(b, j->error);
 	nt_buf_puts(b, ",\n \"transitions\": [");
 	for (i = 0; i < j->ntr; i++) {
 		nt_buf_printf(b, "%s{\"state\": \"%s\", ", i ? ",\n  " : "\n  ",
@@ -362,6 +365,20 @@ void nt_journal_clear_unrestored(struct nt_journal *j)
 	j->nunrestored = 0;
 }
 
+void nt_journal_set_error(struct nt_journal *j, const char *msg)
+{
+	size_t n = strlen(msg);
+
+	if (j->error)
+		return;
+	if (n > NT_JOURNAL_ERROR_MAX) {
+		n = NT_JOURNAL_ERROR_MAX;
+		while (n && ((unsigned char)msg[n] & 0xc0) == 0x80)
+			n--;	/* not in the middle of a UTF-8 character */
+	}
+	j->error = strndup(msg, n);
+}
+
 void nt_journal_add_unrestored(struct nt_journal *j, size_t entry, const char *reason)
 {
 	j->unrestored = nt_xrealloc(j->unrestored, (j->nunrestored + 1) * sizeof(*j->unrestored));
@@ -389,6 +406,7 @@ void nt_journal_free(struct nt_journal *j)
 	free(j->netns);
 	free(j->root);
 	free(j->profile);
+	free(j->error);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -601,6 +619,12 @@ static bool load_v2(const struct nt_json *r, struct nt_journal *j, struct nt_dia
 		ok = false;
 	}
 	j->profile = dup_str(r, "profile", 4096, false, d, &ok);
+	/* (a journal written before errors were recorded has none) */
+	j->error = dup_str(r, "error", NT_JOURNAL_ERROR_MAX, false, d, &ok);
+	if (j->error && !*j->error) {
+		JERR(d, nt_json_get(r, "error"), "\"error\" must not be empty (null: none)");
+		ok = false;
+	}
 	trs = want(r, "transitions", NT_J_ARR, true, d);
 	if (trs) {
 		if (trs->n > 10000 || !trs->n) {

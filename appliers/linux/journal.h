@@ -6,22 +6,30 @@
  * target (network namespace with its inode, --root, host identity), every
  * previous value, and the state machine:
  *
- *   applying -> applied | rolled-back | rollback-incomplete
+ *   applying -> applied | failed | rollback-incomplete
  *   applying -> pending-confirm -> confirmed | reverted-unconfirmed
  *                                             | rollback-incomplete
- *   applied | confirmed | rollback-incomplete -> rolled-back | rollback-incomplete
+ *   applied | confirmed | rollback-incomplete -> rolled-back | failed
+ *                                               | rollback-incomplete
  *   applying | rollback-incomplete | pending-confirm (owner gone) -> discarded
+ *   applied | confirmed | ... whose target is gone (namespace deleted or
+ *     created again, --root removed) -> discarded
  *
  * and every rollback (apply's own, the watcher's, `nettune rollback`) is
  * itself recorded before its first write:
  *
  *   applying | applied | confirmed | pending-confirm | rollback-incomplete
- *     -> rolling-back -> rolled-back | reverted-unconfirmed | rollback-incomplete
+ *     -> rolling-back -> rolled-back | failed | reverted-unconfirmed
+ *                      | rollback-incomplete
  *   rolling-back (owner gone) -> rolling-back (`nettune rollback` resumes it)
  *                              | discarded
  *
- * with the time and process of each transition.  A rollback that could not
- * restore everything lists each entry not restored and why
+ * with the time and process of each transition.  failed is a failed (or
+ * interrupted) apply whose changes are undone: its own rollback ends there,
+ * and so does a later `nettune rollback` that finishes an incomplete one;
+ * the first error of the apply is recorded ("error").  rolled-back is an
+ * operator's rollback of a change that had succeeded.  A rollback that
+ * could not restore everything lists each entry not restored and why
  * ("not_restored").  While a journal is open (applying, pending-confirm,
  * rolling-back, rollback-incomplete) a marker ID.open sits
  * beside it, so that every nettune run finds interrupted applies without
@@ -52,6 +60,7 @@ enum nt_jstate {
 	NT_JS_REVERTED_UNCONFIRMED,
 	NT_JS_DISCARDED,
 	NT_JS_ROLLING_BACK,
+	NT_JS_FAILED,			/* a failed apply, rolled back (error says why) */
 	NT_JS__COUNT,
 };
 
@@ -88,6 +97,7 @@ struct nt_journal {
 	unsigned long long netns_cookie; /* SO_NETNS_COOKIE: never reused, unlike inodes */
 	char *root;			/* --root ("" for the live /proc and /sys) */
 	char *profile;			/* absolute path, or "" */
+	char *error;			/* the first error of a failed apply; NULL: none */
 	struct nt_jtransition *tr;
 	size_t ntr;
 	struct nt_jentry *e;
@@ -96,7 +106,13 @@ struct nt_journal {
 	size_t nunrestored;
 };
 
+/* The longest error a journal records (longer ones are cut). */
+#define NT_JOURNAL_ERROR_MAX 1024
+
 void nt_journal_clear_unrestored(struct nt_journal *j);
+/* Records msg as the journal's error unless one is recorded (the first
+ * error is the cause; the rest follow from it). */
+void nt_journal_set_error(struct nt_journal *j, const char *msg);
 void nt_journal_add_unrestored(struct nt_journal *j, size_t entry, const char *reason);
 
 const char *nt_jstate_name(enum nt_jstate s);

@@ -4,7 +4,7 @@
 # - for every write k of the apply and SIGTERM, SIGHUP, SIGINT raised right
 #   after it (NETTUNE_SIGNAL_STEP=k): exit 1, one result object with
 #   outcome rolled-back, the signal, the journal id; the journal on disk
-#   rolled-back; ethtool -k/-l, ip -d link and the sysctl exactly as before;
+#   failed (a failed apply, rolled back); ethtool -k/-l, ip -d link and the sysctl exactly as before;
 # - a signal before the profile is compiled: not-applied, no journal;
 # - a signal after the apply returned: converged, with a warning;
 # - a failed last write whose rollback cannot restore the sysctl (EIO
@@ -55,11 +55,11 @@ while [ "$k" -le "$n" ]; do
 		expect_eq "$(res changed)" false "$at: changed"
 		expect_eq "$(res signal)" "$sig" "$at: signal"
 		expect_eq "$(res journal)" "\"$(jr id)\"" "$at: journal id"
-		expect_eq "$(res journal_state)" '"rolled-back"' "$at: journal_state"
+		expect_eq "$(res journal_state)" '"failed"' "$at: journal_state"
 		expect_eq "$(res not_restored)" "[]" "$at: not_restored"
 		res msg | grep -q "^\"interrupted by signal $sig; rolled back: the host is as before" ||
 			fail "$at: msg $(res msg)"
-		expect_eq "$(jr state)" rolled-back "$at: journal on disk"
+		expect_eq "$(jr state)" failed "$at: journal on disk"
 		expect_eq "$(jr open)" false "$at: open marker"
 		same "$at"
 	done
@@ -110,13 +110,13 @@ expect_eq "$(res journal_state)" '"rollback-incomplete"' "rollback incomplete: j
 expect_eq "$(jr state)" rollback-incomplete "rollback incomplete: journal on disk"
 expect_eq "$(res not_restored)" '[{"setting": "sysctl net.ipv4.ip_forward", "before": "0", "now": "1"}]' \
 	"rollback incomplete: not_restored"
-res msg | grep -qF "\"apply failed; rollback incomplete: 1 setting not restored (journal $id, left rollback-incomplete): sysctl net.ipv4.ip_forward; restore them with 'nettune rollback $id'" ||
+res msg | grep -q "^\"apply failed (.*: injected failure at step $n); rollback incomplete: 1 setting not restored (journal $id, left rollback-incomplete): sysctl net.ipv4.ip_forward; restore them with 'nettune rollback $id'" ||
 	fail "rollback incomplete: msg $(res msg)"
 expect_eq "$(sysctl_of net.ipv4.ip_forward)" 1 "rollback incomplete: ip_forward"
 full_state $devs > "$WORK/devs-now"
 sed '$d' "$WORK/before" | diff -u - "$WORK/devs-now" ||
 	fail "rollback incomplete: a device setting besides the sysctl is not as before"
 nt rollback "$id" > /dev/null
-expect_eq "$(jr state)" rolled-back "rollback incomplete, then nettune rollback: journal"
+expect_eq "$(jr state)" failed "rollback incomplete, then nettune rollback: journal (a failed apply's)"
 same "rollback incomplete, then nettune rollback"
 echo "ok: $n writes x SIGTERM/SIGHUP/SIGINT rolled back and reported; before, after; rollback-incomplete names the setting"

@@ -6,7 +6,7 @@
 #   outcome not-applied, no journal, the host as before;
 # - SIGTERM at the first write (a sysctl in the namespace): the write
 #   finishes, everything is rolled back: outcome rolled-back, journal
-#   rolled-back, ethtool -k/-l, ip -d link and the sysctl as before;
+#   failed, ethtool -k/-l, ip -d link and the sysctl as before;
 # - stdout a closed pipe: no SIGPIPE death; the apply converges and exits 0;
 # - the outcomes planned (state=planned, check mode), converged, unchanged;
 # - a file that is not a profile: "not a nettune profile (...)", none of its
@@ -64,8 +64,8 @@ expect_eq "$(res outcome)" '"rolled-back"' "SIGTERM at the first write: outcome"
 expect_eq "$(res changed)" false "SIGTERM at the first write: changed"
 expect_eq "$(res signal)" 15 "SIGTERM at the first write: signal"
 expect_eq "$(res journal)" "\"$(jr id)\"" "SIGTERM at the first write: journal id"
-expect_eq "$(res journal_state)" '"rolled-back"' "SIGTERM at the first write: journal_state"
-expect_eq "$(jr state)" rolled-back "SIGTERM at the first write: journal on disk"
+expect_eq "$(res journal_state)" '"failed"' "SIGTERM at the first write: journal_state"
+expect_eq "$(jr state)" failed "SIGTERM at the first write: journal on disk"
 expect_eq "$(res not_restored)" "[]" "SIGTERM at the first write: not_restored"
 res msg | grep -q '^"interrupted by signal 15; rolled back: the host is as before' ||
 	fail "SIGTERM at the first write: msg $(res msg)"

@@ -2,8 +2,9 @@
 # Fault injection (build with -Dfault_injection=true): for an apply of n
 # actions on veth pairs, make write k fail for every k in 1..n
 # (NETTUNE_FAIL_STEP=k) and check that the apply reports the failure, exits
-# 1 (rolled back) and leaves every device exactly as before: the full
-# output of ethtool -k, ethtool -l and ip link is compared.  Then the same
+# 1 (rolled back: the journal failed, with the error) and leaves every
+# device exactly as before: the full output of ethtool -k, ethtool -l and
+# ip link is compared.  Then the same
 # apply without a fault converges.
 . "$(dirname "$0")/../linux/lib.sh"
 veth_pair nfa0 nfb0
@@ -34,6 +35,8 @@ while [ "$k" -le "$n" ]; do
 	NETTUNE_FAIL_STEP=$k nt apply --yes "$WORK/p.yaml" > "$WORK/out.$k" 2>&1 || rc=$?
 	[ "$rc" -eq 1 ] || { cat "$WORK/out.$k"; fail "step $k of $n: apply exit $rc, expected 1 (rolled back)"; }
 	grep -q "injected failure at step $k\b" "$WORK/out.$k" || { cat "$WORK/out.$k"; fail "step $k: the injected failure was not reported"; }
+	expect_eq "$(jr state)" failed "step $k: journal"
+	jr error | grep -q ": injected failure at step $k\b" || { jr error; fail "step $k: the journal's error"; }
 	state_of $devs > "$WORK/after.$k"
 	if ! diff -u "$WORK/before" "$WORK/after.$k" > "$WORK/diff.$k"; then
 		cat "$WORK/out.$k" "$WORK/diff.$k"

@@ -7,7 +7,8 @@ undoes, and the checks every faulted run must pass:
   was before the apply (rollback), and the newest journal says so;
 - exit 1: the host exactly as before (ethtool -k, -l, -g and ip -d link of
   every device, compared in full), and either no new journal with "nothing
-  was changed" on stderr, or the new journal rolled-back;
+  was changed" on stderr, or the new journal failed (rolled back by the
+  apply itself) with the apply's error recorded;
 - exit 3: the newest journal rollback-incomplete, stderr names every
   setting that is not restored and no setting that is, and a fault-free
   'nettune rollback' then restores the host exactly;
@@ -430,13 +431,19 @@ def check_incomplete(h, m, k, err, now):
     return ok
 
 
+def finished(j):
+    """The state a completed rollback leaves: failed for a failed apply's
+    journal (it has an error), rolled-back for one that had succeeded."""
+    return "failed" if j.get("error") else "rolled-back"
+
+
 def restore(h, m, k, why):
     """A fault-free rollback that must complete: exit 0, host as before,
-    journal rolled-back."""
+    journal rolled-back (failed: a failed apply's)."""
     rc, out, err, _ = h.run(["rollback"])
     now = h.state()
     j = h.newest()
-    good = rc == 0 and now == h.before and j and j["state"] == "rolled-back"
+    good = rc == 0 and now == h.before and j and j["state"] == finished(j)
     if not good:
         m.fail(k, "%s: the fault-free rollback after it: exit %d, journal %s%s" %
                (why, rc, j["state"] if j else "absent",
@@ -457,7 +464,7 @@ def reset(h, m, k, n0):
                                         "rolling-back", "confirmed"):
         rc, _, _, _ = h.run(["rollback"])
         j = h.newest()
-        if rc == 0 and h.state() == h.before and j["state"] == "rolled-back":
+        if rc == 0 and h.state() == h.before and j["state"] == finished(j):
             return
     if len(m.failures) > n0:
         log("note: %s %s at %s: namespace made anew for the next case" % (m.cmd, m.kind, k))
@@ -492,11 +499,14 @@ def check_apply(h, m, k, rc, out, err, jcount, converged):
             if "nothing was changed" not in err:
                 m.fail(k, "exit 1, no journal, and stderr does not say nothing was changed",
                        tail(err))
-        elif js == "rolled-back":
-            m.count("exit 1 rolled-back")
+        elif js == "failed" and j.get("error"):
+            m.count("exit 1 failed")
+        elif js == "failed":
+            m.count("exit 1 journal failed without an error")
+            m.fail(k, "exit 1, the new journal is failed but records no error", tail(err))
         else:
             m.count("exit 1 journal " + js)
-            m.fail(k, "exit 1 but the new journal is %s, not rolled-back" % js, tail(err))
+            m.fail(k, "exit 1 but the new journal is %s, not failed" % js, tail(err))
     elif rc == 3:
         m.count("exit 3 rollback-incomplete")
         if js != "rollback-incomplete":

@@ -284,9 +284,12 @@ def main():
             elif now != h.before:
                 m.fail(label, "the host differs from before: " +
                        fl.fmt_diff(fl.differences(h.before, now), h.before, now))
-            elif k in sets and not (new and j["state"] == "rolled-back"):
-                m.fail(label, "journal %s, expected rolled-back" % (j["state"] if new else
-                                                                  "none"))
+            elif k in sets and not (new and j["state"] == "failed" and
+                                    (j.get("error") or "").startswith(
+                                        "interrupted by signal %d" % sig)):
+                m.fail(label, "journal %s (error %r), expected failed, \"interrupted by "
+                       "signal %d\"" % (j["state"] if new else "none",
+                                        j.get("error") if new else None, sig))
             else:
                 m.count("exit 1 in %.1f s" % took if took is not None else "exit 1")
             fl.reset(h, m, label, len(m.failures))
@@ -335,8 +338,8 @@ def main():
 
         # not vacuous
         ap = [r for r in rows if r.cmd == "apply"]
-        if not any(r.outcome.get("exit 1 rolled-back") for r in ap):
-            print("FAIL: no faulted apply rolled back (exit 1, journal rolled-back)")
+        if not any(r.outcome.get("exit 1 failed") for r in ap):
+            print("FAIL: no faulted apply rolled back (exit 1, journal failed)")
             failures += 1
         for r in rows:
             fl.log("%s [%.0f s]" % (r.summary(), getattr(r, "secs", 0)))

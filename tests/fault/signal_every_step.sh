@@ -3,7 +3,7 @@
 # write k of an apply of n actions, NETTUNE_SIGNAL_STEP=k raises a signal
 # right after that write.
 # - SIGTERM, SIGINT, SIGHUP: the apply rolls back what it wrote and exits 1;
-#   the journal ends rolled-back; ethtool -k/-l and ip -d link of every
+#   the journal ends failed, its error "interrupted by signal N ..."; ethtool -k/-l and ip -d link of every
 #   device are exactly as before.
 # - SIGKILL: the journal stays 'applying'; every later command warns; apply
 #   refuses; 'nettune rollback' restores exactly; a second rollback is
@@ -41,7 +41,8 @@ while [ "$k" -le "$n" ]; do
 		NETTUNE_SIGNAL_STEP=$k NETTUNE_SIGNAL=$sig nt apply --yes "$WORK/p.yaml" > "$WORK/out" 2>&1 || rc=$?
 		[ "$rc" -eq 1 ] || { cat "$WORK/out"; fail "signal $sig at step $k of $n: exit $rc, expected 1"; }
 		grep -q "interrupted by signal $sig" "$WORK/out" || { cat "$WORK/out"; fail "signal $sig at step $k: not reported"; }
-		expect_eq "$(jr state)" rolled-back "journal after signal $sig at step $k"
+		expect_eq "$(jr state)" failed "journal after signal $sig at step $k"
+		jr error | grep -q "^interrupted by signal $sig " || { jr error; fail "signal $sig at step $k: journal error"; }
 		same "signal $sig at step $k"
 	done
 	k=$((k + 1))

@@ -121,8 +121,8 @@ def main():
                 rows.append(m)
         # not vacuous: the faults reached both outcomes an apply can take
         ap = [m for m in rows if m.cmd == "strace apply"]
-        if not any(m.outcome.get("exit 1 rolled-back") for m in ap):
-            print("FAIL: no faulted apply rolled back (exit 1, journal rolled-back)")
+        if not any(m.outcome.get("exit 1 failed") for m in ap):
+            print("FAIL: no faulted apply rolled back (exit 1, journal failed)")
             failures += 1
         for m in rows:
             fl.log(m.summary())

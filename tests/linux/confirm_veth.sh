@@ -40,7 +40,7 @@ expect_eq "$(jr open)" false "reverted journal still open"
 rc=0; nt confirm 2> "$WORK/late" || rc=$?
 expect_eq "$rc" 1 "confirm after the revert"
 grep -q "too late: the changes of $(jr id) were reverted at " "$WORK/late" || { cat "$WORK/late"; fail "late confirm message"; }
-rc=0; nt rollback 2> "$WORK/rb" || rc=$?
+rc=0; nt rollback "$(jr id)" 2> "$WORK/rb" || rc=$?
 expect_eq "$rc" 1 "rollback of a reverted journal"
 grep -q "was already reverted (unconfirmed) at" "$WORK/rb" || { cat "$WORK/rb"; fail "reverted journal rolled back again"; }
 

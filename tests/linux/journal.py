@@ -2,7 +2,7 @@
 """Reads the apply journals of a state directory for the tests.
 
 journal.py STATE_DIR FIELD [N]: FIELD (id, state, pid, netns, profile,
-open) of the N-th newest journal by recorded creation time (0: newest);
+error, open) of the N-th newest journal by recorded creation time (0: newest);
 'count' prints how many journals there are; 'wait STATE SECONDS' waits
 until the newest journal is in STATE (exit 1 on timeout)."""
 import json
