@@ -368,7 +368,7 @@ def kernel_feats(ns, dev):
 
 GROUP_PROFILE = """apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: groups}
+metadata: {name: groups, host: any}
 target: linux
 interfaces:
   - name: ntlab0

@@ -10,7 +10,7 @@ veth_pair nya0 nyb0
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-approval}
+metadata: {name: veth-approval, host: any}
 target: linux
 interfaces:
   - {name: nya0, mtu: 1400, offloads: {gro: on}}

@@ -11,7 +11,7 @@ veth_pair nqa0 nqb0
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-session}
+metadata: {name: veth-session, host: any}
 target: linux
 interfaces:
   - {name: nqa0, mtu: 1400, offloads: {gro: on}}

@@ -10,7 +10,7 @@ nsx ethtool -K nfa0 gro on
 cat > "$WORK/good.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-good}
+metadata: {name: veth-good, host: any}
 target: linux
 interfaces:
   - {name: nfa0, mtu: 4000}
@@ -19,7 +19,7 @@ YAML
 cat > "$WORK/bad.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-bad}
+metadata: {name: veth-bad, host: any}
 target: linux
 interfaces:
   - name: nfa0
@@ -27,9 +27,9 @@ interfaces:
     offloads: {gro: off, tso: on}
     linux: {features: {tx-scatter-gather: off}}
 YAML
-nt apply "$WORK/good.yaml" > /dev/null
+nt apply --yes "$WORK/good.yaml" > /dev/null
 good=$(jr id)
-rc=0; nt apply "$WORK/bad.yaml" > /dev/null 2> "$WORK/err" || rc=$?
+rc=0; nt apply --yes "$WORK/bad.yaml" > /dev/null 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "failed apply"
 bad=$(jr id)
 expect_eq "$(jr state)" failed "journal of the failed apply"

@@ -18,7 +18,7 @@ prof() {
 	cat > "$WORK/$1.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-gone}
+metadata: {name: veth-gone, host: any}
 target: linux
 interfaces:
   - {name: $2, mtu: 3000}
@@ -26,11 +26,11 @@ YAML
 }
 prof here nga0
 prof there ngx0
-nt apply "$WORK/here.yaml" > /dev/null
+nt apply --yes "$WORK/here.yaml" > /dev/null
 here=$(jr id)
-"$NETTUNE" --netns "$G1" apply "$WORK/there.yaml" > /dev/null
+"$NETTUNE" --netns "$G1" apply --yes "$WORK/there.yaml" > /dev/null
 deleted=$(jr id)
-"$NETTUNE" --netns "$G2" apply "$WORK/there.yaml" > /dev/null
+"$NETTUNE" --netns "$G2" apply --yes "$WORK/there.yaml" > /dev/null
 recreated=$(jr id)
 ip netns del "$G1"
 ip netns del "$G2"
@@ -70,7 +70,7 @@ done
 expect_eq "$(jr state 0)" discarded "the recreated namespace's journal"
 expect_eq "$(jr state 1)" discarded "the deleted namespace's journal"
 # an applied journal whose target is there is still not discarded
-nt apply "$WORK/here.yaml" > /dev/null
+nt apply --yes "$WORK/here.yaml" > /dev/null
 rc=0; nt rollback --discard "$(jr id)" 2> /dev/null || rc=$?
 expect_eq "$rc" 1 "discard of an applied journal whose target exists"
 
@@ -80,13 +80,13 @@ python3 "$SRCROOT/tests/fixtures/mkroot.py" "$R" --queues 2 --node 0 --irqbalanc
 cat > "$WORK/root.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: fixture-gone}
+metadata: {name: fixture-gone, host: any}
 target: linux
 interfaces:
   - name: enp1s0f0
     irq: {policy: numa-local-spread, irqbalance: ban}
 YAML
-"$NETTUNE" --root "$R" apply "$WORK/root.yaml" > /dev/null 2>&1 || fail "apply to the --root fixture"
+"$NETTUNE" --root "$R" apply --yes "$WORK/root.yaml" > /dev/null 2>&1 || fail "apply to the --root fixture"
 rooted=$(jr id)
 "$NETTUNE" show "$rooted" > "$WORK/show"
 grep -q "(null)" "$WORK/show" && { cat "$WORK/show"; fail "show prints (null)"; }

@@ -12,7 +12,7 @@ prof() {
 	cat > "$WORK/$1.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: veth-order}
+metadata: {name: veth-order, host: any}
 target: linux
 interfaces:
   - {name: noa0, mtu: $2${3-}}
@@ -21,9 +21,9 @@ YAML
 prof a 9000
 prof b 8000
 prof c 4000 ", offloads: {gro: on}"
-nt apply "$WORK/a.yaml" > /dev/null
+nt apply --yes "$WORK/a.yaml" > /dev/null
 a=$(jr id)
-nt apply "$WORK/b.yaml" > /dev/null
+nt apply --yes "$WORK/b.yaml" > /dev/null
 b=$(jr id)
 expect_eq "$(mtu noa0)" 8000 "after B"
 
@@ -44,9 +44,9 @@ grep -q "Rolling back $a" "$WORK/out" || { cat "$WORK/out"; fail "bare rollback 
 expect_eq "$(mtu noa0)" 1500 "after rolling back A"
 
 # 2. --force rolls back out of order
-nt apply "$WORK/a.yaml" > /dev/null
+nt apply --yes "$WORK/a.yaml" > /dev/null
 a=$(jr id)
-nt apply "$WORK/b.yaml" > /dev/null
+nt apply --yes "$WORK/b.yaml" > /dev/null
 b=$(jr id)
 nt rollback --force "$a" > /dev/null || fail "rollback --force A under B"
 expect_eq "$(mtu noa0)" 1500 "after --force"
@@ -59,7 +59,7 @@ ip -n "$NS" link set noa0 mtu 1500
 
 # 3. changed by hand since the apply: refused with the setting, then --force
 mtu0=$(mtu noa0)
-nt apply "$WORK/a.yaml" > /dev/null
+nt apply --yes "$WORK/a.yaml" > /dev/null
 ip -n "$NS" link set noa0 mtu 7000
 rc=0; nt rollback > "$WORK/out" 2> "$WORK/err" || rc=$?
 expect_eq "$rc" 1 "rollback of a value changed by hand"
@@ -72,13 +72,13 @@ expect_eq "$(mtu noa0)" "$mtu0" "after rollback --force"
 expect_eq "$(jr state)" rolled-back "journal after rollback --force"
 
 # 4. a value already back to its previous one is fine
-nt apply "$WORK/c.yaml" > /dev/null
+nt apply --yes "$WORK/c.yaml" > /dev/null
 ip -n "$NS" link set noa0 mtu 1500
 nt rollback > /dev/null 2> "$WORK/err" || { cat "$WORK/err"; fail "rollback with a value back to before"; }
 expect_eq "$(feature noa0 generic-receive-offload)" off "gro after the rollback"
 
 # 5. the resume of an interrupted rollback (mtu restored, gro still on)
-nt apply "$WORK/c.yaml" > /dev/null
+nt apply --yes "$WORK/c.yaml" > /dev/null
 ip -n "$NS" link set noa0 mtu 1500
 python3 - "$NETTUNE_STATE_DIR/journal" "$(jr id)" <<'PY'
 import json, os, sys, time
@@ -97,7 +97,7 @@ expect_eq "$(feature noa0 generic-receive-offload)" off "gro after the resume"
 expect_eq "$(jr state)" rolled-back "journal after the resume"
 
 # 6. the confirm watcher reverts its own change even when changed by hand
-nt apply --confirm-timeout 2 "$WORK/a.yaml" > /dev/null
+nt apply --yes --confirm-timeout 2 "$WORK/a.yaml" > /dev/null
 ip -n "$NS" link set noa0 mtu 7000
 jr wait reverted-unconfirmed 15 || fail "the watcher did not revert"
 expect_eq "$(mtu noa0)" 1500 "after the watcher's revert"

@@ -10,7 +10,7 @@ for dev in rkbr0 rka0; do
 	cat > "$WORK/$dev.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: lab}
+metadata: {name: lab, host: any}
 target: linux
 interfaces:
   - name: $dev
