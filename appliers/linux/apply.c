@@ -1087,8 +1087,7 @@ next:
 	if (!rc && interrupted) {
 		/* a signal after the last write: roll back, without a read-back
 		 * that the signal would cut short and misreport */
-		fprintf(stderr, "nettune apply: interrupted by signal %d after the last step\n",
-			(int)interrupted);
+		failure(&j, "interrupted by signal %d after the last step", (int)interrupted);
 		rc = 1;
 		done = n;
 	}

@@ -22,7 +22,7 @@ nsx ethtool -K nfb0 gro on
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: module-faults}
+metadata: {name: module-faults, host: any}
 target: linux
 sysctl:
   net.ipv4.ip_forward: "1"

@@ -16,7 +16,7 @@ ip -n "$NS" link set nfa1 mtu 1400
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: fault-test}
+metadata: {name: fault-test, host: any}
 target: linux
 interfaces:
   - {name: nfa0, nic: veth, mtu: 9000, offloads: {gro: on, tso: off, uso: off}, channels: {rx: 2, tx: 3}}

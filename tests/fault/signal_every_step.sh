@@ -18,7 +18,7 @@ nsx ethtool -K nsb0 gro on
 cat > "$WORK/p.yaml" <<YAML
 apiVersion: nettune/v1
 kind: HostProfile
-metadata: {name: signal-test}
+metadata: {name: signal-test, host: any}
 target: linux
 interfaces:
   - {name: nsa0, nic: veth, mtu: 9000, offloads: {gro: on, tso: off}, channels: {rx: 2, tx: 3}}
