@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../compiler/formats/planprint.h"
 #include "../appliers/linux/apply.h"
 #include "../appliers/linux/journal.h"
 #include "../appliers/linux/linux.h"

@@ -16,7 +16,7 @@
 #include "../compiler/base/diag.h"
 #include "../compiler/model/facts.h"
 #include "../compiler/language/load.h"
-#include "../compiler/passes/plan.h"
+#include "../compiler/model/actions.h"
 #include "../compiler/model/settings.h"
 
 struct nt_emit_input {

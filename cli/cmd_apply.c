@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../compiler/formats/planprint.h"
 #include "../appliers/linux/apply.h"
 #include "../appliers/linux/linux.h"
 #include "../compiler/formats/hostprofile.h"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../compiler/formats/planprint.h"
 #include "common.h"
 #include "plans.h"
 #include "../report/topomap.h"

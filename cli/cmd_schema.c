@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../compiler/base/buf.h"
-#include "../compiler/language/jsonschema.h"
+#include "../compiler/model/jsonschema.h"
 #include "cli.h"
 
 int cmd_schema(int argc, char **argv)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../compiler/formats/planprint.h"
 #include "../appliers/linux/journal.h"
 #include "../compiler/formats/manifest.h"
 #include "../compiler/formats/sign.h"

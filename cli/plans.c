@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../compiler/formats/planprint.h"
 #include "../appliers/linux/linux.h"
 #include "../compiler/model/scope.h"
 #include "common.h"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compiler/formats/planprint.h"
 #include "../compiler/base/buf.h"
 #include "../compiler/formats/manifest.h"
 #include "../compiler/formats/sign.h"

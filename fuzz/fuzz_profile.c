@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compiler/formats/planprint.h"
 #include "../compiler/base/buf.h"
 #include "../compiler/model/caps.h"
 #include "../compiler/language/load.h"

@@ -11,6 +11,7 @@
 #include "../compiler/formats/snapshot.h"
 #include "../compiler/passes/validate.h"
 #include "pipeline.h"
+#include "want.h"
 
 /* What to observe to re-check a plan's "from" values. */
 static void request_for(const struct nt_manifest *m, struct nt_observe_req *req)
@@ -116,7 +117,13 @@ static int observe(const struct nt_pipeline_req *rq, const char *want, struct nt
 		break;
 	}
 	if (!strcmp(want, "linux")) {
-		if (nt_linux_observe_profile(&c->l, &c->facts, &c->observed, d))
+		struct nt_want w;
+		int r;
+
+		nt_want_profile(&c->l, &w);
+		r = nt_linux_observe(&w.req, &c->facts, &c->observed, d);
+		nt_want_free(&w);
+		if (r)
 			return -1;
 		c->against = "the live host";
 		return 0;

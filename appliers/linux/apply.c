@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../compiler/base/buf.h"
+#include "../../compiler/formats/planprint.h"
 #include "apply.h"
 #include "devcache.h"
 #include "irqmap.h"

@@ -6,7 +6,7 @@
 #define NT_APPLY_H
 
 #include "../../compiler/base/diag.h"
-#include "../../compiler/passes/plan.h"
+#include "../../compiler/model/actions.h"
 #include "journal.h"
 #include "linux.h"
 

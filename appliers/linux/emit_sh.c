@@ -5,7 +5,7 @@
 
 #include "../../compiler/base/version.h"
 #include "../../compiler/language/profile.h"
-#include "../../compiler/passes/lower.h"
+#include "../../compiler/model/offloads.h"
 #include "../emit.h"
 #include "rows.h"
 

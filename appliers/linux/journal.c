@@ -15,7 +15,7 @@
 #include "../../compiler/formats/json.h"
 #include "../../compiler/formats/record.h"
 #include "../../compiler/formats/snapshot.h"
-#include "../../compiler/passes/validate.h"
+#include "../../compiler/model/names.h"
 #include "journal.h"
 #include "statedir.h"
 

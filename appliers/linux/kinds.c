@@ -13,7 +13,7 @@
 
 #include "../../compiler/base/buf.h"
 #include "../../compiler/model/caps.h"
-#include "../../compiler/passes/validate.h"
+#include "../../compiler/model/names.h"
 #include "devcache.h"
 #include "irqmap.h"
 #include "link.h"
@@ -757,6 +757,34 @@ static int service_write(struct nt_lctx *x, const char *o, const char *a, const 
 
 /* processes ------------------------------------------------------------ */
 
+int nt_linux_pids_by_comm(const char *comm, int **out, int max)
+{
+	char *p = nt_sys_path("/proc");
+	DIR *d = nt_sys_opendir(p);
+	struct dirent *de;
+	int *pids = NULL, n = 0;
+
+	free(p);
+	while (d && (de = readdir(d)) && (!max || n < max)) {
+		char *cp, *c;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		cp = nt_sys_path("/proc/%s/comm", de->d_name);
+		c = nt_sys_read(cp);
+		free(cp);
+		if (c && !strcmp(c, comm)) {
+			pids = nt_xgrow(pids, (size_t)n, sizeof(*pids));
+			pids[n++] = atoi(de->d_name);
+		}
+		free(c);
+	}
+	if (d)
+		closedir(d);
+	*out = pids;
+	return n;
+}
+
 /* The PIDs of a process object, at most max (0: all of them, however
  * many: no fixed limit); *out is malloc'd. */
 static int pids_of(const char *obj, int **out, int max)
@@ -796,31 +824,7 @@ static int pids_of(const char *obj, int **out, int max)
 		*out = pids;
 		return n;
 	}
-	{
-		char *p = nt_sys_path("/proc");
-		DIR *d = nt_sys_opendir(p);
-		struct dirent *de;
-
-		free(p);
-		while (d && (de = readdir(d)) && (!max || n < max)) {
-			char *cp, *c;
-
-			if (!isdigit((unsigned char)de->d_name[0]))
-				continue;
-			cp = nt_sys_path("/proc/%s/comm", de->d_name);
-			c = nt_sys_read(cp);
-			free(cp);
-			if (c && !strcmp(c, what)) {
-				pids = nt_xgrow(pids, (size_t)n, sizeof(*pids));
-				pids[n++] = atoi(de->d_name);
-			}
-			free(c);
-		}
-		if (d)
-			closedir(d);
-	}
-	*out = pids;
-	return n;
+	return nt_linux_pids_by_comm(what, out, max);
 }
 
 static int process_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
@@ -1367,48 +1371,5 @@ void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *
 		default:
 			break;
 		}
-	}
-}
-
-/* "interfaces[].rss.flow_hash; ..." -> whether interface i of the profile
- * names one of those keys */
-static bool names_key(const struct nt_loaded *l, size_t i, const char *keys)
-{
-	const char *p = keys;
-
-	while (p && *p) {
-		char path[256];
-		size_t n, o;
-
-		p += strspn(p, " ;");
-		n = strcspn(p, "; ({");
-		if (n > 13 && !strncmp(p, "interfaces[].", 13)) {
-			o = (size_t)snprintf(path, sizeof(path), "/interfaces/%zu/", i);
-			if (o + n - 13 < sizeof(path)) {
-				memcpy(path + o, p + 13, n - 13);
-				path[o + n - 13] = '\0';
-				for (char *c = path + o; *c; c++)
-					if (*c == '.')
-						*c = '/';
-				if (nt_yget(l->tree, path, false))
-					return true;
-			}
-		}
-		p += n;
-		p += strcspn(p, ";");
-	}
-	return false;
-}
-
-void nt_linux_rows_skip(const struct nt_loaded *l, bool skip[NT_K__COUNT])
-{
-	size_t k, i, n = l->p ? l->p->interfaces_count : 0;
-
-	for (k = 0; k < NT_K__COUNT; k++) {
-		const struct nt_linux_row *r = nt_linux_row((enum nt_kind_id)k);
-
-		skip[k] = true;
-		for (i = 0; r && (r->flags & NT_LR_OBSERVE) && i < n && skip[k]; i++)
-			skip[k] = !names_key(l, i, nt_kinds[k].keys);
 	}
 }

@@ -13,7 +13,6 @@
 
 #include "../../compiler/base/diag.h"
 #include "../../compiler/model/facts.h"
-#include "../../compiler/language/load.h"
 #include "../../compiler/model/settings.h"
 #include "ethnl.h"
 #include "rows.h"
@@ -47,17 +46,29 @@ char *nt_linux_sysctl_path(const char *key);
  * one loop over the rows by argument shape. */
 void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st,
 			   const bool *skip);
-/* skip[k] for the NT_LR_OBSERVE rows: true unless some interface of the
- * profile names one of the kind's profile keys. */
-void nt_linux_rows_skip(const struct nt_loaded *l, bool skip[NT_K__COUNT]);
 
 int nt_lctx_open(struct nt_lctx *x, struct nt_facts *facts);
 void nt_lctx_close(struct nt_lctx *x);
 /* Every cached reply is stale: the next reads dump again. */
 void nt_lctx_drop_cache(struct nt_lctx *x);
 
-/* What to observe: interfaces (NULL = every interface), sysctl keys,
- * process objects ("process NAME"). */
+/* The pids whose /proc/PID/comm is comm (at most max, 0: every one),
+ * malloc'd in *pids; returns how many. */
+int nt_linux_pids_by_comm(const char *comm, int **pids, int max);
+
+/* The features worth observing on one interface: the offload groups
+ * lowering can set or read (a mask of nt_fgroups[] indexes, offloads.h)
+ * and the features its profile names itself (linux: features). */
+struct nt_feature_want {
+	const char *iface;
+	uint64_t groups;
+	const char *const *names;
+	size_t nnames;
+};
+
+/* What to observe, a plain request the caller works out (pipeline/want.h
+ * from a profile, pipeline.c from a PLAN.json): interfaces (NULL = every
+ * interface), sysctl keys, process objects ("process NAME"). */
 struct nt_observe_req {
 	const char *const *ifaces;
 	size_t nifaces;
@@ -74,23 +85,23 @@ struct nt_observe_req {
 	unsigned skip;
 	/* kinds the rows observe (NT_LR_OBSERVE) not worth reading; NULL = read all */
 	const bool *skip_rows;
-	/* plan and apply: only the features lowering this profile's
-	 * interfaces can set or read enter the observed state (the facts
-	 * keep every feature); NULL = every feature (snapshots) */
-	const struct nt_profile *profile;
+	/* plan and apply (want_features): only the features of features[]
+	 * enter the observed state, none on an interface it does not list
+	 * (the facts keep every feature); false = every feature (snapshots) */
+	bool want_features;
+	const struct nt_feature_want *features;
+	size_t nfeatures;
 };
 
 enum {
 	NT_OBS_RINGS = 1 << 0,
 	NT_OBS_COALESCE = 1 << 1,
 	NT_OBS_RSS = 1 << 2,
-	NT_OBS_QUEUES = 1 << 3,		/* IRQ affinity, RPS, XPS files */
+	NT_OBS_QUEUES = 1 << 3,		/* IRQ affinity, RPS, XPS files; with
+					 * NT_OBS_RSS, the queues/ listing */
 };
 
 int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *facts,
 		     struct nt_state *observed, struct nt_diags *d);
-/* Observes what a profile names (interfaces, sysctls, processes, irqbalance). */
-int nt_linux_observe_profile(const struct nt_loaded *l, struct nt_facts *facts,
-			     struct nt_state *observed, struct nt_diags *d);
 
 #endif

@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "../../compiler/base/buf.h"
-#include "../../compiler/language/profile.h"
-#include "../../compiler/passes/lower.h"
-#include "../../compiler/passes/validate.h"
+#include "../../compiler/base/strindex.h"
+#include "../../compiler/model/names.h"
+#include "../../compiler/model/offloads.h"
 #include "devcache.h"
 #include "irqmap.h"
 #include "link.h"
@@ -103,32 +103,6 @@ static void observe_topology(struct nt_facts *f)
 	}
 }
 
-static bool scan_comm(const char *want, int *pids, int max, int *n)
-{
-	char *p = nt_sys_path("/proc");
-	DIR *d = nt_sys_opendir(p);
-	struct dirent *de;
-
-	*n = 0;
-	free(p);
-	if (!d)
-		return false;
-	while ((de = readdir(d))) {
-		char *cp, *c;
-
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		cp = nt_sys_path("/proc/%s/comm", de->d_name);
-		c = nt_sys_read(cp);
-		free(cp);
-		if (c && !strcmp(c, want) && *n < max)
-			pids[(*n)++] = atoi(de->d_name);
-		free(c);
-	}
-	closedir(d);
-	return *n > 0;
-}
-
 /* rx-N and tx-N entries of the queues directory, in one listing */
 static void count_queues(const char *iface, uint32_t *rx, uint32_t *tx)
 {
@@ -148,127 +122,147 @@ static void count_queues(const char *iface, uint32_t *rx, uint32_t *tx)
 		closedir(d);
 }
 
+/* The target of a symbolic link below /sys/class/net/NAME (fmt names the
+ * file), its last component in *last; false when it is no link. */
+static bool iface_link(const char *fmt, const char *name, char *link, size_t n,
+		       const char **last)
+{
+	char *p = nt_sys_path(fmt, name), *slash;
+	ssize_t len = p ? nt_sys_readlink(p, link, n - 1) : -1;
+
+	free(p);
+	if (len <= 0)
+		return false;
+	link[len] = '\0';
+	slash = strrchr(link, '/');
+	*last = slash ? slash + 1 : link;
+	return true;
+}
+
+/* The bus device of a NIC: driver, PCI ids, NUMA node and queue IRQs.
+ * A virtio NIC's device is virtioN (virtio ids: 1af4:0001 = net) below
+ * its PCI function (1af4:1041, legacy 1af4:1000): the PCI ids and NUMA
+ * node are the function's (drivers/virtio/virtio_pci_common.c
+ * virtio_pci_probe registers vp_dev->vdev with the PCI device as parent). */
+static void observe_bus_device(struct nt_facts *f, struct nt_iface_facts *i, const char *name)
+{
+	char *p, *s, link[PATH_MAX];
+	const char *last;
+	bool virtio;
+
+	if (iface_link("/sys/class/net/%s/device/driver", name, link, sizeof(link), &last)) {
+		i->driver = nt_xstrdup(last);
+		i->kind = nt_xstrdup("physical");
+	}
+	virtio = iface_link("/sys/class/net/%s/device", name, link, sizeof(link), &last) &&
+		 !strncmp(last, "virtio", 6);
+	p = nt_sys_path(virtio ? "/sys/class/net/%s/device/../vendor" :
+			"/sys/class/net/%s/device/vendor", name);
+	s = nt_sys_read(p);
+	free(p);
+	if (s) {
+		char *dp = nt_sys_path(virtio ? "/sys/class/net/%s/device/../device" :
+				       "/sys/class/net/%s/device/device", name);
+		char *ds = nt_sys_read(dp);
+
+		if (ds && !strncmp(s, "0x", 2) && !strncmp(ds, "0x", 2))
+			i->pci = nt_xasprintf("%s:%s", s + 2, ds + 2);
+		free(dp);
+		free(ds);
+		free(s);
+	}
+	p = nt_sys_path(virtio ? "/sys/class/net/%s/device/../numa_node" :
+			"/sys/class/net/%s/device/numa_node", name);
+	s = nt_sys_read(p);
+	free(p);
+	if (s) {
+		i->numa_node = atoi(s);
+		free(s);
+	}
+	nt_irqmap_refresh(f, name);
+}
+
+/* What ethtool netlink says of the device: channel and ring maxima, and
+ * every feature with whether it can change. */
+static void observe_ethtool_facts(struct nt_lctx *x, struct nt_iface_facts *i, const char *name,
+				  unsigned skip)
+{
+	struct nt_channels_state ch;
+	struct nt_rings_state r;
+	const struct nt_features *ft;
+	size_t k;
+
+	if (!nt_lctx_channels(x, name, &ch))
+		for (k = 0; k < 4; k++)
+			if (ch.have[k] || ch.max[k])
+				i->max_chan[k] = (struct nt_num){true, ch.max[k]};
+	if (!(skip & NT_OBS_RINGS) && !nt_devcache_rings(name, &r)) {
+		if (r.have[0])
+			i->ring_rx_max = (struct nt_num){true, r.max[0]};
+		if (r.have[1])
+			i->ring_tx_max = (struct nt_num){true, r.max[1]};
+	}
+	if (!nt_devcache_features(name, &ft)) {
+		size_t nf = nt_features_count(ft);
+
+		i->features_known = true;
+		i->features = nt_xcalloc(nf + 1, sizeof(*i->features));
+		for (k = 0; k < nf; k++) {
+			struct nt_feature_state st;
+			const char *fname = nt_features_name(ft, k);
+
+			if (!fname || !nt_features_find(ft, fname, &st))
+				continue;
+			i->features[i->nfeatures].name = nt_xstrdup(fname);
+			i->features[i->nfeatures++].fixed = !st.hw || st.nochange;
+		}
+	}
+}
+
+static void observe_rss_facts(struct nt_iface_facts *i, const char *name)
+{
+	const struct nt_rss_state *rs;
+	int rc = nt_devcache_rss(name, &rs);
+
+	if (!rc) {
+		/* 0: the device has no RSS key (virtio_net without RSS),
+		 * as a snapshot records it: no key size, not 0 */
+		if (rs->key_size)
+			i->rss_key_bytes = (struct nt_num){true, (uint32_t)rs->key_size};
+		i->rss_indir_size = (struct nt_num){true, (uint32_t)rs->indir_size};
+	} else if (rc == -EOPNOTSUPP) {
+		/* ETHTOOL_GRSSH refused (veth, bridge: no get_rxfh): the
+		 * device has no RSS, which is known, not unknown */
+		i->rss_indir_size = (struct nt_num){true, 0};
+	}
+}
+
 static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned skip)
 {
 	struct nt_facts *f = x->facts;
 	struct nt_iface_facts *i = nt_facts_iface(f, name);
 	struct nt_dc_link l = {0};
-	char *p, *s, link[PATH_MAX];
-	ssize_t n;
-	bool virt = false, virtio = false;
+	bool virt = false;
+	char *p;
 
 	if (!i)
 		i = nt_facts_add_iface(f, name);
 	if (!*nt_sys_root && !nt_devcache_link(name, &l))
 		virt = l.kind != NULL;	/* veth, vxlan...: no bus device below it */
 	p = virt ? NULL : nt_sys_path("/sys/class/net/%s/device", name);
-	if (p && nt_sys_exists(p)) {
-		free(p);
-		p = nt_sys_path("/sys/class/net/%s/device/driver", name);
-		n = nt_sys_readlink(p, link, sizeof(link) - 1);
-		free(p);
-		if (n > 0) {
-			char *slash;
-
-			link[n] = '\0';
-			slash = strrchr(link, '/');
-			i->driver = nt_xstrdup(slash ? slash + 1 : link);
-			i->kind = nt_xstrdup("physical");
-		}
-		/* a virtio NIC's device is virtioN (virtio ids: 1af4:0001 = net)
-		 * below its PCI function (1af4:1041, legacy 1af4:1000): the PCI
-		 * ids and NUMA node are the function's (drivers/virtio/
-		 * virtio_pci_common.c virtio_pci_probe registers vp_dev->vdev
-		 * with the PCI device as parent) */
-		p = nt_sys_path("/sys/class/net/%s/device", name);
-		n = p ? nt_sys_readlink(p, link, sizeof(link) - 1) : -1;
-		free(p);
-		if (n > 0) {
-			char *slash;
-
-			link[n] = '\0';
-			slash = strrchr(link, '/');
-			virtio = !strncmp(slash ? slash + 1 : link, "virtio", 6);
-		}
-		p = nt_sys_path(virtio ? "/sys/class/net/%s/device/../vendor" :
-				"/sys/class/net/%s/device/vendor", name);
-		s = nt_sys_read(p);
-		free(p);
-		if (s) {
-			char *dp = nt_sys_path(virtio ? "/sys/class/net/%s/device/../device" :
-					       "/sys/class/net/%s/device/device", name);
-			char *ds = nt_sys_read(dp);
-
-			if (ds && !strncmp(s, "0x", 2) && !strncmp(ds, "0x", 2))
-				i->pci = nt_xasprintf("%s:%s", s + 2, ds + 2);
-			free(dp);
-			free(ds);
-			free(s);
-		}
-		p = nt_sys_path(virtio ? "/sys/class/net/%s/device/../numa_node" :
-				"/sys/class/net/%s/device/numa_node", name);
-		s = nt_sys_read(p);
-		free(p);
-		if (s) {
-			i->numa_node = atoi(s);
-			free(s);
-		}
-		nt_irqmap_refresh(f, name);
-	} else {
-		free(p);
-	}
+	if (p && nt_sys_exists(p))
+		observe_bus_device(f, i, name);
+	free(p);
 	if (!*nt_sys_root && !i->kind)
 		i->kind = nt_xstrdup(l.kind ? l.kind : "virtual");
-	count_queues(name, &i->rx_queues, &i->tx_queues);
-	if (x->nl) {
-		struct nt_channels_state ch;
-		struct nt_rings_state r;
-		const struct nt_features *ft;
-		size_t k;
-
-		if (!nt_lctx_channels(x, name, &ch))
-			for (k = 0; k < 4; k++)
-				if (ch.have[k] || ch.max[k])
-					i->max_chan[k] = (struct nt_num){true, ch.max[k]};
-		if (!(skip & NT_OBS_RINGS) && !nt_devcache_rings(name, &r)) {
-			if (r.have[0])
-				i->ring_rx_max = (struct nt_num){true, r.max[0]};
-			if (r.have[1])
-				i->ring_tx_max = (struct nt_num){true, r.max[1]};
-		}
-		if (!nt_devcache_features(name, &ft)) {
-			size_t nf = nt_features_count(ft);
-
-			i->features_known = true;
-			i->features = nt_xcalloc(nf + 1, sizeof(*i->features));
-			for (k = 0; k < nf; k++) {
-				struct nt_feature_state st;
-				const char *fname = nt_features_name(ft, k);
-
-				if (!fname || !nt_features_find(ft, fname, &st))
-					continue;
-				i->features[i->nfeatures].name = nt_xstrdup(fname);
-				i->features[i->nfeatures++].fixed = !st.hw || st.nochange;
-			}
-		}
-	}
-	if (!*nt_sys_root && !(skip & NT_OBS_RSS)) {
-		const struct nt_rss_state *rs;
-
-		int rc = nt_devcache_rss(name, &rs);
-
-		if (!rc) {
-			/* 0: the device has no RSS key (virtio_net without RSS),
-			 * as a snapshot records it: no key size, not 0 */
-			if (rs->key_size)
-				i->rss_key_bytes = (struct nt_num){true, (uint32_t)rs->key_size};
-			i->rss_indir_size = (struct nt_num){true, (uint32_t)rs->indir_size};
-		} else if (rc == -EOPNOTSUPP) {
-			/* ETHTOOL_GRSSH refused (veth, bridge: no get_rxfh): the
-			 * device has no RSS, which is known, not unknown */
-			i->rss_indir_size = (struct nt_num){true, 0};
-		}
-	}
+	/* the queue counts: for the per-queue files, and as the queue count
+	 * of IRQ placement, RPS and RSS when the channels do not say it */
+	if (!(skip & NT_OBS_QUEUES) || !(skip & NT_OBS_RSS))
+		count_queues(name, &i->rx_queues, &i->tx_queues);
+	if (x->nl)
+		observe_ethtool_facts(x, i, name, skip);
+	if (!*nt_sys_root && !(skip & NT_OBS_RSS))
+		observe_rss_facts(i, name);
 }
 
 /* Adds the current value of (kind, obj, arg) to st when it exists. */
@@ -297,40 +291,30 @@ static void grab(struct nt_lctx *x, struct nt_state *st, enum nt_kind_id k, cons
 	nt_state_set(st, k, obj, arg, v, (struct nt_mark){0});
 }
 
-/* Whether some interface of prof named name can set or read feature: the
- * groups and keys of the interface (or interfaces) of that name. */
-struct fwant {
-	uint64_t groups;
-	const struct nt_iface *const *ifs;
-	size_t nifs;
-};
+/* The features worth observing on one device: its entry of the request
+ * (none: no feature), found through a hash index of the request's
+ * interface names built once per observation. */
+static struct nt_strindex fw_index;
 
-/* The groups of the interfaces of prof named name; the ones with linux:
- * features in w. */
-static uint64_t fwant_of(const struct nt_profile *prof, const char *name, struct fwant *w,
-			 const struct nt_iface **buf)
+static const char *fwant_key(const void *arr, size_t i)
+{
+	return ((const struct nt_feature_want *)arr)[i].iface;
+}
+
+static const struct nt_feature_want *fwant_of(const struct nt_observe_req *req, const char *name)
+{
+	size_t at = nt_strindex_find(&fw_index, req->features, req->nfeatures, fwant_key, name);
+
+	return at == SIZE_MAX ? NULL : &req->features[at];
+}
+
+static bool feature_named(const struct nt_feature_want *w, const char *feature)
 {
 	size_t k;
 
-	memset(w, 0, sizeof(*w));
-	w->ifs = buf;
-	for (k = 0; k < prof->interfaces_count; k++)
-		if (!strcmp(prof->interfaces[k].name, name)) {
-			w->groups |= nt_linux_feature_groups(&prof->interfaces[k]);
-			if (prof->interfaces[k].linux_opts && w->nifs < 8)
-				buf[w->nifs++] = &prof->interfaces[k];
-		}
-	return w->groups;
-}
-
-static bool feature_wanted_opts(const struct fwant *w, const char *feature)
-{
-	size_t k, j;
-
-	for (k = 0; k < w->nifs; k++)
-		for (j = 0; j < w->ifs[k]->linux_opts->features_count; j++)
-			if (!strcmp(w->ifs[k]->linux_opts->features[j].key, feature))
-				return true;
+	for (k = 0; w && k < w->nnames; k++)
+		if (!strcmp(w->names[k], feature))
+			return true;
 	return false;
 }
 
@@ -367,42 +351,50 @@ static void fwant_free(void)
 {
 	free(fw_cache.in);
 	memset(&fw_cache, 0, sizeof(fw_cache));
+	nt_strindex_reset(&fw_index);
 }
 
-static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_state *st,
-				unsigned skip, const bool *skip_rows, const struct nt_profile *prof)
+/* The device's features: every one (snapshots), or the wanted ones in
+ * the order of its facts (the kernel's feature names); which names the
+ * groups take is worked out once per set of groups, not per device. */
+static void observe_features(struct nt_lctx *x, const char *name, struct nt_state *st,
+			     const struct nt_observe_req *req, const struct nt_iface_facts *i)
 {
-	const struct nt_iface_facts *i = nt_facts_iface(x->facts, name);
+	const struct nt_feature_want *w;
+	const struct nt_features *ft;
+	const bool *in;
+	size_t k, nf;
+
+	if (!req->want_features) {
+		for (k = 0; i && k < i->nfeatures; k++)
+			grab(x, st, NT_K_FEATURE, name, i->features[k].name);
+		return;
+	}
+	if (!i || !i->features_known || !x->nl || nt_devcache_features(name, &ft))
+		return;
+	w = fwant_of(req, name);
+	nf = nt_features_count(ft);
+	in = fwant_names(ft, nf, w ? w->groups : 0);
+	for (k = 0; k < nf; k++) {
+		struct nt_feature_state fs;
+		const char *fname = nt_features_name(ft, k);
+
+		if (!fname || (!in[k] && !feature_named(w, fname)) ||
+		    !nt_features_find(ft, fname, &fs))
+			continue;
+		grab(x, st, NT_K_FEATURE, name, fname);
+	}
+}
+
+/* Channels, rings, coalescing and RSS: the groups the request reads. */
+static void observe_ethtool_state(struct nt_lctx *x, const char *name, struct nt_state *st,
+				  unsigned skip, const struct nt_iface_facts *i)
+{
 	const char *const *chans = nt_kinds[NT_K_CHANNELS].args;
 	const char *const *rings = nt_kinds[NT_K_RING].args;
 	const char *const *coal = nt_kinds[NT_K_COALESCE].args;
-	const struct nt_iface *wbuf[8];
-	const struct nt_features *ft;
-	struct fwant w;
-	uint32_t q;
 	size_t k;
 
-	grab(x, st, NT_K_MTU, name, NULL);
-	if (prof && i && i->features_known && x->nl && !nt_devcache_features(name, &ft)) {
-		/* the device's features in the order of its facts (the kernel's
-		 * feature names), the wanted ones only; which names the groups
-		 * take is worked out once per set of groups, not per device */
-		size_t nf = nt_features_count(ft);
-		const bool *in = fwant_names(ft, nf, fwant_of(prof, name, &w, wbuf));
-
-		for (k = 0; k < nf; k++) {
-			struct nt_feature_state fs;
-			const char *fname = nt_features_name(ft, k);
-
-			if (!fname || (!in[k] && !feature_wanted_opts(&w, fname)) ||
-			    !nt_features_find(ft, fname, &fs))
-				continue;
-			grab(x, st, NT_K_FEATURE, name, fname);
-		}
-	} else if (!prof) {
-		for (k = 0; i && k < i->nfeatures; k++)
-			grab(x, st, NT_K_FEATURE, name, i->features[k].name);
-	}
 	for (k = 0; k < 4; k++)
 		if (i && i->max_chan[k].known && i->max_chan[k].v)
 			grab(x, st, NT_K_CHANNELS, name, chans[k]);
@@ -414,33 +406,51 @@ static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_s
 		grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "rx");
 		grab(x, st, NT_K_COALESCE_ADAPTIVE, name, "tx");
 	}
-	nt_linux_observe_rows(x, name, st, skip_rows);
-	if (!(skip & NT_OBS_RSS)) {
-		grab(x, st, NT_K_RSS_HFUNC, name, NULL);
-		grab(x, st, NT_K_RSS_KEY, name, NULL);
-		grab(x, st, NT_K_RSS_INDIR, name, NULL);
-	}
-	if (skip & NT_OBS_QUEUES)
-		return;
-	for (k = 0; i && k < i->nirqs; k++) {
-		char arg[16];
+}
 
+static void observe_rss_state(struct nt_lctx *x, const char *name, struct nt_state *st)
+{
+	grab(x, st, NT_K_RSS_HFUNC, name, NULL);
+	grab(x, st, NT_K_RSS_KEY, name, NULL);
+	grab(x, st, NT_K_RSS_INDIR, name, NULL);
+}
+
+/* IRQ affinity of each queue IRQ, RPS and XPS of each queue. */
+static void observe_queue_state(struct nt_lctx *x, const char *name, struct nt_state *st,
+				const struct nt_iface_facts *i)
+{
+	char arg[16];
+	uint32_t q;
+	size_t k;
+
+	for (k = 0; i && k < i->nirqs; k++) {
 		utoa(arg, i->irqs[k].queue);
 		grab(x, st, NT_K_IRQ_AFFINITY, name, arg);
 	}
 	for (q = 0; i && q < i->rx_queues; q++) {
-		char arg[16];
-
 		utoa(arg, q);
 		grab(x, st, NT_K_RPS_CPUS, name, arg);
 		grab(x, st, NT_K_RPS_FLOW_CNT, name, arg);
 	}
 	for (q = 0; i && q < i->tx_queues; q++) {
-		char arg[16];
-
 		utoa(arg, q);
 		grab(x, st, NT_K_XPS_CPUS, name, arg);
 	}
+}
+
+static void observe_iface_state(struct nt_lctx *x, const char *name, struct nt_state *st,
+				const struct nt_observe_req *req)
+{
+	const struct nt_iface_facts *i = nt_facts_iface(x->facts, name);
+
+	grab(x, st, NT_K_MTU, name, NULL);
+	observe_features(x, name, st, req, i);
+	observe_ethtool_state(x, name, st, req->skip, i);
+	nt_linux_observe_rows(x, name, st, req->skip_rows);
+	if (!(req->skip & NT_OBS_RSS))
+		observe_rss_state(x, name, st);
+	if (!(req->skip & NT_OBS_QUEUES))
+		observe_queue_state(x, name, st, i);
 }
 
 /* Sysctls a snapshot leaves out: secrets (the TCP Fast Open key, IPv6
@@ -687,27 +697,14 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
-		     struct nt_state *st, struct nt_diags *d)
+/* Host name, kernel release, machine id and namespace: the image's under
+ * --root, never the running machine's (unknown when absent). */
+static void observe_host(struct nt_facts *f)
 {
-	struct nt_lctx x;
 	struct utsname u;
-	char **names = NULL, host[256];
-	size_t n = 0, k;
-	int pids[4];
-	int np;
+	char host[256], *mp;
 
-	nt_sys_hold_root();
-	/* every observation reads the host afresh (watch and the Ansible
-	 * module observe more than once per process): one dump per family */
-	nt_devcache_stale_all();
-	nt_irqmap_stale();
-	nt_facts_init(f);
-	memset(st, 0, sizeof(*st));
-	f->known = true;
-	f->target = nt_xstrdup("linux");
 	if (*nt_sys_root) {
-		/* the image's, never the running machine's: unknown when absent */
 		f->hostname = root_word(nt_sys_path("/proc/sys/kernel/hostname"));
 		if (!f->hostname)
 			f->hostname = root_word(nt_sys_path("/etc/hostname"));
@@ -720,42 +717,48 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		if (!uname(&u))
 			f->kernel = nt_xstrdup(u.release);
 	}
-	{
-		char *mp = nt_sys_path("/etc/machine-id");
-
-		f->machine_id = nt_sys_read(mp);
-		free(mp);
-	}
+	mp = nt_sys_path("/etc/machine-id");
+	f->machine_id = nt_sys_read(mp);
+	free(mp);
 	if (nt_sys_netns)
 		f->netns = nt_xstrdup(nt_sys_netns);
-	observe_topology(f);
-	/* a walk of every process: only for the requests that use it */
-	if (req->irqbalance || req->all_processes)
-		f->irqbalance = scan_comm("irqbalance", pids, 4, &np) ? 1 : 0;
-	nt_lctx_open(&x, f);
-	f->ifaces_known = true;
-	if (req->ifaces) {
-		for (k = 0; k < req->nifaces; k++) {
-			char *p = nt_sys_path("/sys/class/net/%s", req->ifaces[k]);
+}
 
-			if ((!*nt_sys_root && !nt_devcache_link(req->ifaces[k], &(struct nt_dc_link){0})) ||
-			    (*nt_sys_root && nt_sys_exists(p))) {
-				names = nt_xrealloc(names, (n + 1) * sizeof(char *));
-				names[n++] = nt_xstrdup(req->ifaces[k]);
-			}
-			free(p);
-		}
-	} else {
-		all_ifaces(&names, &n);
-		qsort(names, n, sizeof(*names), cmp_str);
+/* The interfaces to observe: those of the request that exist, or every
+ * one in name order; malloc'd names in *out. */
+static size_t observed_ifaces(const struct nt_observe_req *req, char ***out)
+{
+	char **names = NULL;
+	size_t n = 0, k;
+
+	if (!req->ifaces) {
+		all_ifaces(out, &n);
+		qsort(*out, n, sizeof(**out), cmp_str);
+		return n;
 	}
-	for (k = 0; k < n; k++)
-		observe_iface_facts(&x, names[k], req->skip);
-	for (k = 0; k < n; k++)
-		observe_iface_state(&x, names[k], st, req->skip, req->skip_rows, req->profile);
+	for (k = 0; k < req->nifaces; k++) {
+		char *p = nt_sys_path("/sys/class/net/%s", req->ifaces[k]);
+
+		if ((!*nt_sys_root && !nt_devcache_link(req->ifaces[k], &(struct nt_dc_link){0})) ||
+		    (*nt_sys_root && nt_sys_exists(p))) {
+			names = nt_xrealloc(names, (n + 1) * sizeof(char *));
+			names[n++] = nt_xstrdup(req->ifaces[k]);
+		}
+		free(p);
+	}
+	*out = names;
+	return n;
+}
+
+/* The sysctls of the request, recorded under the key the plan compares
+ * (net/core/x is net.core.x, as in profiles and snapshots), with whether
+ * each exists and can be written. */
+static void observe_sysctls(struct nt_lctx *x, const struct nt_observe_req *req,
+			    struct nt_facts *f, struct nt_state *st)
+{
+	size_t k;
+
 	for (k = 0; k < req->nsysctls; k++) {
-		/* recorded under the key the plan compares: net/core/x is
-		 * net.core.x, as in profiles and snapshots */
 		char *key = nt_sysctl_key_canon(req->sysctls[k]);
 		char *path = nt_linux_sysctl_path(key);
 		int mode = nt_sys_mode(path);
@@ -766,7 +769,7 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		bool exists = mode != -ENOENT && mode != -ENOTDIR;
 
 		if (exists)
-			grab(&x, st, NT_K_SYSCTL, "sysctl", key);
+			grab(x, st, NT_K_SYSCTL, "sysctl", key);
 		/* a file that could not be looked at is not refused */
 		nt_facts_add_sysctl(f, key, exists, mode < 0 || (mode & 0222))->suggest =
 			exists ? NULL : sysctl_near(key);
@@ -774,92 +777,77 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		free(key);
 	}
 	if (req->all_sysctls)
-		walk_sysctls(&x, st, "", 0);
+		walk_sysctls(x, st, "", 0);
+}
+
+static void observe_processes(struct nt_lctx *x, const struct nt_observe_req *req,
+			      struct nt_state *st)
+{
+	size_t k;
+
 	for (k = 0; k < req->nprocesses; k++)
-		grab(&x, st, NT_K_PROCESS_CPUS, req->processes[k], NULL);
+		grab(x, st, NT_K_PROCESS_CPUS, req->processes[k], NULL);
 	if (req->all_processes)
-		grab_processes(&x, st);
+		grab_processes(x, st);
 	if (req->irqbalance) {
-		grab(&x, st, NT_K_IRQBALANCE_BAN, "irqbalance", NULL);
-		grab(&x, st, NT_K_IRQBALANCE_SERVICE, "irqbalance", NULL);
+		grab(x, st, NT_K_IRQBALANCE_BAN, "irqbalance", NULL);
+		grab(x, st, NT_K_IRQBALANCE_SERVICE, "irqbalance", NULL);
 	}
+}
+
+/* A plan from a partial view would plan what is already so, or miss what
+ * is not: a failed read of the kernel is an error. */
+static int observe_failure(const struct nt_facts *f, struct nt_diags *d)
+{
+	char why[320];
+	int nf = nt_devcache_failure(why, sizeof(why));
+
+	if (!nf)
+		return 0;
+	nt_error(d, ((struct nt_mark){nt_intern(f->hostname ? f->hostname : "host"), 0, 0}),
+		 "observe", "cannot read the host: %s%s", why, nf > 1 ? " (and more)" : "");
+	return -EIO;
+}
+
+int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
+		     struct nt_state *st, struct nt_diags *d)
+{
+	struct nt_lctx x;
+	char **names = NULL;
+	size_t n, k;
+
+	nt_sys_hold_root();
+	/* every observation reads the host afresh (watch and the Ansible
+	 * module observe more than once per process): one dump per family */
+	nt_devcache_stale_all();
+	nt_irqmap_stale();
+	nt_facts_init(f);
+	memset(st, 0, sizeof(*st));
+	f->known = true;
+	f->target = nt_xstrdup("linux");
+	observe_host(f);
+	observe_topology(f);
+	/* a walk of every process: only for the requests that use it */
+	if (req->irqbalance || req->all_processes) {
+		int *pids = NULL;
+
+		f->irqbalance = nt_linux_pids_by_comm("irqbalance", &pids, 1) > 0 ? 1 : 0;
+		free(pids);
+	}
+	nt_lctx_open(&x, f);
+	f->ifaces_known = true;
+	n = observed_ifaces(req, &names);
+	for (k = 0; k < n; k++)
+		observe_iface_facts(&x, names[k], req->skip);
+	for (k = 0; k < n; k++)
+		observe_iface_state(&x, names[k], st, req);
+	observe_sysctls(&x, req, f, st);
+	observe_processes(&x, req, st);
 	for (k = 0; k < n; k++)
 		free(names[k]);
 	free(names);
 	nt_lctx_close(&x);
 	nt_sys_release_root();
 	fwant_free();
-	{
-		/* a plan from a partial view would plan what is already so, or
-		 * miss what is not: a failed read of the kernel is an error */
-		char why[320];
-		int nf = nt_devcache_failure(why, sizeof(why));
-
-		if (nf) {
-			nt_error(d, ((struct nt_mark){nt_intern(f->hostname ? f->hostname : "host"), 0, 0}),
-				 "observe", "cannot read the host: %s%s", why,
-				 nf > 1 ? " (and more)" : "");
-			return -EIO;
-		}
-	}
-	return 0;
-}
-
-/* Observes what a profile names: its interfaces, sysctls and processes,
- * and irqbalance when it places IRQs (plan and apply without --state). */
-int nt_linux_observe_profile(const struct nt_loaded *l, struct nt_facts *f,
-			     struct nt_state *observed, struct nt_diags *d)
-{
-	const struct nt_profile *p = l->p;
-	struct nt_observe_req req = {0};
-	bool skip_rows[NT_K__COUNT];
-	const char **ifs = nt_xcalloc(p->interfaces_count + 1, sizeof(char *));
-	const char **sys = nt_xcalloc(p->sysctl_count + 1, sizeof(char *));
-	char **procs = nt_xcalloc(p->processes_count + 1, sizeof(char *));
-	size_t i;
-	int r;
-
-	/* read only the groups some interface of the profile sets: the other
-	 * groups can produce no action (a no-op apply reads nothing else) */
-	req.skip = NT_OBS_RINGS | NT_OBS_COALESCE | NT_OBS_RSS | NT_OBS_QUEUES;
-	nt_linux_rows_skip(l, skip_rows);
-	req.skip_rows = skip_rows;
-	for (i = 0; i < p->interfaces_count; i++) {
-		const struct nt_iface *f = &p->interfaces[i];
-
-		ifs[i] = f->name;
-		if (f->irq)
-			req.irqbalance = true;
-		if (f->rings)
-			req.skip &= ~NT_OBS_RINGS;
-		if (f->coalesce)
-			req.skip &= ~NT_OBS_COALESCE;
-		/* channels too: shrinking them needs the RSS table (plan.c resets it) */
-		if (f->rss || f->channels)
-			req.skip &= ~NT_OBS_RSS;
-		if (f->irq || f->rps || f->xps)
-			req.skip &= ~NT_OBS_QUEUES;
-	}
-	for (i = 0; i < p->sysctl_count; i++)
-		sys[i] = p->sysctl[i].key;
-	for (i = 0; i < p->processes_count; i++) {
-		const struct nt_process_match *m = &p->processes[i].match;
-
-		procs[i] = nt_xasprintf("process %s", m->systemd_unit ? m->systemd_unit :
-					m->comm ? m->comm : m->pidfile);
-	}
-	req.profile = p;
-	req.ifaces = ifs;
-	req.nifaces = p->interfaces_count;
-	req.sysctls = sys;
-	req.nsysctls = p->sysctl_count;
-	req.processes = (const char *const *)procs;
-	req.nprocesses = p->processes_count;
-	r = nt_linux_observe(&req, f, observed, d);
-	for (i = 0; i < p->processes_count; i++)
-		free(procs[i]);
-	free(procs);
-	free(ifs);
-	free(sys);
-	return r;
+	return observe_failure(f, d);
 }

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "../../compiler/base/buf.h"
-#include "../../compiler/passes/validate.h"
+#include "../../compiler/model/names.h"
 #include "ethnl.h"
 #include "sysio.h"
 

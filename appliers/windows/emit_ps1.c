@@ -8,7 +8,7 @@
 #include "../../compiler/language/profile.h"
 #include "../../compiler/language/schema.h"
 #include "../../compiler/model/tunnel.h"
-#include "../../compiler/passes/validate.h"
+#include "../../compiler/model/names.h"
 #include "../../compiler/base/version.h"
 #include "../emit.h"
 #include "playbook_ps1.h"

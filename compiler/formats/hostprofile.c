@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "hostprofile.h"
-#include "../passes/lower.h"
+#include "../model/names.h"
+#include "../model/offloads.h"
 #include "../model/tunnel.h"
-#include "../passes/validate.h"
 
 /* Link kinds (IFLA_INFO_KIND) of tunnels: those of the overhead table
  * (tunnel.c) and a few it has no row for. */

@@ -17,7 +17,7 @@
 #include "../base/diag.h"
 #include "../model/facts.h"
 #include "../language/load.h"
-#include "../passes/plan.h"
+#include "../model/actions.h"
 
 #define NT_MANIFEST_FORMAT "nettune-plan/1"
 #define NT_MANIFEST_MAX_BYTES (16u << 20)

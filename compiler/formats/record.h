@@ -15,7 +15,7 @@
 #include "../base/diag.h"
 #include "json.h"
 #include "../model/settings.h"
-#include "../model/value.h"
+#include "value.h"
 
 struct nt_record {
 	const char *object;

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "snapshot.h"
-#include "../model/value.h"
-#include "../passes/validate.h"
+#include "../model/names.h"
+#include "value.h"
 
 /* Names reach plans, scripts and terminals: no control characters at all. */
 static bool safe_name(const char *s)

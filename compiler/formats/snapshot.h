@@ -13,7 +13,7 @@
 #include "../model/facts.h"
 #include "json.h"
 #include "../model/settings.h"
-#include "../model/value.h"
+#include "value.h"
 
 #define NT_SNAPSHOT_FORMAT "nettune-snapshot/1"
 

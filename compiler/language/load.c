@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../base/buf.h"
-#include "../model/caps.h"
+#include "../base/embedded.h"
 #include "check.h"
 #include "load.h"
 #include "../base/paths.h"

@@ -8,8 +8,8 @@
 #include <stddef.h>
 
 #include "profile.h"
+#include "rxh.h"
 #include "schema.h"
-#include "../model/settings.h"
 
 #define OPT (CYAML_FLAG_OPTIONAL | CYAML_FLAG_POINTER)
 #define OPT_STR (CYAML_FLAG_OPTIONAL | CYAML_FLAG_POINTER)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../base/diag.h"
+#include "../base/embedded.h"
 
 struct nt_num {
 	bool known;
@@ -93,12 +94,6 @@ struct nt_caps {
 					 * driver and PCI ids are read; 0 once parsed */
 };
 
-/* A table compiled into the binary (scripts/embed_caps.py). */
-struct nt_caps_text {
-	const char *name;		/* file name, e.g. intel-x710.yaml */
-	size_t len;
-	const char *text;
-};
 extern const struct nt_caps_text nt_caps_builtin[];
 extern const size_t nt_caps_nbuiltin;
 /* id, driver and PCI ids of each built-in table (in nt_caps_builtin order),
@@ -111,10 +106,6 @@ struct nt_caps_index {
 };
 extern const struct nt_caps_index nt_caps_builtin_index[];
 extern const size_t nt_caps_nbuiltin_index;
-/* The bundled policy profiles (the YAML files in profiles/), compiled in:
- * 'extends' falls back to them when no search directory has the policy. */
-extern const struct nt_caps_text nt_policies_builtin[];
-extern const size_t nt_policies_nbuiltin;
 
 struct nt_capsdb {
 	struct nt_caps *v;

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "../base/diag.h"
-#include "../passes/plan.h"
+#include "actions.h"
 #include "settings.h"
 
 /* NT_SCOPE_HOST or NT_SCOPE_NETNS for a sysctl key ("net.core.rmem_max";

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "../base/buf.h"
+#include "../language/rxh.h"
 #include "cpuset.h"
 #include "../base/diag.h"
 
@@ -120,18 +121,7 @@ const struct nt_kinddef *nt_kind_by_name(const char *name);
 /* Index of arg in the kind's args[], or -1. */
 int nt_kind_arg_index(enum nt_kind_id k, const char *arg);
 
-/* rx-flow-hash fields: RXH_* bits of include/uapi/linux/ethtool.h (Linux
- * v2.6.30+; RXH_DISCARD is 1 << 31), in the order ethtool(8) prints them. */
-/* X-macro of the fields: profile word, bit, ethtool letter */
-#define NT_RXH_FIELDS(X) \
-	X("l2da", 1u << 1, 'm')		/* RXH_L2DA */ \
-	X("vlan", 1u << 2, 'v')		/* RXH_VLAN */ \
-	X("l3-proto", 1u << 3, 't')	/* RXH_L3_PROTO */ \
-	X("src-ip", 1u << 4, 's')	/* RXH_IP_SRC */ \
-	X("dst-ip", 1u << 5, 'd')	/* RXH_IP_DST */ \
-	X("src-port", 1u << 6, 'f')	/* RXH_L4_B_0_1 */ \
-	X("dst-port", 1u << 7, 'n')	/* RXH_L4_B_2_3 */ \
-	X("discard", 1u << 31, 'r')	/* RXH_DISCARD */
+/* rx-flow-hash fields: NT_RXH_FIELDS of language/rxh.h */
 struct nt_rxh_field {
 	const char *name;		/* profile and plan word: src-ip */
 	uint32_t bit;

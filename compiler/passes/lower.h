@@ -9,6 +9,7 @@
 #include "../model/caps.h"
 #include "../base/diag.h"
 #include "../model/facts.h"
+#include "../model/offloads.h"
 #include "../language/load.h"
 #include "../model/settings.h"
 
@@ -33,23 +34,6 @@ struct nt_lower {
 size_t nt_lower(struct nt_lower *L);
 size_t nt_lower_linux(struct nt_lower *L);
 size_t nt_lower_windows(struct nt_lower *L);
-/* The portable offload (profile key under offloads:, e.g. "tso",
- * "rx_checksum") whose lowering sets this ethtool feature, or NULL. */
-const char *nt_linux_offload_of(const char *feature);
-/* The k-th portable offload of the feature group table, NULL past the end. */
-const char *nt_linux_offload(size_t k);
-/* The ethtool features of the k-th offload group as sh case patterns,
- * " | " between ("tx-checksum-*", "tx-tcp*-segmentation", "rx-gro"): what
- * lowering takes from the device's feature list, for a script that expands
- * the group on the host at run time (emit --format sh). */
-void nt_linux_offload_patterns(size_t k, struct nt_buf *out);
-/* The feature groups lowering interface f can set or read (a mask), and
- * whether a feature is in one of them: observation for plan and apply
- * observes only those features (and f's linux: features). */
-struct nt_iface;
-uint64_t nt_linux_feature_groups(const struct nt_iface *f);
-bool nt_linux_feature_in_groups(uint64_t mask, const char *feature);
-
 /* Derives a stable RSS key of n bytes from host and interface name
  * (HMAC-SHA256 in counter mode); re-planning never churns it. */
 int nt_rss_key_per_host(const char *host, const char *iface, uint8_t *out, size_t n);

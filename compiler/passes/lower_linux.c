@@ -15,21 +15,6 @@
 #include "../model/tunnel.h"
 #include "validate.h"
 
-/* Portable name -> ethtool netlink feature names (ethtool(8) off_flag_def
- * patterns: "tx" = tx-checksum-*, "tso" = tx-tcp*-segmentation). */
-/* The rows of offloads.def: a Linux feature group (names[0] NULL: none)
- * and the groups the profile key lowers to (NULL: its own). */
-struct fgroup {
-	const char *portable;
-	const char *lowers_to;
-	const char *names[6];
-};
-
-static const struct fgroup fgroups[] = {
-#define NT_OFFLOAD(key, cap, where, pf, lowers_to, doc, ...) {#key, lowers_to, {__VA_ARGS__}},
-#include "../language/offloads.def"
-#undef NT_OFFLOAD
-};
 
 /* Rank for ordering inside the feature phase: prerequisites first when
  * enabling, dependents first when disabling (plan.c reverses for off). */
@@ -106,50 +91,8 @@ static bool observed_bool(struct ictx *c, const char *feature, bool *out)
 	return true;
 }
 
-/* Device features of a group: ethtool(8) matches its legacy names by
- * pattern ("tx" = tx-checksum-*, "tso" = tx-tcp*-segmentation), so new
- * kernel bits such as tx-tcp-accecn-segmentation belong to the group. */
-/* How a group's features are named: a prefix, a pattern, or a list. */
-enum gmatch { GM_LIST, GM_TX_CSUM, GM_TSO };
 
-static enum gmatch group_match(const struct fgroup *g)
-{
-	if (!strcmp(g->portable, "tx_checksum"))
-		return GM_TX_CSUM;
-	if (!strcmp(g->portable, "tso"))
-		return GM_TSO;
-	return GM_LIST;
-}
-
-/* Whether feature is in group g (matched as m = group_match(g): lowering
- * runs this for every feature of every device). */
-static bool in_group_as(const struct fgroup *g, enum gmatch m, const char *feature)
-{
-	size_t k, n;
-
-	switch (m) {
-	case GM_TX_CSUM:
-		return !strncmp(feature, "tx-checksum-", 12);
-	case GM_TSO:
-		/* the glob tx-tcp*-segmentation */
-		n = strlen(feature);
-		return n >= 19 && !strncmp(feature, "tx-tcp", 6) &&
-		       !strcmp(feature + n - 13, "-segmentation");
-	case GM_LIST:
-		break;
-	}
-	for (k = 0; k < 6 && g->names[k]; k++)
-		if (!strcmp(g->names[k], feature))
-			return true;
-	return false;
-}
-
-static bool in_group(const struct fgroup *g, const char *feature)
-{
-	return in_group_as(g, group_match(g), feature);
-}
-
-static void put_feature(struct ictx *c, const struct fgroup *g, const char *name, bool fixed,
+static void put_feature(struct ictx *c, const struct nt_fgroup *g, const char *name, bool fixed,
 			bool on, const char *srcpath, unsigned flags, const char *note)
 {
 	struct nt_setting *s = put(c, NT_K_FEATURE, name, nt_v_bool(on), srcpath);
@@ -168,11 +111,11 @@ static void put_feature(struct ictx *c, const struct fgroup *g, const char *name
 }
 
 /* Lowers one portable group to feature settings. */
-static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const char *srcpath,
+static void lower_group(struct ictx *c, const struct nt_fgroup *g, bool on, const char *srcpath,
 			unsigned flags, const char *note)
 {
 	size_t k, changeable = 0, present = 0, idx[64], nidx = 0;
-	enum gmatch m = group_match(g);
+	enum nt_gmatch m = nt_fgroup_match(g);
 	bool scan = false;
 
 	if (!c->F || !c->F->features_known) {
@@ -180,7 +123,7 @@ static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const c
 		put_feature(c, g, g->names[0], false, on, srcpath, flags, note);
 		return;
 	}
-	if (m == GM_LIST) {
+	if (m == NT_GM_LIST) {
 		/* a list of at most 6 names: looked up in the facts' index,
 		 * taken in the facts' order as a scan would */
 		for (k = 0; k < 6 && g->names[k]; k++) {
@@ -199,11 +142,11 @@ static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const c
 		}
 	} else {
 		for (k = 0; k < c->F->nfeatures && nidx < sizeof(idx) / sizeof(idx[0]); k++)
-			if (in_group_as(g, m, c->F->features[k].name))
+			if (nt_fgroup_has_as(g, m, c->F->features[k].name))
 				idx[nidx++] = k;
 		if (k < c->F->nfeatures) {	/* more than fit: scan as before */
 			for (nidx = 0, k = 0; k < c->F->nfeatures; k++)
-				if (in_group_as(g, m, c->F->features[k].name))
+				if (nt_fgroup_has_as(g, m, c->F->features[k].name))
 					nidx++;
 			scan = true;
 		}
@@ -223,14 +166,14 @@ static void lower_group(struct ictx *c, const struct fgroup *g, bool on, const c
 		goto done;
 	}
 	for (k = 0; k < c->F->nfeatures; k++)
-		if (in_group_as(g, m, c->F->features[k].name)) {
+		if (nt_fgroup_has_as(g, m, c->F->features[k].name)) {
 			present++;
 			changeable += !c->F->features[k].fixed;
 		}
 	for (k = 0; k < c->F->nfeatures; k++) {
 		const struct nt_feature_fact *ff = &c->F->features[k];
 
-		if (!in_group_as(g, m, ff->name))
+		if (!nt_fgroup_has_as(g, m, ff->name))
 			continue;
 		/* e.g. tx-checksum-fcoe-crc beside tx-checksum-ip-generic: the
 		 * group is carried by its changeable bits */
@@ -244,60 +187,6 @@ done:
 		     c->f->name, g->portable, g->names[0]);
 }
 
-const char *nt_linux_offload(size_t k)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(fgroups) / sizeof(fgroups[0]); i++)
-		if (fgroups[i].names[0] && !k--)
-			return fgroups[i].portable;
-	return NULL;
-}
-
-const char *nt_linux_offload_of(const char *feature)
-{
-	size_t k;
-
-	for (k = 0; k < sizeof(fgroups) / sizeof(fgroups[0]); k++)
-		if (in_group(&fgroups[k], feature))
-			return fgroups[k].portable;
-	return NULL;
-}
-
-void nt_linux_offload_patterns(size_t k, struct nt_buf *out)
-{
-	size_t i, j;
-
-	for (i = 0; i < sizeof(fgroups) / sizeof(fgroups[0]); i++)
-		if (fgroups[i].names[0] && !k--)
-			break;
-	if (i == sizeof(fgroups) / sizeof(fgroups[0]))
-		return;
-	/* the same rules as in_group_as, written as sh case patterns */
-	switch (group_match(&fgroups[i])) {
-	case GM_TX_CSUM:
-		nt_buf_puts(out, "tx-checksum-*");
-		return;
-	case GM_TSO:
-		nt_buf_puts(out, "tx-tcp*-segmentation");
-		return;
-	case GM_LIST:
-		break;
-	}
-	for (j = 0; j < 6 && fgroups[i].names[j]; j++)
-		nt_buf_printf(out, "%s%s", j ? " | " : "", fgroups[i].names[j]);
-}
-
-static const struct fgroup *group(const char *portable)
-{
-	size_t k;
-
-	for (k = 0; k < sizeof(fgroups) / sizeof(fgroups[0]); k++)
-		if (fgroups[k].names[0] && !strcmp(fgroups[k].portable, portable))
-			return &fgroups[k];
-	return NULL;
-}
-
 static bool toggle_val(const struct nt_toggle *t, bool *on)
 {
 	if (!t || !t->all)
@@ -306,76 +195,10 @@ static bool toggle_val(const struct nt_toggle *t, bool *on)
 	return true;
 }
 
-/* The groups a profile key lowers to, one at a time: "tso", then NULL. */
-static const char *next_group(const struct fgroup *g, const char **p, char *buf, size_t n)
-{
-	const char *s = *p ? *p : g->lowers_to ? g->lowers_to : g->portable;
-	size_t len;
-
-	s += strspn(s, " ");
-	len = strcspn(s, " ");
-	if (!len || len >= n || (!g->lowers_to && !g->names[0]))
-		return NULL;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	*p = s + len;
-	return buf;
-}
-
-/* The feature groups (a mask of fgroups[] indexes) lowering f can set or
- * read: the groups its offloads name or lower to, and those they imply
- * (tx checksum, scatter-gather, rx checksum).  Observation for plan and
- * apply keeps only their features (and f's linux: features); a superset
- * is harmless, a subset would lose a value. */
-uint64_t nt_linux_feature_groups(const struct nt_iface *f)
-{
-	const struct nt_offloads *o = f->offloads;
-	const struct nt_toggle *const t[] = {
-#define NT_OFFLOAD(key, ...) o ? o->key : NULL,
-#include "../language/offloads.def"
-#undef NT_OFFLOAD
-	};
-	static const char *const implied[] = {"tx_checksum", "sg", "rx_checksum"};
-	uint64_t mask = 0;
-	size_t k;
-
-	_Static_assert(sizeof(fgroups) / sizeof(fgroups[0]) <= 64, "a mask of 64 groups");
-	if (!o)
-		return 0;
-	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
-		const char *p = NULL, *gname;
-		char buf[64];
-
-		if (!t[k])
-			continue;
-		while ((gname = next_group(&fgroups[k], &p, buf, sizeof(buf)))) {
-			const struct fgroup *g = group(gname);
-
-			if (g)
-				mask |= 1ULL << (g - fgroups);
-		}
-	}
-	for (k = 0; k < sizeof(implied) / sizeof(implied[0]); k++)
-		mask |= 1ULL << (group(implied[k]) - fgroups);
-	return mask;
-}
-
-bool nt_linux_feature_in_groups(uint64_t mask, const char *feature)
-{
-	while (mask) {
-		const struct fgroup *g = &fgroups[__builtin_ctzll(mask)];
-
-		if (in_group(g, feature))
-			return true;
-		mask &= mask - 1;
-	}
-	return false;
-}
-
 static void lower_offloads(struct ictx *c)
 {
 	const struct nt_offloads *o = c->f->offloads;
-	/* the members of struct nt_offloads in the order of fgroups[] */
+	/* the members of struct nt_offloads in the order of nt_fgroups[] */
 	const struct nt_toggle *const t[] = {
 #define NT_OFFLOAD(key, ...) o ? o->key : NULL,
 #include "../language/offloads.def"
@@ -391,15 +214,15 @@ static void lower_offloads(struct ictx *c)
 
 		if (!toggle_val(t[k], &want))
 			continue;
-		snprintf(path, sizeof(path), "offloads/%s", fgroups[k].portable);
-		while ((gname = next_group(&fgroups[k], &p, buf, sizeof(buf)))) {
+		snprintf(path, sizeof(path), "offloads/%s", nt_fgroups[k].portable);
+		while ((gname = nt_fgroup_next(&nt_fgroups[k], &p, buf, sizeof(buf)))) {
 			on = want;
 			note = NULL;
 			if (!strcmp(gname, "lro") && on && gro_hw_on) {
 				on = false;	/* netdev_fix_features: GRO_HW wins over LRO */
 				note = "off: rx-gro-hw is on and the kernel drops LRO beside it";
 			}
-			lower_group(c, group(gname), on, path, 0, note);
+			lower_group(c, nt_fgroup_named(gname), on, path, 0, note);
 		}
 	}
 	/* Prerequisites the profile left unsaid but the kernel enforces. */
@@ -410,12 +233,12 @@ static void lower_offloads(struct ictx *c)
 		bool tx_set = o->checksum || o->tx_checksum, sg_set = !!o->sg;
 
 		if ((tso_on || uso_on) && !tx_set)
-			lower_group(c, group("tx_checksum"), true, why, NT_SF_IMPLIED,
+			lower_group(c, nt_fgroup_named("tx_checksum"), true, why, NT_SF_IMPLIED,
 				    tso_on ? "implied: tso needs tx checksum" : "implied: uso needs tx checksum");
 		if (tso_on && !sg_set)
-			lower_group(c, group("sg"), true, why, NT_SF_IMPLIED, "implied: tso needs scatter-gather");
+			lower_group(c, nt_fgroup_named("sg"), true, why, NT_SF_IMPLIED, "implied: tso needs scatter-gather");
 		if (gro_hw_on && !o->checksum && !o->rx_checksum)
-			lower_group(c, group("rx_checksum"), true, "offloads/gro_hw", NT_SF_IMPLIED,
+			lower_group(c, nt_fgroup_named("rx_checksum"), true, "offloads/gro_hw", NT_SF_IMPLIED,
 				    "implied: rx-gro-hw needs rx checksum");
 	}
 	if (c->f->linux_opts)

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 
 #include "../base/buf.h"
-#include "../formats/json.h"
-#include "settings.h"
+#include "../model/settings.h"
+#include "json.h"
 
 /* The value as JSON: true/false, a number, a string ("" for an empty
  * string), a CPU list or hex-byte string, or an array of queue numbers. */

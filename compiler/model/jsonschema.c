@@ -3,11 +3,11 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../model/caps.h"
 #include "../base/diag.h"
+#include "../language/profile.h"
+#include "../language/schema.h"
+#include "caps.h"
 #include "jsonschema.h"
-#include "profile.h"
-#include "schema.h"
 
 /*
  * What check.c's nt_parse_bool accepts, case-insensitively: a YAML 1.1

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpuset.h"
-#include "../passes/validate.h"
+#include "../model/cpuset.h"
+#include "../model/names.h"
 #include "value.h"
 
 void nt_value_json(const struct nt_value *v, struct nt_buf *b)
