@@ -8,8 +8,9 @@ formats; a file includes only headers of its own folder or the folders
 below it.  Above compiler/: report/, then appliers/, then pipeline/, then
 the front ends cli/ and ansible/ (which do not include each other).  The
 Linux applier includes nothing from compiler/language or compiler/passes:
-pipeline/ tells it what to observe (compiler/model/want.h).  The script
-emitters render the profile itself, so they are the one named exception.
+pipeline/want.c tells it what to observe (struct nt_observe_req of
+appliers/linux/linux.h).  The script emitters still render the profile
+itself (APPLIER_EXEMPT names them).
 
 Prints FILE:LINE: 'X' includes 'Y' (LAYER a above b) for each upward
 include and exits 1."""
