@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* ethtool netlink requests: features, channels, rings, coalesce (each also as
- * a dump), pause, private flags. */
+/* ethtool netlink requests: the string set, features and private flags
+ * (bitsets), and the families of fixed attributes of family.h (a GET, a
+ * dump, a SET each). */
 #include <errno.h>
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
@@ -17,6 +18,7 @@
 
 #include "../../compiler/base/buf.h"
 #include "ethnl.h"
+#include "family.h"
 #include "nlio.h"
 
 struct nt_io_stats nt_io;
@@ -188,11 +190,6 @@ void nt_ethnl_close(struct nt_ethnl *e)
 	free(e);
 }
 
-const char *nt_ethnl_extack(const struct nt_ethnl *e)
-{
-	return e ? nt_nl_extack(e->nl) : NULL;
-}
-
 bool nt_ethnl_transient(const struct nt_ethnl *e)
 {
 	return e && nt_nl_transient(e->nl);
@@ -358,12 +355,6 @@ static void strset_reset(void *out)
 	fn->n = 0;
 }
 
-static void features_reset(void *out)
-{
-	nt_features_free(out);
-	memset(out, 0, sizeof(struct nt_features));
-}
-
 static int feature_names(struct nt_ethnl *e, const struct nt_feature_names **out)
 {
 	struct nt_feature_names *fn;
@@ -476,27 +467,6 @@ static struct nl_msg *dump_request(struct nt_ethnl *e, int cmd, int hdr_attr, ui
 fail:
 	nlmsg_free(m);
 	return NULL;
-}
-
-int nt_ethnl_features_get(struct nt_ethnl *e, const char *dev, struct nt_features *out)
-{
-	struct reply r = {parse_features, out, ETHTOOL_A_FEATURES_MAX, 0, NULL, NULL, NULL, 0, 0,
-			  features_reset};
-	struct nl_msg *m;
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	err = feature_names(e, (const struct nt_feature_names **)&r.aux);
-	if (err)
-		return err;
-	m = request(e, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_A_FEATURES_HEADER, dev,
-		    ETHTOOL_FLAG_COMPACT_BITSETS);
-	if (!m)
-		return -ENOMEM;
-	err = transact(e, m, &r, NT_IO_FEATURES_GET);
-	if (err)
-		nt_features_free(out);
-	return err;
 }
 
 int nt_ethnl_features_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx)
@@ -617,229 +587,91 @@ int nt_ethnl_feature_set(struct nt_ethnl *e, const char *dev, const char *name, 
 	return transact(e, m, NULL, NT_IO_FEATURES_SET);
 }
 
-static const int chan_count_attr[4] = {ETHTOOL_A_CHANNELS_COMBINED_COUNT,
-				       ETHTOOL_A_CHANNELS_RX_COUNT, ETHTOOL_A_CHANNELS_TX_COUNT,
-				       ETHTOOL_A_CHANNELS_OTHER_COUNT};
-static const int chan_max_attr[4] = {ETHTOOL_A_CHANNELS_COMBINED_MAX, ETHTOOL_A_CHANNELS_RX_MAX,
-				     ETHTOOL_A_CHANNELS_TX_MAX, ETHTOOL_A_CHANNELS_OTHER_MAX};
+/* Families of fixed attributes (family.h) -------------------------------- */
 
-static int parse_channels(struct nlattr **tb, void *out, const void *aux)
+int nt_ethnl_arg_index(const struct nt_ethnl_family *f, enum nt_kind_id k, const char *name)
 {
-	(void)aux;
-	struct nt_channels_state *c = out;
+	int i;
+
+	for (i = 0; name && f->args[i].name; i++)
+		if (f->args[i].kind == k && !strcmp(f->args[i].name, name))
+			return i;
+	return -1;
+}
+
+bool nt_ethnl_present(const struct nt_ethnl_family *f, const struct nt_ethnl_vals *v, int i)
+{
+	if (i < 0 || i >= NT_ETHNL_ARGS_MAX || !v->have[i])
+		return false;
+	if (f->present == NT_EP_MAX)
+		return v->max[i] != 0;
+	if (f->present == NT_EP_MAX_OR_CUR)
+		return v->max[i] || v->cur[i];
+	return true;
+}
+
+static int parse_vals(struct nlattr **tb, void *out, const void *aux)
+{
+	const struct nt_ethnl_family *f = aux;
+	struct nt_ethnl_vals *v = out;
 	int k;
 
-	for (k = 0; k < 4; k++) {
-		if (tb[chan_count_attr[k]]) {
-			c->have[k] = true;
-			c->count[k] = get_u32(tb[chan_count_attr[k]]);
+	for (k = 0; f->args[k].name && k < NT_ETHNL_ARGS_MAX; k++) {
+		const struct nt_ethnl_arg *a = &f->args[k];
+
+		if (tb[a->attr]) {
+			v->have[k] = true;
+			v->cur[k] = a->width == 1 ? get_u8(tb[a->attr]) : get_u32(tb[a->attr]);
 		}
-		if (tb[chan_max_attr[k]])
-			c->max[k] = get_u32(tb[chan_max_attr[k]]);
+		if (a->max_attr && tb[a->max_attr])
+			v->max[k] = get_u32(tb[a->max_attr]);
 	}
 	return 0;
 }
 
-int nt_ethnl_channels_get(struct nt_ethnl *e, const char *dev, struct nt_channels_state *out)
+int nt_ethnl_vals_get(struct nt_ethnl *e, const struct nt_ethnl_family *f, const char *dev,
+		      struct nt_ethnl_vals *out)
 {
-	struct reply r = {parse_channels, out, ETHTOOL_A_CHANNELS_MAX, 0, NULL, NULL, NULL, 0, 0};
-	struct nl_msg *m = request(e, ETHTOOL_MSG_CHANNELS_GET, ETHTOOL_A_CHANNELS_HEADER, dev, 0);
+	struct reply r = {.parse = parse_vals, .out = out, .maxattr = f->max_attr, .aux = f};
+	struct nl_msg *m = request(e, f->get_msg, f->hdr_attr, dev, 0);
 
 	memset(out, 0, sizeof(*out));
-	return m ? transact(e, m, &r, NT_IO_CHANNELS_GET) : -ENOMEM;
+	return m ? transact(e, m, &r, f->get_req) : -ENOMEM;
 }
 
-int nt_ethnl_channels_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx)
+int nt_ethnl_vals_dump(struct nt_ethnl *e, const struct nt_ethnl_family *f, nt_ethnl_each each,
+		       void *ctx)
 {
-	struct nt_channels_state scratch;
-	struct reply r = {parse_channels, &scratch, ETHTOOL_A_CHANNELS_MAX, 0, NULL, each, ctx,
-			  ETHTOOL_A_CHANNELS_HEADER, sizeof(scratch)};
-	struct nl_msg *m = dump_request(e, ETHTOOL_MSG_CHANNELS_GET, ETHTOOL_A_CHANNELS_HEADER, 0);
+	struct nt_ethnl_vals scratch;
+	struct reply r = {.parse = parse_vals, .out = &scratch, .maxattr = f->max_attr, .aux = f,
+			  .each = each, .ctx = ctx, .hdr_attr = f->hdr_attr,
+			  .out_size = sizeof(scratch)};
+	struct nl_msg *m;
 
-	return m ? transact(e, m, &r, NT_IO_CHANNELS_DUMP) : -ENOMEM;
+	if (f->per_device)
+		return -EOPNOTSUPP;
+	m = dump_request(e, f->get_msg, f->hdr_attr, 0);
+	return m ? transact(e, m, &r, f->dump_req) : -ENOMEM;
 }
 
-int nt_ethnl_channels_set(struct nt_ethnl *e, const char *dev, int kind, uint32_t count)
+int nt_ethnl_vals_set(struct nt_ethnl *e, const struct nt_ethnl_family *f, const char *dev,
+		      const struct nt_ethnl_vals *v)
 {
-	struct nl_msg *m = request(e, ETHTOOL_MSG_CHANNELS_SET, ETHTOOL_A_CHANNELS_HEADER, dev, 0);
-
-	if (!m)
-		return -ENOMEM;
-	if (kind < 0 || kind > 3 || nla_put_u32(m, chan_count_attr[kind], count) < 0) {
-		nlmsg_free(m);
-		return -EINVAL;
-	}
-	return transact(e, m, NULL, NT_IO_CHANNELS_SET);
-}
-
-int nt_ethnl_channels_set_all(struct nt_ethnl *e, const char *dev, const struct nt_channels_state *c)
-{
-	struct nl_msg *m = request(e, ETHTOOL_MSG_CHANNELS_SET, ETHTOOL_A_CHANNELS_HEADER, dev, 0);
+	struct nl_msg *m = request(e, f->set_msg, f->hdr_attr, dev, 0);
 	int k;
 
 	if (!m)
 		return -ENOMEM;
-	for (k = 0; k < 4; k++)
-		if (c->have[k] && nla_put_u32(m, chan_count_attr[k], c->count[k]) < 0) {
+	for (k = 0; f->args[k].name && k < NT_ETHNL_ARGS_MAX; k++) {
+		const struct nt_ethnl_arg *a = &f->args[k];
+
+		if (v->have[k] && (a->width == 1 ? nla_put_u8(m, a->attr, (uint8_t)v->cur[k]) :
+				   nla_put_u32(m, a->attr, v->cur[k])) < 0) {
 			nlmsg_free(m);
 			return -EINVAL;
 		}
-	return transact(e, m, NULL, NT_IO_CHANNELS_SET);
-}
-
-static const int ring_cur_attr[4] = {ETHTOOL_A_RINGS_RX, ETHTOOL_A_RINGS_TX,
-				     ETHTOOL_A_RINGS_RX_MINI, ETHTOOL_A_RINGS_RX_JUMBO};
-static const int ring_max_attr[4] = {ETHTOOL_A_RINGS_RX_MAX, ETHTOOL_A_RINGS_TX_MAX,
-				     ETHTOOL_A_RINGS_RX_MINI_MAX, ETHTOOL_A_RINGS_RX_JUMBO_MAX};
-
-static int parse_rings(struct nlattr **tb, void *out, const void *aux)
-{
-	(void)aux;
-	struct nt_rings_state *r = out;
-	int k;
-
-	for (k = 0; k < 4; k++) {
-		if (tb[ring_cur_attr[k]]) {
-			r->have[k] = true;
-			r->cur[k] = get_u32(tb[ring_cur_attr[k]]);
-		}
-		if (tb[ring_max_attr[k]])
-			r->max[k] = get_u32(tb[ring_max_attr[k]]);
 	}
-	return 0;
-}
-
-int nt_ethnl_rings_get(struct nt_ethnl *e, const char *dev, struct nt_rings_state *out)
-{
-	struct reply r = {parse_rings, out, ETHTOOL_A_RINGS_MAX, 0, NULL, NULL, NULL, 0, 0};
-	struct nl_msg *m = request(e, ETHTOOL_MSG_RINGS_GET, ETHTOOL_A_RINGS_HEADER, dev, 0);
-
-	memset(out, 0, sizeof(*out));
-	return m ? transact(e, m, &r, NT_IO_RINGS_GET) : -ENOMEM;
-}
-
-int nt_ethnl_rings_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx)
-{
-	struct nt_rings_state scratch;
-	struct reply r = {parse_rings, &scratch, ETHTOOL_A_RINGS_MAX, 0, NULL, each, ctx,
-			  ETHTOOL_A_RINGS_HEADER, sizeof(scratch)};
-	struct nl_msg *m = dump_request(e, ETHTOOL_MSG_RINGS_GET, ETHTOOL_A_RINGS_HEADER, 0);
-
-	return m ? transact(e, m, &r, NT_IO_RINGS_DUMP) : -ENOMEM;
-}
-
-int nt_ethnl_rings_set(struct nt_ethnl *e, const char *dev, int which, uint32_t value)
-{
-	struct nl_msg *m = request(e, ETHTOOL_MSG_RINGS_SET, ETHTOOL_A_RINGS_HEADER, dev, 0);
-
-	if (!m)
-		return -ENOMEM;
-	if (which < 0 || which > 3 || nla_put_u32(m, ring_cur_attr[which], value) < 0) {
-		nlmsg_free(m);
-		return -EINVAL;
-	}
-	return transact(e, m, NULL, NT_IO_RINGS_SET);
-}
-
-static const int coal_attr[NT_COAL__COUNT] = {
-	ETHTOOL_A_COALESCE_RX_USECS, ETHTOOL_A_COALESCE_TX_USECS,
-	ETHTOOL_A_COALESCE_RX_MAX_FRAMES, ETHTOOL_A_COALESCE_TX_MAX_FRAMES,
-	ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX,
-};
-
-static int parse_coalesce(struct nlattr **tb, void *out, const void *aux)
-{
-	(void)aux;
-	struct nt_coalesce_state *c = out;
-	int k;
-
-	for (k = 0; k < NT_COAL__COUNT; k++) {
-		if (!tb[coal_attr[k]])
-			continue;
-		c->have[k] = true;
-		c->v[k] = k >= NT_COAL_ADAPTIVE_RX ? get_u8(tb[coal_attr[k]]) :
-			  get_u32(tb[coal_attr[k]]);
-	}
-	return 0;
-}
-
-int nt_ethnl_coalesce_get(struct nt_ethnl *e, const char *dev, struct nt_coalesce_state *out)
-{
-	struct reply r = {parse_coalesce, out, ETHTOOL_A_COALESCE_MAX, 0, NULL, NULL, NULL, 0, 0};
-	struct nl_msg *m = request(e, ETHTOOL_MSG_COALESCE_GET, ETHTOOL_A_COALESCE_HEADER, dev, 0);
-
-	memset(out, 0, sizeof(*out));
-	return m ? transact(e, m, &r, NT_IO_COALESCE_GET) : -ENOMEM;
-}
-
-int nt_ethnl_coalesce_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx)
-{
-	struct nt_coalesce_state scratch;
-	struct reply r = {parse_coalesce, &scratch, ETHTOOL_A_COALESCE_MAX, 0, NULL, each, ctx,
-			  ETHTOOL_A_COALESCE_HEADER, sizeof(scratch)};
-	struct nl_msg *m = dump_request(e, ETHTOOL_MSG_COALESCE_GET, ETHTOOL_A_COALESCE_HEADER, 0);
-
-	return m ? transact(e, m, &r, NT_IO_COALESCE_DUMP) : -ENOMEM;
-}
-
-int nt_ethnl_coalesce_set(struct nt_ethnl *e, const char *dev, int field, uint32_t value)
-{
-	struct nl_msg *m = request(e, ETHTOOL_MSG_COALESCE_SET, ETHTOOL_A_COALESCE_HEADER, dev, 0);
-	int r;
-
-	if (!m)
-		return -ENOMEM;
-	if (field < 0 || field >= NT_COAL__COUNT)
-		r = -1;
-	else if (field >= NT_COAL_ADAPTIVE_RX)
-		r = nla_put_u8(m, coal_attr[field], (uint8_t)value);
-	else
-		r = nla_put_u32(m, coal_attr[field], value);
-	if (r < 0) {
-		nlmsg_free(m);
-		return -EINVAL;
-	}
-	return transact(e, m, NULL, NT_IO_COALESCE_SET);
-}
-
-/* Pause (flow control): ETHTOOL_MSG_PAUSE_GET/SET, ETHTOOL_A_PAUSE_AUTONEG,
- * _RX, _TX as u8 (net/ethtool/pause.c). */
-static const int pause_attr[3] = {ETHTOOL_A_PAUSE_AUTONEG, ETHTOOL_A_PAUSE_RX, ETHTOOL_A_PAUSE_TX};
-
-static int parse_pause(struct nlattr **tb, void *out, const void *aux)
-{
-	struct nt_pause_state *p = out;
-	int k;
-
-	(void)aux;
-	for (k = 0; k < 3; k++)
-		if (tb[pause_attr[k]]) {
-			p->have[k] = true;
-			p->on[k] = get_u8(tb[pause_attr[k]]) != 0;
-		}
-	return 0;
-}
-
-int nt_ethnl_pause_get(struct nt_ethnl *e, const char *dev, struct nt_pause_state *out)
-{
-	struct reply r = {.parse = parse_pause, .out = out, .maxattr = ETHTOOL_A_PAUSE_MAX};
-	struct nl_msg *m = request(e, ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, dev, 0);
-
-	memset(out, 0, sizeof(*out));
-	return m ? transact(e, m, &r, NT_IO_PAUSE_GET) : -ENOMEM;
-}
-
-int nt_ethnl_pause_set(struct nt_ethnl *e, const char *dev, int which, bool on)
-{
-	struct nl_msg *m = request(e, ETHTOOL_MSG_PAUSE_SET, ETHTOOL_A_PAUSE_HEADER, dev, 0);
-
-	if (!m)
-		return -ENOMEM;
-	if (which < 0 || which > 2 || nla_put_u8(m, pause_attr[which], on) < 0) {
-		nlmsg_free(m);
-		return -EINVAL;
-	}
-	return transact(e, m, NULL, NT_IO_PAUSE_SET);
+	return transact(e, m, NULL, f->set_req);
 }
 
 /* Private flags: ETHTOOL_MSG_PRIVFLAGS_GET/SET, ETHTOOL_A_PRIVFLAGS_FLAGS,

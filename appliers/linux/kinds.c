@@ -15,6 +15,7 @@
 #include "../../compiler/model/caps.h"
 #include "../../compiler/passes/validate.h"
 #include "devcache.h"
+#include "family.h"
 #include "irqmap.h"
 #include "link.h"
 #include "linux.h"
@@ -43,25 +44,11 @@ void nt_lctx_close(struct nt_lctx *x)
 	memset(x, 0, sizeof(*x));
 }
 
-int nt_lctx_channels(struct nt_lctx *x, const char *obj, struct nt_channels_state *out)
+int nt_lctx_channels(struct nt_lctx *x, const char *obj, struct nt_ethnl_vals *out)
 {
 	if (!x->nl)
 		return -EOPNOTSUPP;
-	return nt_devcache_channels(obj, out);
-}
-
-static int ring_get(struct nt_lctx *x, const char *obj, struct nt_rings_state *out)
-{
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	return nt_devcache_rings(obj, out);
-}
-
-static int coal_get(struct nt_lctx *x, const char *obj, struct nt_coalesce_state *out)
-{
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	return nt_devcache_coalesce(obj, out);
+	return nt_devcache_vals(&nt_fam_channels, obj, out);
 }
 
 void nt_lctx_channels_changed(struct nt_lctx *x, const char *dev)
@@ -166,148 +153,74 @@ static int feature_write(struct nt_lctx *x, const char *obj, const char *arg, co
 	return r ? nl_err(x, r) : 0;
 }
 
-/* channels, rings, coalesce ------------------------------------------ */
+/* ethtool families of fixed attributes (family.h) ---------------------- */
 
-static int chan_index(const char *arg)
+/* The row's family from the device cache, or by one GET (per_device). */
+static int ethnl_vals(struct nt_lctx *x, const struct nt_ethnl_family *f, const char *obj,
+		      struct nt_ethnl_vals *v)
 {
-	return nt_kind_arg_index(NT_K_CHANNELS, arg);
+	int r = f->per_device ? nt_ethnl_vals_get(x->nl, f, obj, v) : nt_devcache_vals(f, obj, v);
+
+	/* the device does not report it: veth has no rings and no pause */
+	if (r == -EOPNOTSUPP || r == -ENODEV || (f->per_device && r == -EINVAL))
+		return -ENOENT;
+	return r;
 }
 
-static int channels_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+int nt_rw_ethnl_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
-	struct nt_channels_state c;
-	int k = chan_index(arg), r;
+	const struct nt_ethnl_family *f = x->row->fam;
+	int k = nt_ethnl_arg_index(f, x->row->kind, arg), r;
+	struct nt_ethnl_vals v;
 
-	if (*nt_sys_root && !x->nl) {
-		/* fixtures: queue directories stand for combined channels */
-		const struct nt_iface_facts *i = nt_facts_iface(x->facts, obj);
-
-		if (!i || k != NT_CH_COMBINED || !i->rx_queues)
-			return -ENOENT;
-		*out = nt_v_u32(i->rx_queues);
-		return 0;
-	}
 	if (!x->nl || k < 0)
-		return -EOPNOTSUPP;
-	r = nt_lctx_channels(x, obj, &c);
+		return f->per_device ? -ENOENT : -EOPNOTSUPP;
+	r = ethnl_vals(x, f, obj, &v);
 	if (r)
-		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
-	if (!c.have[k] || (!c.max[k] && !c.count[k]))
+		return r;
+	if (!nt_ethnl_present(f, &v, k))
 		return -ENOENT;
-	*out = nt_v_u32(c.count[k]);
+	*out = nt_kinds[x->row->kind].vtype == NT_V_BOOL ? nt_v_bool(v.cur[k] != 0) :
+							    nt_v_u32(v.cur[k]);
 	return 0;
 }
 
-static int channels_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+int nt_rw_ethnl_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
 {
-	int r;
+	const struct nt_linux_row *row = x->row;
+	const struct nt_ethnl_family *f = row->fam;
+	int k = nt_ethnl_arg_index(f, row->kind, arg), r;
+	struct nt_ethnl_vals s = {0};
 
-	nt_devcache_stale(NT_DC_CHANNELS);
+	nt_devcache_vals_stale(f);
 	if (!x->nl)
 		return -EOPNOTSUPP;
-	r = nt_ethnl_channels_set(x->nl, obj, chan_index(arg), v->u);
+	if (k < 0)
+		return nl_err(x, -EINVAL);
+	s.have[k] = true;
+	s.cur[k] = nt_kinds[row->kind].vtype == NT_V_BOOL ? v->b : v->u;
+	r = nt_ethnl_vals_set(x->nl, f, obj, &s);
 	if (r)
 		return nl_err(x, r);
-	nt_lctx_channels_changed(x, obj);
+	if (row->after_write)
+		row->after_write(x, obj);
 	return 0;
 }
 
-static int ring_index(const char *arg)
+/* fixtures (--root without netlink): queue directories stand for
+ * combined channels */
+static int channels_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
-	return nt_kind_arg_index(NT_K_RING, arg);
-}
+	const struct nt_iface_facts *i;
 
-static int ring_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	struct nt_rings_state s;
-	int k = ring_index(arg), r;
-
-	if (!x->nl || k < 0)
-		return -EOPNOTSUPP;
-	r = ring_get(x, obj, &s);
-	if (r)
-		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
-	if (!s.have[k] || !s.max[k])
+	if (!*nt_sys_root || x->nl)
+		return nt_rw_ethnl_read(x, obj, arg, out);
+	i = nt_facts_iface(x->facts, obj);
+	if (!i || nt_ethnl_arg_index(&nt_fam_channels, NT_K_CHANNELS, arg) != NT_CH_COMBINED ||
+	    !i->rx_queues)
 		return -ENOENT;
-	*out = nt_v_u32(s.cur[k]);
+	*out = nt_v_u32(i->rx_queues);
 	return 0;
-}
-
-static int ring_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
-{
-	int r;
-
-	nt_devcache_stale(NT_DC_RINGS);
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	r = nt_ethnl_rings_set(x->nl, obj, ring_index(arg), v->u);
-	return r ? nl_err(x, r) : 0;
-}
-
-/* the kind rows' argument names in the order of enum nt_coal_field */
-static int coal_index(const char *kindarg, bool adaptive)
-{
-	int k = nt_kind_arg_index(adaptive ? NT_K_COALESCE_ADAPTIVE : NT_K_COALESCE, kindarg);
-
-	return k < 0 ? -1 : adaptive ? NT_COAL_ADAPTIVE_RX + k : k;
-}
-
-static int coal_read_common(struct nt_lctx *x, const char *obj, int k, uint32_t *v)
-{
-	struct nt_coalesce_state s;
-	int r;
-
-	if (!x->nl || k < 0)
-		return -EOPNOTSUPP;
-	r = coal_get(x, obj, &s);
-	if (r)
-		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
-	if (!s.have[k])
-		return -ENOENT;
-	*v = s.v[k];
-	return 0;
-}
-
-static int coalesce_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	uint32_t v;
-	int r = coal_read_common(x, obj, coal_index(arg, false), &v);
-
-	if (!r)
-		*out = nt_v_u32(v);
-	return r;
-}
-
-static int adaptive_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	uint32_t v;
-	int r = coal_read_common(x, obj, coal_index(arg, true), &v);
-
-	if (!r)
-		*out = nt_v_bool(v != 0);
-	return r;
-}
-
-static int coalesce_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
-{
-	int r;
-
-	nt_devcache_stale(NT_DC_COALESCE);
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	r = nt_ethnl_coalesce_set(x->nl, obj, coal_index(arg, false), v->u);
-	return r ? nl_err(x, r) : 0;
-}
-
-static int adaptive_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
-{
-	int r;
-
-	nt_devcache_stale(NT_DC_COALESCE);
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	r = nt_ethnl_coalesce_set(x->nl, obj, coal_index(arg, true), v->b);
-	return r ? nl_err(x, r) : 0;
 }
 
 /* RSS ----------------------------------------------------------------- */
@@ -917,33 +830,6 @@ static int absent(int r)
 	return r == -EOPNOTSUPP || r == -ENODEV || r == -EINVAL ? -ENOENT : r;
 }
 
-static int pause_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	struct nt_pause_state p;
-	int k = nt_kind_arg_index(NT_K_PAUSE, arg), r;
-
-	if (!x->nl || k < 0)
-		return -ENOENT;
-	r = nt_ethnl_pause_get(x->nl, obj, &p);
-	if (r)
-		return absent(r);
-	if (!p.have[k])
-		return -ENOENT;
-	*out = nt_v_bool(p.on[k]);
-	return 0;
-}
-
-static int pause_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
-{
-	int r;
-
-	nt_lctx_drop_cache(x);
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	r = nt_ethnl_pause_set(x->nl, obj, nt_kind_arg_index(NT_K_PAUSE, arg), v->b);
-	return r ? nl_err(x, r) : 0;
-}
-
 static int privflag_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
 	struct nt_privflags f;
@@ -1115,7 +1001,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	 "\t\tEND { if (!f) exit 1 }'",
 	 "ethtool -A \"$1\" \"$2\" \"$3\"",
 	 {NULL}, NULL,
-	 pause_read, pause_write, NULL, NT_LR_OBSERVE},
+	 nt_rw_ethnl_read, nt_rw_ethnl_write, NULL, NT_LR_OBSERVE, .fam = &nt_fam_pause},
 	[NT_K_PRIV_FLAG] = {NT_K_PRIV_FLAG,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_GET ETHTOOL_A_PRIVFLAGS_FLAGS (a bitset by name)"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_SET ETHTOOL_A_PRIVFLAGS_FLAGS (the named bit only)"},
@@ -1138,7 +1024,8 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	 "\tethtool -l \"$1\" | nt_current \"$nt_l\"",
 	 "ethtool -L \"$1\" \"$2\" \"$3\"",
 	 {NULL}, NULL,
-	 channels_read, channels_write},
+	 channels_read, nt_rw_ethnl_write, .fam = &nt_fam_channels,
+	 .after_write = nt_lctx_channels_changed},
 	[NT_K_RING] = {NT_K_RING,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_GET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_SET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
@@ -1150,7 +1037,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	 "\tethtool -g \"$1\" | nt_current \"$nt_l\"",
 	 "ethtool -G \"$1\" \"$2\" \"$3\"",
 	 {NULL}, NULL,
-	 ring_read, ring_write},
+	 nt_rw_ethnl_read, nt_rw_ethnl_write, .fam = &nt_fam_rings},
 	[NT_K_COALESCE] = {NT_K_COALESCE,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
@@ -1159,7 +1046,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	 "\t\tEND { if (!f) exit 1 }'",
 	 "ethtool -C \"$1\" \"$2\" \"$3\"",
 	 {NULL}, NULL,
-	 coalesce_read, coalesce_write},
+	 nt_rw_ethnl_read, nt_rw_ethnl_write, .fam = &nt_fam_coalesce},
 	[NT_K_COALESCE_ADAPTIVE] = {NT_K_COALESCE_ADAPTIVE,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
@@ -1170,7 +1057,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	 "\t\tEND { if (!f) exit 1 }'",
 	 "ethtool -C \"$1\" \"adaptive-$2\" \"$3\"",
 	 {NULL}, NULL,
-	 adaptive_read, adaptive_write},
+	 nt_rw_ethnl_read, nt_rw_ethnl_write, .fam = &nt_fam_coalesce},
 	[NT_K_RSS_HFUNC] = {NT_K_RSS_HFUNC,
 	 {NT_IO_IOCTL, "ETHTOOL_GRSSH .hfunc (netlink RSS_GET is missing from 6.1 uapi headers)"},
 	 {NT_IO_IOCTL, "ETHTOOL_SRSSH .hfunc (netlink RSS_SET needs v6.17)"},

@@ -221,8 +221,8 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 		i->kind = nt_xstrdup(l.kind ? l.kind : "virtual");
 	count_queues(name, &i->rx_queues, &i->tx_queues);
 	if (x->nl) {
-		struct nt_channels_state ch;
-		struct nt_rings_state r;
+		struct nt_ethnl_vals ch;
+		struct nt_ethnl_vals r;
 		const struct nt_features *ft;
 		size_t k;
 
@@ -230,7 +230,7 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 			for (k = 0; k < 4; k++)
 				if (ch.have[k] || ch.max[k])
 					i->max_chan[k] = (struct nt_num){true, ch.max[k]};
-		if (!(skip & NT_OBS_RINGS) && !nt_devcache_rings(name, &r)) {
+		if (!(skip & NT_OBS_RINGS) && !nt_devcache_vals(&nt_fam_rings, name, &r)) {
 			if (r.have[0])
 				i->ring_rx_max = (struct nt_num){true, r.max[0]};
 			if (r.have[1])
