@@ -20,7 +20,7 @@ static const struct nt_ethnl_family *const fams[NT_DC__COUNT] = {
 struct dev {
 	char *name;
 	unsigned have;			/* 1 << family: in that family's last dump */
-	uint32_t mtu, txqlen;
+	uint32_t link[NT_LINK_ATTRS_MAX];	/* by nt_link_attrs index */
 	char *kind;
 	struct nt_features feat;
 	struct nt_ethnl_vals vals[NT_DC__COUNT];	/* of fams[] */
@@ -197,14 +197,13 @@ static struct dev *get(const char *name)
 	return &dc.v[dc.n - 1];
 }
 
-static void on_link(void *ctx, const char *name, uint32_t mtu, uint32_t txqlen, const char *kind)
+static void on_link(void *ctx, const char *name, const uint32_t *v, const char *kind)
 {
 	struct dev *d = get(name);
 
 	(void)ctx;
 	d->have |= 1u << NT_DC_LINK;
-	d->mtu = mtu;
-	d->txqlen = txqlen;
+	memcpy(d->link, v, sizeof(d->link));
 	free(d->kind);
 	d->kind = kind ? nt_xstrdup(kind) : NULL;
 }
@@ -290,8 +289,7 @@ int nt_devcache_link(const char *dev, struct nt_dc_link *out)
 	struct dev *d = load(NT_DC_LINK, dev, &err);
 
 	if (d) {
-		out->mtu = d->mtu;
-		out->txqlen = d->txqlen;
+		memcpy(out->v, d->link, sizeof(out->v));
 		out->kind = d->kind;
 	}
 	return err;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "ethnl.h"
+#include "link.h"
 #include "rss.h"
 
 enum nt_dc_family {
@@ -30,8 +31,7 @@ enum nt_dc_family {
 };
 
 struct nt_dc_link {
-	uint32_t mtu;
-	uint32_t txqlen;
+	uint32_t v[NT_LINK_ATTRS_MAX];	/* by nt_link_attrs index (link.h) */
 	const char *kind;	/* IFLA_INFO_KIND ("veth"), NULL for a plain device */
 };
 

@@ -531,7 +531,7 @@ int nt_rw_file_write(struct nt_lctx *x, const char *obj, const char *arg, const 
 int nt_rw_link_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
 	struct nt_dc_link l;
-	int r;
+	int r, a;
 
 	if (*nt_sys_root)
 		return nt_rw_file_read(x, obj, arg, out);
@@ -540,33 +540,26 @@ int nt_rw_link_read(struct nt_lctx *x, const char *obj, const char *arg, struct 
 	r = nt_devcache_link(obj, &l);
 	if (r)
 		return r == -ENODEV ? -ENOENT : r;
-	switch (x->row->attr) {
-	case IFLA_MTU:
-		*out = nt_v_u32(l.mtu);
-		return 0;
-	case IFLA_TXQLEN:
-		*out = nt_v_u32(l.txqlen);
-		return 0;
-	default:
+	a = nt_link_attr_index(x->row->attr);
+	if (a < 0)
 		return -EOPNOTSUPP;	/* test_kinds: the dump keeps no other attribute */
-	}
+	*out = nt_v_u32(l.v[a]);
+	return 0;
 }
 
 int nt_rw_link_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
 {
 	struct nt_link_change c = {0};
 	char msg[256] = "";
-	int r;
+	int r, a = nt_link_attr_index(x->row->attr);
 
 	nt_devcache_stale(NT_DC_LINK);
 	if (*nt_sys_root)
 		return nt_rw_file_write(x, obj, arg, v);
-	if (x->row->attr == IFLA_MTU)
-		c = (struct nt_link_change){.set_mtu = true, .mtu = v->u};
-	else if (x->row->attr == IFLA_TXQLEN)
-		c = (struct nt_link_change){.set_txqlen = true, .txqlen = v->u};
-	else
+	if (a < 0)
 		return -EOPNOTSUPP;
+	c.have[a] = true;
+	c.v[a] = v->u;
 	r = nt_link_set(obj, &c, msg, sizeof(msg));
 	if (r)
 		seterr(x, "rtnetlink: %s", *msg ? msg : strerror(-r));
