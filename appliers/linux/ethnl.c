@@ -21,53 +21,6 @@
 #include "family.h"
 #include "nlio.h"
 
-struct nt_io_stats nt_io;
-
-static void print_stats(void)
-{
-	unsigned long total = 0;
-	int k;
-
-	for (k = 0; k < NT_IO__COUNT; k++)
-		if (k != NT_IO_RSS_GET && k != NT_IO_RSS_SET)
-			total += nt_io.req[k];
-	fprintf(stderr, "nettune stats: netlink %lu (sets %lu), ioctl rss-get %lu rss-set %lu, "
-		"file reads %lu, file writes %lu;", total, nt_io.netlink_sets,
-		nt_io.req[NT_IO_RSS_GET], nt_io.req[NT_IO_RSS_SET], nt_io.file_reads,
-		nt_io.file_writes);
-	for (k = 0; k < NT_IO__COUNT; k++)
-		if (nt_io.req[k])
-			fprintf(stderr, " %s %lu", nt_io_req_name((enum nt_io_req)k), nt_io.req[k]);
-	fputc('\n', stderr);
-}
-
-bool nt_io_is_set(enum nt_io_req r)
-{
-	return r == NT_IO_FEATURES_SET || r == NT_IO_CHANNELS_SET || r == NT_IO_RINGS_SET ||
-	       r == NT_IO_COALESCE_SET || r == NT_IO_LINK_SET || r == NT_IO_PAUSE_SET ||
-	       r == NT_IO_PRIVFLAGS_SET || r == NT_IO_RSS_SET;
-}
-
-void nt_io_count(enum nt_io_req r)
-{
-	static bool armed;
-
-	if (!armed) {
-		const char *s = getenv("NETTUNE_STATS");
-
-		armed = true;
-		if (s && *s && strcmp(s, "0"))
-			atexit(print_stats);
-	}
-	nt_io.req[r]++;
-	if (nt_io_is_set(r) && r != NT_IO_RSS_SET)
-		nt_io.netlink_sets++;
-	else if (r == NT_IO_RSS_SET)
-		nt_io.ioctl_sets++;
-	else if (r != NT_IO_RSS_GET)
-		nt_io.netlink_gets++;
-}
-
 /* ETH_SS_FEATURES: bit -> name, and an open-addressing hash name -> bit. */
 struct nt_feature_names {
 	char **name;
