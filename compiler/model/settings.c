@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../language/profile.h"
 #include "settings.h"
 
 /*

@@ -15,6 +15,7 @@
 #include "../../appliers/linux/link.h"
 #include "../../appliers/linux/linux.h"
 #include "../../appliers/linux/rows.h"
+#include "../../compiler/language/profile.h"
 #include "nt_test.h"
 #include "schema.h"
 
@@ -78,6 +79,15 @@ static void test_compiler_rows(void)
 		NEED(k, d->help && *d->help, "no help text");
 		NEED(k, d->phase > 0, "no phase");
 		NEED(k, d->keys && *d->keys, "no profile key");
+		/* lower_plain: one interface key, a u32 or a bool, no argument
+		 * or named ones */
+		NEED(k, !d->lower_at || (!strncmp(d->keys, "interfaces[].", 13) &&
+					 !strpbrk(d->keys, ";({ ")),
+		     "lowered by the rows but not from one interface key");
+		NEED(k, !d->lower_at || d->vtype == NT_V_U32 || d->vtype == NT_V_BOOL,
+		     "lowered by the rows but neither a u32 nor a bool");
+		NEED(k, !d->lower_at || d->argshape == NT_ARG_NONE || d->argshape == NT_ARG_NAMED,
+		     "lowered by the rows but its arguments are not named");
 		NEED(k, has_arg == (d->argshape != NT_ARG_NONE), "NT_KF_HAS_ARG disagrees with the argument shape");
 		NEED(k, per_q == queue_shape, "NT_KF_PER_QUEUE disagrees with the argument shape");
 		NEED(k, d->argshape != NT_ARG_NAMED || (d->args && d->args[0]), "named argument without names");
@@ -238,6 +248,9 @@ static void test_sh_path(void)
 	for (int k = 0; k < NT_CH__COUNT; k++)
 		CU_ASSERT_STRING_EQUAL(nt_kinds[NT_K_CHANNELS].args[k], nt_chan_names[k]);
 	CU_ASSERT_PTR_NULL(nt_kinds[NT_K_CHANNELS].args[NT_CH__COUNT]);
+	/* lower_plain reads struct nt_pause as one pointer per argument */
+	CU_ASSERT_EQUAL(offsetof(struct nt_pause, tx), 2 * sizeof(bool *));
+	CU_ASSERT_EQUAL(sizeof(struct nt_pause), 3 * sizeof(bool *));
 	/* apply.c batches channel counts by enum nt_chan */
 	for (int k = 0; k < NT_CH__COUNT; k++)
 		CU_ASSERT_EQUAL(nt_ethnl_arg_index(&nt_fam_channels, NT_K_CHANNELS, nt_chan_names[k]), k);
