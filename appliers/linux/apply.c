@@ -363,7 +363,7 @@ static int write_batch(struct nt_lctx *x, const struct nt_jentry *e, bool *writt
 {
 	const char **names = nt_xcalloc(n - i + 1, sizeof(*names));
 	bool *on = nt_xcalloc(n - i + 1, sizeof(*on));
-	struct nt_channels_state ch = {0};
+	struct nt_ethnl_vals ch = {0};
 	size_t j, k = 0;
 	int r;
 
@@ -385,7 +385,7 @@ static int write_batch(struct nt_lctx *x, const struct nt_jentry *e, bool *writt
 				;
 			if (c < 4) {
 				ch.have[c] = true;
-				ch.count[c] = e[j].after.u;
+				ch.cur[c] = e[j].after.u;
 				k++;
 			}
 		}
@@ -395,7 +395,7 @@ static int write_batch(struct nt_lctx *x, const struct nt_jentry *e, bool *writt
 		r = nt_ethnl_features_set(x->nl, e[i].object, names, on, k);
 	} else {
 		nt_devcache_stale(NT_DC_CHANNELS);
-		r = nt_ethnl_channels_set_all(x->nl, e[i].object, &ch);
+		r = nt_ethnl_vals_set(x->nl, &nt_fam_channels, e[i].object, &ch);
 		if (!r)
 			nt_lctx_channels_changed(x, e[i].object);
 	}

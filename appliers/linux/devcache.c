@@ -1,22 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /* The device cache: one dump per message family for all devices (devcache.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../compiler/base/buf.h"
 #include "devcache.h"
+#include "family.h"
 #include "link.h"
+
+/* The ethtool families dumped by the cache, by slot. */
+static const struct nt_ethnl_family *const fams[NT_DC__COUNT] = {
+	[NT_DC_CHANNELS] = &nt_fam_channels,
+	[NT_DC_RINGS] = &nt_fam_rings,
+	[NT_DC_COALESCE] = &nt_fam_coalesce,
+};
 
 struct dev {
 	char *name;
 	unsigned have;			/* 1 << family: in that family's last dump */
-	uint32_t mtu, txqlen;
+	uint32_t link[NT_LINK_ATTRS_MAX];	/* by nt_link_attrs index */
 	char *kind;
 	struct nt_features feat;
-	struct nt_channels_state chan;
-	struct nt_rings_state ring;
-	struct nt_coalesce_state coal;
+	struct nt_ethnl_vals vals[NT_DC__COUNT];	/* of fams[] */
 	bool rss_read;
 	int rss_err;
 	struct nt_rss_state rss;
@@ -42,8 +49,7 @@ static struct {
 
 int nt_devcache_failure(char *buf, size_t len)
 {
-	static const char *const what[NT_DC__COUNT] = {"links (RTM_GETLINK)", "features",
-						       "channels", "rings", "coalescing"};
+	static const char *const what[NT_DC__COUNT] = {"links (RTM_GETLINK)", "features"};
 	int n = 0;
 
 	*buf = '\0';
@@ -56,7 +62,8 @@ int nt_devcache_failure(char *buf, size_t len)
 		if (!dc.failed[f])
 			continue;
 		if (!n)
-			snprintf(buf, len, "the dump of %s failed: %s%s", what[f],
+			snprintf(buf, len, "the dump of %s failed: %s%s",
+				 fams[f] ? fams[f]->what : what[f],
 				 strerror(-dc.failed[f]),
 				 dc.failed_transient[f] ? " (netlink transport, 3 tries)" : "");
 		n++;
@@ -190,14 +197,13 @@ static struct dev *get(const char *name)
 	return &dc.v[dc.n - 1];
 }
 
-static void on_link(void *ctx, const char *name, uint32_t mtu, uint32_t txqlen, const char *kind)
+static void on_link(void *ctx, const char *name, const uint32_t *v, const char *kind)
 {
 	struct dev *d = get(name);
 
 	(void)ctx;
 	d->have |= 1u << NT_DC_LINK;
-	d->mtu = mtu;
-	d->txqlen = txqlen;
+	memcpy(d->link, v, sizeof(d->link));
 	free(d->kind);
 	d->kind = kind ? nt_xstrdup(kind) : NULL;
 }
@@ -214,31 +220,13 @@ static void on_features(void *ctx, const char *name, void *state)
 	d->have |= 1u << NT_DC_FEATURES;
 }
 
-static void on_channels(void *ctx, const char *name, void *state)
+static void on_vals(void *ctx, const char *name, void *state)
 {
 	struct dev *d = get(name);
+	enum nt_dc_family f = (enum nt_dc_family)(intptr_t)ctx;
 
-	(void)ctx;
-	d->chan = *(struct nt_channels_state *)state;
-	d->have |= 1u << NT_DC_CHANNELS;
-}
-
-static void on_rings(void *ctx, const char *name, void *state)
-{
-	struct dev *d = get(name);
-
-	(void)ctx;
-	d->ring = *(struct nt_rings_state *)state;
-	d->have |= 1u << NT_DC_RINGS;
-}
-
-static void on_coalesce(void *ctx, const char *name, void *state)
-{
-	struct dev *d = get(name);
-
-	(void)ctx;
-	d->coal = *(struct nt_coalesce_state *)state;
-	d->have |= 1u << NT_DC_COALESCE;
+	d->vals[f] = *(struct nt_ethnl_vals *)state;
+	d->have |= 1u << f;
 }
 
 /* The family's reply for dev, dumping the family first when stale. */
@@ -261,12 +249,8 @@ static struct dev *load(enum nt_dc_family f, const char *name, int *err)
 				r = nt_link_dump(on_link, NULL);
 			else if (f == NT_DC_FEATURES)
 				r = nt_ethnl_features_dump(nl, on_features, NULL);
-			else if (f == NT_DC_CHANNELS)
-				r = nt_ethnl_channels_dump(nl, on_channels, NULL);
-			else if (f == NT_DC_RINGS)
-				r = nt_ethnl_rings_dump(nl, on_rings, NULL);
 			else
-				r = nt_ethnl_coalesce_dump(nl, on_coalesce, NULL);
+				r = nt_ethnl_vals_dump(nl, fams[f], on_vals, (void *)(intptr_t)f);
 			transient = r && (f == NT_DC_LINK ? nt_link_transient() :
 					  nl ? nt_ethnl_transient(nl) : dc.nl_transient);
 			/* the ethtool dumps ask again themselves (ethnl.c) */
@@ -305,8 +289,7 @@ int nt_devcache_link(const char *dev, struct nt_dc_link *out)
 	struct dev *d = load(NT_DC_LINK, dev, &err);
 
 	if (d) {
-		out->mtu = d->mtu;
-		out->txqlen = d->txqlen;
+		memcpy(out->v, d->link, sizeof(out->v));
 		out->kind = d->kind;
 	}
 	return err;
@@ -322,33 +305,36 @@ int nt_devcache_features(const char *dev, const struct nt_features **out)
 	return err;
 }
 
-int nt_devcache_channels(const char *dev, struct nt_channels_state *out)
+static int slot_of(const struct nt_ethnl_family *fam)
 {
-	int err;
-	struct dev *d = load(NT_DC_CHANNELS, dev, &err);
+	int f;
 
-	if (d)
-		*out = d->chan;
-	return err;
+	for (f = 0; f < NT_DC__COUNT && fams[f] != fam; f++)
+		;
+	return f;
 }
 
-int nt_devcache_rings(const char *dev, struct nt_rings_state *out)
+void nt_devcache_vals_stale(const struct nt_ethnl_family *fam)
 {
-	int err;
-	struct dev *d = load(NT_DC_RINGS, dev, &err);
+	int f = slot_of(fam);
 
-	if (d)
-		*out = d->ring;
-	return err;
+	if (f < NT_DC__COUNT)
+		nt_devcache_stale((enum nt_dc_family)f);
+	else
+		nt_devcache_stale_all();
 }
 
-int nt_devcache_coalesce(const char *dev, struct nt_coalesce_state *out)
+int nt_devcache_vals(const struct nt_ethnl_family *fam, const char *dev,
+		     struct nt_ethnl_vals *out)
 {
-	int err;
-	struct dev *d = load(NT_DC_COALESCE, dev, &err);
+	int err, f = slot_of(fam);
+	struct dev *d;
 
+	if (f == NT_DC__COUNT)
+		return -EOPNOTSUPP;
+	d = load((enum nt_dc_family)f, dev, &err);
 	if (d)
-		*out = d->coal;
+		*out = d->vals[f];
 	return err;
 }
 

@@ -2,7 +2,8 @@
 /*
  * The device cache: what the kernel reports for every device of the
  * namespace, one NLM_F_DUMP per message family (RTM_GETLINK, ethtool
- * FEATURES/CHANNELS/RINGS/COALESCE_GET with compact bitsets), filled on
+ * FEATURES_GET with compact bitsets, and each family of family.h
+ * devcache.c lists), filled on
  * first use.  A write marks its family stale: the next read dumps that
  * family again, so the read-back of a whole apply and its final
  * convergence check cost one request per family, not one per device.
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include "ethnl.h"
+#include "link.h"
 #include "rss.h"
 
 enum nt_dc_family {
@@ -29,8 +31,7 @@ enum nt_dc_family {
 };
 
 struct nt_dc_link {
-	uint32_t mtu;
-	uint32_t txqlen;
+	uint32_t v[NT_LINK_ATTRS_MAX];	/* by nt_link_attrs index (link.h) */
 	const char *kind;	/* IFLA_INFO_KIND ("veth"), NULL for a plain device */
 };
 
@@ -57,9 +58,14 @@ int nt_devcache_link(const char *dev, struct nt_dc_link *out);
 /* -EOPNOTSUPP: the device is not in the family's dump (it has no such
  * operation: veth has no rings), or there is no ethtool netlink. */
 int nt_devcache_features(const char *dev, const struct nt_features **out);
-int nt_devcache_channels(const char *dev, struct nt_channels_state *out);
-int nt_devcache_rings(const char *dev, struct nt_rings_state *out);
-int nt_devcache_coalesce(const char *dev, struct nt_coalesce_state *out);
+struct nt_ethnl_family;
+struct nt_ethnl_vals;
+/* A dumped family of family.h (channels, rings, coalesce); -EOPNOTSUPP
+ * also for a family the cache does not dump. */
+int nt_devcache_vals(const struct nt_ethnl_family *f, const char *dev, struct nt_ethnl_vals *out);
+/* After a write of f: its dump is stale; a family the cache does not dump
+ * (pause: the link renegotiates) makes every reply stale. */
+void nt_devcache_vals_stale(const struct nt_ethnl_family *f);
 /* SIOCETHTOOL ETHTOOL_GRSSH once per device (and not at all for a link
  * kind whose first device refused it); *out stays owned by the cache. */
 int nt_devcache_rss(const char *dev, const struct nt_rss_state **out);

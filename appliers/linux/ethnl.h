@@ -2,8 +2,9 @@
 /*
  * ethtool generic netlink (family "ethtool" v1), messages built and parsed
  * with libnl-genl-3, sent through the bounded transport of nlio.h:
- * features by name, channels, rings, coalescing (each also as one dump of
- * every device), pause and private flags.  RSS goes through the
+ * features by name (also as one dump of every device) and private flags;
+ * the families of fixed attributes (channels, rings, coalescing, pause)
+ * are descriptors (family.h, fam_*.c) read by one GET, dump and SET.  RSS goes through the
  * SIOCETHTOOL ioctl (rss.c): the netlink RSS_GET/RSS_SET messages are
  * missing from Debian 12's 6.1 uapi headers and RSS_SET needs v6.17.
  * Every call returns 0 or -errno; the kernel's extended ack text of the
@@ -34,25 +35,6 @@ struct nt_features {
 	const struct nt_feature_names *names;
 	uint32_t *bits;		/* 4 x words: hw, wanted, active, nochange */
 	size_t words;
-};
-
-/* Indexes match enum nt_chan (combined, rx, tx, other). */
-struct nt_channels_state {
-	bool have[4];
-	uint32_t max[4], count[4];
-};
-
-/* rx, tx, rx-mini, rx-jumbo */
-struct nt_rings_state {
-	bool have[4];
-	uint32_t max[4], cur[4];
-};
-
-enum nt_coal_field { NT_COAL_RX_USECS, NT_COAL_TX_USECS, NT_COAL_RX_FRAMES, NT_COAL_TX_FRAMES,
-		     NT_COAL_ADAPTIVE_RX, NT_COAL_ADAPTIVE_TX, NT_COAL__COUNT };
-struct nt_coalesce_state {
-	bool have[NT_COAL__COUNT];
-	uint32_t v[NT_COAL__COUNT];
 };
 
 /* Requests by message: NETTUNE_STATS=1 prints them on stderr at exit
@@ -89,15 +71,12 @@ bool nt_io_is_set(enum nt_io_req r);
 
 int nt_ethnl_open(struct nt_ethnl **out);
 void nt_ethnl_close(struct nt_ethnl *e);
-/* The kernel's extack message of the last failed request, or NULL. */
-const char *nt_ethnl_extack(const struct nt_ethnl *e);
 /* The words for the failure err of the last request (nlio.h). */
 const char *nt_ethnl_reason(const struct nt_ethnl *e, int err, char *buf, size_t len);
 /* Whether the last failure was the transport's (a write's outcome is then
  * unknown). */
 bool nt_ethnl_transient(const struct nt_ethnl *e);
 
-int nt_ethnl_features_get(struct nt_ethnl *e, const char *dev, struct nt_features *out);
 void nt_features_free(struct nt_features *f);
 /* Number of named features, the name of bit k (NULL: unnamed). */
 size_t nt_features_count(const struct nt_features *f);
@@ -109,35 +88,16 @@ int nt_ethnl_feature_set(struct nt_ethnl *e, const char *dev, const char *name, 
 int nt_ethnl_features_set(struct nt_ethnl *e, const char *dev, const char *const *names,
 			  const bool *on, size_t n);
 
-int nt_ethnl_channels_get(struct nt_ethnl *e, const char *dev, struct nt_channels_state *out);
-int nt_ethnl_channels_set(struct nt_ethnl *e, const char *dev, int kind, uint32_t count);
-int nt_ethnl_rings_get(struct nt_ethnl *e, const char *dev, struct nt_rings_state *out);
-int nt_ethnl_rings_set(struct nt_ethnl *e, const char *dev, int which, uint32_t value);
-int nt_ethnl_coalesce_get(struct nt_ethnl *e, const char *dev, struct nt_coalesce_state *out);
-int nt_ethnl_coalesce_set(struct nt_ethnl *e, const char *dev, int field, uint32_t value);
-/* Several channel counts of one device in one CHANNELS_SET (have[k] set). */
-int nt_ethnl_channels_set_all(struct nt_ethnl *e, const char *dev, const struct nt_channels_state *c);
-
 /*
  * One NLM_F_DUMP request for every device of the namespace: each(ctx, dev,
  * state) is called once per device the kernel reports (a device without
  * the operation, veth without rings, is left out).  state points to a
- * struct nt_features (each takes its bits: it may move them out),
- * nt_channels_state, nt_rings_state or nt_coalesce_state.
+ * struct nt_features (each takes its bits: it may move them out), or the
+ * struct nt_ethnl_vals of a family (family.h: nt_ethnl_vals_dump).
  */
 typedef void (*nt_ethnl_each)(void *ctx, const char *dev, void *state);
 int nt_ethnl_features_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx);
-int nt_ethnl_channels_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx);
-int nt_ethnl_rings_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx);
-int nt_ethnl_coalesce_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx);
 
-/* autoneg, rx, tx */
-struct nt_pause_state {
-	bool have[3];
-	bool on[3];
-};
-int nt_ethnl_pause_get(struct nt_ethnl *e, const char *dev, struct nt_pause_state *out);
-int nt_ethnl_pause_set(struct nt_ethnl *e, const char *dev, int which, bool on);
 /* A device's private flags by name (ETHTOOL_MSG_PRIVFLAGS_GET). */
 struct nt_privflags {
 	size_t n;

@@ -15,6 +15,7 @@
 #include "../../compiler/model/caps.h"
 #include "../../compiler/model/names.h"
 #include "devcache.h"
+#include "family.h"
 #include "irqmap.h"
 #include "link.h"
 #include "linux.h"
@@ -43,25 +44,11 @@ void nt_lctx_close(struct nt_lctx *x)
 	memset(x, 0, sizeof(*x));
 }
 
-int nt_lctx_channels(struct nt_lctx *x, const char *obj, struct nt_channels_state *out)
+int nt_lctx_channels(struct nt_lctx *x, const char *obj, struct nt_ethnl_vals *out)
 {
 	if (!x->nl)
 		return -EOPNOTSUPP;
-	return nt_devcache_channels(obj, out);
-}
-
-static int ring_get(struct nt_lctx *x, const char *obj, struct nt_rings_state *out)
-{
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	return nt_devcache_rings(obj, out);
-}
-
-static int coal_get(struct nt_lctx *x, const char *obj, struct nt_coalesce_state *out)
-{
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	return nt_devcache_coalesce(obj, out);
+	return nt_devcache_vals(&nt_fam_channels, obj, out);
 }
 
 void nt_lctx_channels_changed(struct nt_lctx *x, const char *dev)
@@ -166,148 +153,74 @@ static int feature_write(struct nt_lctx *x, const char *obj, const char *arg, co
 	return r ? nl_err(x, r) : 0;
 }
 
-/* channels, rings, coalesce ------------------------------------------ */
+/* ethtool families of fixed attributes (family.h) ---------------------- */
 
-static int chan_index(const char *arg)
+/* The row's family from the device cache, or by one GET (per_device). */
+static int ethnl_vals(struct nt_lctx *x, const struct nt_ethnl_family *f, const char *obj,
+		      struct nt_ethnl_vals *v)
 {
-	return nt_kind_arg_index(NT_K_CHANNELS, arg);
+	int r = f->per_device ? nt_ethnl_vals_get(x->nl, f, obj, v) : nt_devcache_vals(f, obj, v);
+
+	/* the device does not report it: veth has no rings and no pause */
+	if (r == -EOPNOTSUPP || r == -ENODEV || (f->per_device && r == -EINVAL))
+		return -ENOENT;
+	return r;
 }
 
-static int channels_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+int nt_rw_ethnl_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
-	struct nt_channels_state c;
-	int k = chan_index(arg), r;
+	const struct nt_ethnl_family *f = x->row->fam;
+	int k = nt_ethnl_arg_index(f, x->row->kind, arg), r;
+	struct nt_ethnl_vals v;
 
-	if (*nt_sys_root && !x->nl) {
-		/* fixtures: queue directories stand for combined channels */
-		const struct nt_iface_facts *i = nt_facts_iface(x->facts, obj);
-
-		if (!i || k != NT_CH_COMBINED || !i->rx_queues)
-			return -ENOENT;
-		*out = nt_v_u32(i->rx_queues);
-		return 0;
-	}
 	if (!x->nl || k < 0)
-		return -EOPNOTSUPP;
-	r = nt_lctx_channels(x, obj, &c);
+		return f->per_device ? -ENOENT : -EOPNOTSUPP;
+	r = ethnl_vals(x, f, obj, &v);
 	if (r)
-		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
-	if (!c.have[k] || (!c.max[k] && !c.count[k]))
+		return r;
+	if (!nt_ethnl_present(f, &v, k))
 		return -ENOENT;
-	*out = nt_v_u32(c.count[k]);
+	*out = nt_kinds[x->row->kind].vtype == NT_V_BOOL ? nt_v_bool(v.cur[k] != 0) :
+							    nt_v_u32(v.cur[k]);
 	return 0;
 }
 
-static int channels_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
+int nt_rw_ethnl_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
 {
-	int r;
+	const struct nt_linux_row *row = x->row;
+	const struct nt_ethnl_family *f = row->fam;
+	int k = nt_ethnl_arg_index(f, row->kind, arg), r;
+	struct nt_ethnl_vals s = {0};
 
-	nt_devcache_stale(NT_DC_CHANNELS);
+	nt_devcache_vals_stale(f);
 	if (!x->nl)
 		return -EOPNOTSUPP;
-	r = nt_ethnl_channels_set(x->nl, obj, chan_index(arg), v->u);
+	if (k < 0)
+		return nl_err(x, -EINVAL);
+	s.have[k] = true;
+	s.cur[k] = nt_kinds[row->kind].vtype == NT_V_BOOL ? v->b : v->u;
+	r = nt_ethnl_vals_set(x->nl, f, obj, &s);
 	if (r)
 		return nl_err(x, r);
-	nt_lctx_channels_changed(x, obj);
+	if (row->after_write)
+		row->after_write(x, obj);
 	return 0;
 }
 
-static int ring_index(const char *arg)
+/* fixtures (--root without netlink): queue directories stand for
+ * combined channels */
+static int channels_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
-	return nt_kind_arg_index(NT_K_RING, arg);
-}
+	const struct nt_iface_facts *i;
 
-static int ring_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	struct nt_rings_state s;
-	int k = ring_index(arg), r;
-
-	if (!x->nl || k < 0)
-		return -EOPNOTSUPP;
-	r = ring_get(x, obj, &s);
-	if (r)
-		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
-	if (!s.have[k] || !s.max[k])
+	if (!*nt_sys_root || x->nl)
+		return nt_rw_ethnl_read(x, obj, arg, out);
+	i = nt_facts_iface(x->facts, obj);
+	if (!i || nt_ethnl_arg_index(&nt_fam_channels, NT_K_CHANNELS, arg) != NT_CH_COMBINED ||
+	    !i->rx_queues)
 		return -ENOENT;
-	*out = nt_v_u32(s.cur[k]);
+	*out = nt_v_u32(i->rx_queues);
 	return 0;
-}
-
-static int ring_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
-{
-	int r;
-
-	nt_devcache_stale(NT_DC_RINGS);
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	r = nt_ethnl_rings_set(x->nl, obj, ring_index(arg), v->u);
-	return r ? nl_err(x, r) : 0;
-}
-
-/* the kind rows' argument names in the order of enum nt_coal_field */
-static int coal_index(const char *kindarg, bool adaptive)
-{
-	int k = nt_kind_arg_index(adaptive ? NT_K_COALESCE_ADAPTIVE : NT_K_COALESCE, kindarg);
-
-	return k < 0 ? -1 : adaptive ? NT_COAL_ADAPTIVE_RX + k : k;
-}
-
-static int coal_read_common(struct nt_lctx *x, const char *obj, int k, uint32_t *v)
-{
-	struct nt_coalesce_state s;
-	int r;
-
-	if (!x->nl || k < 0)
-		return -EOPNOTSUPP;
-	r = coal_get(x, obj, &s);
-	if (r)
-		return r == -EOPNOTSUPP || r == -ENODEV ? -ENOENT : r;
-	if (!s.have[k])
-		return -ENOENT;
-	*v = s.v[k];
-	return 0;
-}
-
-static int coalesce_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	uint32_t v;
-	int r = coal_read_common(x, obj, coal_index(arg, false), &v);
-
-	if (!r)
-		*out = nt_v_u32(v);
-	return r;
-}
-
-static int adaptive_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	uint32_t v;
-	int r = coal_read_common(x, obj, coal_index(arg, true), &v);
-
-	if (!r)
-		*out = nt_v_bool(v != 0);
-	return r;
-}
-
-static int coalesce_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
-{
-	int r;
-
-	nt_devcache_stale(NT_DC_COALESCE);
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	r = nt_ethnl_coalesce_set(x->nl, obj, coal_index(arg, false), v->u);
-	return r ? nl_err(x, r) : 0;
-}
-
-static int adaptive_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
-{
-	int r;
-
-	nt_devcache_stale(NT_DC_COALESCE);
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	r = nt_ethnl_coalesce_set(x->nl, obj, coal_index(arg, true), v->b);
-	return r ? nl_err(x, r) : 0;
 }
 
 /* RSS ----------------------------------------------------------------- */
@@ -618,7 +531,7 @@ int nt_rw_file_write(struct nt_lctx *x, const char *obj, const char *arg, const 
 int nt_rw_link_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
 	struct nt_dc_link l;
-	int r;
+	int r, a;
 
 	if (*nt_sys_root)
 		return nt_rw_file_read(x, obj, arg, out);
@@ -627,33 +540,26 @@ int nt_rw_link_read(struct nt_lctx *x, const char *obj, const char *arg, struct 
 	r = nt_devcache_link(obj, &l);
 	if (r)
 		return r == -ENODEV ? -ENOENT : r;
-	switch (x->row->attr) {
-	case IFLA_MTU:
-		*out = nt_v_u32(l.mtu);
-		return 0;
-	case IFLA_TXQLEN:
-		*out = nt_v_u32(l.txqlen);
-		return 0;
-	default:
+	a = nt_link_attr_index(x->row->attr);
+	if (a < 0)
 		return -EOPNOTSUPP;	/* test_kinds: the dump keeps no other attribute */
-	}
+	*out = nt_v_u32(l.v[a]);
+	return 0;
 }
 
 int nt_rw_link_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
 {
 	struct nt_link_change c = {0};
 	char msg[256] = "";
-	int r;
+	int r, a = nt_link_attr_index(x->row->attr);
 
 	nt_devcache_stale(NT_DC_LINK);
 	if (*nt_sys_root)
 		return nt_rw_file_write(x, obj, arg, v);
-	if (x->row->attr == IFLA_MTU)
-		c = (struct nt_link_change){.set_mtu = true, .mtu = v->u};
-	else if (x->row->attr == IFLA_TXQLEN)
-		c = (struct nt_link_change){.set_txqlen = true, .txqlen = v->u};
-	else
+	if (a < 0)
 		return -EOPNOTSUPP;
+	c.have[a] = true;
+	c.v[a] = v->u;
 	r = nt_link_set(obj, &c, msg, sizeof(msg));
 	if (r)
 		seterr(x, "rtnetlink: %s", *msg ? msg : strerror(-r));
@@ -921,33 +827,6 @@ static int absent(int r)
 	return r == -EOPNOTSUPP || r == -ENODEV || r == -EINVAL ? -ENOENT : r;
 }
 
-static int pause_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	struct nt_pause_state p;
-	int k = nt_kind_arg_index(NT_K_PAUSE, arg), r;
-
-	if (!x->nl || k < 0)
-		return -ENOENT;
-	r = nt_ethnl_pause_get(x->nl, obj, &p);
-	if (r)
-		return absent(r);
-	if (!p.have[k])
-		return -ENOENT;
-	*out = nt_v_bool(p.on[k]);
-	return 0;
-}
-
-static int pause_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
-{
-	int r;
-
-	nt_lctx_drop_cache(x);
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	r = nt_ethnl_pause_set(x->nl, obj, nt_kind_arg_index(NT_K_PAUSE, arg), v->b);
-	return r ? nl_err(x, r) : 0;
-}
-
 static int privflag_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
 {
 	struct nt_privflags f;
@@ -1059,257 +938,324 @@ static const char *refuse_indir(const struct nt_value *v)
  * back.  Every name and value reaches them as a quoted argument.
  */
 const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
-	[NT_K_SYSCTL] = {NT_K_SYSCTL,
-	 {NT_IO_PROCFS, "/proc/sys/KEY, dots read as slashes (sysctl(8))"},
-	 {NT_IO_PROCFS, "/proc/sys/KEY"},
-	 NULL, "sysctl", 0, NT_SHV_FOLDED,
-	 "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
-	 "\ttr -s '\\t ' '  ' <\"$nt_f\" | sed 's/^ //; s/ $//'",
-	 "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
-	 "\tprintf '%s\\n' \"$3\" >\"$nt_f\"",
-	 {NULL}, NULL,
-	 sysctl_read, sysctl_write},
-	[NT_K_MTU] = {NT_K_MTU,
-	 {NT_IO_RTNL, "RTM_GETLINK IFLA_MTU (under --root: the row's path)"},
-	 {NT_IO_RTNL, "RTM_NEWLINK IFLA_MTU (under --root: the row's path)"},
-	 "/sys/class/net/%s/mtu", "mtu", 0, NT_SHV_TEXT,
-	 "cat \"@PATH@\"",
-	 "ip link set dev \"$1\" mtu \"$3\"",
-	 {NULL}, NULL,
-	 nt_rw_link_read, nt_rw_link_write, NULL, 0, IFLA_MTU},
-	[NT_K_TXQLEN] = {NT_K_TXQLEN,
-	 {NT_IO_RTNL, "RTM_GETLINK IFLA_TXQLEN (under --root: the row's path)"},
-	 {NT_IO_RTNL, "RTM_NEWLINK IFLA_TXQLEN (under --root: the row's path)"},
-	 "/sys/class/net/%s/tx_queue_len", "txqueuelen", 0, NT_SHV_TEXT,
-	 "cat \"@PATH@\"",
-	 "ip link set dev \"$1\" txqueuelen \"$3\"",
-	 {NULL}, NULL,
-	 nt_rw_link_read, nt_rw_link_write, NULL, NT_LR_OBSERVE, IFLA_TXQLEN},
-	[NT_K_FEATURE] = {NT_K_FEATURE,
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_FEATURES_GET ETHTOOL_A_FEATURES_ACTIVE"},
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_FEATURES_SET ETHTOOL_A_FEATURES_WANTED"},
-	 NULL, "feature", 0, NT_SHV_TEXT,
-	 "# ethtool -k prints some features under their legacy names\n"
-	 "\tcase \"$2\" in\n"
-	 "\trx-checksum) nt_l=rx-checksumming ;;\n"
-	 "\ttx-generic-segmentation) nt_l=generic-segmentation-offload ;;\n"
-	 "\trx-gro) nt_l=generic-receive-offload ;;\n"
-	 "\trx-lro) nt_l=large-receive-offload ;;\n"
-	 "\trx-hashing) nt_l=receive-hashing ;;\n"
-	 "\trx-ntuple-filter) nt_l=ntuple-filters ;;\n"
-	 "\trx-vlan-hw-parse) nt_l=rx-vlan-offload ;;\n"
-	 "\ttx-vlan-hw-insert) nt_l=tx-vlan-offload ;;\n"
-	 "\t*) nt_l=\"$2\" ;;\n"
-	 "\tesac\n"
-	 "\tethtool -k \"$1\" | awk -v a=\"$2:\" -v b=\"$nt_l:\" '\n"
-	 "\t\t($1 == a || $1 == b) { print $2; f = 1; exit }\n"
-	 "\t\tEND { if (!f) exit 1 }'",
-	 "ethtool -K \"$1\" \"$2\" \"$3\"",
-	 {NULL}, NULL,
-	 feature_read, feature_write},
-	[NT_K_PAUSE] = {NT_K_PAUSE,
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_PAUSE_GET ETHTOOL_A_PAUSE_{AUTONEG,RX,TX}"},
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_PAUSE_SET ETHTOOL_A_PAUSE_{AUTONEG,RX,TX}"},
-	 NULL, "pause", 0, NT_SHV_TEXT,
-	 "case \"$2\" in\n"
-	 "\tautoneg) nt_l=Autonegotiate ;; rx) nt_l=RX ;; tx) nt_l=TX ;;\n"
-	 "\t*) return 1 ;;\n"
-	 "\tesac\n"
-	 "\tethtool -a \"$1\" | awk -v k=\"$nt_l:\" '$1 == k { print $2; f = 1; exit }\n"
-	 "\t\tEND { if (!f) exit 1 }'",
-	 "ethtool -A \"$1\" \"$2\" \"$3\"",
-	 {NULL}, NULL,
-	 pause_read, pause_write, NULL, NT_LR_OBSERVE},
-	[NT_K_PRIV_FLAG] = {NT_K_PRIV_FLAG,
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_GET ETHTOOL_A_PRIVFLAGS_FLAGS (a bitset by name)"},
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_SET ETHTOOL_A_PRIVFLAGS_FLAGS (the named bit only)"},
-	 NULL, "private_flag", 0, NT_SHV_TEXT,
-	 "# \"legacy-rx      : off\"\n"
-	 "\tethtool --show-priv-flags \"$1\" | awk -v k=\"$2\" -F: 'NR > 1 { n = $1; sub(/[ \\t]+$/, \"\", n)\n"
-	 "\t\tif (n == k) { v = $2; gsub(/[ \\t]/, \"\", v); print v; f = 1; exit } }\n"
-	 "\t\tEND { if (!f) exit 1 }'",
-	 "ethtool --set-priv-flags \"$1\" \"$2\" \"$3\"",
-	 {NULL}, NULL,
-	 privflag_read, privflag_write, privflag_all, NT_LR_OBSERVE},
-	[NT_K_CHANNELS] = {NT_K_CHANNELS,
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_CHANNELS_GET ETHTOOL_A_CHANNELS_*_COUNT"},
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_CHANNELS_SET ETHTOOL_A_CHANNELS_*_COUNT"},
-	 NULL, "channels", 0, NT_SHV_TEXT,
-	 "case \"$2\" in\n"
-	 "\tcombined) nt_l=Combined ;; rx) nt_l=RX ;; tx) nt_l=TX ;; other) nt_l=Other ;;\n"
-	 "\t*) return 1 ;;\n"
-	 "\tesac\n"
-	 "\tethtool -l \"$1\" | nt_current \"$nt_l\"",
-	 "ethtool -L \"$1\" \"$2\" \"$3\"",
-	 {NULL}, NULL,
-	 channels_read, channels_write},
-	[NT_K_RING] = {NT_K_RING,
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_GET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_SET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
-	 NULL, "ring", 0, NT_SHV_TEXT,
-	 "case \"$2\" in\n"
-	 "\trx) nt_l=RX ;; tx) nt_l=TX ;; rx-mini) nt_l='RX Mini' ;; rx-jumbo) nt_l='RX Jumbo' ;;\n"
-	 "\t*) return 1 ;;\n"
-	 "\tesac\n"
-	 "\tethtool -g \"$1\" | nt_current \"$nt_l\"",
-	 "ethtool -G \"$1\" \"$2\" \"$3\"",
-	 {NULL}, NULL,
-	 ring_read, ring_write},
-	[NT_K_COALESCE] = {NT_K_COALESCE,
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
-	 NULL, "coalesce", 0, NT_SHV_TEXT,
-	 "ethtool -c \"$1\" | awk -v k=\"$2:\" '$1 == k { print $2; f = 1; exit }\n"
-	 "\t\tEND { if (!f) exit 1 }'",
-	 "ethtool -C \"$1\" \"$2\" \"$3\"",
-	 {NULL}, NULL,
-	 coalesce_read, coalesce_write},
-	[NT_K_COALESCE_ADAPTIVE] = {NT_K_COALESCE_ADAPTIVE,
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
-	 {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
-	 NULL, "coalesce_adaptive", 0, NT_SHV_TEXT,
-	 "# \"Adaptive RX: on  TX: off\"\n"
-	 "\tethtool -c \"$1\" | awk -v q=\"$2\" '$1 == \"Adaptive\" && $2 == \"RX:\" {\n"
-	 "\t\tprint (q == \"rx\" ? $3 : $5); f = 1; exit }\n"
-	 "\t\tEND { if (!f) exit 1 }'",
-	 "ethtool -C \"$1\" \"adaptive-$2\" \"$3\"",
-	 {NULL}, NULL,
-	 adaptive_read, adaptive_write},
-	[NT_K_RSS_HFUNC] = {NT_K_RSS_HFUNC,
-	 {NT_IO_IOCTL, "ETHTOOL_GRSSH .hfunc (netlink RSS_GET is missing from 6.1 uapi headers)"},
-	 {NT_IO_IOCTL, "ETHTOOL_SRSSH .hfunc (netlink RSS_SET needs v6.17)"},
-	 NULL, "rss_hfunc", 0, NT_SHV_TEXT,
-	 "ethtool -x \"$1\" | awk '/^RSS hash function:/ { h = 1; next }\n"
-	 "\t\th && $2 == \"on\" { sub(/:$/, \"\", $1); print $1; f = 1; exit }\n"
-	 "\t\tEND { if (!f) exit 1 }'",
-	 "ethtool -X \"$1\" hfunc \"$3\"",
-	 {NULL}, NULL,
-	 hfunc_read, hfunc_write},
-	[NT_K_RSS_KEY] = {NT_K_RSS_KEY,
-	 {NT_IO_IOCTL, "ETHTOOL_GRSSH .key_size, key (netlink RSS_GET is missing from 6.1 uapi headers)"},
-	 {NT_IO_IOCTL, "ETHTOOL_SRSSH key (netlink RSS_SET needs v6.17)"},
-	 NULL, "rss_key", 0, NT_SHV_TEXT,
-	 "ethtool -x \"$1\" | awk '/^RSS hash key:/ { k = 1; next }\n"
-	 "\t\tk && /^[0-9a-fA-F:]+$/ { s = s (s == \"\" ? \"\" : \":\") $0; next }\n"
-	 "\t\tk { exit }\n"
-	 "\t\tEND { gsub(/::/, \":\", s); if (s == \"\") exit 1; print tolower(s) }'",
-	 "ethtool -X \"$1\" hkey \"$3\"",
-	 {NULL}, NULL,
-	 key_read, key_write},
-	[NT_K_RSS_INDIR] = {NT_K_RSS_INDIR,
-	 {NT_IO_IOCTL, "ETHTOOL_GRSSH .indir_size, ring_index (netlink RSS_GET is missing from 6.1 uapi headers)"},
-	 {NT_IO_IOCTL, "ETHTOOL_SRSSH ring_index (netlink RSS_SET needs v6.17)"},
-	 NULL, "rss_indir", 0, NT_SHV_TEXT,
-	 "ethtool -x \"$1\" | awk '/^RX flow hash indirection table/ { t = 1; next }\n"
-	 "\t\tt && $1 ~ /^[0-9]+:$/ { for (i = 2; i <= NF; i++) s = s (s == \"\" ? \"\" : \" \") $i; next }\n"
-	 "\t\tt && NF { exit }\n"
-	 "\t\tEND { if (s == \"\") exit 1; print s }'",
-	 "# only a round robin over queues 0..N-1 can be written: ethtool -X equal N\n"
-	 "\tnt_n=\"$(printf '%s\\n' \"$3\" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0\n"
-	 "\t\tfor (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }')\" || {\n"
-	 "\t\techo \"not a round robin table; ethtool can only write 'equal N'\" >&2; return 1; }\n"
-	 "\tethtool -X \"$1\" equal \"$nt_n\"",
-	 {NULL}, refuse_indir,
-	 indir_read, indir_write},
-	[NT_K_FLOW_HASH] = {NT_K_FLOW_HASH,
-	 {NT_IO_IOCTL, "ETHTOOL_GRXFH (struct ethtool_rxnfc .flow_type, .data: RXH_* bits)"},
-	 {NT_IO_IOCTL, "ETHTOOL_SRXFH (struct ethtool_rxnfc): no ethtool netlink message for it in the 6.1 uapi headers"},
-	 NULL, "rx_flow_hash", 0, NT_SHV_TEXT,
-	 "# the fields as ethtool(8) unparse_rxfhashopts prints them, one a line\n"
-	 "\tethtool -n \"$1\" rx-flow-hash \"$2\" | awk '/ flows / { f = 1 } / discarded on RX/ { d = 1 }\n"
-	 "\t\t/^L2DA/ { s = s \" l2da\" } /^VLAN tag/ { s = s \" vlan\" } /^L3 proto/ { s = s \" l3-proto\" }\n"
-	 "\t\t/^IP SA/ { s = s \" src-ip\" } /^IP DA/ { s = s \" dst-ip\" }\n"
-	 "\t\t/^L4 bytes 0 & 1/ { s = s \" src-port\" } /^L4 bytes 2 & 3/ { s = s \" dst-port\" }\n"
-	 "\t\tEND { if (!f) exit 1; if (d) s = s \" discard\"; sub(/^ /, \"\", s); print (s == \"\" ? \"none\" : s) }'",
-	 "# field words -> ethtool letters (nt_rxh_fields, compiler/model/settings.c)\n"
-	 "\tnt_x=\"$(printf '%s\\n' \"$3\" | awk 'BEGIN { n = split(\"" RXH_SH "\", a, \" \")\n"
-	 "\t\tfor (i = 1; i < n; i += 2) m[a[i]] = a[i + 1] }\n"
-	 "\t\t{ for (i = 1; i <= NF; i++) { if ($i == \"none\") continue; if (!($i in m)) exit 1; s = s m[$i] } }\n"
-	 "\t\tEND { print s }')\" || { echo \"unknown rx-flow-hash field in '$3'\" >&2; return 1; }\n"
-	 "\tethtool -N \"$1\" rx-flow-hash \"$2\" \"$nt_x\"",
-	 {NULL}, NULL,
-	 flowhash_read, flowhash_write, NULL, NT_LR_OBSERVE},
-	[NT_K_IRQ_AFFINITY] = {NT_K_IRQ_AFFINITY,
-	 {NT_IO_PROCFS, "the row's path, for the IRQ of the queue (facts)"},
-	 {NT_IO_PROCFS, "the row's path, for the IRQ of the queue (facts)"},
-	 "/proc/irq/%s/smp_affinity_list", "irq_affinity", NT_SH_ARG_IRQ, NT_SHV_TEXT,
-	 "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
-	 "\tcat \"@PATH@\"",
-	 "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
-	 "\tprintf '%s\\n' \"$3\" >\"@PATH@\"",
-	 {"$nt_i"}, NULL,
-	 affinity_read, affinity_write},
-	[NT_K_RPS_CPUS] = {NT_K_RPS_CPUS,
-	 {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
-	 {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
-	 "/sys/class/net/%s/queues/rx-%s/rps_cpus", "rps_cpus", 0, NT_SHV_HEXMASK,
-	 "nt_hexmask <\"@PATH@\"",
-	 "nt_hexwrite \"$3\" >\"@PATH@\"",
-	 {NULL}, NULL,
-	 nt_rw_file_read, nt_rw_file_write},
-	[NT_K_RPS_FLOW_CNT] = {NT_K_RPS_FLOW_CNT,
-	 {NT_IO_SYSFS, "the row's path"},
-	 {NT_IO_SYSFS, "the row's path"},
-	 "/sys/class/net/%s/queues/rx-%s/rps_flow_cnt", "rps_flow_cnt", 0, NT_SHV_TEXT,
-	 "cat \"@PATH@\"",
-	 "printf '%s\\n' \"$3\" >\"@PATH@\"",
-	 {NULL}, NULL,
-	 nt_rw_file_read, nt_rw_file_write},
-	[NT_K_XPS_CPUS] = {NT_K_XPS_CPUS,
-	 {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
-	 {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
-	 "/sys/class/net/%s/queues/tx-%s/xps_cpus", "xps_cpus", 0, NT_SHV_HEXMASK,
-	 "nt_hexmask <\"@PATH@\"",
-	 "nt_hexwrite \"$3\" >\"@PATH@\"",
-	 {NULL}, NULL,
-	 nt_rw_file_read, nt_rw_file_write},
-	[NT_K_IRQBALANCE_BAN] = {NT_K_IRQBALANCE_BAN,
-	 {NT_IO_OTHER, "--banirq= of the systemd drop-in irqbalance.service.d/50-nettune.conf: irqbalance has no kernel interface"},
-	 {NT_IO_OTHER, "rewrites that drop-in, then systemctl daemon-reload and try-restart irqbalance"},
-	 NULL, "banned_irqs", 0, NT_SHV_TEXT,
-	 "# the IRQs banned by the systemd drop-in nettune apply also writes, comma separated; none: empty\n"
-	 "\t[ -f \"$NT_BANIRQ_DROPIN\" ] || { echo; return 0; }\n"
-	 "\ttr ' ' '\\n' <\"$NT_BANIRQ_DROPIN\" | sed -n 's/^--banirq=//p' | paste -sd, -",
-	 "if [ -z \"$3\" ]; then\n"
-	 "\t\trm -f -- \"$NT_BANIRQ_DROPIN\"\n"
-	 "\telse\n"
-	 "\t\tmkdir -p -- \"${NT_BANIRQ_DROPIN%/*}\"\n"
-	 "\t\t{\n"
-	 "\t\t\techo '# Written by nettune: keep irqbalance away from IRQs nettune pins.'\n"
-	 "\t\t\tprintf '[Service]\\nExecStart=\\nExecStart=/usr/sbin/irqbalance --foreground %s' \"\\$IRQBALANCE_ARGS\"\n"
-	 "\t\t\tprintf '%s\\n' \"$3\" | tr ',' '\\n' | sed 's/^/ --banirq=/' | tr -d '\\n'\n"
-	 "\t\t\techo\n"
-	 "\t\t} >\"$NT_BANIRQ_DROPIN\"\n"
-	 "\tfi\n"
-	 "\tsystemctl daemon-reload && systemctl try-restart irqbalance.service",
-	 {NULL}, NULL,
-	 ban_read, ban_write},
-	[NT_K_IRQBALANCE_SERVICE] = {NT_K_IRQBALANCE_SERVICE,
-	 {NT_IO_OTHER, "whether irqbalance runs (facts): a service, not a kernel interface"},
-	 {NT_IO_OTHER, "systemctl start or stop irqbalance.service"},
-	 NULL, "service", 0, NT_SHV_TEXT,
-	 "if systemctl is-active --quiet irqbalance.service; then echo running; else echo stopped; fi",
-	 "case \"$3\" in\n"
-	 "\trunning) systemctl start irqbalance.service ;;\n"
-	 "\tstopped) systemctl stop irqbalance.service ;;\n"
-	 "\t*) return 1 ;;\n"
-	 "\tesac",
-	 {NULL}, NULL,
-	 service_read, service_write},
-	[NT_K_PROCESS_CPUS] = {NT_K_PROCESS_CPUS,
-	 {NT_IO_PROCFS, "Cpus_allowed_list of /proc/PID/status"},
-	 {NT_IO_OTHER, "sched_setaffinity(2) of every task of the process: a system call, not a file"},
-	 NULL, "cpus", 0, NT_SHV_TEXT,
-	 "nt_p=\"$(nt_pids \"$1\" | head -n 1)\"\n"
-	 "\t[ -n \"$nt_p\" ] || { echo \"no running process for $1\" >&2; return 1; }\n"
-	 "\ttaskset -pc \"$nt_p\" | sed 's/.*: //'",
-	 "nt_p=\"$(nt_pids \"$1\")\"\n"
-	 "\t[ -n \"$nt_p\" ] || return 1\n"
-	 "\tprintf '%s\\n' \"$nt_p\" | while read -r nt_q; do\n"
-	 "\t\ttaskset -apc \"$3\" \"$nt_q\" >/dev/null || exit 1\n"
-	 "\tdone",
-	 {NULL}, NULL,
-	 process_read, process_write},
+	[NT_K_SYSCTL] = {
+		.kind = NT_K_SYSCTL,
+		.get = {NT_IO_PROCFS, "/proc/sys/KEY, dots read as slashes (sysctl(8))"},
+		.set = {NT_IO_PROCFS, "/proc/sys/KEY"},
+		.sh_fn = "sysctl",
+		.sh_value = NT_SHV_FOLDED,
+		.sh_get = "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
+			"\ttr -s '\\t ' '  ' <\"$nt_f\" | sed 's/^ //; s/ $//'",
+		.sh_put = "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
+			"\tprintf '%s\\n' \"$3\" >\"$nt_f\"",
+		.read = sysctl_read,
+		.write = sysctl_write,
+	},
+	[NT_K_MTU] = {
+		.kind = NT_K_MTU,
+		.get = {NT_IO_RTNL, "RTM_GETLINK IFLA_MTU (under --root: the row's path)"},
+		.set = {NT_IO_RTNL, "RTM_NEWLINK IFLA_MTU (under --root: the row's path)"},
+		.path = "/sys/class/net/%s/mtu",
+		.sh_fn = "mtu",
+		.sh_get = "cat \"@PATH@\"",
+		.sh_put = "ip link set dev \"$1\" mtu \"$3\"",
+		.read = nt_rw_link_read,
+		.write = nt_rw_link_write,
+		.attr = IFLA_MTU,
+	},
+	[NT_K_TXQLEN] = {
+		.kind = NT_K_TXQLEN,
+		.get = {NT_IO_RTNL, "RTM_GETLINK IFLA_TXQLEN (under --root: the row's path)"},
+		.set = {NT_IO_RTNL, "RTM_NEWLINK IFLA_TXQLEN (under --root: the row's path)"},
+		.path = "/sys/class/net/%s/tx_queue_len",
+		.sh_fn = "txqueuelen",
+		.sh_get = "cat \"@PATH@\"",
+		.sh_put = "ip link set dev \"$1\" txqueuelen \"$3\"",
+		.read = nt_rw_link_read,
+		.write = nt_rw_link_write,
+		.flags = NT_LR_OBSERVE,
+		.attr = IFLA_TXQLEN,
+	},
+	[NT_K_FEATURE] = {
+		.kind = NT_K_FEATURE,
+		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_FEATURES_GET ETHTOOL_A_FEATURES_ACTIVE"},
+		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_FEATURES_SET ETHTOOL_A_FEATURES_WANTED"},
+		.sh_fn = "feature",
+		.sh_get = "# ethtool -k prints some features under their legacy names\n"
+			"\tcase \"$2\" in\n"
+			"\trx-checksum) nt_l=rx-checksumming ;;\n"
+			"\ttx-generic-segmentation) nt_l=generic-segmentation-offload ;;\n"
+			"\trx-gro) nt_l=generic-receive-offload ;;\n"
+			"\trx-lro) nt_l=large-receive-offload ;;\n"
+			"\trx-hashing) nt_l=receive-hashing ;;\n"
+			"\trx-ntuple-filter) nt_l=ntuple-filters ;;\n"
+			"\trx-vlan-hw-parse) nt_l=rx-vlan-offload ;;\n"
+			"\ttx-vlan-hw-insert) nt_l=tx-vlan-offload ;;\n"
+			"\t*) nt_l=\"$2\" ;;\n"
+			"\tesac\n"
+			"\tethtool -k \"$1\" | awk -v a=\"$2:\" -v b=\"$nt_l:\" '\n"
+			"\t\t($1 == a || $1 == b) { print $2; f = 1; exit }\n"
+			"\t\tEND { if (!f) exit 1 }'",
+		.sh_put = "ethtool -K \"$1\" \"$2\" \"$3\"",
+		.read = feature_read,
+		.write = feature_write,
+	},
+	[NT_K_PAUSE] = {
+		.kind = NT_K_PAUSE,
+		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_PAUSE_GET ETHTOOL_A_PAUSE_{AUTONEG,RX,TX}"},
+		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_PAUSE_SET ETHTOOL_A_PAUSE_{AUTONEG,RX,TX}"},
+		.sh_fn = "pause",
+		.sh_get = "case \"$2\" in\n"
+			"\tautoneg) nt_l=Autonegotiate ;; rx) nt_l=RX ;; tx) nt_l=TX ;;\n"
+			"\t*) return 1 ;;\n"
+			"\tesac\n"
+			"\tethtool -a \"$1\" | awk -v k=\"$nt_l:\" '$1 == k { print $2; f = 1; exit }\n"
+			"\t\tEND { if (!f) exit 1 }'",
+		.sh_put = "ethtool -A \"$1\" \"$2\" \"$3\"",
+		.read = nt_rw_ethnl_read,
+		.write = nt_rw_ethnl_write,
+		.flags = NT_LR_OBSERVE,
+		.fam = &nt_fam_pause,
+	},
+	[NT_K_PRIV_FLAG] = {
+		.kind = NT_K_PRIV_FLAG,
+		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_GET ETHTOOL_A_PRIVFLAGS_FLAGS (a bitset by name)"},
+		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_SET ETHTOOL_A_PRIVFLAGS_FLAGS (the named bit only)"},
+		.sh_fn = "private_flag",
+		.sh_get = "# \"legacy-rx      : off\"\n"
+			"\tethtool --show-priv-flags \"$1\" | awk -v k=\"$2\" -F: 'NR > 1 { n = $1; sub(/[ \\t]+$/, \"\", n)\n"
+			"\t\tif (n == k) { v = $2; gsub(/[ \\t]/, \"\", v); print v; f = 1; exit } }\n"
+			"\t\tEND { if (!f) exit 1 }'",
+		.sh_put = "ethtool --set-priv-flags \"$1\" \"$2\" \"$3\"",
+		.read = privflag_read,
+		.write = privflag_write,
+		.all = privflag_all,
+		.flags = NT_LR_OBSERVE,
+	},
+	[NT_K_CHANNELS] = {
+		.kind = NT_K_CHANNELS,
+		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_CHANNELS_GET ETHTOOL_A_CHANNELS_*_COUNT"},
+		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_CHANNELS_SET ETHTOOL_A_CHANNELS_*_COUNT"},
+		.sh_fn = "channels",
+		.sh_get = "case \"$2\" in\n"
+			"\tcombined) nt_l=Combined ;; rx) nt_l=RX ;; tx) nt_l=TX ;; other) nt_l=Other ;;\n"
+			"\t*) return 1 ;;\n"
+			"\tesac\n"
+			"\tethtool -l \"$1\" | nt_current \"$nt_l\"",
+		.sh_put = "ethtool -L \"$1\" \"$2\" \"$3\"",
+		.read = channels_read,
+		.write = nt_rw_ethnl_write,
+		.fam = &nt_fam_channels,
+		.after_write = nt_lctx_channels_changed,
+	},
+	[NT_K_RING] = {
+		.kind = NT_K_RING,
+		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_GET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
+		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_SET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
+		.sh_fn = "ring",
+		.sh_get = "case \"$2\" in\n"
+			"\trx) nt_l=RX ;; tx) nt_l=TX ;; rx-mini) nt_l='RX Mini' ;; rx-jumbo) nt_l='RX Jumbo' ;;\n"
+			"\t*) return 1 ;;\n"
+			"\tesac\n"
+			"\tethtool -g \"$1\" | nt_current \"$nt_l\"",
+		.sh_put = "ethtool -G \"$1\" \"$2\" \"$3\"",
+		.read = nt_rw_ethnl_read,
+		.write = nt_rw_ethnl_write,
+		.fam = &nt_fam_rings,
+	},
+	[NT_K_COALESCE] = {
+		.kind = NT_K_COALESCE,
+		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
+		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
+		.sh_fn = "coalesce",
+		.sh_get = "ethtool -c \"$1\" | awk -v k=\"$2:\" '$1 == k { print $2; f = 1; exit }\n"
+			"\t\tEND { if (!f) exit 1 }'",
+		.sh_put = "ethtool -C \"$1\" \"$2\" \"$3\"",
+		.read = nt_rw_ethnl_read,
+		.write = nt_rw_ethnl_write,
+		.fam = &nt_fam_coalesce,
+	},
+	[NT_K_COALESCE_ADAPTIVE] = {
+		.kind = NT_K_COALESCE_ADAPTIVE,
+		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
+		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
+		.sh_fn = "coalesce_adaptive",
+		.sh_get = "# \"Adaptive RX: on  TX: off\"\n"
+			"\tethtool -c \"$1\" | awk -v q=\"$2\" '$1 == \"Adaptive\" && $2 == \"RX:\" {\n"
+			"\t\tprint (q == \"rx\" ? $3 : $5); f = 1; exit }\n"
+			"\t\tEND { if (!f) exit 1 }'",
+		.sh_put = "ethtool -C \"$1\" \"adaptive-$2\" \"$3\"",
+		.read = nt_rw_ethnl_read,
+		.write = nt_rw_ethnl_write,
+		.fam = &nt_fam_coalesce,
+	},
+	[NT_K_RSS_HFUNC] = {
+		.kind = NT_K_RSS_HFUNC,
+		.get = {NT_IO_IOCTL, "ETHTOOL_GRSSH .hfunc (netlink RSS_GET is missing from 6.1 uapi headers)"},
+		.set = {NT_IO_IOCTL, "ETHTOOL_SRSSH .hfunc (netlink RSS_SET needs v6.17)"},
+		.sh_fn = "rss_hfunc",
+		.sh_get = "ethtool -x \"$1\" | awk '/^RSS hash function:/ { h = 1; next }\n"
+			"\t\th && $2 == \"on\" { sub(/:$/, \"\", $1); print $1; f = 1; exit }\n"
+			"\t\tEND { if (!f) exit 1 }'",
+		.sh_put = "ethtool -X \"$1\" hfunc \"$3\"",
+		.read = hfunc_read,
+		.write = hfunc_write,
+	},
+	[NT_K_RSS_KEY] = {
+		.kind = NT_K_RSS_KEY,
+		.get = {NT_IO_IOCTL, "ETHTOOL_GRSSH .key_size, key (netlink RSS_GET is missing from 6.1 uapi headers)"},
+		.set = {NT_IO_IOCTL, "ETHTOOL_SRSSH key (netlink RSS_SET needs v6.17)"},
+		.sh_fn = "rss_key",
+		.sh_get = "ethtool -x \"$1\" | awk '/^RSS hash key:/ { k = 1; next }\n"
+			"\t\tk && /^[0-9a-fA-F:]+$/ { s = s (s == \"\" ? \"\" : \":\") $0; next }\n"
+			"\t\tk { exit }\n"
+			"\t\tEND { gsub(/::/, \":\", s); if (s == \"\") exit 1; print tolower(s) }'",
+		.sh_put = "ethtool -X \"$1\" hkey \"$3\"",
+		.read = key_read,
+		.write = key_write,
+	},
+	[NT_K_RSS_INDIR] = {
+		.kind = NT_K_RSS_INDIR,
+		.get = {NT_IO_IOCTL, "ETHTOOL_GRSSH .indir_size, ring_index (netlink RSS_GET is missing from 6.1 uapi headers)"},
+		.set = {NT_IO_IOCTL, "ETHTOOL_SRSSH ring_index (netlink RSS_SET needs v6.17)"},
+		.sh_fn = "rss_indir",
+		.sh_get = "ethtool -x \"$1\" | awk '/^RX flow hash indirection table/ { t = 1; next }\n"
+			"\t\tt && $1 ~ /^[0-9]+:$/ { for (i = 2; i <= NF; i++) s = s (s == \"\" ? \"\" : \" \") $i; next }\n"
+			"\t\tt && NF { exit }\n"
+			"\t\tEND { if (s == \"\") exit 1; print s }'",
+		.sh_put = "# only a round robin over queues 0..N-1 can be written: ethtool -X equal N\n"
+			"\tnt_n=\"$(printf '%s\\n' \"$3\" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0\n"
+			"\t\tfor (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }')\" || {\n"
+			"\t\techo \"not a round robin table; ethtool can only write 'equal N'\" >&2; return 1; }\n"
+			"\tethtool -X \"$1\" equal \"$nt_n\"",
+		.sh_refuse = refuse_indir,
+		.read = indir_read,
+		.write = indir_write,
+	},
+	[NT_K_FLOW_HASH] = {
+		.kind = NT_K_FLOW_HASH,
+		.get = {NT_IO_IOCTL, "ETHTOOL_GRXFH (struct ethtool_rxnfc .flow_type, .data: RXH_* bits)"},
+		.set = {NT_IO_IOCTL, "ETHTOOL_SRXFH (struct ethtool_rxnfc): no ethtool netlink message for it in the 6.1 uapi headers"},
+		.sh_fn = "rx_flow_hash",
+		.sh_get = "# the fields as ethtool(8) unparse_rxfhashopts prints them, one a line\n"
+			"\tethtool -n \"$1\" rx-flow-hash \"$2\" | awk '/ flows / { f = 1 } / discarded on RX/ { d = 1 }\n"
+			"\t\t/^L2DA/ { s = s \" l2da\" } /^VLAN tag/ { s = s \" vlan\" } /^L3 proto/ { s = s \" l3-proto\" }\n"
+			"\t\t/^IP SA/ { s = s \" src-ip\" } /^IP DA/ { s = s \" dst-ip\" }\n"
+			"\t\t/^L4 bytes 0 & 1/ { s = s \" src-port\" } /^L4 bytes 2 & 3/ { s = s \" dst-port\" }\n"
+			"\t\tEND { if (!f) exit 1; if (d) s = s \" discard\"; sub(/^ /, \"\", s); print (s == \"\" ? \"none\" : s) }'",
+		.sh_put = "# field words -> ethtool letters (nt_rxh_fields, compiler/model/settings.c)\n"
+			"\tnt_x=\"$(printf '%s\\n' \"$3\" | awk 'BEGIN { n = split(\"" RXH_SH "\", a, \" \")\n"
+			"\t\tfor (i = 1; i < n; i += 2) m[a[i]] = a[i + 1] }\n"
+			"\t\t{ for (i = 1; i <= NF; i++) { if ($i == \"none\") continue; if (!($i in m)) exit 1; s = s m[$i] } }\n"
+			"\t\tEND { print s }')\" || { echo \"unknown rx-flow-hash field in '$3'\" >&2; return 1; }\n"
+			"\tethtool -N \"$1\" rx-flow-hash \"$2\" \"$nt_x\"",
+		.read = flowhash_read,
+		.write = flowhash_write,
+		.flags = NT_LR_OBSERVE,
+	},
+	[NT_K_IRQ_AFFINITY] = {
+		.kind = NT_K_IRQ_AFFINITY,
+		.get = {NT_IO_PROCFS, "the row's path, for the IRQ of the queue (facts)"},
+		.set = {NT_IO_PROCFS, "the row's path, for the IRQ of the queue (facts)"},
+		.path = "/proc/irq/%s/smp_affinity_list",
+		.sh_fn = "irq_affinity",
+		.sh_flags = NT_SH_ARG_IRQ,
+		.sh_get = "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
+			"\tcat \"@PATH@\"",
+		.sh_put = "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
+			"\tprintf '%s\\n' \"$3\" >\"@PATH@\"",
+		.sh_path_args = {"$nt_i"},
+		.read = affinity_read,
+		.write = affinity_write,
+	},
+	[NT_K_RPS_CPUS] = {
+		.kind = NT_K_RPS_CPUS,
+		.get = {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
+		.set = {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
+		.path = "/sys/class/net/%s/queues/rx-%s/rps_cpus",
+		.sh_fn = "rps_cpus",
+		.sh_value = NT_SHV_HEXMASK,
+		.sh_get = "nt_hexmask <\"@PATH@\"",
+		.sh_put = "nt_hexwrite \"$3\" >\"@PATH@\"",
+		.read = nt_rw_file_read,
+		.write = nt_rw_file_write,
+	},
+	[NT_K_RPS_FLOW_CNT] = {
+		.kind = NT_K_RPS_FLOW_CNT,
+		.get = {NT_IO_SYSFS, "the row's path"},
+		.set = {NT_IO_SYSFS, "the row's path"},
+		.path = "/sys/class/net/%s/queues/rx-%s/rps_flow_cnt",
+		.sh_fn = "rps_flow_cnt",
+		.sh_get = "cat \"@PATH@\"",
+		.sh_put = "printf '%s\\n' \"$3\" >\"@PATH@\"",
+		.read = nt_rw_file_read,
+		.write = nt_rw_file_write,
+	},
+	[NT_K_XPS_CPUS] = {
+		.kind = NT_K_XPS_CPUS,
+		.get = {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
+		.set = {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
+		.path = "/sys/class/net/%s/queues/tx-%s/xps_cpus",
+		.sh_fn = "xps_cpus",
+		.sh_value = NT_SHV_HEXMASK,
+		.sh_get = "nt_hexmask <\"@PATH@\"",
+		.sh_put = "nt_hexwrite \"$3\" >\"@PATH@\"",
+		.read = nt_rw_file_read,
+		.write = nt_rw_file_write,
+	},
+	[NT_K_IRQBALANCE_BAN] = {
+		.kind = NT_K_IRQBALANCE_BAN,
+		.get = {NT_IO_OTHER, "--banirq= of the systemd drop-in irqbalance.service.d/50-nettune.conf: irqbalance has no kernel interface"},
+		.set = {NT_IO_OTHER, "rewrites that drop-in, then systemctl daemon-reload and try-restart irqbalance"},
+		.sh_fn = "banned_irqs",
+		.sh_get = "# the IRQs banned by the systemd drop-in nettune apply also writes, comma separated; none: empty\n"
+			"\t[ -f \"$NT_BANIRQ_DROPIN\" ] || { echo; return 0; }\n"
+			"\ttr ' ' '\\n' <\"$NT_BANIRQ_DROPIN\" | sed -n 's/^--banirq=//p' | paste -sd, -",
+		.sh_put = "if [ -z \"$3\" ]; then\n"
+			"\t\trm -f -- \"$NT_BANIRQ_DROPIN\"\n"
+			"\telse\n"
+			"\t\tmkdir -p -- \"${NT_BANIRQ_DROPIN%/*}\"\n"
+			"\t\t{\n"
+			"\t\t\techo '# Written by nettune: keep irqbalance away from IRQs nettune pins.'\n"
+			"\t\t\tprintf '[Service]\\nExecStart=\\nExecStart=/usr/sbin/irqbalance --foreground %s' \"\\$IRQBALANCE_ARGS\"\n"
+			"\t\t\tprintf '%s\\n' \"$3\" | tr ',' '\\n' | sed 's/^/ --banirq=/' | tr -d '\\n'\n"
+			"\t\t\techo\n"
+			"\t\t} >\"$NT_BANIRQ_DROPIN\"\n"
+			"\tfi\n"
+			"\tsystemctl daemon-reload && systemctl try-restart irqbalance.service",
+		.read = ban_read,
+		.write = ban_write,
+	},
+	[NT_K_IRQBALANCE_SERVICE] = {
+		.kind = NT_K_IRQBALANCE_SERVICE,
+		.get = {NT_IO_OTHER, "whether irqbalance runs (facts): a service, not a kernel interface"},
+		.set = {NT_IO_OTHER, "systemctl start or stop irqbalance.service"},
+		.sh_fn = "service",
+		.sh_get = "if systemctl is-active --quiet irqbalance.service; then echo running; else echo stopped; fi",
+		.sh_put = "case \"$3\" in\n"
+			"\trunning) systemctl start irqbalance.service ;;\n"
+			"\tstopped) systemctl stop irqbalance.service ;;\n"
+			"\t*) return 1 ;;\n"
+			"\tesac",
+		.read = service_read,
+		.write = service_write,
+	},
+	[NT_K_PROCESS_CPUS] = {
+		.kind = NT_K_PROCESS_CPUS,
+		.get = {NT_IO_PROCFS, "Cpus_allowed_list of /proc/PID/status"},
+		.set = {NT_IO_OTHER, "sched_setaffinity(2) of every task of the process: a system call, not a file"},
+		.sh_fn = "cpus",
+		.sh_get = "nt_p=\"$(nt_pids \"$1\" | head -n 1)\"\n"
+			"\t[ -n \"$nt_p\" ] || { echo \"no running process for $1\" >&2; return 1; }\n"
+			"\ttaskset -pc \"$nt_p\" | sed 's/.*: //'",
+		.sh_put = "nt_p=\"$(nt_pids \"$1\")\"\n"
+			"\t[ -n \"$nt_p\" ] || return 1\n"
+			"\tprintf '%s\\n' \"$nt_p\" | while read -r nt_q; do\n"
+			"\t\ttaskset -apc \"$3\" \"$nt_q\" >/dev/null || exit 1\n"
+			"\tdone",
+		.read = process_read,
+		.write = process_write,
+	},
 };
 
 
@@ -1335,6 +1281,37 @@ int nt_linux_write(struct nt_lctx *x, enum nt_kind_id k, const char *obj, const 
 	return r->write(x, obj, arg, v);
 }
 
+static void observe_one(struct nt_lctx *x, enum nt_kind_id k, const char *obj, const char *arg,
+			struct nt_state *st, int *rc)
+{
+	struct nt_value v;
+
+	*rc = x->row->read(x, obj, arg, &v);
+	if (!*rc)
+		nt_state_set(st, k, obj, arg, v, (struct nt_mark){0});
+}
+
+/* A per-queue row: every queue of the device's facts (RX or TX queues,
+ * or the queues that have an IRQ). */
+static void observe_queues(struct nt_lctx *x, enum nt_kind_id k, const char *obj,
+			   struct nt_state *st)
+{
+	const struct nt_iface_facts *i = nt_facts_iface(x->facts, obj);
+	enum nt_argshape shape = nt_kinds[k].argshape;
+	size_t q, n;
+	int rc;
+
+	if (!i)
+		return;
+	n = shape == NT_ARG_RXQ ? i->rx_queues : shape == NT_ARG_TXQ ? i->tx_queues : i->nirqs;
+	for (q = 0; q < n; q++) {
+		char arg[16];
+
+		snprintf(arg, sizeof(arg), "%u", shape == NT_ARG_IRQQ ? i->irqs[q].queue : (unsigned)q);
+		observe_one(x, k, obj, arg, st, &rc);
+	}
+}
+
 void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *st,
 			   const bool *skip)
 {
@@ -1344,31 +1321,30 @@ void nt_linux_observe_rows(struct nt_lctx *x, const char *obj, struct nt_state *
 		const struct nt_kinddef *kd = &nt_kinds[k];
 		const struct nt_linux_row *r = nt_linux_row((enum nt_kind_id)k);
 		const char *const *a;
-		struct nt_value v;
+		int rc;
 
 		if (!r || !(r->flags & NT_LR_OBSERVE) || (skip && skip[k]))
 			continue;
 		x->row = r;
 		switch (kd->argshape) {
 		case NT_ARG_NONE:
-			if (!r->read(x, obj, NULL, &v))
-				nt_state_set(st, (enum nt_kind_id)k, obj, NULL, v, (struct nt_mark){0});
+			observe_one(x, (enum nt_kind_id)k, obj, NULL, st, &rc);
 			break;
 		case NT_ARG_NAMED:
+			/* one refusal is the device's answer for the others */
 			for (a = kd->args; *a; a++) {
-				/* one refusal is the device's answer for the others */
-				int rc = r->read(x, obj, *a, &v);
-
+				observe_one(x, (enum nt_kind_id)k, obj, *a, st, &rc);
 				if (rc == -ENOENT && a == kd->args)
 					break;
-				if (!rc)
-					nt_state_set(st, (enum nt_kind_id)k, obj, *a, v, (struct nt_mark){0});
 			}
 			break;
 		case NT_ARG_OPEN:
 			r->all(x, obj, st);
 			break;
-		default:
+		case NT_ARG_RXQ:
+		case NT_ARG_TXQ:
+		case NT_ARG_IRQQ:
+			observe_queues(x, (enum nt_kind_id)k, obj, st);
 			break;
 		}
 	}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Link MTU and txqueuelen over rtnetlink: the dump parsed here, the change
+/* Link attributes over rtnetlink (nt_link_attrs): the dump parsed here, the change
  * built by libnl-route-3, both through the bounded transport of nlio.h. */
 #include <errno.h>
 #include <linux/if_link.h>
@@ -32,20 +32,40 @@ static struct nt_nl *route_sock(void)
 	return sk;
 }
 
+/* The link attribute set: the u32 attributes of the RTM_GETLINK dump the
+ * rows read (rtnl_fill_ifinfo, net/core/rtnetlink.c) and the libnl
+ * setters that put them in RTM_NEWLINK; a row names its IFLA_ attribute. */
+const struct nt_link_attr nt_link_attrs[] = {
+	{.attr = IFLA_MTU, .name = "mtu", .set = rtnl_link_set_mtu},
+	{.attr = IFLA_TXQLEN, .name = "txqueuelen", .set = rtnl_link_set_txqlen},
+	{.name = NULL},
+};
+
+int nt_link_attr_index(int attr)
+{
+	int k;
+
+	for (k = 0; nt_link_attrs[k].name; k++)
+		if (nt_link_attrs[k].attr == attr)
+			return k;
+	return -1;
+}
+
 struct dump_ctx {
 	nt_link_each each;
 	void *ctx;
 };
 
-/* One RTM_NEWLINK of the dump: IFLA_IFNAME, IFLA_MTU, IFLA_TXQLEN and
- * IFLA_LINKINFO/IFLA_INFO_KIND (rtnl_fill_ifinfo, net/core/rtnetlink.c). */
+/* One RTM_NEWLINK of the dump: IFLA_IFNAME, the attributes of
+ * nt_link_attrs and IFLA_LINKINFO/IFLA_INFO_KIND. */
 static int on_link(const struct nlmsghdr *h, void *arg)
 {
 	struct dump_ctx *c = arg;
 	struct nlattr *tb[IFLA_MAX + 1] = {0}, *li[IFLA_INFO_MAX + 1] = {0};
 	const char *name, *kind = NULL;
-	uint32_t mtu = 0, qlen = 0;
+	uint32_t v[NT_LINK_ATTRS_MAX] = {0};
 	char kbuf[64];
+	int k;
 
 	if (h->nlmsg_type != RTM_NEWLINK)
 		return 0;
@@ -58,10 +78,12 @@ static int on_link(const struct nlmsghdr *h, void *arg)
 	    ((const char *)nla_data(tb[IFLA_IFNAME]))[nla_len(tb[IFLA_IFNAME]) - 1])
 		return 0;
 	name = nla_data(tb[IFLA_IFNAME]);
-	if (tb[IFLA_MTU] && nla_len(tb[IFLA_MTU]) >= 4)
-		mtu = nla_get_u32(tb[IFLA_MTU]);
-	if (tb[IFLA_TXQLEN] && nla_len(tb[IFLA_TXQLEN]) >= 4)
-		qlen = nla_get_u32(tb[IFLA_TXQLEN]);
+	for (k = 0; nt_link_attrs[k].name && k < NT_LINK_ATTRS_MAX; k++) {
+		const struct nlattr *a = tb[nt_link_attrs[k].attr];
+
+		if (a && nla_len(a) >= 4)
+			v[k] = nla_get_u32((struct nlattr *)a);
+	}
 	if (tb[IFLA_LINKINFO] && !nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) &&
 	    li[IFLA_INFO_KIND] && nla_len(li[IFLA_INFO_KIND]) > 0) {
 		int n = nla_len(li[IFLA_INFO_KIND]);
@@ -72,7 +94,7 @@ static int on_link(const struct nlmsghdr *h, void *arg)
 		kbuf[n] = '\0';
 		kind = *kbuf ? kbuf : NULL;
 	}
-	c->each(c->ctx, name, mtu, qlen, kind);
+	c->each(c->ctx, name, v, kind);
 	return 0;
 }
 
@@ -101,17 +123,12 @@ bool nt_link_transient(void)
 	return nt_nl_transient(sk);
 }
 
-const char *nt_link_reason(int err, char *buf, size_t len)
-{
-	return nt_nl_reason(sk, err, buf, len);
-}
-
 int nt_link_set(const char *dev, const struct nt_link_change *c, char *err, size_t errlen)
 {
 	struct nt_nl *s = route_sock();
 	struct rtnl_link *orig, *chg;
 	struct nl_msg *m = NULL;
-	int r;
+	int r, k;
 
 	if (!s)
 		return -ENOTCONN;
@@ -125,10 +142,9 @@ int nt_link_set(const char *dev, const struct nt_link_change *c, char *err, size
 		return -ENOMEM;
 	}
 	rtnl_link_set_name(chg, dev);
-	if (c->set_mtu)
-		rtnl_link_set_mtu(chg, c->mtu);
-	if (c->set_txqlen)
-		rtnl_link_set_txqlen(chg, c->txqlen);
+	for (k = 0; nt_link_attrs[k].name && k < NT_LINK_ATTRS_MAX; k++)
+		if (c->have[k])
+			nt_link_attrs[k].set(chg, c->v[k]);
 	r = rtnl_link_build_change_request(orig, chg, 0, &m);
 	rtnl_link_put(chg);
 	rtnl_link_put(orig);
@@ -144,18 +160,4 @@ int nt_link_set(const char *dev, const struct nt_link_change *c, char *err, size
 	if (r && err)
 		nt_nl_reason(s, r, err, errlen);
 	return r;
-}
-
-int nt_link_set_mtu(const char *dev, uint32_t mtu, char *err, size_t errlen)
-{
-	struct nt_link_change c = {.set_mtu = true, .mtu = mtu};
-
-	return nt_link_set(dev, &c, err, errlen);
-}
-
-int nt_link_set_txqlen(const char *dev, uint32_t qlen, char *err, size_t errlen)
-{
-	struct nt_link_change c = {.set_txqlen = true, .txqlen = qlen};
-
-	return nt_link_set(dev, &c, err, errlen);
 }

@@ -15,6 +15,7 @@
 #include "../../compiler/model/facts.h"
 #include "../../compiler/model/settings.h"
 #include "ethnl.h"
+#include "family.h"
 #include "rows.h"
 
 /* What a kind's read and write get: the kernel's replies are in the
@@ -27,7 +28,7 @@ struct nt_lctx {
 };
 
 /* The CHANNELS_GET reply of a device (facts and values share it). */
-int nt_lctx_channels(struct nt_lctx *x, const char *dev, struct nt_channels_state *out);
+int nt_lctx_channels(struct nt_lctx *x, const char *dev, struct nt_ethnl_vals *out);
 /* After a channel write: the device's queue -> IRQ map is read again. */
 void nt_lctx_channels_changed(struct nt_lctx *x, const char *dev);
 

@@ -45,21 +45,85 @@ struct nt_nl {
 	size_t cap;
 };
 
-static const char *const io_names[NT_IO__COUNT] = {
-	"genl-resolve", "strset-get",
-	"features-get", "features-dump", "features-set",
-	"channels-get", "channels-dump", "channels-set",
-	"rings-get", "rings-dump", "rings-set",
-	"coalesce-get", "coalesce-dump", "coalesce-set",
-	"link-get", "link-dump", "link-set",
-	"rss-get", "rss-set",
-	"pause-get", "pause-set",
-	"privflags-get", "privflags-set",
+struct nt_io_stats nt_io;
+
+/* The requests NETTUNE_STATS counts: their words, and which change
+ * something (set) and which are ioctls, not netlink. */
+static const struct {
+	const char *name;
+	bool set, ioctl;
+} io_reqs[NT_IO__COUNT] = {
+	[NT_IO_GENL_RESOLVE] = {"genl-resolve"},
+	[NT_IO_STRSET_GET] = {"strset-get"},
+	[NT_IO_FEATURES_GET] = {"features-get"},
+	[NT_IO_FEATURES_DUMP] = {"features-dump"},
+	[NT_IO_FEATURES_SET] = {"features-set", .set = true},
+	[NT_IO_CHANNELS_GET] = {"channels-get"},
+	[NT_IO_CHANNELS_DUMP] = {"channels-dump"},
+	[NT_IO_CHANNELS_SET] = {"channels-set", .set = true},
+	[NT_IO_RINGS_GET] = {"rings-get"},
+	[NT_IO_RINGS_DUMP] = {"rings-dump"},
+	[NT_IO_RINGS_SET] = {"rings-set", .set = true},
+	[NT_IO_COALESCE_GET] = {"coalesce-get"},
+	[NT_IO_COALESCE_DUMP] = {"coalesce-dump"},
+	[NT_IO_COALESCE_SET] = {"coalesce-set", .set = true},
+	[NT_IO_LINK_GET] = {"link-get"},
+	[NT_IO_LINK_DUMP] = {"link-dump"},
+	[NT_IO_LINK_SET] = {"link-set", .set = true},
+	[NT_IO_RSS_GET] = {"rss-get", .ioctl = true},
+	[NT_IO_RSS_SET] = {"rss-set", .set = true, .ioctl = true},
+	[NT_IO_PAUSE_GET] = {"pause-get"},
+	[NT_IO_PAUSE_SET] = {"pause-set", .set = true},
+	[NT_IO_PRIVFLAGS_GET] = {"privflags-get"},
+	[NT_IO_PRIVFLAGS_SET] = {"privflags-set", .set = true},
 };
 
 const char *nt_io_req_name(enum nt_io_req r)
 {
-	return r < NT_IO__COUNT ? io_names[r] : "?";
+	return r < NT_IO__COUNT ? io_reqs[r].name : "?";
+}
+
+bool nt_io_is_set(enum nt_io_req r)
+{
+	return r < NT_IO__COUNT && io_reqs[r].set;
+}
+
+static void print_stats(void)
+{
+	unsigned long total = 0;
+	int k;
+
+	for (k = 0; k < NT_IO__COUNT; k++)
+		if (!io_reqs[k].ioctl)
+			total += nt_io.req[k];
+	fprintf(stderr, "nettune stats: netlink %lu (sets %lu), ioctl rss-get %lu rss-set %lu, "
+		"file reads %lu, file writes %lu;", total, nt_io.netlink_sets,
+		nt_io.req[NT_IO_RSS_GET], nt_io.req[NT_IO_RSS_SET], nt_io.file_reads,
+		nt_io.file_writes);
+	for (k = 0; k < NT_IO__COUNT; k++)
+		if (nt_io.req[k])
+			fprintf(stderr, " %s %lu", io_reqs[k].name, nt_io.req[k]);
+	fputc('\n', stderr);
+}
+
+void nt_io_count(enum nt_io_req r)
+{
+	static bool armed;
+
+	if (!armed) {
+		const char *s = getenv("NETTUNE_STATS");
+
+		armed = true;
+		if (s && *s && strcmp(s, "0"))
+			atexit(print_stats);
+	}
+	nt_io.req[r]++;
+	if (io_reqs[r].set && io_reqs[r].ioctl)
+		nt_io.ioctl_sets++;
+	else if (io_reqs[r].set)
+		nt_io.netlink_sets++;
+	else if (!io_reqs[r].ioctl)
+		nt_io.netlink_gets++;
 }
 
 static long long mono_ms(void)

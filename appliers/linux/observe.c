@@ -187,8 +187,8 @@ static void observe_bus_device(struct nt_facts *f, struct nt_iface_facts *i, con
 static void observe_ethtool_facts(struct nt_lctx *x, struct nt_iface_facts *i, const char *name,
 				  unsigned skip)
 {
-	struct nt_channels_state ch;
-	struct nt_rings_state r;
+	struct nt_ethnl_vals ch;
+	struct nt_ethnl_vals r;
 	const struct nt_features *ft;
 	size_t k;
 
@@ -196,7 +196,7 @@ static void observe_ethtool_facts(struct nt_lctx *x, struct nt_iface_facts *i, c
 		for (k = 0; k < 4; k++)
 			if (ch.have[k] || ch.max[k])
 				i->max_chan[k] = (struct nt_num){true, ch.max[k]};
-	if (!(skip & NT_OBS_RINGS) && !nt_devcache_rings(name, &r)) {
+	if (!(skip & NT_OBS_RINGS) && !nt_devcache_vals(&nt_fam_rings, name, &r)) {
 		if (r.have[0])
 			i->ring_rx_max = (struct nt_num){true, r.max[0]};
 		if (r.have[1])

@@ -36,11 +36,3 @@ void nt_linux_row_sh(const struct nt_linux_row *r, const char *body, struct nt_b
 	}
 	nt_buf_puts(o, p);
 }
-
-const char *nt_io_name(enum nt_io how)
-{
-	static const char *const n[] = {"none", "ethtool netlink", "rtnetlink", "sysfs", "procfs",
-					"ioctl", "other"};
-
-	return (unsigned)how < sizeof(n) / sizeof(n[0]) ? n[how] : "?";
-}

@@ -41,6 +41,7 @@ enum nt_sh_value {
 	NT_SHV_FOLDED,		/* runs of white space folded to one space */
 };
 
+struct nt_ethnl_family;
 struct nt_lctx;
 struct nt_state;
 
@@ -85,6 +86,11 @@ struct nt_linux_row {
 	nt_row_all all;
 	unsigned flags;			/* enum nt_row_flag */
 	int attr;			/* nt_rw_link_*: the IFLA_ attribute */
+	/* nt_rw_ethnl_*: the ethtool family (family.h), the argument found
+	 * there by the kind and its name */
+	const struct nt_ethnl_family *fam;
+	/* after a write that succeeded (channels: the IRQs may move) */
+	void (*after_write)(struct nt_lctx *x, const char *obj);
 };
 
 extern const struct nt_linux_row nt_linux_rows[NT_K__COUNT];
@@ -93,7 +99,6 @@ extern const struct nt_linux_row nt_linux_rows[NT_K__COUNT];
 const struct nt_linux_row *nt_linux_row(enum nt_kind_id k);
 /* body with @PATH@ expanded, appended to o */
 void nt_linux_row_sh(const struct nt_linux_row *r, const char *body, struct nt_buf *o);
-const char *nt_io_name(enum nt_io how);
 
 /* Generic functions of the rows.  file: the row's path template (object,
  * then argument), the value as the kind's type (a CPU set as a hex mask
@@ -104,5 +109,9 @@ int nt_rw_file_read(struct nt_lctx *x, const char *obj, const char *arg, struct 
 int nt_rw_file_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v);
 int nt_rw_link_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out);
 int nt_rw_link_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v);
+/* ethnl: the row's family (fam) and the argument of the row's kind there;
+ * the value an NLA_U32 or a flag as the kind's type. */
+int nt_rw_ethnl_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out);
+int nt_rw_ethnl_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../language/profile.h"
 #include "settings.h"
 
 /*
@@ -22,16 +23,8 @@
  * not network objects at all.
  * Windows has no network namespaces.  Sysctls: compiler/model/scope.c.
  */
-static const char *const chan_args[] = {"combined", "rx", "tx", "other", NULL};
-static const char *const ring_args[] = {"rx", "tx", "rx-mini", "rx-jumbo", NULL};
-static const char *const coal_args[] = {"rx-usecs", "tx-usecs", "rx-frames", "tx-frames", NULL};
-static const char *const rxtx_args[] = {"rx", "tx", NULL};
-static const char *const pause_args[] = {"autoneg", "rx", "tx", NULL};
-/* ethtool(8) rxflow_str_to_type: ah4 and esp4 (ah6, esp6) both name
- * AH_ESP_V4_FLOW (AH_ESP_V6_FLOW) */
-static const char *const flow_args[] = {"tcp4", "udp4", "sctp4", "ah4", "esp4",
-					"tcp6", "udp6", "sctp6", "ah6", "esp6", NULL};
-static const char *const win_global_args[] = {"receive-segment-coalescing", "uro", NULL};
+/* NT_ARG_NAMED: the argument names of a row of kinds.def */
+#define NT_ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 #define IFK "interfaces[]."
 

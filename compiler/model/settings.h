@@ -114,7 +114,16 @@ struct nt_kinddef {
 	enum nt_argshape argshape;
 	const char *const *args;	/* NT_ARG_NAMED: the names, NULL-terminated */
 	const char *argfrom;		/* NT_ARG_OPEN: where the names come from */
+	/* Lowered by the rows (lower_linux.c lower_plain) from one member of
+	 * struct nt_iface, offset at + 1 (0: the kind has lowering code of its
+	 * own): a pointer to the value (NT_ARG_NONE), or to a struct of one
+	 * value pointer per argument, in args[] order (NT_ARG_NAMED).  The
+	 * value is a uint32_t (NT_V_U32) or a bool (NT_V_BOOL). */
+	size_t lower_at;
 };
+/* The last column of a kinds.def row lowered by the rows: the member of
+ * struct nt_iface (compiler/language/profile.h). */
+#define NT_LOWER(member) (offsetof(struct nt_iface, member) + 1)
 
 extern const struct nt_kinddef nt_kinds[NT_K__COUNT];
 const struct nt_kinddef *nt_kind_by_name(const char *name);

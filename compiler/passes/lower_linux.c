@@ -588,8 +588,46 @@ static void lower_coalesce(struct ictx *c)
 			put(c, NT_K_COALESCE, m[k].n, nt_v_u32(*m[k].v), m[k].path);
 }
 
-/* txqueuelen, pause, private flags and rx-flow-hash: one line per profile
- * key; the kind rows (kinds.def, appliers/linux/kinds.c) do the rest. */
+/* One value of a kind lowered by the rows: v points to a uint32_t or a bool. */
+static void put_plain(struct ictx *c, enum nt_kind_id k, const char *arg, const void *v)
+{
+	const struct nt_kinddef *d = &nt_kinds[k];
+	const char *key = d->keys + strlen("interfaces[].");
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s%s%s", key, arg ? "/" : "", arg ? arg : "");
+	put(c, k, arg, d->vtype == NT_V_BOOL ? nt_v_bool(*(const bool *)v) :
+		nt_v_u32(*(const uint32_t *)v), path);
+}
+
+/* The kinds whose kinds.def row names their member of struct nt_iface
+ * (NT_LOWER), in the table's order. */
+static void lower_plain(struct ictx *c)
+{
+	size_t k, a;
+
+	for (k = 0; k < NT_K__COUNT; k++) {
+		const struct nt_kinddef *d = &nt_kinds[k];
+		const void *const *m;
+
+		if (!d->lower_at)
+			continue;
+		m = (const void *const *)((const char *)c->f + d->lower_at - 1);
+		if (!*m)
+			continue;
+		if (d->argshape == NT_ARG_NONE) {
+			put_plain(c, (enum nt_kind_id)k, NULL, *m);
+			continue;
+		}
+		for (a = 0; d->args[a]; a++)
+			if (((const void *const *)*m)[a])
+				put_plain(c, (enum nt_kind_id)k, d->args[a], ((const void *const *)*m)[a]);
+	}
+}
+
+/* private flags and rx-flow-hash: their profile keys; the kinds of
+ * lower_plain, and the kind rows (kinds.def, appliers/linux/kinds.c) do
+ * the rest. */
 static void lower_rows(struct ictx *c)
 {
 	const struct nt_iface *f = c->f;
@@ -597,14 +635,7 @@ static void lower_rows(struct ictx *c)
 	const struct nt_linux_opts *lo = f->linux_opts;
 	size_t k;
 
-	if (f->txqueuelen)
-		put(c, NT_K_TXQLEN, NULL, nt_v_u32(*f->txqueuelen), "txqueuelen");
-	if (f->pause && f->pause->autoneg)
-		put(c, NT_K_PAUSE, "autoneg", nt_v_bool(*f->pause->autoneg), "pause/autoneg");
-	if (f->pause && f->pause->rx)
-		put(c, NT_K_PAUSE, "rx", nt_v_bool(*f->pause->rx), "pause/rx");
-	if (f->pause && f->pause->tx)
-		put(c, NT_K_PAUSE, "tx", nt_v_bool(*f->pause->tx), "pause/tx");
+	lower_plain(c);
 	for (k = 0; lo && k < lo->private_flags_count; k++)
 		lower_private_flag(c, &lo->private_flags[k]);
 	if (fh) {

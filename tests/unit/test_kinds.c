@@ -12,8 +12,10 @@
 
 #include <linux/if_link.h>
 
+#include "../../appliers/linux/link.h"
 #include "../../appliers/linux/linux.h"
 #include "../../appliers/linux/rows.h"
+#include "../../compiler/language/profile.h"
 #include "nt_test.h"
 #include "schema.h"
 
@@ -77,6 +79,15 @@ static void test_compiler_rows(void)
 		NEED(k, d->help && *d->help, "no help text");
 		NEED(k, d->phase > 0, "no phase");
 		NEED(k, d->keys && *d->keys, "no profile key");
+		/* lower_plain: one interface key, a u32 or a bool, no argument
+		 * or named ones */
+		NEED(k, !d->lower_at || (!strncmp(d->keys, "interfaces[].", 13) &&
+					 !strpbrk(d->keys, ";({ ")),
+		     "lowered by the rows but not from one interface key");
+		NEED(k, !d->lower_at || d->vtype == NT_V_U32 || d->vtype == NT_V_BOOL,
+		     "lowered by the rows but neither a u32 nor a bool");
+		NEED(k, !d->lower_at || d->argshape == NT_ARG_NONE || d->argshape == NT_ARG_NAMED,
+		     "lowered by the rows but its arguments are not named");
 		NEED(k, has_arg == (d->argshape != NT_ARG_NONE), "NT_KF_HAS_ARG disagrees with the argument shape");
 		NEED(k, per_q == queue_shape, "NT_KF_PER_QUEUE disagrees with the argument shape");
 		NEED(k, d->argshape != NT_ARG_NAMED || (d->args && d->args[0]), "named argument without names");
@@ -137,8 +148,7 @@ static void test_linux_rows(void)
 		NEED(k, !strstr(r->sh_put, "@PATH@") || r->path, "sh setter uses @PATH@ without a path");
 		NEED(k, d->vtype != NT_V_CPUS || r->sh_value != NT_SHV_FOLDED, "CPU set folded as text");
 		NEED(k, r->read && r->write, "no read or write function (kinds.c)");
-		NEED(k, !(r->flags & NT_LR_OBSERVE) || d->argshape == NT_ARG_NONE ||
-		     d->argshape == NT_ARG_NAMED || (d->argshape == NT_ARG_OPEN && r->all),
+		NEED(k, !(r->flags & NT_LR_OBSERVE) || d->argshape != NT_ARG_OPEN || r->all,
 		     "observed by its row but the argument shape cannot be listed (open: no all function)");
 		NEED(k, !r->all || (r->flags & NT_LR_OBSERVE), "an all function nothing calls");
 		/* nt_linux_rows_skip finds the profile's use of the kind by its keys */
@@ -155,7 +165,7 @@ static void test_linux_rows(void)
 			     "generic file functions but the row says it is not a file");
 		}
 		if (r->read == nt_rw_link_read || r->write == nt_rw_link_write) {
-			NEED(k, r->attr == IFLA_MTU || r->attr == IFLA_TXQLEN,
+			NEED(k, nt_link_attr_index(r->attr) >= 0,
 			     "generic link functions for an attribute the link dump does not keep");
 			NEED(k, d->vtype == NT_V_U32 && d->argshape == NT_ARG_NONE && r->path,
 			     "generic link functions need a u32 without argument and a path for --root");
@@ -163,6 +173,15 @@ static void test_linux_rows(void)
 			     "generic link functions but the row says it is not rtnetlink");
 		}
 		NEED(k, r->attr == 0 || r->read == nt_rw_link_read, "an attribute nothing reads");
+		/* an ethtool family row: every argument of the kind is one of
+		 * the family's, found by name */
+		NEED(k, !r->fam || d->argshape == NT_ARG_NAMED,
+		     "an ethtool family row whose arguments are not named");
+		for (j = 0; r->fam && d->args && d->args[j]; j++)
+			NEED(k, nt_ethnl_arg_index(r->fam, (enum nt_kind_id)k, d->args[j]) >= 0,
+			     "an argument its ethtool family does not have");
+		NEED(k, !r->fam == (r->read != nt_rw_ethnl_read && r->write != nt_rw_ethnl_write),
+		     "generic ethtool functions without a family, or a family nothing reads");
 		for (j = 0; j < k; j++) {
 			const struct nt_linux_row *o = nt_linux_row((enum nt_kind_id)j);
 
@@ -229,6 +248,12 @@ static void test_sh_path(void)
 	for (int k = 0; k < NT_CH__COUNT; k++)
 		CU_ASSERT_STRING_EQUAL(nt_kinds[NT_K_CHANNELS].args[k], nt_chan_names[k]);
 	CU_ASSERT_PTR_NULL(nt_kinds[NT_K_CHANNELS].args[NT_CH__COUNT]);
+	/* lower_plain reads struct nt_pause as one pointer per argument */
+	CU_ASSERT_EQUAL(offsetof(struct nt_pause, tx), 2 * sizeof(bool *));
+	CU_ASSERT_EQUAL(sizeof(struct nt_pause), 3 * sizeof(bool *));
+	/* apply.c batches channel counts by enum nt_chan */
+	for (int k = 0; k < NT_CH__COUNT; k++)
+		CU_ASSERT_EQUAL(nt_ethnl_arg_index(&nt_fam_channels, NT_K_CHANNELS, nt_chan_names[k]), k);
 	CU_ASSERT_EQUAL(nt_kind_arg_index(NT_K_RING, "rx-jumbo"), 3);
 	CU_ASSERT_EQUAL(nt_kind_arg_index(NT_K_PAUSE, "tx"), 2);
 	CU_ASSERT_EQUAL(nt_kind_arg_index(NT_K_FLOW_HASH, "udp7"), -1);
