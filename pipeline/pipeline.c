@@ -134,19 +134,12 @@ static int observe(const struct nt_pipeline_req *rq, const char *want, struct nt
 	return -1;
 }
 
-int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
-		    struct nt_diags *d)
+/* Load and validate the profile; a HostProfile goes on (0). */
+static int load_host_profile(const struct nt_pipeline_req *rq, struct nt_compiled *c,
+			     struct nt_diags *d)
 {
-	const struct nt_facts *facts;
-	struct nt_lower L = {0};
-	const char *want;
 	int r;
 
-	memset(c, 0, offsetof(struct nt_compiled, facts));
-	if (rq->manifest || (rq->source != NT_STATE_OBSERVER && rq->source != NT_STATE_NONE))
-		nt_compiled_own_facts(c);
-	if (rq->manifest)
-		return run_manifest(rq, c, d);
 	c->db = rq->db ? rq->db : nt_capsdb_default(d);
 	if (rq->data)
 		r = nt_load_profile_data(rq->profile, rq->data, rq->len, &rq->load, &c->l, d);
@@ -163,18 +156,13 @@ int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
 			 "%s is a PolicyProfile; plan a HostProfile that extends it", rq->profile);
 		return -1;
 	}
-	if (rq->source == NT_STATE_NONE)
-		return NT_PIPE_NO_STATE;
-	want = c->l.p->target && *c->l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
-	if (rq->netns && nt_netns_refuse_target(want, nt_loaded_mark(&c->l, "/target", false),
-						rq->netns, d))
-		return -1;
-	r = observe(rq, want, c, d);
-	if (r)
-		return r;
-	if (!c->lent_facts)
-		nt_compiled_own_facts(c);	/* an observer that filled none */
-	facts = nt_compiled_facts(c);
+	return 0;
+}
+
+/* Facts of another namespace, another host or another target; -1 when refused. */
+static int check_facts(const struct nt_pipeline_req *rq, struct nt_compiled *c,
+		       const struct nt_facts *facts, const char *want, struct nt_diags *d)
+{
 	if (rq->source == NT_STATE_SNAPSHOT && rq->netns &&
 	    (!facts->netns || strcmp(facts->netns, rq->netns)))
 		/* a snapshot plan reads no namespace: --netns only scopes it */
@@ -199,6 +187,16 @@ int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
 			 c->against, facts->target);
 		return -1;
 	}
+	return 0;
+}
+
+/* Lower the profile against the facts, then build the plan. */
+static int lower_and_plan(const struct nt_pipeline_req *rq, struct nt_compiled *c,
+			  const struct nt_facts *facts, struct nt_diags *d)
+{
+	struct nt_lower L = {0};
+	int r;
+
 	L.l = &c->l;
 	L.db = c->db;
 	L.facts = facts;
@@ -227,6 +225,38 @@ int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
 		nt_plan_build(&in, &c->plan);
 	}
 	return 0;
+}
+
+int nt_pipeline_run(const struct nt_pipeline_req *rq, struct nt_compiled *c,
+		    struct nt_diags *d)
+{
+	const struct nt_facts *facts;
+	const char *want;
+	int r;
+
+	memset(c, 0, offsetof(struct nt_compiled, facts));
+	if (rq->manifest || (rq->source != NT_STATE_OBSERVER && rq->source != NT_STATE_NONE))
+		nt_compiled_own_facts(c);
+	if (rq->manifest)
+		return run_manifest(rq, c, d);
+	r = load_host_profile(rq, c, d);
+	if (r)
+		return r;
+	if (rq->source == NT_STATE_NONE)
+		return NT_PIPE_NO_STATE;
+	want = c->l.p->target && *c->l.p->target == NT_TARGET_WINDOWS ? "windows" : "linux";
+	if (rq->netns && nt_netns_refuse_target(want, nt_loaded_mark(&c->l, "/target", false),
+						rq->netns, d))
+		return -1;
+	r = observe(rq, want, c, d);
+	if (r)
+		return r;
+	if (!c->lent_facts)
+		nt_compiled_own_facts(c);	/* an observer that filled none */
+	facts = nt_compiled_facts(c);
+	if (check_facts(rq, c, facts, want, d))
+		return -1;
+	return lower_and_plan(rq, c, facts, d);
 }
 
 void nt_compiled_free(struct nt_compiled *c)

@@ -386,15 +386,15 @@ static void promote_tx(struct nt_iface_facts *i)
 		qsort(i->irqs, i->nirqs, sizeof(*i->irqs), cmp_queue_irq);
 }
 
-void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
-{
-	struct nt_iface_facts *i = nt_facts_iface(facts, iface);
-	struct vec *v;
-	size_t n, k, nq = 0, nt = 0, ng = 0;
-	bool known = false;
+/* How many vectors each counted role has: rx/combined queues, tx queues, generic. */
+struct role_counts {
+	size_t q, t, g;
+};
 
-	if (!i)
-		return;
+static void irqs_clear(struct nt_iface_facts *i)
+{
+	size_t k;
+
 	for (k = 0; k < i->nirqs; k++)
 		free(i->irqs[k].name);
 	for (k = 0; k < i->ntx_irqs; k++)
@@ -405,17 +405,14 @@ void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
 	i->nirqs = i->ntx_irqs = 0;
 	i->irq_generic = false;
 	i->vmbus = false;
-	if (i->driver && !strcmp(i->driver, "hv_netvsc")) {
-		read_vmbus(i, iface);
-		dedupe(i->irqs, &i->nirqs);
-		return;
-	}
-	n = read_vectors(iface, &v);
-	for (k = 0; i->driver && k < sizeof(vec_rows) / sizeof(vec_rows[0]); k++)
-		if (!strcmp(vec_rows[k].driver, i->driver))
-			known = true;
-	if (n)
-		load_interrupts();
+}
+
+/* The action name of each vector, and the driver's row it matches. */
+static void name_vectors(struct vec *v, size_t n, const struct nt_iface_facts *i, const char *iface,
+			 bool known, struct role_counts *rc)
+{
+	size_t k;
+
 	for (k = 0; k < n; k++) {
 		v[k].name = irq_name(procirq.lines, procirq.n, v[k].irq);
 		if (!v[k].name)
@@ -435,45 +432,75 @@ void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
 				continue;
 			v[k].row = &vec_rows[r];
 			v[k].idx = idx;
-			nq += vec_rows[r].role == Q;
-			nt += vec_rows[r].role == T;
-			ng += vec_rows[r].role == G;
+			rc->q += vec_rows[r].role == Q;
+			rc->t += vec_rows[r].role == T;
+			rc->g += vec_rows[r].role == G;
 			break;
 		}
 	}
-	for (k = 0; k < n; k++) {
-		const struct vec_row *r = v[k].row;
-		unsigned long q = v[k].idx, skip = 0;
-		bool tx;
+}
 
-		if (!v[k].name)
-			continue;
-		if (!known) {
-			int g = generic_queue_of(v[k].name, iface);
+/* A named vector as the rx or tx IRQ of its queue; the name is taken or freed. */
+static void place_vector(struct nt_iface_facts *i, struct vec *v, const char *iface, bool known,
+			 const struct role_counts *rc)
+{
+	const struct vec_row *r = v->row;
+	unsigned long q = v->idx, skip = 0;
+	bool tx;
 
-			q = g < 0 ? 0 : (unsigned long)g;
-			i->irq_generic |= g >= 0;
-			r = g < 0 ? NULL : &generic_row;
-		}
-		if (!r || r->role == S) {
-			free(v[k].name);
-			continue;
-		}
-		/* TR counts on after the Q vectors, QT after the T vectors */
-		skip = r->role == TR ? nq : r->role == QT ? nt : 0;
-		if (q < skip) {
-			free(v[k].name);
-			continue;
-		}
-		q -= skip;
-		tx = r->role == T || r->role == TR || (r->role == G && q < ng / 2);
-		if (r->role == G && !tx)
-			q -= ng / 2;
-		if (tx)
-			add_irq(&i->tx_irqs, &i->ntx_irqs, (uint32_t)q, v[k].irq, v[k].name);
-		else
-			add_irq(&i->irqs, &i->nirqs, (uint32_t)q, v[k].irq, v[k].name);
+	if (!known) {
+		int g = generic_queue_of(v->name, iface);
+
+		q = g < 0 ? 0 : (unsigned long)g;
+		i->irq_generic |= g >= 0;
+		r = g < 0 ? NULL : &generic_row;
 	}
+	if (!r || r->role == S) {
+		free(v->name);
+		return;
+	}
+	/* TR counts on after the Q vectors, QT after the T vectors */
+	skip = r->role == TR ? rc->q : r->role == QT ? rc->t : 0;
+	if (q < skip) {
+		free(v->name);
+		return;
+	}
+	q -= skip;
+	tx = r->role == T || r->role == TR || (r->role == G && q < rc->g / 2);
+	if (r->role == G && !tx)
+		q -= rc->g / 2;
+	if (tx)
+		add_irq(&i->tx_irqs, &i->ntx_irqs, (uint32_t)q, v->irq, v->name);
+	else
+		add_irq(&i->irqs, &i->nirqs, (uint32_t)q, v->irq, v->name);
+}
+
+void nt_irqmap_refresh(struct nt_facts *facts, const char *iface)
+{
+	struct nt_iface_facts *i = nt_facts_iface(facts, iface);
+	struct vec *v;
+	size_t n, k;
+	struct role_counts rc = {0, 0, 0};
+	bool known = false;
+
+	if (!i)
+		return;
+	irqs_clear(i);
+	if (i->driver && !strcmp(i->driver, "hv_netvsc")) {
+		read_vmbus(i, iface);
+		dedupe(i->irqs, &i->nirqs);
+		return;
+	}
+	n = read_vectors(iface, &v);
+	for (k = 0; i->driver && k < sizeof(vec_rows) / sizeof(vec_rows[0]); k++)
+		if (!strcmp(vec_rows[k].driver, i->driver))
+			known = true;
+	if (n)
+		load_interrupts();
+	name_vectors(v, n, i, iface, known, &rc);
+	for (k = 0; k < n; k++)
+		if (v[k].name)
+			place_vector(i, &v[k], iface, known, &rc);
 	free(v);
 	dedupe(i->irqs, &i->nirqs);
 	promote_tx(i);

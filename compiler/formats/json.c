@@ -145,6 +145,109 @@ static void put_utf8(struct nt_buf *b, unsigned cp)
 	}
 }
 
+/* A \uXXXX escape (p->s at the 'u'), a surrogate pair as one code point. */
+static bool unicode_escape(struct jp *p, struct nt_buf *b)
+{
+	int cp, lo;
+
+	if (p->end - p->s < 5 || (cp = hex4(p->s + 1)) < 0) {
+		fail(p, "bad \\u escape");
+		return false;
+	}
+	p->s += 4;
+	if (cp >= 0xd800 && cp < 0xdc00) {
+		if (p->end - p->s < 7 || p->s[1] != '\\' || p->s[2] != 'u' ||
+		    (lo = hex4(p->s + 3)) < 0xdc00 || lo > 0xdfff) {
+			fail(p, "unpaired UTF-16 surrogate");
+			return false;
+		}
+		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+		p->s += 6;
+	} else if (cp >= 0xdc00 && cp <= 0xdfff) {
+		fail(p, "unpaired UTF-16 surrogate");
+		return false;
+	}
+	if (cp == 0) {
+		fail(p, "NUL character in string");
+		return false;
+	}
+	put_utf8(b, (unsigned)cp);
+	return true;
+}
+
+/* One escape (p->s at the backslash), leaving p->s on its last character. */
+static bool escape(struct jp *p, struct nt_buf *b)
+{
+	if (p->end - p->s < 2) {
+		fail(p, "unterminated escape");
+		return false;
+	}
+	p->s++;
+	switch (*p->s) {
+	case '"': nt_buf_putc(b, '"'); break;
+	case '\\': nt_buf_putc(b, '\\'); break;
+	case '/': nt_buf_putc(b, '/'); break;
+	case 'b': nt_buf_putc(b, '\b'); break;
+	case 'f': nt_buf_putc(b, '\f'); break;
+	case 'n': nt_buf_putc(b, '\n'); break;
+	case 'r': nt_buf_putc(b, '\r'); break;
+	case 't': nt_buf_putc(b, '\t'); break;
+	case 'u': return unicode_escape(p, b);
+	default:
+		fail(p, "unknown escape in string");
+		return false;
+	}
+	return true;
+}
+
+/* The rest of a string with escapes or non-ASCII, after the copied prefix in b. */
+static char *string_slow(struct jp *p, struct nt_buf *b)
+{
+	char *r;
+
+	while (p->s < p->end && *p->s != '"') {
+		unsigned char c = (unsigned char)*p->s;
+
+		if (c < 0x20) {
+			fail(p, "control character in string");
+			nt_buf_free(b);
+			return NULL;
+		}
+		if (c >= 0x80) {
+			size_t n = nt_utf8_len(p->s, (size_t)(p->end - p->s));
+
+			if (!n) {
+				fail(p, "invalid UTF-8 in string");
+				nt_buf_free(b);
+				return NULL;
+			}
+			nt_buf_putn(b, p->s, n);
+			p->s += n;
+			p->cont += n - 1;
+			continue;
+		}
+		if (c != '\\') {
+			nt_buf_putc(b, (char)c);
+			p->s++;
+			continue;
+		}
+		if (!escape(p, b)) {
+			nt_buf_free(b);
+			return NULL;
+		}
+		p->s++;
+	}
+	if (p->s >= p->end) {
+		fail(p, "unterminated string");
+		nt_buf_free(b);
+		return NULL;
+	}
+	p->s++;
+	r = jstrndup(p, b->p, b->n);
+	nt_buf_free(b);
+	return r;
+}
+
 static char *string(struct jp *p)
 {
 	struct nt_buf b = {0};
@@ -165,94 +268,7 @@ static char *string(struct jp *p)
 			break;
 	}
 	nt_buf_putn(&b, st, (size_t)(p->s - st));
-	while (p->s < p->end && *p->s != '"') {
-		unsigned char c = (unsigned char)*p->s;
-
-		if (c < 0x20) {
-			fail(p, "control character in string");
-			nt_buf_free(&b);
-			return NULL;
-		}
-		if (c >= 0x80) {
-			size_t n = nt_utf8_len(p->s, (size_t)(p->end - p->s));
-
-			if (!n) {
-				fail(p, "invalid UTF-8 in string");
-				nt_buf_free(&b);
-				return NULL;
-			}
-			nt_buf_putn(&b, p->s, n);
-			p->s += n;
-			p->cont += n - 1;
-			continue;
-		}
-		if (c != '\\') {
-			nt_buf_putc(&b, (char)c);
-			p->s++;
-			continue;
-		}
-		if (p->end - p->s < 2) {
-			fail(p, "unterminated escape");
-			nt_buf_free(&b);
-			return NULL;
-		}
-		p->s++;
-		switch (*p->s) {
-		case '"': nt_buf_putc(&b, '"'); break;
-		case '\\': nt_buf_putc(&b, '\\'); break;
-		case '/': nt_buf_putc(&b, '/'); break;
-		case 'b': nt_buf_putc(&b, '\b'); break;
-		case 'f': nt_buf_putc(&b, '\f'); break;
-		case 'n': nt_buf_putc(&b, '\n'); break;
-		case 'r': nt_buf_putc(&b, '\r'); break;
-		case 't': nt_buf_putc(&b, '\t'); break;
-		case 'u': {
-			int cp, lo;
-
-			if (p->end - p->s < 5 || (cp = hex4(p->s + 1)) < 0) {
-				fail(p, "bad \\u escape");
-				nt_buf_free(&b);
-				return NULL;
-			}
-			p->s += 4;
-			if (cp >= 0xd800 && cp < 0xdc00) {
-				if (p->end - p->s < 7 || p->s[1] != '\\' || p->s[2] != 'u' ||
-				    (lo = hex4(p->s + 3)) < 0xdc00 || lo > 0xdfff) {
-					fail(p, "unpaired UTF-16 surrogate");
-					nt_buf_free(&b);
-					return NULL;
-				}
-				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-				p->s += 6;
-			} else if (cp >= 0xdc00 && cp <= 0xdfff) {
-				fail(p, "unpaired UTF-16 surrogate");
-				nt_buf_free(&b);
-				return NULL;
-			}
-			if (cp == 0) {
-				fail(p, "NUL character in string");
-				nt_buf_free(&b);
-				return NULL;
-			}
-			put_utf8(&b, (unsigned)cp);
-			break;
-		}
-		default:
-			fail(p, "unknown escape in string");
-			nt_buf_free(&b);
-			return NULL;
-		}
-		p->s++;
-	}
-	if (p->s >= p->end) {
-		fail(p, "unterminated string");
-		nt_buf_free(&b);
-		return NULL;
-	}
-	p->s++;
-	r = jstrndup(p, b.p, b.n);
-	nt_buf_free(&b);
-	return r;
+	return string_slow(p, &b);
 }
 
 static struct nt_json *node(struct jp *p, enum nt_jtype t)

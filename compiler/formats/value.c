@@ -58,13 +58,92 @@ static bool safe_value(const char *s)
 	return true;
 }
 
-bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_value *out,
-			const char **why)
+static bool str_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_value *out,
+			  const char **why)
+{
+	uint32_t bits;
+
+	if (k == NT_K_FLOW_HASH) {
+		char *canon;
+
+		/* as observe writes it; compared in nt_rxh_format's order */
+		if (j->t != NT_J_STR || !*j->s || !nt_rxh_parse(j->s, &bits)) {
+			*why = "is not a list of rx-flow-hash fields (l2da vlan l3-proto "
+			       "src-ip dst-ip src-port dst-port discard, or none)";
+			return false;
+		}
+		canon = nt_rxh_format(bits);
+		*out = nt_v_str(canon);
+		free(canon);
+		return true;
+	}
+	if (j->t == NT_J_NUM) {
+		*out = nt_v_str(j->s);
+		return true;
+	}
+	if (j->t != NT_J_STR) {
+		*why = "must be a string";
+		return false;
+	}
+	if (!safe_value(j->s)) {
+		*why = "has control characters";
+		return false;
+	}
+	if (k == NT_K_FLOW_HASH && !nt_rxh_parse(j->s, &bits)) {
+		*why = "is not a list of rx-flow-hash fields (l2da vlan l3-proto src-ip dst-ip "
+		       "src-port dst-port discard, or none)";
+		return false;
+	}
+	*out = nt_v_str(j->s);
+	return true;
+}
+
+static bool cpus_from_json(const struct nt_json *j, struct nt_value *out, const char **why)
 {
 	struct nt_cpuset cs;
 	const char *err;
-	uint32_t bits;
 
+	if (j->t != NT_J_STR) {
+		*why = "must be a CPU list string (\"\" for none)";
+		return false;
+	}
+	if (!*j->s || !strcmp(j->s, "none"))
+		nt_cpuset_clear(&cs);
+	else if (!nt_cpuset_parse(j->s, &cs, &err)) {
+		*why = err;
+		return false;
+	}
+	*out = nt_v_cpus(&cs);
+	return true;
+}
+
+static bool list_from_json(const struct nt_json *j, struct nt_value *out, const char **why)
+{
+	uint32_t *l;
+	size_t i;
+
+	if (j->t != NT_J_ARR || !j->n || j->n > NT_RSS_INDIR_MAX) {
+		*why = "must be an array of 1..65536 queue numbers";
+		return false;
+	}
+	l = nt_xmalloc(j->n * sizeof(*l));
+	for (i = 0; i < j->n; i++) {
+		if (j->v[i]->t != NT_J_NUM || !j->v[i]->is_int || j->v[i]->i < 0 ||
+		    j->v[i]->i > NT_QUEUE_MAX) {
+			free(l);
+			*why = "entries must be queue numbers 0..65535";
+			return false;
+		}
+		l[i] = (uint32_t)j->v[i]->i;
+	}
+	*out = nt_v_list(l, j->n);
+	free(l);
+	return true;
+}
+
+bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_value *out,
+			const char **why)
+{
 	switch (nt_kinds[k].vtype) {
 	case NT_V_BOOL:
 		if (j->t != NT_J_BOOL) {
@@ -81,52 +160,9 @@ bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_va
 		*out = nt_v_u32((uint32_t)j->i);
 		return true;
 	case NT_V_STR:
-		if (k == NT_K_FLOW_HASH) {
-			char *canon;
-
-			/* as observe writes it; compared in nt_rxh_format's order */
-			if (j->t != NT_J_STR || !*j->s || !nt_rxh_parse(j->s, &bits)) {
-				*why = "is not a list of rx-flow-hash fields (l2da vlan l3-proto "
-				       "src-ip dst-ip src-port dst-port discard, or none)";
-				return false;
-			}
-			canon = nt_rxh_format(bits);
-			*out = nt_v_str(canon);
-			free(canon);
-			return true;
-		}
-		if (j->t == NT_J_NUM) {
-			*out = nt_v_str(j->s);
-			return true;
-		}
-		if (j->t != NT_J_STR) {
-			*why = "must be a string";
-			return false;
-		}
-		if (!safe_value(j->s)) {
-			*why = "has control characters";
-			return false;
-		}
-		if (k == NT_K_FLOW_HASH && !nt_rxh_parse(j->s, &bits)) {
-			*why = "is not a list of rx-flow-hash fields (l2da vlan l3-proto src-ip dst-ip "
-			       "src-port dst-port discard, or none)";
-			return false;
-		}
-		*out = nt_v_str(j->s);
-		return true;
+		return str_from_json(k, j, out, why);
 	case NT_V_CPUS:
-		if (j->t != NT_J_STR) {
-			*why = "must be a CPU list string (\"\" for none)";
-			return false;
-		}
-		if (!*j->s || !strcmp(j->s, "none"))
-			nt_cpuset_clear(&cs);
-		else if (!nt_cpuset_parse(j->s, &cs, &err)) {
-			*why = err;
-			return false;
-		}
-		*out = nt_v_cpus(&cs);
-		return true;
+		return cpus_from_json(j, out, why);
 	case NT_V_BYTES: {
 		unsigned char key[NT_RSS_KEY_MAX];
 		bool ph;
@@ -139,28 +175,8 @@ bool nt_value_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_va
 		*out = nt_v_bytes(key, (size_t)n);
 		return true;
 	}
-	case NT_V_U32LIST: {
-		uint32_t *l;
-		size_t i;
-
-		if (j->t != NT_J_ARR || !j->n || j->n > NT_RSS_INDIR_MAX) {
-			*why = "must be an array of 1..65536 queue numbers";
-			return false;
-		}
-		l = nt_xmalloc(j->n * sizeof(*l));
-		for (i = 0; i < j->n; i++) {
-			if (j->v[i]->t != NT_J_NUM || !j->v[i]->is_int || j->v[i]->i < 0 ||
-			    j->v[i]->i > NT_QUEUE_MAX) {
-				free(l);
-				*why = "entries must be queue numbers 0..65535";
-				return false;
-			}
-			l[i] = (uint32_t)j->v[i]->i;
-		}
-		*out = nt_v_list(l, j->n);
-		free(l);
-		return true;
-	}
+	case NT_V_U32LIST:
+		return list_from_json(j, out, why);
 	}
 	*why = "unsupported";
 	return false;

@@ -267,68 +267,152 @@ static void check_kv(struct ctx *c, struct nt_ynode *n, bool boolean, const stru
 	}
 }
 
-static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_value_t *v,
-			const struct nt_field_rule *rule, const struct hp *h)
+static void check_map_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_value_t *v,
+			    const struct hp *h)
+{
+	if (v->mapping.fields == nt_toggle_fields && n->type == NT_Y_SCALAR &&
+	    !is_null(n)) {
+		/* "uso: on" is shorthand for "uso: {all: on}" */
+		struct nt_ynode *val = nt_ynew_scalar(n->scalar, n->plain, n->mark);
+		struct nt_ynode *key = nt_ynew_scalar("all", true, n->mark);
+
+		nt_yset_scalar(n, NULL);
+		n->type = NT_Y_MAP;
+		nt_ymap_set(n, key, val);
+	}
+	if (n->type != NT_Y_MAP) {
+		if (v->mapping.fields == nt_toggle_fields)
+			ERR(c, n->mark, "type",
+			    "%s must be on, off or a mapping {ipv4: on|off, ipv6: on|off}, not %s",
+			    HP(c, h), type_word(n));
+		else
+			ERR(c, n->mark, "type", "%s must be a mapping, not %s", HP(c, h),
+			    type_word(n));
+		return;
+	}
+	check_mapping(c, n, v->mapping.fields, h);
+}
+
+static void check_seq_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_value_t *v,
+			    const struct nt_field_rule *rule, const struct hp *h)
 {
 	size_t i;
 
+	if (n->type != NT_Y_SEQ) {
+		if (v->sequence.entry->type == CYAML_MAPPING &&
+		    (v->sequence.entry == &nt_kv_entry ||
+		     v->sequence.entry == &nt_kv_bool_entry)) {
+			/* libcyaml would refuse it later, without a position */
+			if (n->type == NT_Y_MAP && n->n > v->sequence.max)
+				ERR(c, n->mark, "range", "%s allows at most %u entries, has %zu",
+				    HP(c, h), v->sequence.max, n->n);
+			check_kv(c, n, v->sequence.entry == &nt_kv_bool_entry, h);
+			return;
+		}
+		ERR(c, n->mark, "type", "%s must be a sequence, not %s", HP(c, h), type_word(n));
+		return;
+	}
+	if (n->n < v->sequence.min)
+		ERR(c, n->mark, "range", "%s needs at least %u entries, has %zu",
+		    HP(c, h), v->sequence.min, n->n);
+	if (n->n > v->sequence.max)
+		ERR(c, n->mark, "range", "%s allows at most %u entries, has %zu",
+		    HP(c, h), v->sequence.max, n->n);
+	for (i = 0; i < n->n; i++) {
+		struct hp sub = {h, HP_IDX, NULL, i};
+
+		check_value(c, n->vals[i], v->sequence.entry, rule, &sub);
+	}
+}
+
+static void check_int(struct ctx *c, struct nt_ynode *n, const cyaml_schema_value_t *v,
+		      const struct nt_field_rule *rule, const struct hp *h)
+{
+	int64_t x, min = v->type == CYAML_UINT ? 0 : INT32_MIN;
+	int64_t max = v->type == CYAML_UINT ? UINT32_MAX : INT32_MAX;
+
+	if (rule && rule->max) {
+		min = rule->min;
+		max = rule->max;
+	}
+	if (!n->plain || !parse_int(n->scalar, v->type == CYAML_INT, &x)) {
+		ERR(c, n->mark, "type", "%s must be a%s integer, not %s'%s'", HP(c, h),
+		    v->type == CYAML_UINT ? " non-negative" : "n",
+		    n->plain ? "" : "the quoted string ", n->scalar);
+		return;
+	}
+	if (x < min || x > max)
+		ERR(c, n->mark, "range", "%s = %" PRId64 " is out of range %" PRId64
+		    "..%" PRId64, HP(c, h), x, min, max);
+	else if (rule && rule->step && x % rule->step)
+		ERR(c, n->mark, "range", "%s = %" PRId64 " is not a multiple of %" PRId64,
+		    HP(c, h), x, rule->step);
+}
+
+/* on/off, normalised in place to true/false. */
+static void check_bool(struct ctx *c, struct nt_ynode *n, const struct hp *h)
+{
+	bool b;
+
+	if (!n->plain || !nt_parse_bool(n->scalar, &b)) {
+		ERR(c, n->mark, "type", "%s must be on or off, not %s'%s'", HP(c, h),
+		    n->plain ? "" : "the quoted string ", n->scalar);
+		return;
+	}
+	nt_yset_scalar(n, b ? "true" : "false");
+}
+
+static void check_enum(struct ctx *c, struct nt_ynode *n, const cyaml_schema_value_t *v,
+		       const struct hp *h)
+{
+	const char *cands[32];
+	struct nt_buf list = {0};
+	const char *s;
+	size_t i;
+
+	for (i = 0; i < v->enumeration.count && i < 32; i++)
+		if (!strcmp(v->enumeration.strings[i].str, n->scalar))
+			return;
+	for (i = 0; i < v->enumeration.count && i < 32; i++) {
+		cands[i] = v->enumeration.strings[i].str;
+		nt_buf_printf(&list, "%s%s", i ? ", " : "", cands[i]);
+	}
+	s = nt_suggest(n->scalar, cands, i);
+	if (s)
+		ERR(c, n->mark, "enum", "%s: unknown value '%s'; did you mean '%s'? (one of %s)",
+		    HP(c, h), n->scalar, s, list.p);
+	else
+		ERR(c, n->mark, "enum", "%s: unknown value '%s'; expected one of %s",
+		    HP(c, h), n->scalar, list.p);
+	nt_buf_free(&list);
+}
+
+static void check_string(struct ctx *c, struct nt_ynode *n, const cyaml_schema_value_t *v,
+			 const struct hp *h)
+{
+	size_t len = strlen(n->scalar);
+
+	if (len < v->string.min)
+		ERR(c, n->mark, "range", "%s must not be empty", HP(c, h));
+	else if (len > v->string.max)
+		ERR(c, n->mark, "range", "%s is %zu bytes long; at most %u allowed",
+		    HP(c, h), len, v->string.max);
+}
+
+static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_value_t *v,
+			const struct nt_field_rule *rule, const struct hp *h)
+{
 	if (v == &nt_kv_entry || v == &nt_kv_bool_entry) {
 		check_kv(c, n, v == &nt_kv_bool_entry, h);
 		return;
 	}
-	switch (v->type) {
-	case CYAML_MAPPING:
-		if (v->mapping.fields == nt_toggle_fields && n->type == NT_Y_SCALAR &&
-		    !is_null(n)) {
-			/* "uso: on" is shorthand for "uso: {all: on}" */
-			struct nt_ynode *val = nt_ynew_scalar(n->scalar, n->plain, n->mark);
-			struct nt_ynode *key = nt_ynew_scalar("all", true, n->mark);
-
-			nt_yset_scalar(n, NULL);
-			n->type = NT_Y_MAP;
-			nt_ymap_set(n, key, val);
-		}
-		if (n->type != NT_Y_MAP) {
-			if (v->mapping.fields == nt_toggle_fields)
-				ERR(c, n->mark, "type",
-				    "%s must be on, off or a mapping {ipv4: on|off, ipv6: on|off}, not %s",
-				    HP(c, h), type_word(n));
-			else
-				ERR(c, n->mark, "type", "%s must be a mapping, not %s", HP(c, h),
-				    type_word(n));
-			return;
-		}
-		check_mapping(c, n, v->mapping.fields, h);
+	if (v->type == CYAML_MAPPING) {
+		check_map_value(c, n, v, h);
 		return;
-	case CYAML_SEQUENCE:
-		if (n->type != NT_Y_SEQ) {
-			if (v->sequence.entry->type == CYAML_MAPPING &&
-			    (v->sequence.entry == &nt_kv_entry ||
-			     v->sequence.entry == &nt_kv_bool_entry)) {
-				/* libcyaml would refuse it later, without a position */
-				if (n->type == NT_Y_MAP && n->n > v->sequence.max)
-					ERR(c, n->mark, "range", "%s allows at most %u entries, has %zu",
-					    HP(c, h), v->sequence.max, n->n);
-				check_kv(c, n, v->sequence.entry == &nt_kv_bool_entry, h);
-				return;
-			}
-			ERR(c, n->mark, "type", "%s must be a sequence, not %s", HP(c, h), type_word(n));
-			return;
-		}
-		if (n->n < v->sequence.min)
-			ERR(c, n->mark, "range", "%s needs at least %u entries, has %zu",
-			    HP(c, h), v->sequence.min, n->n);
-		if (n->n > v->sequence.max)
-			ERR(c, n->mark, "range", "%s allows at most %u entries, has %zu",
-			    HP(c, h), v->sequence.max, n->n);
-		for (i = 0; i < n->n; i++) {
-			struct hp sub = {h, HP_IDX, NULL, i};
-
-			check_value(c, n->vals[i], v->sequence.entry, rule, &sub);
-		}
+	}
+	if (v->type == CYAML_SEQUENCE) {
+		check_seq_value(c, n, v, rule, h);
 		return;
-	default:
-		break;
 	}
 	if (n->type != NT_Y_SCALAR || is_null(n)) {
 		ERR(c, n->mark, "type", "%s must be a single value, not %s", HP(c, h), type_word(n));
@@ -336,71 +420,18 @@ static void check_value(struct ctx *c, struct nt_ynode *n, const cyaml_schema_va
 	}
 	switch (v->type) {
 	case CYAML_INT:
-	case CYAML_UINT: {
-		int64_t x, min = v->type == CYAML_UINT ? 0 : INT32_MIN;
-		int64_t max = v->type == CYAML_UINT ? UINT32_MAX : INT32_MAX;
-
-		if (rule && rule->max) {
-			min = rule->min;
-			max = rule->max;
-		}
-		if (!n->plain || !parse_int(n->scalar, v->type == CYAML_INT, &x)) {
-			ERR(c, n->mark, "type", "%s must be a%s integer, not %s'%s'", HP(c, h),
-			    v->type == CYAML_UINT ? " non-negative" : "n",
-			    n->plain ? "" : "the quoted string ", n->scalar);
-			return;
-		}
-		if (x < min || x > max)
-			ERR(c, n->mark, "range", "%s = %" PRId64 " is out of range %" PRId64
-			    "..%" PRId64, HP(c, h), x, min, max);
-		else if (rule && rule->step && x % rule->step)
-			ERR(c, n->mark, "range", "%s = %" PRId64 " is not a multiple of %" PRId64,
-			    HP(c, h), x, rule->step);
+	case CYAML_UINT:
+		check_int(c, n, v, rule, h);
 		return;
-	}
-	case CYAML_BOOL: {
-		bool b;
-
-		if (!n->plain || !nt_parse_bool(n->scalar, &b)) {
-			ERR(c, n->mark, "type", "%s must be on or off, not %s'%s'", HP(c, h),
-			    n->plain ? "" : "the quoted string ", n->scalar);
-			return;
-		}
-		nt_yset_scalar(n, b ? "true" : "false");
+	case CYAML_BOOL:
+		check_bool(c, n, h);
 		return;
-	}
-	case CYAML_ENUM: {
-		const char *cands[32];
-		struct nt_buf list = {0};
-		const char *s;
-
-		for (i = 0; i < v->enumeration.count && i < 32; i++)
-			if (!strcmp(v->enumeration.strings[i].str, n->scalar))
-				return;
-		for (i = 0; i < v->enumeration.count && i < 32; i++) {
-			cands[i] = v->enumeration.strings[i].str;
-			nt_buf_printf(&list, "%s%s", i ? ", " : "", cands[i]);
-		}
-		s = nt_suggest(n->scalar, cands, i);
-		if (s)
-			ERR(c, n->mark, "enum", "%s: unknown value '%s'; did you mean '%s'? (one of %s)",
-			    HP(c, h), n->scalar, s, list.p);
-		else
-			ERR(c, n->mark, "enum", "%s: unknown value '%s'; expected one of %s",
-			    HP(c, h), n->scalar, list.p);
-		nt_buf_free(&list);
+	case CYAML_ENUM:
+		check_enum(c, n, v, h);
 		return;
-	}
-	case CYAML_STRING: {
-		size_t len = strlen(n->scalar);
-
-		if (len < v->string.min)
-			ERR(c, n->mark, "range", "%s must not be empty", HP(c, h));
-		else if (len > v->string.max)
-			ERR(c, n->mark, "range", "%s is %zu bytes long; at most %u allowed",
-			    HP(c, h), len, v->string.max);
+	case CYAML_STRING:
+		check_string(c, n, v, h);
 		return;
-	}
 	default:
 		ERR(c, n->mark, "internal", "%s: unsupported schema type", HP(c, h));
 		return;

@@ -465,6 +465,131 @@ static struct nt_ynode *load_policy(struct loader *L, const char *p, const char 
 }
 
 /* Resolves and merges the extends of root; returns the merged tree. */
+/* The file an extends entry names (*p, canonical *rp); false once reported. */
+static bool extends_find(struct loader *L, const struct nt_ynode *root, const struct nt_ynode *e,
+			 char **p, char **rp)
+{
+	struct nt_buf tried = {0};
+	char why[512];
+
+	if (!valid_policy_name(e->scalar)) {
+		nt_error(L->d, e->mark, "extends",
+			 "'%s' is not a policy name (lower-case letters, digits, '-', '_' and '.')",
+			 e->scalar);
+		return false;
+	}
+	*rp = NULL;
+	*p = resolve(L, root->mark.file, e->scalar, &tried, rp, why, sizeof(why));
+	if (*p && !*rp) {
+		nt_error(L->d, e->mark, "extends", "policy profile '%s': %s: %s", e->scalar,
+			 *p, why);
+		nt_buf_free(&tried);
+		free(*p);
+		free(*rp);
+		return false;
+	}
+	if (!*p) {
+		char *near = suggest_policy(tried.p ? tried.p : "", e->scalar);
+
+		if (near)
+			nt_error(L->d, e->mark, "extends",
+				 "policy profile '%s' not found; did you mean '%s'? (searched %s)",
+				 e->scalar, near, tried.p);
+		else
+			nt_error(L->d, e->mark, "extends",
+				 "policy profile '%s' not found (searched %s)", e->scalar,
+				 tried.p ? tried.p : "nothing");
+		free(near);
+		nt_buf_free(&tried);
+		return false;
+	}
+	nt_buf_free(&tried);
+	return true;
+}
+
+/* A file already being loaded further up, or one level too deep; true once reported. */
+static bool extends_too_deep(struct loader *L, const struct nt_ynode *e, const char *p,
+			     const char *rp)
+{
+	int k;
+
+	/* compare canonical paths: "a.yaml", "./a.yaml" and a
+	 * --profile-path spelling of the same folder are one file */
+	for (k = 0; k < L->depth; k++)
+		if (!strcmp(L->stack[k], p) ||
+		    (L->real[k] && !strcmp(L->real[k], rp)))
+			break;
+	if (k < L->depth) {
+		struct nt_buf chain = {0};
+		int m;
+
+		for (m = k; m < L->depth; m++)
+			nt_buf_printf(&chain, "%s -> ", L->stack[m]);
+		nt_buf_puts(&chain, p);
+		nt_error(L->d, e->mark, "extends-cycle", "extends cycle: %s", chain.p);
+		nt_buf_free(&chain);
+		return true;
+	}
+	if (L->depth >= MAX_EXTENDS_DEPTH) {
+		nt_error(L->d, e->mark, "extends", "extends nested deeper than %d levels",
+			 MAX_EXTENDS_DEPTH);
+		return true;
+	}
+	return false;
+}
+
+/* The policy profile of one extends entry, without its identity; NULL (and
+ * *bad) when it cannot be used, *bad alone when it sets host keys. */
+static struct nt_ynode *extends_one(struct loader *L, const struct nt_ynode *root,
+				    const struct nt_ynode *e, bool *bad)
+{
+	struct nt_ynode *base;
+	char *p, *rp;
+
+	if (!extends_find(L, root, e, &p, &rp)) {
+		*bad = true;
+		return NULL;
+	}
+	if (extends_too_deep(L, e, p, rp)) {
+		free(p);
+		free(rp);
+		*bad = true;
+		return NULL;
+	}
+	base = load_policy(L, p, rp);
+	if (!base) {
+		/* its own errors are located in it; this one makes the
+		 * profile that pulls it in invalid too */
+		nt_error(L->d, e->mark, "extends", "policy profile '%s' (%s) has errors",
+			 e->scalar, nt_intern(p));
+		free(p);
+		free(rp);
+		*bad = true;
+		return NULL;
+	}
+	free(p);
+	free(rp);
+	if (strcmp(kind_of(base), "PolicyProfile")) {
+		nt_error(L->d, e->mark, "extends",
+			 "'%s' (%s) is a %s; only a PolicyProfile can be extended",
+			 e->scalar, base->mark.file, kind_of(base));
+		nt_yfree(base);
+		*bad = true;
+		return NULL;
+	}
+	if (nt_ymap_get(base, "host", NULL) || nt_ymap_get(base, "target", NULL)) {
+		nt_error(L->d, e->mark, "extends",
+			 "policy profile '%s' (%s) sets %s, which only a HostProfile may set",
+			 e->scalar, base->mark.file,
+			 nt_ymap_get(base, "host", NULL) ? "host" : "target");
+		*bad = true;
+	}
+	drop_key(base, "apiVersion");
+	drop_key(base, "kind");
+	drop_key(base, "metadata");
+	return base;
+}
+
 static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 {
 	const struct nt_ynode *ext = nt_ymap_get(root, "extends", NULL);
@@ -475,105 +600,10 @@ static struct nt_ynode *apply_extends(struct loader *L, struct nt_ynode *root)
 	if (!ext || ext->type != NT_Y_SEQ)
 		return root;
 	for (i = 0; i < ext->n; i++) {
-		const struct nt_ynode *e = ext->vals[i];
-		struct nt_buf tried = {0};
-		struct nt_ynode *base;
-		char *p, *rp = NULL, why[512];
-		int k;
+		struct nt_ynode *base = extends_one(L, root, ext->vals[i], &bad);
 
-		if (!valid_policy_name(e->scalar)) {
-			nt_error(L->d, e->mark, "extends",
-				 "'%s' is not a policy name (lower-case letters, digits, '-', '_' and '.')",
-				 e->scalar);
-			bad = true;
+		if (!base)
 			continue;
-		}
-		p = resolve(L, root->mark.file, e->scalar, &tried, &rp, why, sizeof(why));
-		if (p && !rp) {
-			nt_error(L->d, e->mark, "extends", "policy profile '%s': %s: %s", e->scalar,
-				 p, why);
-			nt_buf_free(&tried);
-			free(p);
-			free(rp);
-			bad = true;
-			continue;
-		}
-		if (!p) {
-			char *near = suggest_policy(tried.p ? tried.p : "", e->scalar);
-
-			if (near)
-				nt_error(L->d, e->mark, "extends",
-					 "policy profile '%s' not found; did you mean '%s'? (searched %s)",
-					 e->scalar, near, tried.p);
-			else
-				nt_error(L->d, e->mark, "extends",
-					 "policy profile '%s' not found (searched %s)", e->scalar,
-					 tried.p ? tried.p : "nothing");
-			free(near);
-			nt_buf_free(&tried);
-			bad = true;
-			continue;
-		}
-		nt_buf_free(&tried);
-		/* compare canonical paths: "a.yaml", "./a.yaml" and a
-		 * --profile-path spelling of the same folder are one file */
-		for (k = 0; k < L->depth; k++)
-			if (!strcmp(L->stack[k], p) ||
-			    (L->real[k] && !strcmp(L->real[k], rp)))
-				break;
-		if (k < L->depth) {
-			struct nt_buf chain = {0};
-			int m;
-
-			for (m = k; m < L->depth; m++)
-				nt_buf_printf(&chain, "%s -> ", L->stack[m]);
-			nt_buf_puts(&chain, p);
-			nt_error(L->d, e->mark, "extends-cycle", "extends cycle: %s", chain.p);
-			nt_buf_free(&chain);
-			free(p);
-			free(rp);
-			bad = true;
-			continue;
-		}
-		if (L->depth >= MAX_EXTENDS_DEPTH) {
-			nt_error(L->d, e->mark, "extends", "extends nested deeper than %d levels",
-				 MAX_EXTENDS_DEPTH);
-			free(p);
-			free(rp);
-			bad = true;
-			continue;
-		}
-		base = load_policy(L, p, rp);
-		if (!base) {
-			/* its own errors are located in it; this one makes the
-			 * profile that pulls it in invalid too */
-			nt_error(L->d, e->mark, "extends", "policy profile '%s' (%s) has errors",
-				 e->scalar, nt_intern(p));
-			free(p);
-			free(rp);
-			bad = true;
-			continue;
-		}
-		free(p);
-		free(rp);
-		if (strcmp(kind_of(base), "PolicyProfile")) {
-			nt_error(L->d, e->mark, "extends",
-				 "'%s' (%s) is a %s; only a PolicyProfile can be extended",
-				 e->scalar, base->mark.file, kind_of(base));
-			nt_yfree(base);
-			bad = true;
-			continue;
-		}
-		if (nt_ymap_get(base, "host", NULL) || nt_ymap_get(base, "target", NULL)) {
-			nt_error(L->d, e->mark, "extends",
-				 "policy profile '%s' (%s) sets %s, which only a HostProfile may set",
-				 e->scalar, base->mark.file,
-				 nt_ymap_get(base, "host", NULL) ? "host" : "target");
-			bad = true;
-		}
-		drop_key(base, "apiVersion");
-		drop_key(base, "kind");
-		drop_key(base, "metadata");
 		if (!acc)
 			acc = base;
 		else {

@@ -271,25 +271,11 @@ static void check_table(struct rd *r, struct nt_caps *c, const char *path)
 
 /* Reads one table from path, or from text when it is not NULL (a built-in
  * table, located as path). */
-static int load_one(struct nt_caps *c, const char *path, const char *text, size_t len,
-		    const char *origin, struct nt_diags *d)
+static void load_pci(struct rd *r, struct nt_caps *c)
 {
-	struct rd r = {d, NULL, 0};
-	const struct nt_ynode *n;
-	char buf[128];
+	const struct nt_ynode *n = get(r, "/pci_ids/value", NT_Y_SEQ, true);
 	size_t i;
-	bool known;
 
-	memset(c, 0, sizeof(*c));
-	r.root = text ? nt_yparse_data(path, text, len, d) : nt_yparse_file(path, d);
-	if (!r.root)
-		return -1;
-	c->file = nt_xstrdup(path);
-	c->origin = nt_xstrdup(origin);
-	c->id = get_str(&r, "/id", true);
-	c->name = get_str(&r, "/name", true);
-	c->driver = get_str(&r, "/linux/driver", true);
-	n = get(&r, "/pci_ids/value", NT_Y_SEQ, true);
 	for (i = 0; n && i < n->n; i++) {
 		c->pci_ids = nt_xrealloc(c->pci_ids, (c->npci + 1) * sizeof(char *));
 		c->pci_at = nt_xrealloc(c->pci_at, (c->npci + 1) * sizeof(*c->pci_at));
@@ -297,10 +283,16 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 		c->pci_ids[c->npci++] = nt_xstrdup(n->vals[i]->type == NT_Y_SCALAR ?
 						   n->vals[i]->scalar : "");
 	}
-	c->src_pci = get_source(&r, "/pci_ids", c->npci > 0);
+	c->src_pci = get_source(r, "/pci_ids", c->npci > 0);
+}
 
-	n = get(&r, "/linux/channels/kinds", NT_Y_SEQ, true);
-	known = false;
+static void load_channels(struct rd *r, struct nt_caps *c)
+{
+	const struct nt_ynode *n = get(r, "/linux/channels/kinds", NT_Y_SEQ, true);
+	bool known = false;
+	char buf[128];
+	size_t i;
+
 	for (i = 0; n && i < n->n; i++) {
 		int k;
 
@@ -309,8 +301,8 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 			    !strcmp(n->vals[i]->scalar, nt_chan_names[k]))
 				break;
 		if (k == NT_CH__COUNT) {
-			nt_error(d, n->vals[i]->mark, "caps", "unknown channel kind");
-			r.bad = 1;
+			nt_error(r->d, n->vals[i]->mark, "caps", "unknown channel kind");
+			r->bad = 1;
 			continue;
 		}
 		c->chan_kind[k] = true;
@@ -318,19 +310,19 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 	}
 	for (i = 0; i < NT_CH__COUNT; i++) {
 		snprintf(buf, sizeof(buf), "/linux/channels/max_%s", nt_chan_names[i]);
-		c->chan_max[i] = get_num(&r, buf);
+		c->chan_max[i] = get_num(r, buf);
 		known |= c->chan_max[i].known;
 	}
-	c->chan_settable = get_tri(&r, "/linux/channels/settable");
+	c->chan_settable = get_tri(r, "/linux/channels/settable");
 	known |= c->chan_settable != NT_TRI_UNKNOWN;
-	c->src_channels = get_source(&r, "/linux/channels", known);
+	c->src_channels = get_source(r, "/linux/channels", known);
+}
 
-	c->ring_rx_max = get_num(&r, "/linux/rings/rx_max");
-	c->ring_tx_max = get_num(&r, "/linux/rings/tx_max");
-	c->ring_step = get_num(&r, "/linux/rings/step");
-	c->ring_rx_min = get_num(&r, "/linux/rings/rx_min");
-	c->ring_tx_min = get_num(&r, "/linux/rings/tx_min");
-	n = get(&r, "/linux/rings/power_of_two", NT_Y_SCALAR, false);
+/* rings.power_of_two, which excludes a step above 1. */
+static void load_ring_pow2(struct rd *r, struct nt_caps *c)
+{
+	const struct nt_ynode *n = get(r, "/linux/rings/power_of_two", NT_Y_SCALAR, false);
+
 	if (n && !strcmp(n->scalar, "round-down"))
 		c->ring_pow2 = NT_POW2_DOWN;
 	else if (n && !strcmp(n->scalar, "round-up"))
@@ -338,34 +330,42 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 	else if (n && !strcmp(n->scalar, "refused"))
 		c->ring_pow2 = NT_POW2_REFUSED;
 	else if (n && strcmp(n->scalar, "unknown")) {
-		nt_error(d, n->mark, "caps",
+		nt_error(r->d, n->mark, "caps",
 			 "rings.power_of_two is round-down, round-up, refused or unknown");
-		r.bad = 1;
+		r->bad = 1;
 	}
 	if (c->ring_pow2 != NT_POW2_NONE && c->ring_step.known && c->ring_step.v > 1) {
-		nt_error(d, n->mark, "caps",
+		nt_error(r->d, n->mark, "caps",
 			 "rings.power_of_two and a rings.step above 1 cannot both hold");
-		r.bad = 1;
+		r->bad = 1;
 	}
-	c->ring_max_since = get_str(&r, "/linux/rings/max_since", false);
-	c->ring_max_before = get_num(&r, "/linux/rings/max_before");
+}
+
+/* The kernel that raised the ring maximum, and the stable releases it was backported to. */
+static void load_ring_since(struct rd *r, struct nt_caps *c)
+{
+	const struct nt_ynode *n;
+	size_t i;
+
+	c->ring_max_since = get_str(r, "/linux/rings/max_since", false);
+	c->ring_max_before = get_num(r, "/linux/rings/max_before");
 	if (!c->ring_max_since != !c->ring_max_before.known) {
-		nt_error(d, nt_ymark(r.root, "/linux/rings", true), "caps",
+		nt_error(r->d, nt_ymark(r->root, "/linux/rings", true), "caps",
 			 "rings.max_since and rings.max_before go together");
-		r.bad = 1;
+		r->bad = 1;
 	}
-	c->ring_rx_max_no_agg = get_num(&r, "/linux/rings/rx_max_no_agg");
-	c->no_agg_mtu_max = get_num(&r, "/linux/rings/no_agg_mtu_max");
+	c->ring_rx_max_no_agg = get_num(r, "/linux/rings/rx_max_no_agg");
+	c->no_agg_mtu_max = get_num(r, "/linux/rings/no_agg_mtu_max");
 	if (c->ring_rx_max_no_agg.known != c->no_agg_mtu_max.known ||
 	    (c->ring_rx_max_no_agg.known && !c->ring_rx_max.known)) {
-		nt_error(d, nt_ymark(r.root, "/linux/rings", true), "caps",
+		nt_error(r->d, nt_ymark(r->root, "/linux/rings", true), "caps",
 			 "rings.rx_max_no_agg and rings.no_agg_mtu_max go together, with a known rx_max");
-		r.bad = 1;
+		r->bad = 1;
 	}
-	n = get(&r, "/linux/rings/max_backports", NT_Y_SEQ, false);
+	n = get(r, "/linux/rings/max_backports", NT_Y_SEQ, false);
 	if (n && !c->ring_max_since) {
-		nt_error(d, n->mark, "caps", "rings.max_backports needs rings.max_since");
-		r.bad = 1;
+		nt_error(r->d, n->mark, "caps", "rings.max_backports needs rings.max_since");
+		r->bad = 1;
 	}
 	for (i = 0; n && i < n->n; i++) {
 		unsigned x, y, z;
@@ -373,27 +373,44 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 
 		if (n->vals[i]->type != NT_Y_SCALAR ||
 		    sscanf(n->vals[i]->scalar, "%u.%u.%u%c", &x, &y, &z, &tail) != 3) {
-			nt_error(d, n->vals[i]->mark, "caps",
+			nt_error(r->d, n->vals[i]->mark, "caps",
 				 "rings.max_backports entries are stable releases X.Y.Z");
-			r.bad = 1;
+			r->bad = 1;
 			continue;
 		}
 		c->ring_backports = nt_xrealloc(c->ring_backports,
 						(c->nbackports + 1) * sizeof(char *));
 		c->ring_backports[c->nbackports++] = nt_xstrdup(n->vals[i]->scalar);
 	}
-	c->rings_settable = get_tri(&r, "/linux/rings/settable");
-	c->src_rings = get_source(&r, "/linux/rings", c->ring_rx_max.known ||
+}
+
+static void load_rings(struct rd *r, struct nt_caps *c)
+{
+	c->ring_rx_max = get_num(r, "/linux/rings/rx_max");
+	c->ring_tx_max = get_num(r, "/linux/rings/tx_max");
+	c->ring_step = get_num(r, "/linux/rings/step");
+	c->ring_rx_min = get_num(r, "/linux/rings/rx_min");
+	c->ring_tx_min = get_num(r, "/linux/rings/tx_min");
+	load_ring_pow2(r, c);
+	load_ring_since(r, c);
+	c->rings_settable = get_tri(r, "/linux/rings/settable");
+	c->src_rings = get_source(r, "/linux/rings", c->ring_rx_max.known ||
 				  c->ring_rx_max_no_agg.known ||
 				  c->ring_rx_min.known || c->ring_tx_min.known ||
 				  c->ring_tx_max.known || c->ring_step.known ||
 				  c->ring_pow2 != NT_POW2_NONE ||
 				  c->rings_settable != NT_TRI_UNKNOWN);
+}
 
-	c->rss_key_bytes = get_num(&r, "/linux/rss/key_bytes");
-	c->rss_indir_size = get_num(&r, "/linux/rss/indir_size");
-	c->key_settable = get_tri(&r, "/linux/rss/key_settable");
-	n = nt_yget(r.root, "/linux/rss/hash", false);
+static void load_rss(struct rd *r, struct nt_caps *c)
+{
+	const struct nt_ynode *n;
+	size_t i;
+
+	c->rss_key_bytes = get_num(r, "/linux/rss/key_bytes");
+	c->rss_indir_size = get_num(r, "/linux/rss/indir_size");
+	c->key_settable = get_tri(r, "/linux/rss/key_settable");
+	n = nt_yget(r->root, "/linux/rss/hash", false);
 	if (n && n->type == NT_Y_SEQ) {
 		c->hash_known = true;
 		for (i = 0; i < n->n; i++) {
@@ -406,22 +423,28 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 			else if (!strcmp(n->vals[i]->scalar, "crc32"))
 				c->hash_mask |= 1u << NT_HASH_CRC32;
 			else {
-				nt_error(d, n->vals[i]->mark, "caps", "unknown hash function");
-				r.bad = 1;
+				nt_error(r->d, n->vals[i]->mark, "caps", "unknown hash function");
+				r->bad = 1;
 			}
 		}
 	}
-	c->xor_max_channels = get_num(&r, "/linux/rss/xor_max_channels");
-	c->src_rss = get_source(&r, "/linux/rss", c->xor_max_channels.known ||
+	c->xor_max_channels = get_num(r, "/linux/rss/xor_max_channels");
+	c->src_rss = get_source(r, "/linux/rss", c->xor_max_channels.known ||
 				c->rss_key_bytes.known ||
 				c->rss_indir_size.known || c->hash_known);
+}
 
-	known = false;
+static void load_offloads(struct rd *r, struct nt_caps *c)
+{
+	bool known = false;
+	char buf[128];
+	size_t i;
+
 	for (i = 0; i < NT_OFF__COUNT; i++) {
 		const struct nt_ynode *o;
 
 		snprintf(buf, sizeof(buf), "/linux/offloads/%s", nt_off_names[i]);
-		o = get(&r, buf, NT_Y_SCALAR, false);
+		o = get(r, buf, NT_Y_SCALAR, false);
 		c->off[i] = NT_CAP_UNKNOWN;
 		if (!o || !strcmp(o->scalar, "unknown"))
 			continue;
@@ -435,27 +458,55 @@ static int load_one(struct nt_caps *c, const char *path, const char *text, size_
 		else if (!strcmp(o->scalar, "absent"))
 			c->off[i] = NT_CAP_ABSENT;
 		else {
-			nt_error(d, o->mark, "caps",
+			nt_error(r->d, o->mark, "caps",
 				 "%s must be changeable, fixed-on, fixed-off, absent or unknown", buf);
-			r.bad = 1;
+			r->bad = 1;
 		}
 	}
-	c->src_offloads = get_source(&r, "/linux/offloads", known);
+	c->src_offloads = get_source(r, "/linux/offloads", known);
+}
 
-	load_coalesce(&r, c);
-	c->win_uso = get_win(&r, "/windows/uso");
-	c->win_rsc = get_win(&r, "/windows/rsc");
-	c->win_hw_uro = get_win(&r, "/windows/hw_uro");
-	c->win_rss = get_win(&r, "/windows/rss");
-	n = nt_yget(r.root, "/windows/rss_profiles", false);
+static void load_windows(struct rd *r, struct nt_caps *c)
+{
+	const struct nt_ynode *n;
+	size_t i;
+
+	c->win_uso = get_win(r, "/windows/uso");
+	c->win_rsc = get_win(r, "/windows/rsc");
+	c->win_hw_uro = get_win(r, "/windows/hw_uro");
+	c->win_rss = get_win(r, "/windows/rss");
+	n = nt_yget(r->root, "/windows/rss_profiles", false);
 	if (n && n->type == NT_Y_SEQ) {
 		c->rss_profiles = nt_xcalloc(n->n + 1, sizeof(char *));
 		for (i = 0; i < n->n; i++)
 			if (n->vals[i]->type == NT_Y_SCALAR)
 				c->rss_profiles[c->nrss_profiles++] = nt_xstrdup(n->vals[i]->scalar);
 	}
-	c->src_windows = get_source(&r, "/windows", c->win_uso || c->win_rsc ||
+	c->src_windows = get_source(r, "/windows", c->win_uso || c->win_rsc ||
 				    c->win_hw_uro || c->win_rss || c->rss_profiles);
+}
+
+static int load_one(struct nt_caps *c, const char *path, const char *text, size_t len,
+		    const char *origin, struct nt_diags *d)
+{
+	struct rd r = {d, NULL, 0};
+
+	memset(c, 0, sizeof(*c));
+	r.root = text ? nt_yparse_data(path, text, len, d) : nt_yparse_file(path, d);
+	if (!r.root)
+		return -1;
+	c->file = nt_xstrdup(path);
+	c->origin = nt_xstrdup(origin);
+	c->id = get_str(&r, "/id", true);
+	c->name = get_str(&r, "/name", true);
+	c->driver = get_str(&r, "/linux/driver", true);
+	load_pci(&r, c);
+	load_channels(&r, c);
+	load_rings(&r, c);
+	load_rss(&r, c);
+	load_offloads(&r, c);
+	load_coalesce(&r, c);
+	load_windows(&r, c);
 	c->notes = get_str(&r, "/notes", false);
 	check_table(&r, c, path);
 	nt_yfree((struct nt_ynode *)r.root);
@@ -786,6 +837,96 @@ struct nt_num nt_caps_rx_max(const struct nt_caps *c, const struct nt_iface *f, 
 	return c->ring_rx_max;
 }
 
+/* The parameter is not among those the driver takes. */
+static void coal_unsupported(const struct nt_caps *c, const char *src, struct nt_caps_issue *is)
+{
+	struct nt_buf b = {0};
+	int j;
+
+	for (j = 0; j < NT_CO__COUNT; j++)
+		if (c->coal_params & (1u << j))
+			nt_buf_printf(&b, "%s%s", b.n ? ", " : "", nt_coal_names[j]);
+	if (!b.n)
+		snprintf(is->msg, sizeof(is->msg),
+			 "coalesce.%s: %s (%s) has no interrupt coalescing settings "
+			 "(%s)", is->key, c->id, c->driver, src);
+	else
+		snprintf(is->msg, sizeof(is->msg),
+			 "coalesce.%s: %s (%s) does not support this parameter; it "
+			 "takes %s (%s)", is->key, c->id, c->driver, b.p, src);
+	nt_buf_free(&b);
+}
+
+/* A usecs value below the minimum and not one of the driver's mode values. */
+static void coal_below_min(const struct nt_caps *c, uint32_t v, const char *src,
+			   struct nt_caps_issue *is)
+{
+	struct nt_buf b = {0};
+	unsigned j;
+
+	for (j = 0; j < 32; j++)
+		if (c->coal_usecs_modes & (1u << j))
+			nt_buf_printf(&b, "%s%u", b.n ? ", " : "", j);
+	snprintf(is->msg, sizeof(is->msg),
+		 "coalesce.%s = %u is below the %s minimum of %u microseconds%s%s%s "
+		 "(%s)", is->key, v, c->id, c->coal_usecs_min.v,
+		 b.n ? "; below it only " : "", b.n ? b.p : "",
+		 b.n ? " (modes) are accepted" : "", src);
+	nt_buf_free(&b);
+}
+
+/* usecs refused while adaptive moderation of the same direction is on. */
+static bool coal_adaptive(const struct nt_caps *c, const struct nt_coalesce *co, int k,
+			  const char *src, struct nt_caps_issue *is)
+{
+	const bool *a = k == NT_CO_RX_USECS ? co->adaptive_rx : co->adaptive_tx;
+	const char *dir = k == NT_CO_RX_USECS ? "rx" : "tx";
+
+	if (!a || !*a)
+		return false;
+	snprintf(is->msg, sizeof(is->msg),
+		 "coalesce.%s cannot be set with adaptive_%s on: %s (%s) "
+		 "refuses to change %s-usecs while adaptive-%s is enabled; "
+		 "turn adaptive_%s off or leave %s_usecs out (%s)", is->key,
+		 dir, c->id, c->driver, dir, dir, dir, dir, src);
+	return true;
+}
+
+/* The issue of parameter k (value *u when numeric) into is; false when none. */
+static bool coal_issue(const struct nt_caps *c, const struct nt_coalesce *co, int k,
+		       const uint32_t *u, struct nt_caps_issue *is)
+{
+	const char *src = c->src_coalesce ? c->src_coalesce : c->id;
+	bool usecs = k == NT_CO_RX_USECS || k == NT_CO_TX_USECS;
+
+	is->key = nt_coal_names[k];
+	if (c->coal_params_known && !(c->coal_params & (1u << k))) {
+		coal_unsupported(c, src, is);
+		return true;
+	}
+	if (usecs && c->coal_usecs_max.known && *u > c->coal_usecs_max.v) {
+		snprintf(is->msg, sizeof(is->msg),
+			 "coalesce.%s = %u exceeds the %s maximum of %u microseconds (%s)",
+			 is->key, *u, c->id, c->coal_usecs_max.v, src);
+		return true;
+	}
+	if (usecs && c->coal_usecs_min.known && *u < c->coal_usecs_min.v &&
+	    !(*u < 32 && (c->coal_usecs_modes & (1u << *u)))) {
+		coal_below_min(c, *u, src, is);
+		return true;
+	}
+	if ((k == NT_CO_RX_FRAMES || k == NT_CO_TX_FRAMES) &&
+	    c->coal_frames_max.known && *u > c->coal_frames_max.v) {
+		snprintf(is->msg, sizeof(is->msg),
+			 "coalesce.%s = %u exceeds the %s maximum of %u frames (%s)",
+			 is->key, *u, c->id, c->coal_frames_max.v, src);
+		return true;
+	}
+	if (usecs && c->coal_usecs_with_adaptive == NT_TRI_NO)
+		return coal_adaptive(c, co, k, src, is);
+	return false;
+}
+
 size_t nt_caps_coalesce_issues(const struct nt_caps *c, const struct nt_iface *f,
 			       struct nt_caps_issue *out, size_t max)
 {
@@ -806,73 +947,9 @@ size_t nt_caps_coalesce_issues(const struct nt_caps *c, const struct nt_iface *f
 		present[k] = u[k] != NULL;
 	present[NT_CO_ADAPTIVE_RX] = co->adaptive_rx != NULL;
 	present[NT_CO_ADAPTIVE_TX] = co->adaptive_tx != NULL;
-	for (k = 0; k < NT_CO__COUNT && n < max; k++) {
-		struct nt_caps_issue *is = &out[n];
-		const char *src = c->src_coalesce ? c->src_coalesce : c->id;
-		bool usecs = k == NT_CO_RX_USECS || k == NT_CO_TX_USECS;
-
-		if (!present[k])
-			continue;
-		is->key = nt_coal_names[k];
-		if (c->coal_params_known && !(c->coal_params & (1u << k))) {
-			struct nt_buf b = {0};
-			int j;
-
-			for (j = 0; j < NT_CO__COUNT; j++)
-				if (c->coal_params & (1u << j))
-					nt_buf_printf(&b, "%s%s", b.n ? ", " : "", nt_coal_names[j]);
-			if (!b.n)
-				snprintf(is->msg, sizeof(is->msg),
-					 "coalesce.%s: %s (%s) has no interrupt coalescing settings "
-					 "(%s)", is->key, c->id, c->driver, src);
-			else
-				snprintf(is->msg, sizeof(is->msg),
-					 "coalesce.%s: %s (%s) does not support this parameter; it "
-					 "takes %s (%s)", is->key, c->id, c->driver, b.p, src);
-			nt_buf_free(&b);
+	for (k = 0; k < NT_CO__COUNT && n < max; k++)
+		if (present[k] && coal_issue(c, co, k, u[k], &out[n]))
 			n++;
-			continue;
-		}
-		if (usecs && c->coal_usecs_max.known && *u[k] > c->coal_usecs_max.v) {
-			snprintf(is->msg, sizeof(is->msg),
-				 "coalesce.%s = %u exceeds the %s maximum of %u microseconds (%s)",
-				 is->key, *u[k], c->id, c->coal_usecs_max.v, src);
-			n++;
-		} else if (usecs && c->coal_usecs_min.known && *u[k] < c->coal_usecs_min.v &&
-			   !(*u[k] < 32 && (c->coal_usecs_modes & (1u << *u[k])))) {
-			struct nt_buf b = {0};
-			unsigned j;
-
-			for (j = 0; j < 32; j++)
-				if (c->coal_usecs_modes & (1u << j))
-					nt_buf_printf(&b, "%s%u", b.n ? ", " : "", j);
-			snprintf(is->msg, sizeof(is->msg),
-				 "coalesce.%s = %u is below the %s minimum of %u microseconds%s%s%s "
-				 "(%s)", is->key, *u[k], c->id, c->coal_usecs_min.v,
-				 b.n ? "; below it only " : "", b.n ? b.p : "",
-				 b.n ? " (modes) are accepted" : "", src);
-			nt_buf_free(&b);
-			n++;
-		} else if ((k == NT_CO_RX_FRAMES || k == NT_CO_TX_FRAMES) &&
-			   c->coal_frames_max.known && *u[k] > c->coal_frames_max.v) {
-			snprintf(is->msg, sizeof(is->msg),
-				 "coalesce.%s = %u exceeds the %s maximum of %u frames (%s)",
-				 is->key, *u[k], c->id, c->coal_frames_max.v, src);
-			n++;
-		} else if (usecs && c->coal_usecs_with_adaptive == NT_TRI_NO) {
-			const bool *a = k == NT_CO_RX_USECS ? co->adaptive_rx : co->adaptive_tx;
-			const char *dir = k == NT_CO_RX_USECS ? "rx" : "tx";
-
-			if (a && *a) {
-				snprintf(is->msg, sizeof(is->msg),
-					 "coalesce.%s cannot be set with adaptive_%s on: %s (%s) "
-					 "refuses to change %s-usecs while adaptive-%s is enabled; "
-					 "turn adaptive_%s off or leave %s_usecs out (%s)", is->key,
-					 dir, c->id, c->driver, dir, dir, dir, dir, src);
-				n++;
-			}
-		}
-	}
 	return n;
 }
 

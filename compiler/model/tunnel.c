@@ -306,19 +306,12 @@ static long find_named(const struct named *v, size_t n, const char *name)
 	return lo < n && !strcmp(v[lo].name, name) ? (long)v[lo].i : -1;
 }
 
-void nt_tunnel_map(const struct nt_profile *p, struct nt_tunnel_map *m)
+/* Each tunnel's underlay index (-1: a NIC, or an underlay not listed). */
+static void map_underlays(const struct nt_profile *p, struct nt_tunnel_map *m)
 {
-	size_t n = p->interfaces_count, i, k, nn = 0;
+	size_t n = p->interfaces_count, i, nn = 0;
 	struct named *byname = nt_xcalloc(n + 1, sizeof(*byname));
-	size_t *stack = nt_xcalloc(n + 1, sizeof(*stack));
-	unsigned char *state = nt_xcalloc(n + 1, 1);	/* 0 new, 1 on the walk, 2 done */
 
-	memset(m, 0, sizeof(*m));
-	m->n = n;
-	m->under = nt_xcalloc(n + 1, sizeof(*m->under));
-	m->depth = nt_xcalloc(n + 1, sizeof(*m->depth));
-	m->loops = nt_xcalloc(n + 1, sizeof(*m->loops));
-	m->mtu = nt_xcalloc(n + 1, sizeof(*m->mtu));
 	for (i = 0; i < n; i++)
 		if (p->interfaces[i].name)
 			byname[nn++] = (struct named){p->interfaces[i].name, i};
@@ -329,65 +322,93 @@ void nt_tunnel_map(const struct nt_profile *p, struct nt_tunnel_map *m)
 		m->under[i] = f->tunnel && f->tunnel->underlay ?
 			      find_named(byname, nn, f->tunnel->underlay) : -1;
 	}
-	/* each chain walked once: down to a NIC, a resolved interface or one
-	 * already on this walk (a loop), then resolved on the way back up */
-	for (i = 0; i < n; i++) {
-		size_t top = 0, j = i;
-		bool loop, end = false;
-		unsigned d = 0, mtu = 0;
-
-		while (state[j] == 0) {
-			state[j] = 1;
-			stack[top++] = j;
-			if (!p->interfaces[j].tunnel || m->under[j] < 0) {
-				end = true;	/* a NIC, or an underlay not listed */
-				break;
-			}
-			j = (size_t)m->under[j];
-		}
-		/* not at an end, j is on this walk already: the chain came back */
-		loop = state[j] == 1 && !end;
-		if (state[j] == 2) {
-			loop = m->loops[j];
-			d = m->depth[j];
-			mtu = m->mtu[j];
-		}
-		if (loop) {
-			/* every interface of this walk loops or leads into a loop */
-			for (k = 0; k < top; k++) {
-				m->loops[stack[k]] = true;
-				m->depth[stack[k]] = 1;
-				state[stack[k]] = 2;
-			}
-			continue;
-		}
-		while (top) {
-			const struct nt_iface *f;
-
-			j = stack[--top];
-			f = &p->interfaces[j];
-			if (state[j] == 2)
-				continue;
-			state[j] = 2;
-			if (!f->tunnel || m->under[j] < 0) {
-				d = f->tunnel ? 1 : 0;
-				mtu = f->mtu ? *f->mtu : 0;	/* unknown underlay: its own only */
-			} else {
-				struct nt_overhead o;
-				unsigned fit;
-
-				d = d + 1;
-				nt_tunnel_overhead(f->tunnel, &o);
-				fit = mtu ? nt_overhead_fit(&o, mtu) : 0;
-				mtu = f->mtu ? *f->mtu : fit >= nt_tunnel_min_mtu(f->tunnel) ? fit : 0;
-			}
-			m->depth[j] = d;
-			m->mtu[j] = mtu;
-			if (d > m->max_depth)
-				m->max_depth = d;
-		}
-	}
 	free(byname);
+}
+
+/* Depth and MTU of the walk's interfaces, from the bottom (depth d, MTU mtu
+ * below it) back up. */
+static void map_resolve(const struct nt_profile *p, struct nt_tunnel_map *m, const size_t *stack,
+			size_t top, unsigned char *state, unsigned d, unsigned mtu)
+{
+	while (top) {
+		size_t j = stack[--top];
+		const struct nt_iface *f = &p->interfaces[j];
+
+		if (state[j] == 2)
+			continue;
+		state[j] = 2;
+		if (!f->tunnel || m->under[j] < 0) {
+			d = f->tunnel ? 1 : 0;
+			mtu = f->mtu ? *f->mtu : 0;	/* unknown underlay: its own only */
+		} else {
+			struct nt_overhead o;
+			unsigned fit;
+
+			d = d + 1;
+			nt_tunnel_overhead(f->tunnel, &o);
+			fit = mtu ? nt_overhead_fit(&o, mtu) : 0;
+			mtu = f->mtu ? *f->mtu : fit >= nt_tunnel_min_mtu(f->tunnel) ? fit : 0;
+		}
+		m->depth[j] = d;
+		m->mtu[j] = mtu;
+		if (d > m->max_depth)
+			m->max_depth = d;
+	}
+}
+
+/* The chain from interface i: down to a NIC, a resolved interface or one
+ * already on this walk (a loop), then resolved on the way back up. */
+static void map_walk(const struct nt_profile *p, struct nt_tunnel_map *m, size_t i, size_t *stack,
+		     unsigned char *state)
+{
+	size_t top = 0, j = i, k;
+	bool loop, end = false;
+	unsigned d = 0, mtu = 0;
+
+	while (state[j] == 0) {
+		state[j] = 1;
+		stack[top++] = j;
+		if (!p->interfaces[j].tunnel || m->under[j] < 0) {
+			end = true;	/* a NIC, or an underlay not listed */
+			break;
+		}
+		j = (size_t)m->under[j];
+	}
+	/* not at an end, j is on this walk already: the chain came back */
+	loop = state[j] == 1 && !end;
+	if (state[j] == 2) {
+		loop = m->loops[j];
+		d = m->depth[j];
+		mtu = m->mtu[j];
+	}
+	if (loop) {
+		/* every interface of this walk loops or leads into a loop */
+		for (k = 0; k < top; k++) {
+			m->loops[stack[k]] = true;
+			m->depth[stack[k]] = 1;
+			state[stack[k]] = 2;
+		}
+		return;
+	}
+	map_resolve(p, m, stack, top, state, d, mtu);
+}
+
+void nt_tunnel_map(const struct nt_profile *p, struct nt_tunnel_map *m)
+{
+	size_t n = p->interfaces_count, i;
+	size_t *stack = nt_xcalloc(n + 1, sizeof(*stack));
+	unsigned char *state = nt_xcalloc(n + 1, 1);	/* 0 new, 1 on the walk, 2 done */
+
+	memset(m, 0, sizeof(*m));
+	m->n = n;
+	m->under = nt_xcalloc(n + 1, sizeof(*m->under));
+	m->depth = nt_xcalloc(n + 1, sizeof(*m->depth));
+	m->loops = nt_xcalloc(n + 1, sizeof(*m->loops));
+	m->mtu = nt_xcalloc(n + 1, sizeof(*m->mtu));
+	map_underlays(p, m);
+	/* each chain walked once */
+	for (i = 0; i < n; i++)
+		map_walk(p, m, i, stack, state);
 	free(stack);
 	free(state);
 }

@@ -399,116 +399,164 @@ static void lower_channels(struct ictx *c)
 	c->nqueues_known = q > 0;
 }
 
+/* One ring size of the profile: the kind's argument, the profile key, the
+ * value and the observed maximum (NULL when the device reports none). */
+struct lring {
+	const char *n, *yaml;
+	uint32_t *v;
+	const struct nt_num *max;
+};
+
+/* rings.rx above the maximum with aggregation rings: kept (with a note) when
+ * the profile turns them off, refused when it does not; true when handled. */
+static bool lower_ring_no_agg(struct ictx *c, const struct lring *r, const char *path)
+{
+	char why[256];
+	bool mtu_unset;
+	struct nt_num nm = nt_caps_rx_max(c->caps, c->f, why, sizeof(why), &mtu_unset);
+	bool observed = r->max && r->max->known;
+	uint32_t want = *r->v;
+	struct nt_setting *s;
+
+	/* the observed maximum is the one of the current offloads
+	 * and MTU; the profile may turn aggregation rings off first */
+	if ((!observed || r->max->v == c->caps->ring_rx_max.v) &&
+	    want > c->caps->ring_rx_max.v && want <= nm.v) {
+		s = put(c, NT_K_RING, r->n, nt_v_u32(want), path);
+		set_note(s, "%s allows %u rx descriptors only without aggregation "
+			 "rings: offloads.gro_hw and offloads.lro are off and %s at most %u",
+			 c->caps->driver, nm.v, mtu_unset ? "the host's MTU must be" :
+			 "the mtu is", c->caps->no_agg_mtu_max.v);
+		return true;
+	}
+	if ((!observed || r->max->v == c->caps->ring_rx_max.v) && table_chosen(c) &&
+	    want > nm.v && want <= c->caps->ring_rx_max_no_agg.v) {
+		LERR(c->L, mk(c, path, false),
+		     "rings.rx = %u exceeds the %s maximum of %u while %s uses "
+		     "aggregation rings: %s. With offloads.gro_hw and offloads.lro off "
+		     "and an mtu of at most %u the maximum is %u (%s)", want,
+		     c->caps->id, nm.v, c->caps->driver, why, c->caps->no_agg_mtu_max.v,
+		     c->caps->ring_rx_max_no_agg.v, c->caps->src_rings);
+		return true;
+	}
+	return false;
+}
+
+/* A size above the kernel's older maximum, before the table's max_since. */
+static void lower_ring_before(struct ictx *c, size_t k, const struct lring *r, const char *path)
+{
+	struct nt_buf bp = {0};
+	size_t i;
+
+	for (i = 0; i < c->caps->nbackports; i++)
+		nt_buf_printf(&bp, "%s%s", i ? ", " : " and the stable releases ",
+			      c->caps->ring_backports[i]);
+	LERR(c->L, mk(c, path, false),
+	     "rings.%s = %u exceeds the %s maximum of %u on kernel %s (%u from %s%s; %s)",
+	     r->yaml, *r->v, c->caps->id, c->caps->ring_max_before.v, c->L->facts->kernel,
+	     k ? c->caps->ring_tx_max.v : c->caps->ring_rx_max.v,
+	     c->caps->ring_max_since, bp.p ? bp.p : "", c->caps->src_rings);
+	free(bp.p);
+}
+
+/* A size above the observed, the table's or the kernel's maximum; true when refused. */
+static bool lower_ring_refused(struct ictx *c, size_t k, const struct lring *r, const char *path)
+{
+	bool observed = r->max && r->max->known;
+	uint32_t want = *r->v;
+
+	if (observed && want > r->max->v) {
+		LERR(c->L, mk(c, path, false),
+		     "rings.%s = %u exceeds this host's maximum of %u for %s (observed)",
+		     r->yaml, want, r->max->v, c->f->name);
+		return true;
+	}
+	if (k < 2 && !observed && table_chosen(c)) {
+		struct nt_num tmax = k ? c->caps->ring_tx_max : c->caps->ring_rx_max;
+
+		if (tmax.known && want > tmax.v) {
+			LERR(c->L, mk(c, path, false),
+			     "rings.%s = %u exceeds the %s maximum of %u (%s)", r->yaml, want,
+			     c->caps->id, tmax.v, c->caps->src_rings);
+			return true;
+		}
+	}
+	if (k < 2 && !observed && c->caps &&
+	    nt_caps_ring_before(c->caps, c->L->facts->kernel) &&
+	    want > c->caps->ring_max_before.v) {
+		lower_ring_before(c, k, r, path);
+		return true;
+	}
+	return false;
+}
+
+/* An observed maximum that differs from the table's. */
+static void lower_ring_differs(struct ictx *c, size_t k, const struct lring *r, const char *path)
+{
+	struct nt_num tmax = k ? c->caps->ring_tx_max : c->caps->ring_rx_max;
+
+	/* on a kernel before the table's max_since the table's own
+	 * maximum is max_before (x710: 4096 on 5.15.0-NN) */
+	if (tmax.known && nt_caps_ring_before(c->caps, c->L->facts->kernel))
+		tmax = c->caps->ring_max_before;
+	if (tmax.known && tmax.v != r->max->v)
+		nt_warn(c->L->d, mk(c, path, false), "capability",
+			"%s: observed maximum %s ring %u differs from the %s table's %u; "
+			"the observed value is used", c->f->name, r->yaml, r->max->v,
+			c->caps->id, tmax.v);
+}
+
+/* The size the driver will set: rounded to its step or up to a power of two. */
+static void lower_ring_put(struct ictx *c, size_t k, const struct lring *r, const char *path)
+{
+	uint32_t want = *r->v;
+	struct nt_setting *s;
+
+	if (c->caps && c->caps->ring_step.known && c->caps->ring_step.v > 1 &&
+	    want % c->caps->ring_step.v)
+		want = (want + c->caps->ring_step.v - 1) / c->caps->ring_step.v *
+		       c->caps->ring_step.v;
+	if (k < 2 && c->caps && c->caps->ring_pow2 == NT_POW2_UP && nt_pow2_up(want))
+		want = nt_pow2_up(want);
+	s = put(c, NT_K_RING, r->n, nt_v_u32(want), path);
+	if (want != *r->v && c->caps->ring_pow2 == NT_POW2_UP)
+		set_note(s, "%u rounded up to %u: %s rounds ring sizes up to a power of two",
+			 *r->v, want, c->caps->driver);
+	else if (want != *r->v)
+		set_note(s, "%u rounded up to %u: %s rounds ring sizes to multiples of %u",
+			 *r->v, want, c->caps->driver, c->caps->ring_step.v);
+}
+
+/* Ring k (0 rx, 1 tx, then rx-mini, rx-jumbo). */
+static void lower_ring(struct ictx *c, size_t k, const struct lring *r)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "rings/%s", r->yaml);
+	if (k == 0 && c->caps && c->caps->ring_rx_max_no_agg.known && lower_ring_no_agg(c, r, path))
+		return;
+	if (lower_ring_refused(c, k, r, path))
+		return;
+	if (k < 2 && r->max && r->max->known && c->caps)
+		lower_ring_differs(c, k, r, path);
+	lower_ring_put(c, k, r, path);
+}
+
 static void lower_rings(struct ictx *c)
 {
 	const struct nt_rings *r = c->f->rings;
 	const char *const *n = nt_kinds[NT_K_RING].args;	/* rx, tx, rx-mini, rx-jumbo */
-	struct { const char *n; uint32_t *v; const struct nt_num *max; } m[] = {
-		{n[0], r ? r->rx : NULL, c->F ? &c->F->ring_rx_max : NULL},
-		{n[1], r ? r->tx : NULL, c->F ? &c->F->ring_tx_max : NULL},
-		{n[2], r ? r->rx_mini : NULL, NULL},
-		{n[3], r ? r->rx_jumbo : NULL, NULL},
+	const struct lring m[] = {
+		{n[0], "rx", r ? r->rx : NULL, c->F ? &c->F->ring_rx_max : NULL},
+		{n[1], "tx", r ? r->tx : NULL, c->F ? &c->F->ring_tx_max : NULL},
+		{n[2], "rx_mini", r ? r->rx_mini : NULL, NULL},
+		{n[3], "rx_jumbo", r ? r->rx_jumbo : NULL, NULL},
 	};
-	static const char *const yaml[] = {"rx", "tx", "rx_mini", "rx_jumbo"};
 	size_t k;
 
-	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
-		char path[64];
-		uint32_t want;
-		struct nt_setting *s;
-
-		if (!m[k].v)
-			continue;
-		snprintf(path, sizeof(path), "rings/%s", yaml[k]);
-		want = *m[k].v;
-		if (k == 0 && c->caps && c->caps->ring_rx_max_no_agg.known) {
-			char why[256];
-			bool mtu_unset;
-			struct nt_num nm = nt_caps_rx_max(c->caps, c->f, why, sizeof(why), &mtu_unset);
-			bool observed = m[k].max && m[k].max->known;
-
-			/* the observed maximum is the one of the current offloads
-			 * and MTU; the profile may turn aggregation rings off first */
-			if ((!observed || m[k].max->v == c->caps->ring_rx_max.v) &&
-			    want > c->caps->ring_rx_max.v && want <= nm.v) {
-				s = put(c, NT_K_RING, m[k].n, nt_v_u32(want), path);
-				set_note(s, "%s allows %u rx descriptors only without aggregation "
-					 "rings: offloads.gro_hw and offloads.lro are off and %s at most %u",
-					 c->caps->driver, nm.v, mtu_unset ? "the host's MTU must be" :
-					 "the mtu is", c->caps->no_agg_mtu_max.v);
-				continue;
-			}
-			if ((!observed || m[k].max->v == c->caps->ring_rx_max.v) && table_chosen(c) &&
-			    want > nm.v && want <= c->caps->ring_rx_max_no_agg.v) {
-				LERR(c->L, mk(c, path, false),
-				     "rings.rx = %u exceeds the %s maximum of %u while %s uses "
-				     "aggregation rings: %s. With offloads.gro_hw and offloads.lro off "
-				     "and an mtu of at most %u the maximum is %u (%s)", want,
-				     c->caps->id, nm.v, c->caps->driver, why, c->caps->no_agg_mtu_max.v,
-				     c->caps->ring_rx_max_no_agg.v, c->caps->src_rings);
-				continue;
-			}
-		}
-		if (m[k].max && m[k].max->known && want > m[k].max->v) {
-			LERR(c->L, mk(c, path, false),
-			     "rings.%s = %u exceeds this host's maximum of %u for %s (observed)",
-			     yaml[k], want, m[k].max->v, c->f->name);
-			continue;
-		}
-		if (k < 2 && !(m[k].max && m[k].max->known) && table_chosen(c)) {
-			struct nt_num tmax = k ? c->caps->ring_tx_max : c->caps->ring_rx_max;
-
-			if (tmax.known && want > tmax.v) {
-				LERR(c->L, mk(c, path, false),
-				     "rings.%s = %u exceeds the %s maximum of %u (%s)", yaml[k], want,
-				     c->caps->id, tmax.v, c->caps->src_rings);
-				continue;
-			}
-		}
-		if (k < 2 && !(m[k].max && m[k].max->known) && c->caps &&
-		    nt_caps_ring_before(c->caps, c->L->facts->kernel) &&
-		    want > c->caps->ring_max_before.v) {
-			struct nt_buf bp = {0};
-			size_t i;
-
-			for (i = 0; i < c->caps->nbackports; i++)
-				nt_buf_printf(&bp, "%s%s", i ? ", " : " and the stable releases ",
-					      c->caps->ring_backports[i]);
-			LERR(c->L, mk(c, path, false),
-			     "rings.%s = %u exceeds the %s maximum of %u on kernel %s (%u from %s%s; %s)",
-			     yaml[k], want, c->caps->id, c->caps->ring_max_before.v, c->L->facts->kernel,
-			     k ? c->caps->ring_tx_max.v : c->caps->ring_rx_max.v,
-			     c->caps->ring_max_since, bp.p ? bp.p : "", c->caps->src_rings);
-			free(bp.p);
-			continue;
-		}
-		if (k < 2 && m[k].max && m[k].max->known && c->caps) {
-			struct nt_num tmax = k ? c->caps->ring_tx_max : c->caps->ring_rx_max;
-
-			/* on a kernel before the table's max_since the table's own
-			 * maximum is max_before (x710: 4096 on 5.15.0-NN) */
-			if (tmax.known && nt_caps_ring_before(c->caps, c->L->facts->kernel))
-				tmax = c->caps->ring_max_before;
-			if (tmax.known && tmax.v != m[k].max->v)
-				nt_warn(c->L->d, mk(c, path, false), "capability",
-					"%s: observed maximum %s ring %u differs from the %s table's %u; "
-					"the observed value is used", c->f->name, yaml[k], m[k].max->v,
-					c->caps->id, tmax.v);
-		}
-		if (c->caps && c->caps->ring_step.known && c->caps->ring_step.v > 1 &&
-		    want % c->caps->ring_step.v)
-			want = (want + c->caps->ring_step.v - 1) / c->caps->ring_step.v *
-			       c->caps->ring_step.v;
-		if (k < 2 && c->caps && c->caps->ring_pow2 == NT_POW2_UP && nt_pow2_up(want))
-			want = nt_pow2_up(want);
-		s = put(c, NT_K_RING, m[k].n, nt_v_u32(want), path);
-		if (want != *m[k].v && c->caps->ring_pow2 == NT_POW2_UP)
-			set_note(s, "%u rounded up to %u: %s rounds ring sizes up to a power of two",
-				 *m[k].v, want, c->caps->driver);
-		else if (want != *m[k].v)
-			set_note(s, "%u rounded up to %u: %s rounds ring sizes to multiples of %u",
-				 *m[k].v, want, c->caps->driver, c->caps->ring_step.v);
-	}
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++)
+		if (m[k].v)
+			lower_ring(c, k, &m[k]);
 }
 
 /* A private flag by name: the names are the driver's (ETH_SS_PRIV_FLAGS;
@@ -664,6 +712,116 @@ static struct nt_num indir_size(struct ictx *c)
 	return (struct nt_num){false, 0};
 }
 
+/* rss.key on a device without a key. */
+static void lower_rss_nokey(struct ictx *c, bool obs_nokey)
+{
+	const char *drv = c->F && c->F->driver ? c->F->driver :
+			  c->caps ? c->caps->driver : NULL;
+	/* a virtual device (bridge) may have a link kind and no driver */
+	const char *kind = !drv && c->F ? c->F->kind : NULL;
+	const char *why = !obs_nokey ? "its key size is 0" :
+			  c->F->rss_indir_size.v ?
+			  "observed: an indirection table but no key" :
+			  "observed: no key and no indirection table";
+
+	LERR(c->L, mk(c, "rss/key", false), "%s has no RSS key (%s%s%s%s%s%s); remove rss.key",
+	     c->f->name, drv ? "driver " : kind ? "kind " : "", drv ? drv : kind ? kind : "",
+	     drv || kind ? ", " : "", why,
+	     !obs_nokey && c->caps && c->caps->src_rss ? "; " : "",
+	     !obs_nokey && c->caps && c->caps->src_rss ? c->caps->src_rss : "");
+}
+
+/* rss.key: per-host, derived from the host and interface names at the key size. */
+static void lower_rss_per_host(struct ictx *c, struct nt_num kb, uint8_t *key)
+{
+	struct nt_setting *s;
+
+	if (!kb.known && c->caps) {
+		LERR(c->L, mk(c, "rss/key", false),
+		     "the RSS key size of %s is unknown: the %s table (driver %s) does not "
+		     "know it; plan against the live host or a snapshot", c->f->name,
+		     c->caps->id, c->caps->driver);
+	} else if (!kb.known) {
+		LERR(c->L, mk(c, "rss/key", false),
+		     "the RSS key size of %s is unknown; name the NIC model (nic:) or plan "
+		     "against the live host or a snapshot", c->f->name);
+	} else {
+		nt_rss_key_per_host(c->L->hostname, c->f->name, key, kb.v);
+		s = put(c, NT_K_RSS_KEY, NULL, nt_v_bytes(key, kb.v), "rss/key");
+		set_note(s, "per-host: HMAC-SHA256 of %s/%s", c->L->hostname, c->f->name);
+	}
+}
+
+static void lower_rss_key(struct ictx *c, const struct nt_rss *r)
+{
+	uint8_t key[NT_RSS_KEY_MAX];
+	bool per_host;
+	int n = nt_parse_rss_key(r->key, key, sizeof(key), &per_host);
+	struct nt_num kb = key_bytes(c);
+	/* an observed device without a key has an indirection size and no
+	 * key size (observe.c, snapshots); a table says 0 */
+	bool obs_nokey = c->F && c->F->rss_indir_size.known && !c->F->rss_key_bytes.known;
+	/* validate said so already: a table's key size of 0, or the
+	 * observed empty indirection table given to a chosen table */
+	bool said = c->caps && ((c->caps->rss_key_bytes.known && !c->caps->rss_key_bytes.v) ||
+				(table_chosen(c) && c->F && c->F->rss_indir_size.known &&
+				 !c->F->rss_indir_size.v));
+
+	if ((obs_nokey || (kb.known && !kb.v)) && said) {
+		/* reported by validate */
+	} else if (obs_nokey || (kb.known && !kb.v)) {
+		lower_rss_nokey(c, obs_nokey);
+	} else if (kb.known && kb.v > sizeof(key)) {
+		/* the loaders refuse this; a table or a driver could still say so */
+		LERR(c->L, mk(c, "rss/key", false),
+		     "the RSS key size of %s is %u bytes; nettune handles at most %zu",
+		     c->f->name, kb.v, sizeof(key));
+	} else if (per_host) {
+		lower_rss_per_host(c, kb, key);
+	} else if (n > 0) {
+		if (kb.known && kb.v && (unsigned)n != kb.v)
+			LERR(c->L, mk(c, "rss/key", false),
+			     "RSS key is %d bytes; %s takes exactly %u", n, c->f->name, kb.v);
+		else
+			put(c, NT_K_RSS_KEY, NULL, nt_v_bytes(key, (size_t)n), "rss/key");
+	}
+}
+
+/* rss.spread: an indirection table that cycles through the queues. */
+static void lower_rss_spread(struct ictx *c, const struct nt_rss *r)
+{
+	struct nt_num sz = indir_size(c);
+	uint32_t q = r->queues ? *r->queues : c->nqueues;
+	uint32_t *l, e;
+	struct nt_setting *s;
+
+	if (sz.known && sz.v > NT_RSS_INDIR_MAX) {
+		LERR(c->L, mk(c, "rss/spread", false),
+		     "the RSS indirection table of %s has %u entries; nettune handles at most %u",
+		     c->f->name, sz.v, NT_RSS_INDIR_MAX);
+		return;
+	}
+	if (!sz.known || !sz.v) {
+		LERR(c->L, mk(c, "rss/spread", false),
+		     "the RSS indirection table size of %s is unknown; name the NIC model or "
+		     "plan against the live host or a snapshot", c->f->name);
+		return;
+	}
+	if (!q) {
+		LERR(c->L, mk(c, "rss/spread", false),
+		     "cannot spread RSS on %s: its queue count is unknown (set channels)",
+		     c->f->name);
+		return;
+	}
+	l = nt_xmalloc(sz.v * sizeof(*l));
+	for (e = 0; e < sz.v; e++)
+		l[e] = e % q;
+	s = put(c, NT_K_RSS_INDIR, NULL, nt_v_list(l, sz.v), "rss/spread");
+	set_note(s, "%u entries, each of %u queues gets %u or %u", sz.v, q, sz.v / q,
+		 (sz.v + q - 1) / q);
+	free(l);
+}
+
 static void lower_rss(struct ictx *c)
 {
 	const struct nt_rss *r = c->f->rss;
@@ -672,97 +830,10 @@ static void lower_rss(struct ictx *c)
 		return;
 	if (r->hash)
 		put(c, NT_K_RSS_HFUNC, NULL, nt_v_str(nt_hash_strings[*r->hash].str), "rss/hash");
-	if (r->key) {
-		uint8_t key[NT_RSS_KEY_MAX];
-		bool per_host;
-		int n = nt_parse_rss_key(r->key, key, sizeof(key), &per_host);
-		struct nt_num kb = key_bytes(c);
-		/* an observed device without a key has an indirection size and no
-		 * key size (observe.c, snapshots); a table says 0 */
-		bool obs_nokey = c->F && c->F->rss_indir_size.known && !c->F->rss_key_bytes.known;
-		const char *drv = c->F && c->F->driver ? c->F->driver :
-				  c->caps ? c->caps->driver : NULL;
-		/* a virtual device (bridge) may have a link kind and no driver */
-		const char *kind = !drv && c->F ? c->F->kind : NULL;
-
-		/* validate said so already: a table's key size of 0, or the
-		 * observed empty indirection table given to a chosen table */
-		bool said = c->caps && ((c->caps->rss_key_bytes.known && !c->caps->rss_key_bytes.v) ||
-					(table_chosen(c) && c->F && c->F->rss_indir_size.known &&
-					 !c->F->rss_indir_size.v));
-
-		if ((obs_nokey || (kb.known && !kb.v)) && said) {
-			/* reported by validate */
-		} else if (obs_nokey || (kb.known && !kb.v)) {
-			const char *why = !obs_nokey ? "its key size is 0" :
-					  c->F->rss_indir_size.v ?
-					  "observed: an indirection table but no key" :
-					  "observed: no key and no indirection table";
-
-			LERR(c->L, mk(c, "rss/key", false), "%s has no RSS key (%s%s%s%s%s%s); remove rss.key",
-			     c->f->name, drv ? "driver " : kind ? "kind " : "", drv ? drv : kind ? kind : "",
-			     drv || kind ? ", " : "", why,
-			     !obs_nokey && c->caps && c->caps->src_rss ? "; " : "",
-			     !obs_nokey && c->caps && c->caps->src_rss ? c->caps->src_rss : "");
-		} else if (kb.known && kb.v > sizeof(key)) {
-			/* the loaders refuse this; a table or a driver could still say so */
-			LERR(c->L, mk(c, "rss/key", false),
-			     "the RSS key size of %s is %u bytes; nettune handles at most %zu",
-			     c->f->name, kb.v, sizeof(key));
-		} else if (per_host) {
-			if (!kb.known && c->caps) {
-				LERR(c->L, mk(c, "rss/key", false),
-				     "the RSS key size of %s is unknown: the %s table (driver %s) does not "
-				     "know it; plan against the live host or a snapshot", c->f->name,
-				     c->caps->id, c->caps->driver);
-			} else if (!kb.known) {
-				LERR(c->L, mk(c, "rss/key", false),
-				     "the RSS key size of %s is unknown; name the NIC model (nic:) or plan "
-				     "against the live host or a snapshot", c->f->name);
-			} else {
-				struct nt_setting *s;
-
-				nt_rss_key_per_host(c->L->hostname, c->f->name, key, kb.v);
-				s = put(c, NT_K_RSS_KEY, NULL, nt_v_bytes(key, kb.v), "rss/key");
-				set_note(s, "per-host: HMAC-SHA256 of %s/%s", c->L->hostname, c->f->name);
-			}
-		} else if (n > 0) {
-			if (kb.known && kb.v && (unsigned)n != kb.v)
-				LERR(c->L, mk(c, "rss/key", false),
-				     "RSS key is %d bytes; %s takes exactly %u", n, c->f->name, kb.v);
-			else
-				put(c, NT_K_RSS_KEY, NULL, nt_v_bytes(key, (size_t)n), "rss/key");
-		}
-	}
-	if (r->spread) {
-		struct nt_num sz = indir_size(c);
-		uint32_t q = r->queues ? *r->queues : c->nqueues;
-
-		if (sz.known && sz.v > NT_RSS_INDIR_MAX)
-			LERR(c->L, mk(c, "rss/spread", false),
-			     "the RSS indirection table of %s has %u entries; nettune handles at most %u",
-			     c->f->name, sz.v, NT_RSS_INDIR_MAX);
-		else if (!sz.known || !sz.v)
-			LERR(c->L, mk(c, "rss/spread", false),
-			     "the RSS indirection table size of %s is unknown; name the NIC model or "
-			     "plan against the live host or a snapshot", c->f->name);
-		else if (!q)
-			LERR(c->L, mk(c, "rss/spread", false),
-			     "cannot spread RSS on %s: its queue count is unknown (set channels)",
-			     c->f->name);
-		else {
-			uint32_t *l = nt_xmalloc(sz.v * sizeof(*l));
-			struct nt_setting *s;
-			uint32_t e;
-
-			for (e = 0; e < sz.v; e++)
-				l[e] = e % q;
-			s = put(c, NT_K_RSS_INDIR, NULL, nt_v_list(l, sz.v), "rss/spread");
-			set_note(s, "%u entries, each of %u queues gets %u or %u", sz.v, q, sz.v / q,
-				 (sz.v + q - 1) / q);
-			free(l);
-		}
-	}
+	if (r->key)
+		lower_rss_key(c, r);
+	if (r->spread)
+		lower_rss_spread(c, r);
 }
 
 static void node_cpus(struct nt_lower *L, int node, struct nt_cpuset *out)
@@ -810,14 +881,151 @@ static int nic_node(struct ictx *c)
 	return -1;
 }
 
+/* The CPUs a spreading policy may use; false once reported. */
+static bool irq_candidates(struct ictx *c, enum nt_irq_policy pol, struct nt_cpuset *cands)
+{
+	const struct nt_irq *q = c->f->irq;
+	int node;
+
+	switch (pol) {
+	case NT_IRQ_NUMA_LOCAL_SPREAD:
+		node = nic_node(c);
+		if (node < 0) {
+			if (c->L->facts->topo_known && c->L->facts->nnodes == 1) {
+				node = 0;
+			} else {
+				LERR(c->L, mk(c, "irq/policy", false),
+				     "the NUMA node of %s is unknown (numa_node -1); numa-local-spread "
+				     "needs it: use all-cpus or explicit", c->f->name);
+				return false;
+			}
+		}
+		node_cpus(c->L, node, cands);
+		break;
+	case NT_IRQ_ALL_CPUS:
+		if (q->cpus) {
+			const char *err;
+
+			nt_cpuset_parse(q->cpus, cands, &err);
+		} else {
+			all_cpus(c->L, cands);
+		}
+		break;
+	default:
+		nt_cpuset_clear(cands);
+		break;
+	}
+	return true;
+}
+
+/* irq.cpus or irq.per_queue, queue N taking entry N mod the list's length. */
+static void irq_explicit(struct ictx *c)
+{
+	const struct nt_irq *q = c->f->irq;
+	uint32_t n;
+
+	if (!q->cpus && q->per_queue_count < c->nqueues)
+		nt_warn(c->L->d, mk(c, "irq/per_queue", false), "irq",
+			"%s has %u queues but irq.per_queue lists %u CPU set%s: queue %u and "
+			"later reuse the list from the start (queue N gets entry N mod %u)",
+			c->f->name, c->nqueues, q->per_queue_count,
+			q->per_queue_count == 1 ? "" : "s", q->per_queue_count,
+			q->per_queue_count);
+	for (n = 0; n < c->nqueues; n++) {
+		const char *err;
+		const char *lst = q->cpus ? q->cpus : q->per_queue[n % q->per_queue_count];
+
+		nt_cpuset_parse(lst, &c->irq_cpus[n], &err);
+		nt_cpuset_andnot(&c->irq_cpus[n], &c->reserved);
+	}
+}
+
+/* One CPU per queue, spread over the physical cores of the candidates;
+ * false once reported. */
+static bool irq_spread(struct ictx *c, enum nt_irq_policy pol, struct nt_cpuset *cands)
+{
+	struct nt_placement pl;
+	uint32_t n;
+
+	if (c->L->facts->topo_known)
+		nt_cpuset_and(cands, &c->L->facts->online);
+	nt_cpuset_andnot(cands, &c->reserved);
+	if (nt_cpuset_empty(cands)) {
+		LERR(c->L, mk(c, "irq/policy", false),
+		     "%s leaves no usable CPU for %s after reserved CPUs are removed",
+		     nt_irq_policy_strings[pol].str, c->f->name);
+		return false;
+	}
+	nt_placement_init(&pl, cands, c->L->facts);
+	for (n = 0; n < c->nqueues; n++) {
+		int cpu;
+
+		cpu = nt_placement_spread(&pl, n);
+		nt_cpuset_clear(&c->irq_cpus[n]);
+		nt_cpuset_set(&c->irq_cpus[n], (unsigned)cpu);
+	}
+	if (pol == NT_IRQ_NUMA_LOCAL_SPREAD && c->nqueues > (uint32_t)pl.ncores)
+		nt_warn(c->L->d, mk(c, "irq/policy", false), "irq",
+			"%s has %u queues but node %d has %d usable physical cores; queues %d and "
+			"later share cores: %s", c->f->name, c->nqueues,
+			nic_node(c) < 0 ? 0 : nic_node(c), pl.ncores, pl.ncores,
+			c->nqueues > (uint32_t)(pl.ncores + pl.nsiblings) ?
+			"SMT siblings first, then wrapping" : "on the SMT siblings");
+	return true;
+}
+
+/* The note of queue n's affinity: its rx and tx vectors. */
+static void irq_note(struct ictx *c, struct nt_setting *s, const struct nt_irq_fact *irq, uint32_t n)
+{
+	size_t ntx, t;
+	const struct nt_irq_fact *tx = nt_facts_tx_irqs(c->F, n, &ntx);
+	struct nt_buf txs = {0};
+	bool managed = irq->managed;
+
+	for (t = 0; t < ntx; t++) {
+		nt_buf_printf(&txs, "%s%u", t ? "," : ", tx irq ", tx[t].irq);
+		managed |= tx[t].managed;
+	}
+	set_note(s, "%s %u%s%s%s", c->F->vmbus ? "vmbus channel" : "irq", irq->irq,
+		 txs.p ? txs.p : "", managed ? ", kernel-managed" : "",
+		 c->F->irq_generic ? ", generic vector rule: no layout row for this driver" : "");
+	nt_buf_free(&txs);
+	if (managed)
+		s->flags |= NT_SF_CANNOT_CHANGE;
+}
+
+/* One affinity setting per queue. */
+static void irq_put(struct ictx *c)
+{
+	uint32_t n;
+
+	for (n = 0; n < c->nqueues; n++) {
+		char arg[16];
+		const struct nt_irq_fact *irq = nt_facts_irq(c->F, n);
+		struct nt_setting *s;
+
+		snprintf(arg, sizeof(arg), "%u", n);
+		s = put(c, NT_K_IRQ_AFFINITY, arg, nt_v_cpus(&c->irq_cpus[n]), "irq/policy");
+		if (irq) {
+			irq_note(c, s, irq, n);
+		} else if (c->F && c->F->driver && (!c->F->nirqs || !c->f->channels)) {
+			/* no channel change will make the vector appear */
+			LERR(c->L, mk(c, "irq/policy", false),
+			     "queue %u of %s has no IRQ (driver %s: %s)", n, c->f->name, c->F->driver,
+			     c->F->nirqs ? "it has fewer queue vectors than queues" :
+			     "it has no per-queue interrupt vector to place");
+			return;
+		} else {
+			set_note(s, "irq resolved at apply time (after channels)");
+		}
+	}
+}
+
 static void lower_irq(struct ictx *c)
 {
 	const struct nt_irq *q = c->f->irq;
 	enum nt_irq_policy pol = q && q->policy ? *q->policy : NT_IRQ_NONE;
 	struct nt_cpuset cands;
-	struct nt_placement pl;
-	uint32_t n;
-	int node;
 
 	if (pol == NT_IRQ_NONE)
 		return;
@@ -831,112 +1039,16 @@ static void lower_irq(struct ictx *c)
 		LERR(c->L, mk(c, "irq/policy", false), "%s: more than 4096 queues", c->f->name);
 		return;
 	}
-	switch (pol) {
-	case NT_IRQ_NUMA_LOCAL_SPREAD:
-		node = nic_node(c);
-		if (node < 0) {
-			if (c->L->facts->topo_known && c->L->facts->nnodes == 1) {
-				node = 0;
-			} else {
-				LERR(c->L, mk(c, "irq/policy", false),
-				     "the NUMA node of %s is unknown (numa_node -1); numa-local-spread "
-				     "needs it: use all-cpus or explicit", c->f->name);
-				return;
-			}
-		}
-		node_cpus(c->L, node, &cands);
-		break;
-	case NT_IRQ_ALL_CPUS:
-		if (q->cpus) {
-			const char *err;
-
-			nt_cpuset_parse(q->cpus, &cands, &err);
-		} else {
-			all_cpus(c->L, &cands);
-		}
-		break;
-	default:
-		nt_cpuset_clear(&cands);
-		break;
-	}
+	if (!irq_candidates(c, pol, &cands))
+		return;
 	/* per queue, not a fixed 4096-entry (2 MiB) array zeroed per interface */
 	c->irq_cpus = nt_xcalloc(c->nqueues ? c->nqueues : 1, sizeof(*c->irq_cpus));
-	if (pol == NT_IRQ_EXPLICIT) {
-		if (!q->cpus && q->per_queue_count < c->nqueues)
-			nt_warn(c->L->d, mk(c, "irq/per_queue", false), "irq",
-				"%s has %u queues but irq.per_queue lists %u CPU set%s: queue %u and "
-				"later reuse the list from the start (queue N gets entry N mod %u)",
-				c->f->name, c->nqueues, q->per_queue_count,
-				q->per_queue_count == 1 ? "" : "s", q->per_queue_count,
-				q->per_queue_count);
-		for (n = 0; n < c->nqueues; n++) {
-			const char *err;
-			const char *lst = q->cpus ? q->cpus : q->per_queue[n % q->per_queue_count];
-
-			nt_cpuset_parse(lst, &c->irq_cpus[n], &err);
-			nt_cpuset_andnot(&c->irq_cpus[n], &c->reserved);
-		}
-	} else {
-		if (c->L->facts->topo_known)
-			nt_cpuset_and(&cands, &c->L->facts->online);
-		nt_cpuset_andnot(&cands, &c->reserved);
-		if (nt_cpuset_empty(&cands)) {
-			LERR(c->L, mk(c, "irq/policy", false),
-			     "%s leaves no usable CPU for %s after reserved CPUs are removed",
-			     nt_irq_policy_strings[pol].str, c->f->name);
-			return;
-		}
-		nt_placement_init(&pl, &cands, c->L->facts);
-		for (n = 0; n < c->nqueues; n++) {
-			int cpu;
-
-			cpu = nt_placement_spread(&pl, n);
-			nt_cpuset_clear(&c->irq_cpus[n]);
-			nt_cpuset_set(&c->irq_cpus[n], (unsigned)cpu);
-		}
-		if (pol == NT_IRQ_NUMA_LOCAL_SPREAD && c->nqueues > (uint32_t)pl.ncores)
-			nt_warn(c->L->d, mk(c, "irq/policy", false), "irq",
-				"%s has %u queues but node %d has %d usable physical cores; queues %d and "
-				"later share cores: %s", c->f->name, c->nqueues,
-				nic_node(c) < 0 ? 0 : nic_node(c), pl.ncores, pl.ncores,
-				c->nqueues > (uint32_t)(pl.ncores + pl.nsiblings) ?
-				"SMT siblings first, then wrapping" : "on the SMT siblings");
-	}
+	if (pol == NT_IRQ_EXPLICIT)
+		irq_explicit(c);
+	else if (!irq_spread(c, pol, &cands))
+		return;
 	c->irq_placed = true;
-	for (n = 0; n < c->nqueues; n++) {
-		char arg[16];
-		const struct nt_irq_fact *irq = nt_facts_irq(c->F, n);
-		struct nt_setting *s;
-
-		snprintf(arg, sizeof(arg), "%u", n);
-		s = put(c, NT_K_IRQ_AFFINITY, arg, nt_v_cpus(&c->irq_cpus[n]), "irq/policy");
-		if (irq) {
-			size_t ntx, t;
-			const struct nt_irq_fact *tx = nt_facts_tx_irqs(c->F, n, &ntx);
-			struct nt_buf txs = {0};
-			bool managed = irq->managed;
-
-			for (t = 0; t < ntx; t++) {
-				nt_buf_printf(&txs, "%s%u", t ? "," : ", tx irq ", tx[t].irq);
-				managed |= tx[t].managed;
-			}
-			set_note(s, "%s %u%s%s%s", c->F->vmbus ? "vmbus channel" : "irq", irq->irq,
-				 txs.p ? txs.p : "", managed ? ", kernel-managed" : "",
-				 c->F->irq_generic ? ", generic vector rule: no layout row for this driver" : "");
-			nt_buf_free(&txs);
-			if (managed)
-				s->flags |= NT_SF_CANNOT_CHANGE;
-		} else if (c->F && c->F->driver && (!c->F->nirqs || !c->f->channels)) {
-			/* no channel change will make the vector appear */
-			LERR(c->L, mk(c, "irq/policy", false),
-			     "queue %u of %s has no IRQ (driver %s: %s)", n, c->f->name, c->F->driver,
-			     c->F->nirqs ? "it has fewer queue vectors than queues" :
-			     "it has no per-queue interrupt vector to place");
-			return;
-		} else {
-			set_note(s, "irq resolved at apply time (after channels)");
-		}
-	}
+	irq_put(c);
 }
 
 static void lower_rps_xps(struct ictx *c)
@@ -1294,132 +1406,132 @@ static void check_sysctl(struct nt_lower *L, const char *key, const char *want, 
 	}
 }
 
-size_t nt_lower_linux(struct nt_lower *L)
+static void lower_sysctls(struct nt_lower *L)
 {
 	const struct nt_profile *p = L->l->p;
-	struct nt_cpuset reserved;
 	size_t i;
-	int banned_policy = -1;
-	struct nt_buf banned = {0};
-	struct nt_mark ban_src = {0};
-	struct nt_tunnel_map tm;
+
+	for (i = 0; i < p->sysctl_count; i++) {
+		char *key = nt_sysctl_key_canon(p->sysctl[i].key);
+		struct nt_buf path = {0};
+		const char *c;
+
+		/* a key spelled as a path is one segment: '/' is ~1 */
+		nt_buf_puts(&path, "/sysctl/");
+		for (c = p->sysctl[i].key; *c; c++)
+			if (*c == '/' || *c == '~')
+				nt_buf_puts(&path, *c == '/' ? "~1" : "~0");
+			else
+				nt_buf_putc(&path, *c);
+		check_sysctl(L, key, p->sysctl[i].value, nt_loaded_mark(L->l, path.p, false));
+		nt_state_set(L->desired, NT_K_SYSCTL, "sysctl", key,
+			     nt_v_str(p->sysctl[i].value), nt_loaded_mark(L->l, path.p, false));
+		nt_buf_free(&path);
+		free(key);
+	}
+}
+
+/* What irqbalance must leave alone: the strongest policy asked for, the
+ * pinned IRQs, and where the first was asked for. */
+struct irqban {
+	int policy;	/* enum nt_irqbal, or -1 */
+	struct nt_buf irqs;
+	struct nt_mark src;
+};
+
+static void irqban_add(struct irqban *b, struct ictx *c)
+{
+	const struct nt_iface *f = c->f;
+	int pol = f->irq->irqbalance ? (int)*f->irq->irqbalance : NT_IRQBAL_BAN;
+	uint32_t n;
+
+	if (pol == NT_IRQBAL_STOP || b->policy < 0 || b->policy == NT_IRQBAL_IGNORE)
+		b->policy = pol;
+	if (!b->src.file)
+		b->src = mk(c, f->irq->irqbalance ? "irq/irqbalance" : "irq/policy", false);
+	for (n = 0; n < c->nqueues; n++) {
+		const struct nt_irq_fact *irq = nt_facts_irq(c->F, n);
+
+		size_t ntx, t;
+		const struct nt_irq_fact *tx = nt_facts_tx_irqs(c->F, n, &ntx);
+
+		if (irq && !c->F->vmbus)
+			nt_buf_printf(&b->irqs, "%s%u", b->irqs.n ? "," : "", irq->irq);
+		for (t = 0; irq && !c->F->vmbus && t < ntx; t++)
+			nt_buf_printf(&b->irqs, ",%u", tx[t].irq);
+	}
+}
+
+static void lower_irqbalance(struct nt_lower *L, const struct irqban *b)
+{
+	if (b->policy < 0 || L->facts->irqbalance == 0)
+		return;
+	if (b->policy == NT_IRQBAL_BAN && b->irqs.n) {
+		struct nt_setting *s = nt_state_set(L->desired, NT_K_IRQBALANCE_BAN, "irqbalance",
+						    NULL, nt_v_str(b->irqs.p), b->src);
+
+		set_note(s, "keeps irqbalance from moving the pinned IRQs (--banirq, restarts irqbalance)");
+	} else if (b->policy == NT_IRQBAL_STOP) {
+		nt_state_set(L->desired, NT_K_IRQBALANCE_SERVICE, "irqbalance", NULL,
+			     nt_v_str("stopped"), b->src);
+	} else if (b->policy == NT_IRQBAL_IGNORE && L->facts->irqbalance > 0) {
+		nt_warn(L->d, b->src, "irqbalance",
+			"irqbalance is running and irqbalance: ignore was chosen; it may move the "
+			"pinned IRQs again");
+	}
+}
+
+/* Interface i, unless the host does not have it; its pinned IRQs into ban. */
+static void lower_iface(struct nt_lower *L, size_t i, const struct nt_cpuset *reserved,
+			struct nt_tunnel_map *tm, bool ifaces_known, struct irqban *ban)
+{
+	const struct nt_iface *f = &L->l->p->interfaces[i];
 	struct ictx c;
-	bool ifaces_known;
 
-	/* facts that know the interfaces (the live host, a snapshot that lists
-	 * them) say that one not among them does not exist, even when none of
-	 * the profile's does; a snapshot without the list still counts as
-	 * knowing them once it shows anything of the host */
-	ifaces_known = L->facts->ifaces_known || L->observed->n || L->facts->nifs;
-	L->errs = 0;
-	nt_cpuset_clear(&reserved);
-	if (p->host && p->host->reserved_cpus) {
-		const char *err;
-
-		nt_cpuset_parse(p->host->reserved_cpus, &reserved, &err);
+	memset(&c, 0, sizeof(c));
+	c.L = L;
+	c.f = f;
+	c.i = i;
+	c.F = nt_facts_iface(L->facts, f->name);
+	c.reserved = *reserved;
+	c.tm = tm;
+	if (L->facts->known && !c.F && ifaces_known &&
+	    (L->skip_missing || (L->only && strcmp(f->name, L->only)))) {
+		nt_warn(L->d, mk(&c, "name", false), "plan",
+			 "interface %s does not exist on this host yet; its settings "
+			 "are skipped until it appears", f->name);
+		return;
 	}
-	check_numa(L, &reserved);
-	if (p->sysctl)
-		for (i = 0; i < p->sysctl_count; i++) {
-			char *key = nt_sysctl_key_canon(p->sysctl[i].key);
-			struct nt_buf path = {0};
-			const char *c;
-
-			/* a key spelled as a path is one segment: '/' is ~1 */
-			nt_buf_puts(&path, "/sysctl/");
-			for (c = p->sysctl[i].key; *c; c++)
-				if (*c == '/' || *c == '~')
-					nt_buf_puts(&path, *c == '/' ? "~1" : "~0");
-				else
-					nt_buf_putc(&path, *c);
-			check_sysctl(L, key, p->sysctl[i].value, nt_loaded_mark(L->l, path.p, false));
-			nt_state_set(L->desired, NT_K_SYSCTL, "sysctl", key,
-				     nt_v_str(p->sysctl[i].value), nt_loaded_mark(L->l, path.p, false));
-			nt_buf_free(&path);
-			free(key);
-		}
-	/* underlays before tunnels, so tunnels can derive their MTU; a tunnel
-	 * over a tunnel after the one it rides on */
-	nt_tunnel_map(p, &tm);
-	for (unsigned pass = 0; pass <= tm.max_depth; pass++)
-		for (i = 0; i < p->interfaces_count; i++) {
-			const struct nt_iface *f = &p->interfaces[i];
-
-			if (tm.depth[i] != pass)
-				continue;
-			memset(&c, 0, sizeof(c));
-			c.L = L;
-			c.f = f;
-			c.i = i;
-			c.F = nt_facts_iface(L->facts, f->name);
-			c.reserved = reserved;
-			c.tm = &tm;
-			if (L->facts->known && !c.F && ifaces_known &&
-			    (L->skip_missing || (L->only && strcmp(f->name, L->only)))) {
-				nt_warn(L->d, mk(&c, "name", false), "plan",
-					 "interface %s does not exist on this host yet; its settings "
-					 "are skipped until it appears", f->name);
-				continue;
-			}
-			if (L->facts->known && !c.F && ifaces_known) {
-				L->errs++;
-				nt_error(L->d, mk(&c, "name", false), "plan",
-					 "interface %s does not exist on this host%s", f->name,
-					 f->tunnel ? " (bring the tunnel up first)" : "");
-				continue;
-			}
-			c.caps = caps_for(&c);
-			check_chosen_caps(&c);
-			lower_mtu(&c);
-			check_tunnel_fit(&c);
-			check_tunnel_kind(&c);
-			lower_offloads(&c);
-			lower_channels(&c);
-			lower_rings(&c);
-			lower_coalesce(&c);
-			lower_rss(&c);
-			lower_irq(&c);
-			lower_rps_xps(&c);
-			lower_rows(&c);
-			if (c.irq_placed && f->irq) {
-				int pol = f->irq->irqbalance ? (int)*f->irq->irqbalance : NT_IRQBAL_BAN;
-				uint32_t n;
-
-				if (pol == NT_IRQBAL_STOP || banned_policy < 0 || banned_policy == NT_IRQBAL_IGNORE)
-					banned_policy = pol;
-				if (!ban_src.file)
-					ban_src = mk(&c, f->irq->irqbalance ? "irq/irqbalance" : "irq/policy", false);
-				for (n = 0; n < c.nqueues; n++) {
-					const struct nt_irq_fact *irq = nt_facts_irq(c.F, n);
-
-					size_t ntx, t;
-					const struct nt_irq_fact *tx = nt_facts_tx_irqs(c.F, n, &ntx);
-
-					if (irq && !c.F->vmbus)
-						nt_buf_printf(&banned, "%s%u", banned.n ? "," : "", irq->irq);
-					for (t = 0; irq && !c.F->vmbus && t < ntx; t++)
-						nt_buf_printf(&banned, ",%u", tx[t].irq);
-				}
-			}
-			free(c.irq_cpus);
-		}
-	nt_tunnel_map_free(&tm);
-	if (banned_policy >= 0 && L->facts->irqbalance != 0) {
-		if (banned_policy == NT_IRQBAL_BAN && banned.n) {
-			struct nt_setting *s = nt_state_set(L->desired, NT_K_IRQBALANCE_BAN, "irqbalance",
-							    NULL, nt_v_str(banned.p), ban_src);
-
-			set_note(s, "keeps irqbalance from moving the pinned IRQs (--banirq, restarts irqbalance)");
-		} else if (banned_policy == NT_IRQBAL_STOP) {
-			nt_state_set(L->desired, NT_K_IRQBALANCE_SERVICE, "irqbalance", NULL,
-				     nt_v_str("stopped"), ban_src);
-		} else if (banned_policy == NT_IRQBAL_IGNORE && L->facts->irqbalance > 0) {
-			nt_warn(L->d, ban_src, "irqbalance",
-				"irqbalance is running and irqbalance: ignore was chosen; it may move the "
-				"pinned IRQs again");
-		}
+	if (L->facts->known && !c.F && ifaces_known) {
+		L->errs++;
+		nt_error(L->d, mk(&c, "name", false), "plan",
+			 "interface %s does not exist on this host%s", f->name,
+			 f->tunnel ? " (bring the tunnel up first)" : "");
+		return;
 	}
-	nt_buf_free(&banned);
+	c.caps = caps_for(&c);
+	check_chosen_caps(&c);
+	lower_mtu(&c);
+	check_tunnel_fit(&c);
+	check_tunnel_kind(&c);
+	lower_offloads(&c);
+	lower_channels(&c);
+	lower_rings(&c);
+	lower_coalesce(&c);
+	lower_rss(&c);
+	lower_irq(&c);
+	lower_rps_xps(&c);
+	lower_rows(&c);
+	if (c.irq_placed && f->irq)
+		irqban_add(ban, &c);
+	free(c.irq_cpus);
+}
+
+static void lower_processes(struct nt_lower *L, const struct nt_cpuset *reserved)
+{
+	const struct nt_profile *p = L->l->p;
+	size_t i;
+
 	for (i = 0; i < p->processes_count; i++) {
 		const struct nt_process *pr = &p->processes[i];
 		const char *who = pr->match.systemd_unit ? pr->match.systemd_unit :
@@ -1441,7 +1553,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 				continue;
 			}
 			node_cpus(L, F->numa_node, &s);
-			nt_cpuset_andnot(&s, &reserved);
+			nt_cpuset_andnot(&s, reserved);
 		} else {
 			nt_cpuset_parse(pr->cpus, &s, &err);
 		}
@@ -1449,7 +1561,13 @@ size_t nt_lower_linux(struct nt_lower *L)
 			     nt_loaded_mark(L->l, path, false));
 		free(obj);
 	}
-	/* the same name rules as snapshots, manifests and journals */
+}
+
+/* The same name rules as snapshots, manifests and journals. */
+static void check_setting_names(struct nt_lower *L)
+{
+	size_t i;
+
 	for (i = 0; i < L->desired->n; i++) {
 		const struct nt_setting *st = &L->desired->v[i];
 		const char *part, *why = nt_setting_problem(st->kind, st->object, st->arg, &part);
@@ -1458,5 +1576,43 @@ size_t nt_lower_linux(struct nt_lower *L)
 			LERR(L, st->src, "%s %s \"%s\" %s", nt_kinds[st->kind].name, part,
 			     *part == 'o' ? st->object : st->arg ? st->arg : "", why);
 	}
+}
+
+size_t nt_lower_linux(struct nt_lower *L)
+{
+	const struct nt_profile *p = L->l->p;
+	struct nt_cpuset reserved;
+	size_t i;
+	struct irqban ban = {-1, {0}, {0}};
+	struct nt_tunnel_map tm;
+	bool ifaces_known;
+
+	/* facts that know the interfaces (the live host, a snapshot that lists
+	 * them) say that one not among them does not exist, even when none of
+	 * the profile's does; a snapshot without the list still counts as
+	 * knowing them once it shows anything of the host */
+	ifaces_known = L->facts->ifaces_known || L->observed->n || L->facts->nifs;
+	L->errs = 0;
+	nt_cpuset_clear(&reserved);
+	if (p->host && p->host->reserved_cpus) {
+		const char *err;
+
+		nt_cpuset_parse(p->host->reserved_cpus, &reserved, &err);
+	}
+	check_numa(L, &reserved);
+	if (p->sysctl)
+		lower_sysctls(L);
+	/* underlays before tunnels, so tunnels can derive their MTU; a tunnel
+	 * over a tunnel after the one it rides on */
+	nt_tunnel_map(p, &tm);
+	for (unsigned pass = 0; pass <= tm.max_depth; pass++)
+		for (i = 0; i < p->interfaces_count; i++)
+			if (tm.depth[i] == pass)
+				lower_iface(L, i, &reserved, &tm, ifaces_known, &ban);
+	nt_tunnel_map_free(&tm);
+	lower_irqbalance(L, &ban);
+	nt_buf_free(&ban.irqs);
+	lower_processes(L, &reserved);
+	check_setting_names(L);
 	return L->errs;
 }

@@ -176,103 +176,130 @@ static void diagnose(struct nt_lower *L)
 	}
 }
 
-size_t nt_lower_windows(struct nt_lower *L)
+/* A tunnel's MTU derived from its underlay's (0 when it cannot be); the
+ * note says how. */
+static uint32_t win_tunnel_mtu(struct nt_lower *L, size_t i, const struct nt_iface *f,
+			       char *note, size_t n)
+{
+	const struct nt_setting *u = nt_state_get(L->desired, NT_K_WIN_IP_MTU,
+						  f->tunnel->underlay, "ipv4");
+	struct nt_overhead o;
+	uint32_t mtu;
+
+	nt_tunnel_overhead(f->tunnel, &o);
+	if (!u)
+		u = nt_state_get(L->observed, NT_K_WIN_IP_MTU, f->tunnel->underlay, "ipv4");
+	if (u && nt_overhead_fit(&o, u->val.u) >= nt_tunnel_min_mtu(f->tunnel)) {
+		mtu = nt_overhead_fit(&o, u->val.u);
+		snprintf(note, n,
+			 "derived: %s mtu %u - %s overhead %u (%s); also put "
+			 "MTU = %u in the tunnel config, or the service resets it",
+			 f->tunnel->underlay, u->val.u, o.k->label, u->val.u - mtu, o.what, mtu);
+		return mtu;
+	}
+	if (u) {
+		unsigned fit = nt_overhead_fit(&o, u->val.u);
+
+		L->errs++;
+		unsigned oh = fit ? u->val.u - fit : o.fixed + o.trailer;
+		unsigned min = nt_tunnel_min_mtu(f->tunnel);
+
+		nt_error(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
+			 "underlay %s mtu %u - %s overhead %u (%s) = %d leaves "
+			 "tunnel %s below the %s minimum mtu of %u",
+			 f->tunnel->underlay, u->val.u, o.k->label, oh, o.what,
+			 (int)u->val.u - (int)oh, f->name, min > 68 ? "IPv6" : "IPv4",
+			 min);
+	} else if (!L->facts->known) {
+		nt_warn(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
+			"MTU of %s is not derived offline: the MTU of its underlay %s is "
+			"not in the profile; the PowerShell playbook derives it on the "
+			"host at run time", f->name, f->tunnel->underlay);
+	} else {
+		nt_warn(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
+			"MTU of %s is not derived: the MTU of its underlay %s is neither "
+			"in the profile nor in the snapshot", f->name, f->tunnel->underlay);
+	}
+	return 0;
+}
+
+/* The IP interface MTU, IPv6 too when it is at least 1280. */
+static void win_mtu(struct nt_lower *L, size_t i, const struct nt_iface *f)
+{
+	uint32_t mtu = 0;
+	const char *note = NULL;
+	char notebuf[256];
+	const char *mpath = "mtu";
+
+	if (f->mtu) {
+		mtu = *f->mtu;
+	} else if (f->tunnel) {
+		mtu = win_tunnel_mtu(L, i, f, notebuf, sizeof(notebuf));
+		if (mtu) {
+			note = notebuf;
+			mpath = "tunnel/underlay";
+		}
+	}
+	if (mtu) {
+		put(L, f->name, NT_K_WIN_IP_MTU, "ipv4", nt_v_u32(mtu), mkw(L, i, mpath), note);
+		if (mtu >= 1280)
+			put(L, f->name, NT_K_WIN_IP_MTU, "ipv6", nt_v_u32(mtu), mkw(L, i, mpath), note);
+	}
+}
+
+static void win_offloads(struct nt_lower *L, size_t i, const struct nt_iface *f)
+{
+	const struct nt_offloads *o = f->offloads;
+
+	per_family(L, i, f->name, NT_K_WIN_USO, o->uso, "offloads/uso");
+	per_family(L, i, f->name, NT_K_WIN_RSC, o->rsc, "offloads/rsc");
+	per_family(L, i, f->name, NT_K_WIN_LSO, o->tso ? o->tso : o->lso,
+		   o->tso ? "offloads/tso" : "offloads/lso");
+	if (o->uro && o->uro->all)
+		put(L, f->name, NT_K_WIN_URO, NULL, nt_v_bool(*o->uro->all),
+		    mkw(L, i, "offloads/uro"), NULL);
+}
+
+static void win_advprops(struct nt_lower *L, size_t i, const struct nt_iface *f)
+{
+	size_t k;
+
+	for (k = 0; k < f->windows_opts->advanced_properties_count; k++) {
+		const struct nt_kv *kv = &f->windows_opts->advanced_properties[k];
+		char path[300];
+
+		snprintf(path, sizeof(path), "windows/advanced_properties/%s", kv->key);
+		put(L, f->name, NT_K_WIN_ADVPROP, kv->key, nt_v_str(kv->value),
+		    mkw(L, i, path), NULL);
+	}
+}
+
+/* Adapter i, unless the snapshot does not have it. */
+static void win_iface(struct nt_lower *L, size_t i)
+{
+	const struct nt_iface *f = &L->l->p->interfaces[i];
+
+	if (L->facts->known && L->facts->nifs && !nt_facts_iface(L->facts, f->name)) {
+		L->errs++;
+		nt_error(L->d, mkw(L, i, "name"), "plan",
+			 "adapter '%s' is not in the snapshot%s", f->name,
+			 f->tunnel ? "; a WireGuard tunnel adapter exists only while the "
+				     "tunnel is up" : "");
+		return;
+	}
+	win_mtu(L, i, f);
+	if (f->offloads)
+		win_offloads(L, i, f);
+	checksum(L, i, f);
+	rss(L, i, f);
+	if (f->windows_opts)
+		win_advprops(L, i, f);
+}
+
+static void win_global(struct nt_lower *L)
 {
 	const struct nt_profile *p = L->l->p;
-	size_t i, k;
-	struct nt_tunnel_map tm;
 
-	L->errs = 0;
-	/* underlays first, a tunnel over a tunnel after the one it rides on */
-	nt_tunnel_map(p, &tm);
-	for (unsigned pass = 0; pass <= tm.max_depth; pass++)
-		for (i = 0; i < p->interfaces_count; i++) {
-			const struct nt_iface *f = &p->interfaces[i];
-			const struct nt_offloads *o = f->offloads;
-			uint32_t mtu = 0;
-			const char *note = NULL;
-			char notebuf[256];
-			const char *mpath = "mtu";
-
-			if (tm.depth[i] != pass)
-				continue;
-			if (L->facts->known && L->facts->nifs && !nt_facts_iface(L->facts, f->name)) {
-				L->errs++;
-				nt_error(L->d, mkw(L, i, "name"), "plan",
-					 "adapter '%s' is not in the snapshot%s", f->name,
-					 f->tunnel ? "; a WireGuard tunnel adapter exists only while the "
-						     "tunnel is up" : "");
-				continue;
-			}
-			if (f->mtu) {
-				mtu = *f->mtu;
-			} else if (f->tunnel) {
-				const struct nt_setting *u = nt_state_get(L->desired, NT_K_WIN_IP_MTU,
-									  f->tunnel->underlay, "ipv4");
-				struct nt_overhead o;
-
-				nt_tunnel_overhead(f->tunnel, &o);
-				if (!u)
-					u = nt_state_get(L->observed, NT_K_WIN_IP_MTU, f->tunnel->underlay, "ipv4");
-				if (u && nt_overhead_fit(&o, u->val.u) >= nt_tunnel_min_mtu(f->tunnel)) {
-					mtu = nt_overhead_fit(&o, u->val.u);
-					snprintf(notebuf, sizeof(notebuf),
-						 "derived: %s mtu %u - %s overhead %u (%s); also put "
-						 "MTU = %u in the tunnel config, or the service resets it",
-						 f->tunnel->underlay, u->val.u, o.k->label, u->val.u - mtu, o.what, mtu);
-					note = notebuf;
-					mpath = "tunnel/underlay";
-				} else if (u) {
-					unsigned fit = nt_overhead_fit(&o, u->val.u);
-
-					L->errs++;
-					unsigned oh = fit ? u->val.u - fit : o.fixed + o.trailer;
-					unsigned min = nt_tunnel_min_mtu(f->tunnel);
-
-					nt_error(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
-						 "underlay %s mtu %u - %s overhead %u (%s) = %d leaves "
-						 "tunnel %s below the %s minimum mtu of %u",
-						 f->tunnel->underlay, u->val.u, o.k->label, oh, o.what,
-						 (int)u->val.u - (int)oh, f->name, min > 68 ? "IPv6" : "IPv4",
-						 min);
-				} else if (!L->facts->known) {
-					nt_warn(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
-						"MTU of %s is not derived offline: the MTU of its underlay %s is "
-						"not in the profile; the PowerShell playbook derives it on the "
-						"host at run time", f->name, f->tunnel->underlay);
-				} else {
-					nt_warn(L->d, mkw(L, i, "tunnel"), "tunnel-mtu",
-						"MTU of %s is not derived: the MTU of its underlay %s is neither "
-						"in the profile nor in the snapshot", f->name, f->tunnel->underlay);
-				}
-			}
-			if (mtu) {
-				put(L, f->name, NT_K_WIN_IP_MTU, "ipv4", nt_v_u32(mtu), mkw(L, i, mpath), note);
-				if (mtu >= 1280)
-					put(L, f->name, NT_K_WIN_IP_MTU, "ipv6", nt_v_u32(mtu), mkw(L, i, mpath), note);
-			}
-			if (o) {
-				per_family(L, i, f->name, NT_K_WIN_USO, o->uso, "offloads/uso");
-				per_family(L, i, f->name, NT_K_WIN_RSC, o->rsc, "offloads/rsc");
-				per_family(L, i, f->name, NT_K_WIN_LSO, o->tso ? o->tso : o->lso,
-					   o->tso ? "offloads/tso" : "offloads/lso");
-				if (o->uro && o->uro->all)
-					put(L, f->name, NT_K_WIN_URO, NULL, nt_v_bool(*o->uro->all),
-					    mkw(L, i, "offloads/uro"), NULL);
-			}
-			checksum(L, i, f);
-			rss(L, i, f);
-			if (f->windows_opts)
-				for (k = 0; k < f->windows_opts->advanced_properties_count; k++) {
-					const struct nt_kv *kv = &f->windows_opts->advanced_properties[k];
-					char path[300];
-
-					snprintf(path, sizeof(path), "windows/advanced_properties/%s", kv->key);
-					put(L, f->name, NT_K_WIN_ADVPROP, kv->key, nt_v_str(kv->value),
-					    mkw(L, i, path), NULL);
-				}
-		}
-	nt_tunnel_map_free(&tm);
 	if (p->global && p->global->receive_segment_coalescing)
 		put(L, "global", NT_K_WIN_GLOBAL, "receive-segment-coalescing",
 		    nt_v_str(*p->global->receive_segment_coalescing ? "Enabled" : "Disabled"),
@@ -283,6 +310,23 @@ size_t nt_lower_windows(struct nt_lower *L)
 		    nt_loaded_mark(L->l, "/global/uro", false),
 		    "software URO (netsh int udp set global uro=...); a global disable mask can "
 		    "still veto it");
+}
+
+size_t nt_lower_windows(struct nt_lower *L)
+{
+	const struct nt_profile *p = L->l->p;
+	size_t i;
+	struct nt_tunnel_map tm;
+
+	L->errs = 0;
+	/* underlays first, a tunnel over a tunnel after the one it rides on */
+	nt_tunnel_map(p, &tm);
+	for (unsigned pass = 0; pass <= tm.max_depth; pass++)
+		for (i = 0; i < p->interfaces_count; i++)
+			if (tm.depth[i] == pass)
+				win_iface(L, i);
+	nt_tunnel_map_free(&tm);
+	win_global(L);
 	diagnose(L);
 	return L->errs;
 }

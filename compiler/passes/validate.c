@@ -147,6 +147,118 @@ static bool toggle_any_off(const struct nt_toggle *t)
 	return t && ((t->all && !*t->all) || (t->ipv4 && !*t->ipv4) || (t->ipv6 && !*t->ipv6));
 }
 
+/* A toggle that cannot be written on this target or in this form; true when reported. */
+static bool offload_form_refused(struct v *v, size_t i, const struct toggle_ref *r)
+{
+	const struct nt_toggle *t = r->t;
+
+	if (!t->all && !t->ipv4 && !t->ipv6) {
+		if (!v->caps_only)
+		E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r->name), "offload",
+		  "offloads.%s sets nothing; write on, off or {ipv4: on|off, ipv6: on|off}",
+		  r->name);
+		return true;
+	}
+	if (!v->windows && r->windows_only) {
+		if (!v->caps_only)
+		E(v, at(v, true, "/interfaces/%zu/offloads/%s", i, r->name), "target",
+		  "offloads.%s is a Windows setting (%s); this profile targets linux%s",
+		  r->name, !strcmp(r->name, "rsc") ? "Set-NetAdapterRsc" : "Get-NetAdapterUro",
+		  !strcmp(r->name, "rsc") ? "; on Linux use gro or gro_hw" : "");
+		return true;
+	}
+	if (v->windows && r->linux_only) {
+		if (!v->caps_only)
+		E(v, at(v, true, "/interfaces/%zu/offloads/%s", i, r->name), "target",
+		  "offloads.%s is a Linux (ethtool) setting; this profile targets windows%s",
+		  r->name, !strcmp(r->name, "gro") || !strcmp(r->name, "lro") ?
+		  "; on Windows receive coalescing is rsc" : "");
+		return true;
+	}
+	if ((t->ipv4 || t->ipv6) && !(v->windows && r->per_family_ok)) {
+		if (!v->caps_only)
+		E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r->name), "offload",
+		  "offloads.%s: per-family {ipv4, ipv6} toggles exist only for Windows "
+		  "checksum, lso/tso, uso and rsc; write on or off", r->name);
+		return true;
+	}
+	return false;
+}
+
+/* A Windows offload the table says the adapter lacks. */
+static void offload_caps_windows(struct v *v, size_t i, const struct toggle_ref *r,
+				 const struct nt_caps *caps)
+{
+	enum nt_win_state w = NT_WIN_UNKNOWN;
+
+	if (!strcmp(r->name, "uso"))
+		w = caps->win_uso;
+	else if (!strcmp(r->name, "rsc"))
+		w = caps->win_rsc;
+	else if (!strcmp(r->name, "uro"))
+		w = caps->win_hw_uro;
+	if (w == NT_WIN_UNSUPPORTED && toggle_any_on(r->t))
+		E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r->name), "capability",
+		  "%s has no %s on Windows (%s)", caps->id,
+		  !strcmp(r->name, "uro") ? "hardware URO" : r->name,
+		  caps->src_windows ? caps->src_windows : caps->id);
+}
+
+/* A Linux offload that is absent or fixed the other way in the table. */
+static void offload_caps_linux(struct v *v, size_t i, const struct toggle_ref *r,
+			       const struct nt_caps *caps)
+{
+	const struct nt_toggle *t = r->t;
+
+	if (r->cap < 0)
+		return;
+	switch (caps->off[r->cap]) {
+	case NT_CAP_ABSENT:
+		if (toggle_any_on(t))
+			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r->name), "capability",
+			  "%s (%s) has no %s; it cannot be turned on", caps->id,
+			  caps->driver, r->name);
+		break;
+	case NT_CAP_FIXED_ON:
+		if (toggle_any_off(t))
+			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r->name), "capability",
+			  "%s is fixed on for %s (%s); it cannot be turned off", r->name,
+			  caps->id, caps->driver);
+		break;
+	case NT_CAP_FIXED_OFF:
+		if (toggle_any_on(t))
+			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r->name), "capability",
+			  "%s is fixed off for %s (%s); it cannot be turned on", r->name,
+			  caps->id, caps->driver);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Explicit contradictions the kernel would silently undo
+ * (net/core/dev.c netdev_fix_features). */
+static void offload_dependencies(struct v *v, size_t i, const struct nt_offloads *o)
+{
+	const struct nt_toggle *txc = o->tx_checksum ? o->tx_checksum : o->checksum;
+	const struct nt_toggle *rxc = o->rx_checksum ? o->rx_checksum : o->checksum;
+	const struct nt_toggle *tso = o->tso ? o->tso : o->lso;
+
+	if (toggle_any_on(tso) && (toggle_any_off(o->sg) || toggle_any_off(txc)))
+		E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, o->tso ? "tso" : "lso"),
+		  "dependency", "tso needs sg and tx checksum on; with %s off the kernel turns tso off",
+		  toggle_any_off(o->sg) ? "sg" : "tx checksum");
+	if (toggle_any_on(o->uso) && toggle_any_off(txc))
+		E(v, at(v, false, "/interfaces/%zu/offloads/uso", i), "dependency",
+		  "uso (tx-udp-segmentation) needs tx checksum on; with it off the kernel turns uso off");
+	if (toggle_any_on(o->gro_hw) && toggle_any_off(rxc))
+		E(v, at(v, false, "/interfaces/%zu/offloads/gro_hw", i), "dependency",
+		  "gro_hw needs rx checksum on; with it off the kernel turns gro_hw off");
+	if (toggle_any_on(o->gro_hw) && toggle_any_on(o->lro))
+		W(v, at(v, false, "/interfaces/%zu/offloads/lro", i), "dependency",
+		  "gro_hw and lro are both on; the kernel keeps gro_hw and turns lro off");
+}
+
 static void check_offloads(struct v *v, const struct nt_iface *f, size_t i,
 			   const struct nt_caps *caps)
 {
@@ -159,82 +271,12 @@ static void check_offloads(struct v *v, const struct nt_iface *f, size_t i,
 		return;
 	n = toggles(o, r);
 	for (k = 0; k < n; k++) {
-		const struct nt_toggle *t = r[k].t;
-
-		if (!t)
+		if (!r[k].t || offload_form_refused(v, i, &r[k]) || !caps)
 			continue;
-		if (!t->all && !t->ipv4 && !t->ipv6) {
-			if (!v->caps_only)
-			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "offload",
-			  "offloads.%s sets nothing; write on, off or {ipv4: on|off, ipv6: on|off}",
-			  r[k].name);
-			continue;
-		}
-		if (!v->windows && r[k].windows_only) {
-			if (!v->caps_only)
-			E(v, at(v, true, "/interfaces/%zu/offloads/%s", i, r[k].name), "target",
-			  "offloads.%s is a Windows setting (%s); this profile targets linux%s",
-			  r[k].name, !strcmp(r[k].name, "rsc") ? "Set-NetAdapterRsc" : "Get-NetAdapterUro",
-			  !strcmp(r[k].name, "rsc") ? "; on Linux use gro or gro_hw" : "");
-			continue;
-		}
-		if (v->windows && r[k].linux_only) {
-			if (!v->caps_only)
-			E(v, at(v, true, "/interfaces/%zu/offloads/%s", i, r[k].name), "target",
-			  "offloads.%s is a Linux (ethtool) setting; this profile targets windows%s",
-			  r[k].name, !strcmp(r[k].name, "gro") || !strcmp(r[k].name, "lro") ?
-			  "; on Windows receive coalescing is rsc" : "");
-			continue;
-		}
-		if ((t->ipv4 || t->ipv6) && !(v->windows && r[k].per_family_ok)) {
-			if (!v->caps_only)
-			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "offload",
-			  "offloads.%s: per-family {ipv4, ipv6} toggles exist only for Windows "
-			  "checksum, lso/tso, uso and rsc; write on or off", r[k].name);
-			continue;
-		}
-		if (!caps)
-			continue;
-		if (v->windows) {
-			enum nt_win_state w = NT_WIN_UNKNOWN;
-
-			if (!strcmp(r[k].name, "uso"))
-				w = caps->win_uso;
-			else if (!strcmp(r[k].name, "rsc"))
-				w = caps->win_rsc;
-			else if (!strcmp(r[k].name, "uro"))
-				w = caps->win_hw_uro;
-			if (w == NT_WIN_UNSUPPORTED && toggle_any_on(t))
-				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
-				  "%s has no %s on Windows (%s)", caps->id,
-				  !strcmp(r[k].name, "uro") ? "hardware URO" : r[k].name,
-				  caps->src_windows ? caps->src_windows : caps->id);
-			continue;
-		}
-		if (r[k].cap < 0)
-			continue;
-		switch (caps->off[r[k].cap]) {
-		case NT_CAP_ABSENT:
-			if (toggle_any_on(t))
-				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
-				  "%s (%s) has no %s; it cannot be turned on", caps->id,
-				  caps->driver, r[k].name);
-			break;
-		case NT_CAP_FIXED_ON:
-			if (toggle_any_off(t))
-				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
-				  "%s is fixed on for %s (%s); it cannot be turned off", r[k].name,
-				  caps->id, caps->driver);
-			break;
-		case NT_CAP_FIXED_OFF:
-			if (toggle_any_on(t))
-				E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, r[k].name), "capability",
-				  "%s is fixed off for %s (%s); it cannot be turned on", r[k].name,
-				  caps->id, caps->driver);
-			break;
-		default:
-			break;
-		}
+		if (v->windows)
+			offload_caps_windows(v, i, &r[k], caps);
+		else
+			offload_caps_linux(v, i, &r[k], caps);
 	}
 	if (v->caps_only)
 		return;
@@ -243,150 +285,216 @@ static void check_offloads(struct v *v, const struct nt_iface *f, size_t i,
 		  "tso and lso name the same offload; set only one");
 	if (v->windows)
 		return;
-	/* Explicit contradictions the kernel would silently undo
-	 * (net/core/dev.c netdev_fix_features). */
-	{
-		const struct nt_toggle *txc = o->tx_checksum ? o->tx_checksum : o->checksum;
-		const struct nt_toggle *rxc = o->rx_checksum ? o->rx_checksum : o->checksum;
-		const struct nt_toggle *tso = o->tso ? o->tso : o->lso;
+	offload_dependencies(v, i, o);
+}
 
-		if (toggle_any_on(tso) && (toggle_any_off(o->sg) || toggle_any_off(txc)))
-			E(v, at(v, false, "/interfaces/%zu/offloads/%s", i, o->tso ? "tso" : "lso"),
-			  "dependency", "tso needs sg and tx checksum on; with %s off the kernel turns tso off",
-			  toggle_any_off(o->sg) ? "sg" : "tx checksum");
-		if (toggle_any_on(o->uso) && toggle_any_off(txc))
-			E(v, at(v, false, "/interfaces/%zu/offloads/uso", i), "dependency",
-			  "uso (tx-udp-segmentation) needs tx checksum on; with it off the kernel turns uso off");
-		if (toggle_any_on(o->gro_hw) && toggle_any_off(rxc))
-			E(v, at(v, false, "/interfaces/%zu/offloads/gro_hw", i), "dependency",
-			  "gro_hw needs rx checksum on; with it off the kernel turns gro_hw off");
-		if (toggle_any_on(o->gro_hw) && toggle_any_on(o->lro))
-			W(v, at(v, false, "/interfaces/%zu/offloads/lro", i), "dependency",
-			  "gro_hw and lro are both on; the kernel keeps gro_hw and turns lro off");
+static void caps_channels(struct v *v, const struct nt_iface *f, size_t i, const struct nt_caps *c)
+{
+	uint32_t *vals[NT_CH__COUNT] = {f->channels->combined, f->channels->rx,
+					f->channels->tx, f->channels->other};
+	unsigned k;
+
+	for (k = 0; k < NT_CH__COUNT; k++) {
+		if (!vals[k])
+			continue;
+		if (!c->chan_kind[k]) {
+			struct nt_buf kinds = {0};
+			unsigned j;
+
+			for (j = 0; j < NT_CH__COUNT; j++)
+				if (c->chan_kind[j])
+					nt_buf_printf(&kinds, "%s%s", kinds.n ? ", " : "",
+						      nt_chan_names[j]);
+			E(v, at(v, true, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
+			  "capability", "%s (%s) has no %s channels; it has %s", c->id,
+			  c->driver, nt_chan_names[k], kinds.n ? kinds.p : "no channel settings");
+			nt_buf_free(&kinds);
+		} else if (c->chan_settable == NT_TRI_NO) {
+			E(v, at(v, false, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
+			  "capability", "channels.%s: %s (%s) channel counts cannot be changed (%s)",
+			  nt_chan_names[k], c->id, c->driver, c->src_channels);
+		} else if (c->chan_max[k].known && *vals[k] > c->chan_max[k].v) {
+			E(v, at(v, false, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
+			  "capability", "channels.%s = %u exceeds the %s maximum of %u (%s)",
+			  nt_chan_names[k], *vals[k], c->id, c->chan_max[k].v, c->src_channels);
+		}
 	}
+}
+
+/* One ring size with its table limits. */
+struct ring_ref {
+	const char *n;
+	uint32_t *val;
+	struct nt_num max, min;
+};
+
+/* rings.rx against a maximum that depends on aggregation rings (and so on
+ * gro_hw, lro and the MTU); sets the maximum that applies. True when reported. */
+static bool ring_rx_no_agg(struct v *v, const struct nt_iface *f, size_t i, const struct nt_caps *c,
+			   struct ring_ref *r)
+{
+	char why[256];
+	bool mtu_unset;
+	struct nt_num m = nt_caps_rx_max(c, f, why, sizeof(why), &mtu_unset);
+
+	if (*r->val > m.v && *r->val <= c->ring_rx_max_no_agg.v) {
+		E(v, at(v, false, "/interfaces/%zu/rings/rx", i), "capability",
+		  "rings.rx = %u exceeds the %s maximum of %u while %s uses "
+		  "aggregation rings: %s. With offloads.gro_hw and offloads.lro "
+		  "off and an mtu of at most %u the maximum is %u (%s)",
+		  *r->val, c->id, m.v, c->driver, why, c->no_agg_mtu_max.v,
+		  c->ring_rx_max_no_agg.v, c->src_rings);
+		return true;
+	}
+	if (*r->val > c->ring_rx_max.v && *r->val <= m.v && mtu_unset)
+		W(v, at(v, false, "/interfaces/%zu/rings/rx", i), "capability",
+		  "rings.rx = %u is above %u, which %s allows only without "
+		  "aggregation rings: the profile sets no mtu, so the host's MTU "
+		  "must be at most %u (%s)", *r->val, c->ring_rx_max.v,
+		  c->driver, c->no_agg_mtu_max.v, c->src_rings);
+	r->max = *r->val > c->ring_rx_max_no_agg.v ? c->ring_rx_max_no_agg : m;
+	return false;
+}
+
+/* A ring size that is not a power of two on a driver that wants one. */
+static void ring_pow2(struct v *v, size_t i, const struct nt_caps *c, const struct ring_ref *r)
+{
+	uint32_t lo = nt_pow2_down(*r->val), hi = nt_pow2_up(*r->val);
+	bool hi_ok = hi && !(r->max.known && hi > r->max.v);
+	bool lo_ok = !(r->min.known && lo < r->min.v);
+	char use[64];
+
+	if (hi_ok && lo_ok)
+		snprintf(use, sizeof(use), "use %u or %u", lo, hi);
+	else
+		snprintf(use, sizeof(use), "use %u", hi_ok ? hi : lo);
+	if (c->ring_pow2 == NT_POW2_DOWN)
+		E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r->n),
+		  "capability", "rings.%s = %u: %s rounds ring sizes down to a "
+		  "power of two, so %u would become %u; %s (%s)", r->n,
+		  *r->val, c->driver, *r->val, lo, use, c->src_rings);
+	else if (c->ring_pow2 == NT_POW2_REFUSED)
+		E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r->n),
+		  "capability", "rings.%s = %u: %s refuses ring sizes that are not "
+		  "a power of two; %s (%s)", r->n, *r->val, c->driver, use,
+		  c->src_rings);
+	else if (!hi_ok)
+		E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r->n),
+		  "capability", "rings.%s = %u: %s rounds ring sizes up to a power "
+		  "of two, and %u is above the %s maximum; use %u (%s)", r->n,
+		  *r->val, c->driver, hi, c->id, lo, c->src_rings);
+	else
+		W(v, at(v, false, "/interfaces/%zu/rings/%s", i, r->n),
+		  "rounding", "rings.%s = %u is not a power of two; %s rounds it "
+		  "up, so the plan uses %u (%s)", r->n, *r->val, c->driver, hi,
+		  c->src_rings);
+}
+
+/* Ring k (0 rx, 1 tx, then rx_mini, rx_jumbo) against the table. */
+static void caps_ring(struct v *v, const struct nt_iface *f, size_t i, const struct nt_caps *c,
+		      unsigned k, struct ring_ref *r)
+{
+	if (c->rings_settable == NT_TRI_NO && !(r->max.known && *r->val == r->max.v)) {
+		E(v, at(v, true, "/interfaces/%zu/rings/%s", i, r->n), "capability",
+		  "rings.%s: %s (%s) ring sizes cannot be changed (%s)", r->n, c->id,
+		  c->driver, c->src_rings);
+		return;
+	}
+	if (k == 0 && c->ring_rx_max_no_agg.known && ring_rx_no_agg(v, f, i, c, r))
+		return;
+	if (r->max.known && *r->val > r->max.v)
+		E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r->n), "capability",
+		  "rings.%s = %u exceeds the %s maximum of %u%s (%s)", r->n, *r->val,
+		  c->id, r->max.v, k == 0 && c->ring_rx_max_no_agg.known ?
+		  " even without aggregation rings" : "", c->src_rings);
+	else if (r->min.known && *r->val < r->min.v)
+		E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r->n), "capability",
+		  "rings.%s = %u is below the %s minimum of %u (%s)", r->n, *r->val,
+		  c->id, r->min.v, c->src_rings);
+	else if (k < 2 && c->ring_pow2 != NT_POW2_NONE && *r->val &&
+		 nt_pow2_down(*r->val) != *r->val)
+		ring_pow2(v, i, c, r);
+	else if (c->ring_step.known && c->ring_step.v > 1 && *r->val % c->ring_step.v)
+		W(v, at(v, false, "/interfaces/%zu/rings/%s", i, r->n), "rounding",
+		  "rings.%s = %u is not a multiple of %u; %s rounds it, so the plan uses %u",
+		  r->n, *r->val, c->ring_step.v, c->driver,
+		  (*r->val + c->ring_step.v - 1) / c->ring_step.v * c->ring_step.v);
+}
+
+static void caps_rings(struct v *v, const struct nt_iface *f, size_t i, const struct nt_caps *c)
+{
+	struct ring_ref r[] = {
+		{"rx", f->rings->rx, c->ring_rx_max, c->ring_rx_min},
+		{"tx", f->rings->tx, c->ring_tx_max, c->ring_tx_min},
+		{"rx_mini", f->rings->rx_mini, {false, 0}, {false, 0}},
+		{"rx_jumbo", f->rings->rx_jumbo, {false, 0}, {false, 0}},
+	};
+	unsigned k;
+
+	for (k = 0; k < sizeof(r) / sizeof(r[0]); k++)
+		if (r[k].val)
+			caps_ring(v, f, i, c, k, &r[k]);
+}
+
+static void caps_rss_key(struct v *v, const struct nt_iface *f, size_t i, const struct nt_caps *c)
+{
+	unsigned char key[NT_RSS_KEY_MAX];
+	bool per_host;
+	int n = nt_parse_rss_key(f->rss->key, key, sizeof(key), &per_host);
+
+	if (c->rss_key_bytes.known && !c->rss_key_bytes.v)
+		E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
+		  "%s has no RSS key (driver %s: the %s table's key size is 0); remove "
+		  "rss.key (%s)", f->name ? f->name : "this interface", c->driver, c->id,
+		  c->src_rss ? c->src_rss : "no source");
+	else if (c->key_settable == NT_TRI_NO)
+		E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
+		  "%s (%s) does not accept an RSS key", c->id, c->driver);
+	else if (!per_host && n > 0 && c->rss_key_bytes.known &&
+		 (unsigned)n != c->rss_key_bytes.v)
+		E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
+		  "RSS key is %d bytes; %s takes exactly %u (%s)", n, c->id,
+		  c->rss_key_bytes.v, c->src_rss);
+}
+
+static void caps_rss(struct v *v, const struct nt_iface *f, size_t i, const struct nt_caps *c)
+{
+	unsigned k;
+
+	if (c->rss_indir_size.known && !c->rss_indir_size.v) {
+		E(v, at(v, true, "/interfaces/%zu/rss", i), "capability",
+		  "%s (%s) has no RSS: %s has no RSS key or indirection table to set", c->id,
+		  c->driver, f->name ? f->name : "this interface");
+		return;
+	}
+	if (f->rss->key)
+		caps_rss_key(v, f, i, c);
+	if (f->rss->hash && c->hash_known && !(c->hash_mask & (1u << *f->rss->hash))) {
+		struct nt_buf hs = {0};
+
+		for (k = 0; k <= NT_HASH_CRC32; k++)
+			if (c->hash_mask & (1u << k))
+				nt_buf_printf(&hs, "%s%s", hs.n ? ", " : "",
+					      nt_hash_strings[k].str);
+		E(v, at(v, false, "/interfaces/%zu/rss/hash", i), "capability",
+		  "%s (%s) does not support the %s hash function; it has %s", c->id,
+		  c->driver, nt_hash_strings[*f->rss->hash].str, hs.n ? hs.p : "none");
+		nt_buf_free(&hs);
+	}
+	if (f->rss->queues && c->rss_indir_size.known && *f->rss->queues > c->rss_indir_size.v)
+		E(v, at(v, false, "/interfaces/%zu/rss/queues", i), "capability",
+		  "rss.queues = %u cannot fit the %u-entry indirection table of %s",
+		  *f->rss->queues, c->rss_indir_size.v, c->id);
 }
 
 static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const struct nt_caps *c)
 {
 	unsigned k;
 
-	if (f->channels) {
-		uint32_t *vals[NT_CH__COUNT] = {f->channels->combined, f->channels->rx,
-						f->channels->tx, f->channels->other};
-
-		for (k = 0; k < NT_CH__COUNT; k++) {
-			if (!vals[k])
-				continue;
-			if (!c->chan_kind[k]) {
-				struct nt_buf kinds = {0};
-				unsigned j;
-
-				for (j = 0; j < NT_CH__COUNT; j++)
-					if (c->chan_kind[j])
-						nt_buf_printf(&kinds, "%s%s", kinds.n ? ", " : "",
-							      nt_chan_names[j]);
-				E(v, at(v, true, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
-				  "capability", "%s (%s) has no %s channels; it has %s", c->id,
-				  c->driver, nt_chan_names[k], kinds.n ? kinds.p : "no channel settings");
-				nt_buf_free(&kinds);
-			} else if (c->chan_settable == NT_TRI_NO) {
-				E(v, at(v, false, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
-				  "capability", "channels.%s: %s (%s) channel counts cannot be changed (%s)",
-				  nt_chan_names[k], c->id, c->driver, c->src_channels);
-			} else if (c->chan_max[k].known && *vals[k] > c->chan_max[k].v) {
-				E(v, at(v, false, "/interfaces/%zu/channels/%s", i, nt_chan_names[k]),
-				  "capability", "channels.%s = %u exceeds the %s maximum of %u (%s)",
-				  nt_chan_names[k], *vals[k], c->id, c->chan_max[k].v, c->src_channels);
-			}
-		}
-	}
-	if (f->rings) {
-		struct { const char *n; uint32_t *val; struct nt_num max, min; } r[] = {
-			{"rx", f->rings->rx, c->ring_rx_max, c->ring_rx_min},
-			{"tx", f->rings->tx, c->ring_tx_max, c->ring_tx_min},
-			{"rx_mini", f->rings->rx_mini, {false, 0}, {false, 0}},
-			{"rx_jumbo", f->rings->rx_jumbo, {false, 0}, {false, 0}},
-		};
-
-		for (k = 0; k < sizeof(r) / sizeof(r[0]); k++) {
-			if (!r[k].val)
-				continue;
-			if (c->rings_settable == NT_TRI_NO && !(r[k].max.known && *r[k].val == r[k].max.v)) {
-				E(v, at(v, true, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
-				  "rings.%s: %s (%s) ring sizes cannot be changed (%s)", r[k].n, c->id,
-				  c->driver, c->src_rings);
-				continue;
-			}
-			if (k == 0 && c->ring_rx_max_no_agg.known) {
-				char why[256];
-				bool mtu_unset;
-				struct nt_num m = nt_caps_rx_max(c, f, why, sizeof(why), &mtu_unset);
-
-				if (*r[k].val > m.v && *r[k].val <= c->ring_rx_max_no_agg.v) {
-					E(v, at(v, false, "/interfaces/%zu/rings/rx", i), "capability",
-					  "rings.rx = %u exceeds the %s maximum of %u while %s uses "
-					  "aggregation rings: %s. With offloads.gro_hw and offloads.lro "
-					  "off and an mtu of at most %u the maximum is %u (%s)",
-					  *r[k].val, c->id, m.v, c->driver, why, c->no_agg_mtu_max.v,
-					  c->ring_rx_max_no_agg.v, c->src_rings);
-					continue;
-				}
-				if (*r[k].val > c->ring_rx_max.v && *r[k].val <= m.v && mtu_unset)
-					W(v, at(v, false, "/interfaces/%zu/rings/rx", i), "capability",
-					  "rings.rx = %u is above %u, which %s allows only without "
-					  "aggregation rings: the profile sets no mtu, so the host's MTU "
-					  "must be at most %u (%s)", *r[k].val, c->ring_rx_max.v,
-					  c->driver, c->no_agg_mtu_max.v, c->src_rings);
-				r[k].max = *r[k].val > c->ring_rx_max_no_agg.v ? c->ring_rx_max_no_agg : m;
-			}
-			if (r[k].max.known && *r[k].val > r[k].max.v)
-				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
-				  "rings.%s = %u exceeds the %s maximum of %u%s (%s)", r[k].n, *r[k].val,
-				  c->id, r[k].max.v, k == 0 && c->ring_rx_max_no_agg.known ?
-				  " even without aggregation rings" : "", c->src_rings);
-			else if (r[k].min.known && *r[k].val < r[k].min.v)
-				E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "capability",
-				  "rings.%s = %u is below the %s minimum of %u (%s)", r[k].n, *r[k].val,
-				  c->id, r[k].min.v, c->src_rings);
-			else if (k < 2 && c->ring_pow2 != NT_POW2_NONE && *r[k].val &&
-				 nt_pow2_down(*r[k].val) != *r[k].val) {
-				uint32_t lo = nt_pow2_down(*r[k].val), hi = nt_pow2_up(*r[k].val);
-				bool hi_ok = hi && !(r[k].max.known && hi > r[k].max.v);
-				bool lo_ok = !(r[k].min.known && lo < r[k].min.v);
-				char use[64];
-
-				if (hi_ok && lo_ok)
-					snprintf(use, sizeof(use), "use %u or %u", lo, hi);
-				else
-					snprintf(use, sizeof(use), "use %u", hi_ok ? hi : lo);
-				if (c->ring_pow2 == NT_POW2_DOWN)
-					E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n),
-					  "capability", "rings.%s = %u: %s rounds ring sizes down to a "
-					  "power of two, so %u would become %u; %s (%s)", r[k].n,
-					  *r[k].val, c->driver, *r[k].val, lo, use, c->src_rings);
-				else if (c->ring_pow2 == NT_POW2_REFUSED)
-					E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n),
-					  "capability", "rings.%s = %u: %s refuses ring sizes that are not "
-					  "a power of two; %s (%s)", r[k].n, *r[k].val, c->driver, use,
-					  c->src_rings);
-				else if (!hi_ok)
-					E(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n),
-					  "capability", "rings.%s = %u: %s rounds ring sizes up to a power "
-					  "of two, and %u is above the %s maximum; use %u (%s)", r[k].n,
-					  *r[k].val, c->driver, hi, c->id, lo, c->src_rings);
-				else
-					W(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n),
-					  "rounding", "rings.%s = %u is not a power of two; %s rounds it "
-					  "up, so the plan uses %u (%s)", r[k].n, *r[k].val, c->driver, hi,
-					  c->src_rings);
-			}
-			else if (c->ring_step.known && c->ring_step.v > 1 && *r[k].val % c->ring_step.v)
-				W(v, at(v, false, "/interfaces/%zu/rings/%s", i, r[k].n), "rounding",
-				  "rings.%s = %u is not a multiple of %u; %s rounds it, so the plan uses %u",
-				  r[k].n, *r[k].val, c->ring_step.v, c->driver,
-				  (*r[k].val + c->ring_step.v - 1) / c->ring_step.v * c->ring_step.v);
-		}
-	}
+	if (f->channels)
+		caps_channels(v, f, i, c);
+	if (f->rings)
+		caps_rings(v, f, i, c);
 	if (f->coalesce) {
 		struct nt_caps_issue is[NT_CO__COUNT];
 		size_t n = nt_caps_coalesce_issues(c, f, is, NT_CO__COUNT);
@@ -401,50 +509,8 @@ static void check_caps(struct v *v, const struct nt_iface *f, size_t i, const st
 		E(v, at(v, false, "/interfaces/%zu/rss/hash", i), "capability",
 		  "rss.hash xor allows at most %u channels on %s; channels.combined is %u (%s)",
 		  c->xor_max_channels.v, c->id, *f->channels->combined, c->src_rss);
-	if (f->rss && !v->windows) {
-		unsigned char key[NT_RSS_KEY_MAX];
-		bool per_host;
-		int n;
-
-		if (c->rss_indir_size.known && !c->rss_indir_size.v) {
-			E(v, at(v, true, "/interfaces/%zu/rss", i), "capability",
-			  "%s (%s) has no RSS: %s has no RSS key or indirection table to set", c->id,
-			  c->driver, f->name ? f->name : "this interface");
-			return;
-		}
-		if (f->rss->key) {
-			n = nt_parse_rss_key(f->rss->key, key, sizeof(key), &per_host);
-			if (c->rss_key_bytes.known && !c->rss_key_bytes.v)
-				E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
-				  "%s has no RSS key (driver %s: the %s table's key size is 0); remove "
-				  "rss.key (%s)", f->name ? f->name : "this interface", c->driver, c->id,
-				  c->src_rss ? c->src_rss : "no source");
-			else if (c->key_settable == NT_TRI_NO)
-				E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
-				  "%s (%s) does not accept an RSS key", c->id, c->driver);
-			else if (!per_host && n > 0 && c->rss_key_bytes.known &&
-				 (unsigned)n != c->rss_key_bytes.v)
-				E(v, at(v, false, "/interfaces/%zu/rss/key", i), "capability",
-				  "RSS key is %d bytes; %s takes exactly %u (%s)", n, c->id,
-				  c->rss_key_bytes.v, c->src_rss);
-		}
-		if (f->rss->hash && c->hash_known && !(c->hash_mask & (1u << *f->rss->hash))) {
-			struct nt_buf hs = {0};
-
-			for (k = 0; k <= NT_HASH_CRC32; k++)
-				if (c->hash_mask & (1u << k))
-					nt_buf_printf(&hs, "%s%s", hs.n ? ", " : "",
-						      nt_hash_strings[k].str);
-			E(v, at(v, false, "/interfaces/%zu/rss/hash", i), "capability",
-			  "%s (%s) does not support the %s hash function; it has %s", c->id,
-			  c->driver, nt_hash_strings[*f->rss->hash].str, hs.n ? hs.p : "none");
-			nt_buf_free(&hs);
-		}
-		if (f->rss->queues && c->rss_indir_size.known && *f->rss->queues > c->rss_indir_size.v)
-			E(v, at(v, false, "/interfaces/%zu/rss/queues", i), "capability",
-			  "rss.queues = %u cannot fit the %u-entry indirection table of %s",
-			  *f->rss->queues, c->rss_indir_size.v, c->id);
-	}
+	if (f->rss && !v->windows)
+		caps_rss(v, f, i, c);
 }
 
 size_t nt_validate_chosen_caps(const struct nt_loaded *l, struct nt_diags *d, size_t i,
@@ -655,14 +721,11 @@ static void tunnel_opt_unused(struct v *v, const struct nt_iface *f, size_t i, c
 		  nt_tunnel_kind(f->tunnel->kind)->name);
 }
 
-static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
+/* Keys a tunnel device does not have, and options of other tunnel kinds. */
+static void tunnel_foreign_keys(struct v *v, const struct nt_iface *f, size_t i,
+				const struct nt_tunnel_kind_info *k)
 {
 	const struct nt_tunnel *t = f->tunnel;
-	const struct nt_tunnel_kind_info *k = nt_tunnel_kind(t->kind);
-	const struct nt_iface *u;
-	struct nt_overhead o;
-	unsigned umtu, min;
-	size_t ui;
 	static const char *const no[] = {"channels", "rings", "rss", "irq", "coalesce"};
 	const void *has[] = {f->channels, f->rings, f->rss, f->irq, f->coalesce};
 	size_t n;
@@ -685,61 +748,156 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 		tunnel_opt_unused(v, f, i, t->cipher, "cipher", "esp");
 		tunnel_opt_unused(v, f, i, t->nat_traversal, "nat_traversal", "esp");
 	}
-	/* options_length: 0-252 in steps of 4 is the loader's (schema.c) */
-	if (t->outer && !(k->outers & (1u << *t->outer))) {
-		if (*t->outer == NT_OUTER_DUAL)
-			E(v, at(v, false, "/interfaces/%zu/tunnel/outer", i), "tunnel",
-			  "a %s device has one outer family: say ipv4 or ipv6, not dual (dual is for "
-			  "wireguard and esp, whose peers may be of both)", k->name);
-		else
-			E(v, at(v, false, "/interfaces/%zu/tunnel/outer", i), "tunnel",
-			  "outer: %s does not fit kind %s, whose outer header is %s%s%s%s%s",
-			  nt_outer_strings[*t->outer].str, k->name,
-			  k->outers & (1u << NT_OUTER_IPV4) ? "IPv4" : "IPv6",
-			  k->other_family ? " (" : "", k->other_family ? k->other_family : "",
-			  k->other_family ? (strchr(k->other_family, ' ') ? " carry over " :
-					     " carries over ") : "",
-			  k->other_family ? (k->outers & (1u << NT_OUTER_IPV4) ? "IPv6)" : "IPv4)") : "");
-		return;
-	}
-	if (v->windows && !k->windows)
-		E(v, at(v, false, "/interfaces/%zu/tunnel/kind", i), "target",
-		  "tunnel kind %s has no Windows adapter nettune tunes; this profile targets windows, "
-		  "where only wireguard tunnels are tuned", k->name);
+}
+
+/* An outer family the kind cannot have. */
+static void tunnel_bad_outer(struct v *v, const struct nt_tunnel *t, size_t i,
+			     const struct nt_tunnel_kind_info *k)
+{
+	if (*t->outer == NT_OUTER_DUAL)
+		E(v, at(v, false, "/interfaces/%zu/tunnel/outer", i), "tunnel",
+		  "a %s device has one outer family: say ipv4 or ipv6, not dual (dual is for "
+		  "wireguard and esp, whose peers may be of both)", k->name);
+	else
+		E(v, at(v, false, "/interfaces/%zu/tunnel/outer", i), "tunnel",
+		  "outer: %s does not fit kind %s, whose outer header is %s%s%s%s%s",
+		  nt_outer_strings[*t->outer].str, k->name,
+		  k->outers & (1u << NT_OUTER_IPV4) ? "IPv4" : "IPv6",
+		  k->other_family ? " (" : "", k->other_family ? k->other_family : "",
+		  k->other_family ? (strchr(k->other_family, ' ') ? " carry over " :
+				     " carries over ") : "",
+		  k->other_family ? (k->outers & (1u << NT_OUTER_IPV4) ? "IPv6)" : "IPv4)") : "");
+}
+
+/* The underlay interface (index into *ui), or NULL once reported. */
+static const struct nt_iface *tunnel_underlay(struct v *v, const struct nt_iface *f, size_t i,
+					      size_t *ui)
+{
+	const struct nt_tunnel *t = f->tunnel;
+	const struct nt_iface *u;
+
 	if (!strcmp(t->underlay, f->name)) {
 		E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
 		  "tunnel %s cannot be its own underlay", f->name);
-		return;
+		return NULL;
 	}
-	u = find_iface(v->p, t->underlay, &ui);
+	u = find_iface(v->p, t->underlay, ui);
 	if (!u) {
 		const char *s = suggest_iface(v->p, t->underlay);
 
 		E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
 		  "underlay '%s' names no interface in this profile%s%s%s", t->underlay,
 		  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+	}
+	return u;
+}
+
+/* Reported by each tunnel of the loop, naming it from there; the
+ * ones that only lead into it are left to those. */
+static void tunnel_loop(struct v *v, const struct nt_iface *f, size_t i,
+			const struct nt_iface *u, size_t ui)
+{
+	size_t w = ui;
+	struct nt_buf chain = {0};
+	unsigned n;
+
+	nt_buf_printf(&chain, "%s -> %s", f->name, u->name);
+	for (n = 0; w != i && v->tm.under[w] >= 0 && n <= v->p->interfaces_count; n++) {
+		w = (size_t)v->tm.under[w];
+		if (n < 8 || w == i)
+			nt_buf_printf(&chain, " -> %s", v->p->interfaces[w].name);
+		else if (n == 8)
+			nt_buf_puts(&chain, " -> ...");
+	}
+	if (w == i)
+		E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
+		  "the underlays of tunnel %s come back to it (%s): a tunnel's packets must "
+		  "leave by a device that is not carried inside it", f->name, chain.p);
+	nt_buf_free(&chain);
+}
+
+/* The tunnel's own mtu against the IPv6 minimum, and against its underlay's. */
+static void tunnel_set_mtu(struct v *v, const struct nt_iface *f, size_t i,
+			   const struct nt_tunnel_kind_info *k, const struct nt_iface *u,
+			   unsigned umtu, const struct nt_overhead *o)
+{
+	const struct nt_tunnel *t = f->tunnel;
+	unsigned min = nt_tunnel_min_mtu(t);
+
+	if (*f->mtu < min && k->min_inner == min)
+		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
+		  "tunnel %s mtu %u is below %u, the smallest MTU of the IPv6 packets a %s tunnel "
+		  "carries", f->name, *f->mtu, k->min_inner, k->name);
+	else if (*f->mtu < min)
+		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
+		  "tunnel %s mtu %u is below 1280, the IPv6 minimum, and it carries %s "
+		  "(tunnel.inner): Linux turns IPv6 off on such a device", f->name, *f->mtu,
+		  nt_outer_strings[*t->inner].str);
+	else if (*f->mtu < 1280 && nt_tunnel_inner_unsaid(t))
+		W(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
+		  "tunnel %s mtu %u is below 1280: Linux turns IPv6 off on it; say tunnel.inner: "
+		  "ipv4 if it carries IPv4 only", f->name, *f->mtu);
+	if (umtu && *f->mtu + nt_overhead_at(o, *f->mtu) > umtu) {
+		unsigned oh = nt_overhead_at(o, *f->mtu);
+
+		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
+		  "tunnel %s mtu %u + %s overhead %u (%s) = %u exceeds underlay %s mtu %u%s; "
+		  "at most %u fits", f->name, *f->mtu, k->label, oh, o->what, *f->mtu + oh,
+		  u->name, umtu, u->mtu ? "" : " (derived)", nt_overhead_fit(o, umtu));
+	}
+}
+
+/* The mtu a tunnel without one derives from its underlay. */
+static void tunnel_derived_mtu(struct v *v, const struct nt_iface *f, size_t i,
+			       const struct nt_tunnel_kind_info *k, const struct nt_iface *u,
+			       size_t ui, unsigned umtu, const struct nt_overhead *o)
+{
+	const struct nt_tunnel *t = f->tunnel;
+	unsigned min = nt_tunnel_min_mtu(t);
+
+	if (nt_overhead_fit(o, umtu) < min) {
+		unsigned fit = nt_overhead_fit(o, umtu);
+		unsigned oh = fit ? umtu - fit : o->fixed + o->trailer;
+
+		/* at the underlay's mtu, or at this tunnel's underlay when the
+		 * underlay's MTU is itself derived */
+		E(v, u->mtu ? at(v, false, "/interfaces/%zu/mtu", ui) :
+		  at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel-mtu",
+		  "underlay %s mtu %u%s - %s overhead %u (%s) = %d leaves tunnel %s below "
+		  "the %s minimum mtu of %u", u->name, umtu, u->mtu ? "" : " (derived)", k->label,
+		  oh, o->what, (int)umtu - (int)oh, f->name, min > 68 ? "IPv6" : "IPv4", min);
+	} else if (nt_overhead_fit(o, umtu) < 1280 && nt_tunnel_inner_unsaid(t)) {
+		W(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel-mtu",
+		  "tunnel %s derives mtu %u (underlay %s mtu %u - %s overhead %u), below 1280: Linux "
+		  "turns IPv6 off on it; say tunnel.inner: ipv4 if it carries IPv4 only", f->name,
+		  nt_overhead_fit(o, umtu), u->name, umtu, k->label, umtu - nt_overhead_fit(o, umtu));
+	}
+}
+
+static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
+{
+	const struct nt_tunnel *t = f->tunnel;
+	const struct nt_tunnel_kind_info *k = nt_tunnel_kind(t->kind);
+	const struct nt_iface *u;
+	struct nt_overhead o;
+	unsigned umtu;
+	size_t ui;
+
+	tunnel_foreign_keys(v, f, i, k);
+	/* options_length: 0-252 in steps of 4 is the loader's (schema.c) */
+	if (t->outer && !(k->outers & (1u << *t->outer))) {
+		tunnel_bad_outer(v, t, i, k);
 		return;
 	}
+	if (v->windows && !k->windows)
+		E(v, at(v, false, "/interfaces/%zu/tunnel/kind", i), "target",
+		  "tunnel kind %s has no Windows adapter nettune tunes; this profile targets windows, "
+		  "where only wireguard tunnels are tuned", k->name);
+	u = tunnel_underlay(v, f, i, &ui);
+	if (!u)
+		return;
 	if (v->tm.loops[i]) {
-		/* reported by each tunnel of the loop, naming it from there; the
-		 * ones that only lead into it are left to those */
-		size_t w = ui;
-		struct nt_buf chain = {0};
-		unsigned n;
-
-		nt_buf_printf(&chain, "%s -> %s", f->name, u->name);
-		for (n = 0; w != i && v->tm.under[w] >= 0 && n <= v->p->interfaces_count; n++) {
-			w = (size_t)v->tm.under[w];
-			if (n < 8 || w == i)
-				nt_buf_printf(&chain, " -> %s", v->p->interfaces[w].name);
-			else if (n == 8)
-				nt_buf_puts(&chain, " -> ...");
-		}
-		if (w == i)
-			E(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel",
-			  "the underlays of tunnel %s come back to it (%s): a tunnel's packets must "
-			  "leave by a device that is not carried inside it", f->name, chain.p);
-		nt_buf_free(&chain);
+		tunnel_loop(v, f, i, u, ui);
 		return;
 	}
 	if (t->kind == NT_TUNNEL_SIT && t->inner && *t->inner == NT_OUTER_IPV4)
@@ -748,45 +906,10 @@ static void check_tunnel(struct v *v, const struct nt_iface *f, size_t i)
 		  f->name);
 	nt_tunnel_overhead(t, &o);
 	umtu = v->tm.mtu[ui];
-	min = nt_tunnel_min_mtu(t);
-	if (f->mtu && *f->mtu < min && k->min_inner == min)
-		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
-		  "tunnel %s mtu %u is below %u, the smallest MTU of the IPv6 packets a %s tunnel "
-		  "carries", f->name, *f->mtu, k->min_inner, k->name);
-	else if (f->mtu && *f->mtu < min)
-		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
-		  "tunnel %s mtu %u is below 1280, the IPv6 minimum, and it carries %s "
-		  "(tunnel.inner): Linux turns IPv6 off on such a device", f->name, *f->mtu,
-		  nt_outer_strings[*t->inner].str);
-	else if (f->mtu && *f->mtu < 1280 && nt_tunnel_inner_unsaid(t))
-		W(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
-		  "tunnel %s mtu %u is below 1280: Linux turns IPv6 off on it; say tunnel.inner: "
-		  "ipv4 if it carries IPv4 only", f->name, *f->mtu);
-	if (f->mtu && umtu && *f->mtu + nt_overhead_at(&o, *f->mtu) > umtu) {
-		unsigned oh = nt_overhead_at(&o, *f->mtu);
-
-		E(v, at(v, false, "/interfaces/%zu/mtu", i), "tunnel-mtu",
-		  "tunnel %s mtu %u + %s overhead %u (%s) = %u exceeds underlay %s mtu %u%s; "
-		  "at most %u fits", f->name, *f->mtu, k->label, oh, o.what, *f->mtu + oh,
-		  u->name, umtu, u->mtu ? "" : " (derived)", nt_overhead_fit(&o, umtu));
-	}
-	if (!f->mtu && umtu && nt_overhead_fit(&o, umtu) < min) {
-		unsigned fit = nt_overhead_fit(&o, umtu);
-		unsigned oh = fit ? umtu - fit : o.fixed + o.trailer;
-
-		/* at the underlay's mtu, or at this tunnel's underlay when the
-		 * underlay's MTU is itself derived */
-		E(v, u->mtu ? at(v, false, "/interfaces/%zu/mtu", ui) :
-		  at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel-mtu",
-		  "underlay %s mtu %u%s - %s overhead %u (%s) = %d leaves tunnel %s below "
-		  "the %s minimum mtu of %u", u->name, umtu, u->mtu ? "" : " (derived)", k->label,
-		  oh, o.what, (int)umtu - (int)oh, f->name, min > 68 ? "IPv6" : "IPv4", min);
-	} else if (!f->mtu && umtu && nt_overhead_fit(&o, umtu) < 1280 && nt_tunnel_inner_unsaid(t)) {
-		W(v, at(v, false, "/interfaces/%zu/tunnel/underlay", i), "tunnel-mtu",
-		  "tunnel %s derives mtu %u (underlay %s mtu %u - %s overhead %u), below 1280: Linux "
-		  "turns IPv6 off on it; say tunnel.inner: ipv4 if it carries IPv4 only", f->name,
-		  nt_overhead_fit(&o, umtu), u->name, umtu, k->label, umtu - nt_overhead_fit(&o, umtu));
-	}
+	if (f->mtu)
+		tunnel_set_mtu(v, f, i, k, u, umtu, &o);
+	else if (umtu)
+		tunnel_derived_mtu(v, f, i, k, u, ui, umtu, &o);
 }
 
 static void check_irq(struct v *v, const struct nt_iface *f, size_t i)
@@ -974,9 +1097,123 @@ static void check_rows(struct v *v, const struct nt_iface *f, size_t i)
 	}
 }
 
-static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
+/* A driver whose tables are per device, matched without a device id. */
+static void caps_family_only(struct v *v, const struct nt_iface *f, size_t i)
+{
+	char *ids = nt_caps_driver_ids(v->db, f->match->driver);
+
+	if (f->match->pci)
+		W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
+		  "PCI id %s has no table: driver %s has tables for other devices "
+		  "only (%s); their limits are not borrowed, so channels, rings and "
+		  "RSS sizes are unknown offline (set nic:)", f->match->pci,
+		  f->match->driver, ids);
+	else
+		W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
+		  "match.driver: the tables of driver %s (%s) are per device and the "
+		  "match names no PCI id; their limits are not borrowed, so channels, "
+		  "rings and RSS sizes are unknown offline (set match.pci or nic:)",
+		  f->match->driver, ids);
+	free(ids);
+}
+
+/* The capability table the interface is checked against offline, or NULL. */
+static const struct nt_caps *iface_caps(struct v *v, const struct nt_iface *f, size_t i)
 {
 	const struct nt_caps *caps = NULL;
+
+	if (f->nic && !strcmp(f->nic, "auto") &&
+	    !(f->match && v->db && (f->match->driver || f->match->pci))) {
+		/* the table is chosen from the observed device at plan time */
+	} else if (f->nic && strcmp(f->nic, "auto")) {
+		caps = v->db ? nt_caps_find(v->db, f->nic) : NULL;
+		if (v->db && !caps) {
+			const char *s = nt_caps_suggest(v->db, f->nic);
+
+			E(v, at(v, false, "/interfaces/%zu/nic", i), "nic",
+			  "unknown NIC model '%s'%s%s%s (see nettune caps)", f->nic,
+			  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+		}
+	} else if (f->match && v->db && (f->match->driver || f->match->pci)) {
+		enum nt_caps_how how;
+
+		caps = nt_caps_match(v->db, f->match->driver, f->match->pci, &how);
+		if (how == NT_CAPS_FAMILY)
+			caps_family_only(v, f, i);
+	}
+	return caps;
+}
+
+/* RSS settings that disagree with each other or with the channel count. */
+static void check_rss(struct v *v, const struct nt_iface *f, size_t i)
+{
+	if (f->rss->key) {
+		unsigned char key[NT_RSS_KEY_MAX];
+		bool ph;
+
+		if (nt_parse_rss_key(f->rss->key, key, sizeof(key), &ph) < 0)
+			E(v, at(v, false, "/interfaces/%zu/rss/key", i), "rss",
+			  "rss.key must be per-host or hex bytes such as 6d:5a:56:da (up to 256 bytes)");
+	}
+	if (f->rss->queues && f->channels) {
+		uint32_t q = f->channels->combined ? *f->channels->combined :
+			     f->channels->rx ? *f->channels->rx : 0;
+
+		if (q && *f->rss->queues > q)
+			E(v, at(v, false, "/interfaces/%zu/rss/queues", i), "rss",
+			  "rss.queues = %u exceeds the %u channels this interface will have",
+			  *f->rss->queues, q);
+	}
+	if (f->rss->base_processor && f->rss->max_processor &&
+	    *f->rss->max_processor < *f->rss->base_processor)
+		E(v, at(v, false, "/interfaces/%zu/rss/max_processor", i), "rss",
+		  "rss.max_processor %u is below base_processor %u", *f->rss->max_processor,
+		  *f->rss->base_processor);
+}
+
+/* linux.features keys are ethtool feature names. */
+static void check_feature_names(struct v *v, const struct nt_iface *f, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < f->linux_opts->features_count; k++) {
+		const char *key = f->linux_opts->features[k].key;
+		char *sk;
+
+		if (valid_token(key, "-_"))
+			continue;
+		sk = seg(key);
+		E(v, at(v, true, "/interfaces/%zu/linux/features/%s", i, sk), "name",
+		  "'%s' is not an ethtool feature name (letters, digits, '-' and '_')", key);
+		free(sk);
+	}
+}
+
+/* windows.advanced_properties keywords and values safe in a playbook. */
+static void check_advanced_props(struct v *v, const struct nt_iface *f, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < f->windows_opts->advanced_properties_count; k++) {
+		const struct nt_kv *kv = &f->windows_opts->advanced_properties[k];
+		char *sk = seg(kv->key);
+
+		if (!valid_token(kv->key, "*_-."))
+			E(v, at(v, true, "/interfaces/%zu/windows/advanced_properties/%s", i, sk),
+			  "name", "advanced property keyword '%s' cannot be used safely: "
+			  "keywords are letters, digits and * _ - .", kv->key);
+		else if (has_ctrl(kv->value) || strchr(kv->value, '`'))
+			E(v, at(v, false, "/interfaces/%zu/windows/advanced_properties/%s", i, sk),
+			  "name", "advanced property %s: value '%s' contains a %s; it cannot be "
+			  "used safely in a PowerShell playbook", kv->key, kv->value,
+			  has_ctrl(kv->value) ? "control character" : "backtick");
+		free(sk);
+	}
+}
+
+static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
+{
+	const struct nt_caps *caps;
 	const char *why;
 	size_t k;
 
@@ -998,40 +1235,7 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 			  "interface '%s' is listed twice (also at interfaces[%zu])", f->name, k);
 			break;
 		}
-	if (f->nic && !strcmp(f->nic, "auto") &&
-	    !(f->match && v->db && (f->match->driver || f->match->pci))) {
-		/* the table is chosen from the observed device at plan time */
-	} else if (f->nic && strcmp(f->nic, "auto")) {
-		caps = v->db ? nt_caps_find(v->db, f->nic) : NULL;
-		if (v->db && !caps) {
-			const char *s = nt_caps_suggest(v->db, f->nic);
-
-			E(v, at(v, false, "/interfaces/%zu/nic", i), "nic",
-			  "unknown NIC model '%s'%s%s%s (see nettune caps)", f->nic,
-			  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
-		}
-	} else if (f->match && v->db && (f->match->driver || f->match->pci)) {
-		enum nt_caps_how how;
-
-		caps = nt_caps_match(v->db, f->match->driver, f->match->pci, &how);
-		if (how == NT_CAPS_FAMILY) {
-			char *ids = nt_caps_driver_ids(v->db, f->match->driver);
-
-			if (f->match->pci)
-				W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
-				  "PCI id %s has no table: driver %s has tables for other devices "
-				  "only (%s); their limits are not borrowed, so channels, rings and "
-				  "RSS sizes are unknown offline (set nic:)", f->match->pci,
-				  f->match->driver, ids);
-			else
-				W(v, at(v, true, "/interfaces/%zu/match", i), "capability",
-				  "match.driver: the tables of driver %s (%s) are per device and the "
-				  "match names no PCI id; their limits are not borrowed, so channels, "
-				  "rings and RSS sizes are unknown offline (set match.pci or nic:)",
-				  f->match->driver, ids);
-			free(ids);
-		}
-	}
+	caps = iface_caps(v, f, i);
 	if (f->match && f->match->pci) {
 		const char *p = f->match->pci;
 
@@ -1053,56 +1257,12 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 	if (f->irq)
 		check_irq(v, f, i);
 	check_rps_xps(v, f, i);
-	if (f->rss && f->rss->key) {
-		unsigned char key[NT_RSS_KEY_MAX];
-		bool ph;
-
-		if (nt_parse_rss_key(f->rss->key, key, sizeof(key), &ph) < 0)
-			E(v, at(v, false, "/interfaces/%zu/rss/key", i), "rss",
-			  "rss.key must be per-host or hex bytes such as 6d:5a:56:da (up to 256 bytes)");
-	}
-	if (f->rss && f->rss->queues && f->channels) {
-		uint32_t q = f->channels->combined ? *f->channels->combined :
-			     f->channels->rx ? *f->channels->rx : 0;
-
-		if (q && *f->rss->queues > q)
-			E(v, at(v, false, "/interfaces/%zu/rss/queues", i), "rss",
-			  "rss.queues = %u exceeds the %u channels this interface will have",
-			  *f->rss->queues, q);
-	}
-	if (f->rss && f->rss->base_processor && f->rss->max_processor &&
-	    *f->rss->max_processor < *f->rss->base_processor)
-		E(v, at(v, false, "/interfaces/%zu/rss/max_processor", i), "rss",
-		  "rss.max_processor %u is below base_processor %u", *f->rss->max_processor,
-		  *f->rss->base_processor);
+	if (f->rss)
+		check_rss(v, f, i);
 	if (f->linux_opts)
-		for (k = 0; k < f->linux_opts->features_count; k++) {
-			const char *key = f->linux_opts->features[k].key;
-			char *sk;
-
-			if (valid_token(key, "-_"))
-				continue;
-			sk = seg(key);
-			E(v, at(v, true, "/interfaces/%zu/linux/features/%s", i, sk), "name",
-			  "'%s' is not an ethtool feature name (letters, digits, '-' and '_')", key);
-			free(sk);
-		}
+		check_feature_names(v, f, i);
 	if (f->windows_opts)
-		for (k = 0; k < f->windows_opts->advanced_properties_count; k++) {
-			const struct nt_kv *kv = &f->windows_opts->advanced_properties[k];
-			char *sk = seg(kv->key);
-
-			if (!valid_token(kv->key, "*_-."))
-				E(v, at(v, true, "/interfaces/%zu/windows/advanced_properties/%s", i, sk),
-				  "name", "advanced property keyword '%s' cannot be used safely: "
-				  "keywords are letters, digits and * _ - .", kv->key);
-			else if (has_ctrl(kv->value) || strchr(kv->value, '`'))
-				E(v, at(v, false, "/interfaces/%zu/windows/advanced_properties/%s", i, sk),
-				  "name", "advanced property %s: value '%s' contains a %s; it cannot be "
-				  "used safely in a PowerShell playbook", kv->key, kv->value,
-				  has_ctrl(kv->value) ? "control character" : "backtick");
-			free(sk);
-		}
+		check_advanced_props(v, f, i);
 }
 
 static void check_host(struct v *v)
