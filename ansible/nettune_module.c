@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../appliers/linux/apply.h"
+#include "../appliers/linux/txn.h"
 #include "../appliers/linux/journal.h"
 #include "../appliers/linux/linux.h"
 #include "../appliers/linux/statedir.h"
@@ -681,7 +681,7 @@ static void run(const struct nt_margs *a, struct nt_result *r)
 		o.only = a->only;
 		o.profile = name;
 		o.netns = a->netns;
-		rc = nt_linux_apply(&c.plan, &c.desired, &c.facts, &o);
+		rc = nt_txn_apply(&c.plan, &c.desired, &c.facts, &o);
 		fault_signal_at("after");
 		report_apply(rc, p.n, &before, &c, r);
 		jids_free(&before);

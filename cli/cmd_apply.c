@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../appliers/linux/apply.h"
+#include "../appliers/linux/txn.h"
 #include "../appliers/linux/linux.h"
 #include "../compiler/formats/hostprofile.h"
 #include "../compiler/language/profile.h"
@@ -244,7 +244,7 @@ int cmd_apply(int argc, char **argv)
 		nt_buf_write(&out, stdout);
 		nt_buf_free(&out);
 	}
-	r = nt_linux_apply(&c.plan, &c.desired, &c.facts, &o);
+	r = nt_txn_apply(&c.plan, &c.desired, &c.facts, &o);
 	nt_diags_free(&d);
 	nt_compiled_free(&c);
 	free(abs);

@@ -269,7 +269,7 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 			goto out;
 		}
 		o->nothing_msg = msg;
-		r = nt_linux_apply(&none, &none_desired, &c.facts, o);
+		r = nt_txn_apply(&none, &none_desired, &c.facts, o);
 		o->nothing_msg = NULL;
 		free(msg);
 		goto out;
@@ -304,7 +304,7 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 		nt_buf_write(&out, stdout);
 		nt_buf_free(&out);
 	}
-	r = nt_linux_apply(&m.plan, &c.desired, &c.facts, o);
+	r = nt_txn_apply(&m.plan, &c.desired, &c.facts, o);
 out:
 	nt_buf_free(&diff);
 	nt_compiled_free(&c);

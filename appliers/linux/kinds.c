@@ -166,6 +166,22 @@ static int feature_write(struct nt_lctx *x, const char *obj, const char *arg, co
 	return r ? nl_err(x, r) : 0;
 }
 
+/* A device's features in one ETHTOOL_MSG_FEATURES_SET (the kernel applies
+ * them together, as ethtool -K does). */
+static int feature_batch(struct nt_lctx *x, const char *obj, const char *const *args,
+			 const struct nt_value *const *vals, size_t n)
+{
+	bool *on = nt_xcalloc(n + 1, sizeof(*on));
+	int r;
+
+	for (size_t k = 0; k < n; k++)
+		on[k] = vals[k]->b;
+	nt_devcache_stale(NT_DC_FEATURES);
+	r = nt_ethnl_features_set(x->nl, obj, args, on, n);
+	free(on);
+	return r ? nl_err(x, r) : 0;
+}
+
 /* channels, rings, coalesce ------------------------------------------ */
 
 static int chan_index(const char *arg)
@@ -206,6 +222,32 @@ static int channels_write(struct nt_lctx *x, const char *obj, const char *arg, c
 	if (!x->nl)
 		return -EOPNOTSUPP;
 	r = nt_ethnl_channels_set(x->nl, obj, chan_index(arg), v->u);
+	if (r)
+		return nl_err(x, r);
+	nt_lctx_channels_changed(x, obj);
+	return 0;
+}
+
+/* A device's rx, tx, combined and other channel counts in one
+ * CHANNELS_SET (as ethtool -L). */
+static int channels_batch(struct nt_lctx *x, const char *obj, const char *const *args,
+			  const struct nt_value *const *vals, size_t n)
+{
+	struct nt_channels_state ch = {0};
+	int r;
+
+	for (size_t k = 0; k < n; k++) {
+		int c;
+
+		for (c = 0; c < NT_CH__COUNT && strcmp(args[k], nt_chan_names[c]); c++)
+			;
+		if (c < NT_CH__COUNT) {
+			ch.have[c] = true;
+			ch.count[c] = vals[k]->u;
+		}
+	}
+	nt_devcache_stale(NT_DC_CHANNELS);
+	r = nt_ethnl_channels_set_all(x->nl, obj, &ch);
 	if (r)
 		return nl_err(x, r);
 	nt_lctx_channels_changed(x, obj);
@@ -1102,7 +1144,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	 "\t\tEND { if (!f) exit 1 }'",
 	 "ethtool -K \"$1\" \"$2\" \"$3\"",
 	 {NULL}, NULL,
-	 feature_read, feature_write},
+	 feature_read, feature_write, NULL, 0, 0, feature_batch},
 	[NT_K_PAUSE] = {NT_K_PAUSE,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_PAUSE_GET ETHTOOL_A_PAUSE_{AUTONEG,RX,TX}"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_PAUSE_SET ETHTOOL_A_PAUSE_{AUTONEG,RX,TX}"},
@@ -1138,7 +1180,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 	 "\tethtool -l \"$1\" | nt_current \"$nt_l\"",
 	 "ethtool -L \"$1\" \"$2\" \"$3\"",
 	 {NULL}, NULL,
-	 channels_read, channels_write},
+	 channels_read, channels_write, NULL, 0, 0, channels_batch},
 	[NT_K_RING] = {NT_K_RING,
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_GET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
 	 {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_SET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
