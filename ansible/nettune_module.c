@@ -507,7 +507,7 @@ static void set_journal(struct nt_result *r, const struct nt_journal *j)
 }
 
 /*
- * The outcome of nt_linux_apply, from its exit code (0 converged, 1 failed
+ * The outcome of nt_txn_apply, from its exit code (0 converged, 1 failed
  * or interrupted and rolled back, or stopped before the first change, 3
  * rollback incomplete), the journal it left, and the host read again.
  */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* nettune apply / observe: the Linux applier's commands (rollback and confirm: cmd_txn.c). */
+/* nettune apply / observe: their arguments and output; the transaction is
+ * the applier's (appliers/linux/txn.h; rollback and confirm: cmd_txn.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

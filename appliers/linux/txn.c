@@ -721,7 +721,11 @@ static int enter_named_netns(const struct nt_journal *j, const struct nt_txn_whe
 	return 0;
 }
 
-int nt_txn_enter_target(const struct nt_journal *j, const struct nt_txn_where *w, char *err,
+/* Enters the journal's target: its --root and network namespace (by name,
+ * checked against the recorded inode: a namespace deleted and created
+ * again is refused), on the host whose machine-id it recorded.  0, or -1
+ * with the reason in err. */
+static int enter_target(const struct nt_journal *j, const struct nt_txn_where *w, char *err,
 			size_t errlen)
 {
 	unsigned long long cur = current_netns_ino();
@@ -949,7 +953,7 @@ static int revert_in_child(int state_fd, int jfd, const char *id, const struct n
 		}
 		if (!expired(&j) || nt_journal_owner_alive(&j))
 			_exit(0);	/* confirmed, reverted or being handled meanwhile */
-		if (nt_txn_enter_target(&j, w, err, sizeof(err))) {
+		if (enter_target(&j, w, err, sizeof(err))) {
 			fprintf(stderr, "nettune: error: %s\n", err);
 			_exit(1);
 		}
@@ -1331,7 +1335,7 @@ static int rb_restore(struct rollback *b)
 
 	if (checked && newer_blocks(b->jfd, j))
 		return 1;
-	if (nt_txn_enter_target(j, &rq->where, err, sizeof(err))) {
+	if (enter_target(j, &rq->where, err, sizeof(err))) {
 		fprintf(stderr, "nettune rollback: error: %s; nothing was changed\n", err);
 		if (nt_txn_target_gone(j, b->why, sizeof(b->why)))
 			fprintf(stderr, "nettune rollback: 'nettune rollback --discard %s' retires the "

@@ -65,21 +65,15 @@ void nt_apply_catch_signals(void);
 int nt_apply_interrupted(void);
 
 /* Where the command runs: its --root and --netns (as given), and how to
- * enter a named network namespace (the pipeline's nt_enter_netns). */
+ * enter a named network namespace (the pipeline's nt_enter_netns).  A
+ * journal's target is entered (its --root and network namespace, checked
+ * by inode and cookie, on the host whose machine-id it recorded) or the
+ * command is refused; never guessed. */
 struct nt_txn_where {
 	const char *root;
 	const char *netns;		/* this process entered it */
 	int (*enter_netns)(const char *name, bool remount_sys);
 };
-
-/*
- * Enters the journal's target: its --root and network namespace (by name,
- * checked against the recorded inode: a namespace deleted and created again
- * is refused), on the host whose machine-id it recorded.  0, or -1 with the
- * reason in err.
- */
-int nt_txn_enter_target(const struct nt_journal *j, const struct nt_txn_where *w, char *err,
-			size_t errlen);
 
 /*
  * Whether the journal's target is gone: its --root removed, or its named
