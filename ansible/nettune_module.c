@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../compiler/formats/planprint.h"
-#include "../appliers/linux/apply.h"
+#include "../appliers/linux/txn.h"
 #include "../appliers/linux/journal.h"
 #include "../appliers/linux/linux.h"
 #include "../appliers/linux/statedir.h"
@@ -508,7 +508,7 @@ static void set_journal(struct nt_result *r, const struct nt_journal *j)
 }
 
 /*
- * The outcome of nt_linux_apply, from its exit code (0 converged, 1 failed
+ * The outcome of nt_txn_apply, from its exit code (0 converged, 1 failed
  * or interrupted and rolled back, or stopped before the first change, 3
  * rollback incomplete), the journal it left, and the host read again.
  */
@@ -579,42 +579,46 @@ out:
 		nt_journal_free(&j);
 }
 
-static void run(const struct nt_margs *a, struct nt_result *r)
+/* The module's environment: state directory, data directory, and the
+ * network namespace entered; -1 after failing the result. */
+static int enter_env(const struct nt_margs *a, struct nt_result *r)
 {
-	struct nt_diags d = {0};
-	struct nt_compiled c;
-	struct nt_plan p = {0};
-	struct nt_pipeline_req rq = {0};
-	const char *name = a->profile ? a->profile :
-			   a->profile_name && *a->profile_name ? a->profile_name : "profile_content";
-	const char *reason;
-	char why[160];
-	int rc;
-
 	fault_signal_at("before");
 	if (a->state_dir)
 		setenv("NETTUNE_STATE_DIR", a->state_dir, 1);
 	if (a->datadir)
 		setenv("NETTUNE_DATADIR", a->datadir, 1);
-	if (a->netns) {
-		if (nt_enter_netns(a->netns, true)) {
-			result_fail(r, "cannot enter network namespace %s", a->netns);
-			return;
-		}
+	if (a->netns && nt_enter_netns(a->netns, true)) {
+		result_fail(r, "cannot enter network namespace %s", a->netns);
+		return -1;
 	}
+	return 0;
+}
+
+/* The profile planned against the live host into *c; -1 after failing
+ * the result (with the diagnostics, or the signal that cut it short). */
+static int plan_profile(const struct nt_margs *a, const char *name, struct nt_compiled *c,
+			struct nt_result *r)
+{
+	struct nt_pipeline_req rq = {0};
+	struct nt_diags d = {0};
+	const char *reason;
+	char why[160];
+	int rc;
+
 	rq.profile = name;
 	rq.data = a->profile_content;
 	rq.len = a->profile_content ? strlen(a->profile_content) : 0;
 	rq.only = a->only;
 	rq.netns = a->netns;
 	rq.any_host = a->any_host;
-	rc = nt_pipeline_run(&rq, &c, &d);
+	rc = nt_pipeline_run(&rq, c, &d);
 	if (rc && nt_apply_interrupted()) {
 		/* the signal cut the observation short: its words, not the
 		 * read error it caused */
 		nt_diags_free(&d);
 		stopped_before(r);
-		goto out;
+		return -1;
 	}
 	if (rc && a->profile && (reason = not_a_profile(a->profile, why, sizeof(why)))) {
 		nt_diags_free(&d);
@@ -622,70 +626,89 @@ static void run(const struct nt_margs *a, struct nt_result *r)
 	}
 	take_diags(&d, r);
 	nt_diags_free(&d);
-	if (rc) {
-		if (!r->failed)
-			result_fail(r, "%s: the profile could not be planned", name);
-		goto out;
-	}
-	if (c.l.p->target && *c.l.p->target == NT_TARGET_WINDOWS) {
+	if (rc && !r->failed)
+		result_fail(r, "%s: the profile could not be planned", name);
+	return rc ? -1 : 0;
+}
+
+/* The plan of the task (of only's interface) into *p and the result's
+ * summary; -1 after failing the result when it cannot be applied here. */
+static int task_plan(const struct nt_margs *a, const char *name, struct nt_compiled *c,
+		     struct nt_plan *p, struct nt_result *r)
+{
+	if (c->l.p->target && *c->l.p->target == NT_TARGET_WINDOWS) {
 		result_fail(r, "%s targets windows; generate the playbook with 'nettune emit "
 			    "--format ps1' and run it with ansible.windows", name);
-		goto out;
+		return -1;
 	}
-	if (a->only && !nt_facts_iface(&c.facts, a->only)) {
+	if (a->only && !nt_facts_iface(&c->facts, a->only)) {
 		result_fail(r, "only: %s is not an interface of this host that the profile names",
 			    a->only);
-		goto out;
+		return -1;
 	}
-	plan_only(&c.plan, a->only, &p);
-	r->host = nt_xstrdup(c.plan.profile ? c.plan.profile : "");
-	r->changes = p.n;
-	r->disruptive = p.disruptive;
-	nt_plan_print_actions_json(&p, &r->actions);
+	plan_only(&c->plan, a->only, p);
+	r->host = nt_xstrdup(c->plan.profile ? c->plan.profile : "");
+	r->changes = p->n;
+	r->disruptive = p->disruptive;
+	nt_plan_print_actions_json(p, &r->actions);
 	if (a->diff)
-		build_diff(&c, a->only, r);
-	if (p.cannot) {
+		build_diff(c, a->only, r);
+	if (p->cannot) {
 		result_fail(r, "%zu action%s cannot be applied on this host (fixed feature or "
-			    "kernel-managed IRQ); nothing was changed", p.cannot,
-			    p.cannot == 1 ? "" : "s");
-		goto out;
+			    "kernel-managed IRQ); nothing was changed", p->cannot,
+			    p->cannot == 1 ? "" : "s");
+		return -1;
 	}
-	if (stopped_before(r))
+	return 0;
+}
+
+/* The transaction (state: applied, not check mode), and its outcome. */
+static void apply_task(const struct nt_margs *a, const char *name, struct nt_compiled *c,
+		       size_t n, struct nt_result *r)
+{
+	struct nt_apply_opts o = {0};
+	struct nt_jids before;
+	int jfd = jids_read(&before), rc;
+
+	if (jfd >= 0)
+		close(jfd);
+	/* the task is the approval: the engine never asks (o.ask false),
+	 * unlike 'nettune apply' off a terminal, which refuses without --yes */
+	o.quiet = true;
+	o.only = a->only;
+	o.profile = name;
+	o.netns = a->netns;
+	rc = nt_txn_apply(&c->plan, &c->desired, &c->facts, &o);
+	fault_signal_at("after");
+	report_apply(rc, n, &before, c, r);
+	jids_free(&before);
+}
+
+static void run(const struct nt_margs *a, struct nt_result *r)
+{
+	struct nt_compiled c;
+	struct nt_plan p = {0};
+	const char *name = a->profile ? a->profile :
+			   a->profile_name && *a->profile_name ? a->profile_name : "profile_content";
+
+	if (enter_env(a, r))
+		return;
+	if (plan_profile(a, name, &c, r) || task_plan(a, name, &c, &p, r) || stopped_before(r))
 		goto out;
 	if (!strcmp(a->state, "planned")) {
 		r->outcome = NT_OUT_PLANNED;
 		nt_buf_printf(&r->msg, "%zu change%s pending", p.n, p.n == 1 ? "" : "s");
-		goto out;
-	}
-	if (!p.n) {
+	} else if (!p.n) {
 		r->outcome = NT_OUT_UNCHANGED;
 		nt_buf_puts(&r->msg, "the host already matches the profile");
-		goto out;
-	}
-	r->changed = true;
-	if (a->check_mode) {
+	} else if (a->check_mode) {
+		r->changed = true;
 		r->outcome = NT_OUT_PLANNED;
 		nt_buf_printf(&r->msg, "check mode: %zu change%s would be made", p.n,
 			      p.n == 1 ? "" : "s");
-		goto out;
 	} else {
-		struct nt_apply_opts o = {0};
-		struct nt_jids before;
-		int jfd = jids_read(&before);
-
-		if (jfd >= 0)
-			close(jfd);
-		/* the task (state: applied, not check mode) is the approval:
-		 * the engine never asks (o.ask false), unlike 'nettune apply'
-		 * off a terminal, which refuses without --yes */
-		o.quiet = true;
-		o.only = a->only;
-		o.profile = name;
-		o.netns = a->netns;
-		rc = nt_linux_apply(&c.plan, &c.desired, &c.facts, &o);
-		fault_signal_at("after");
-		report_apply(rc, p.n, &before, &c, r);
-		jids_free(&before);
+		r->changed = true;
+		apply_task(a, name, &c, p.n, r);
 	}
 out:
 	free(p.v);

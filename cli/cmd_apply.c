@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* nettune apply / observe: the Linux applier's commands (rollback and confirm: cmd_txn.c). */
+/* nettune apply / observe: their arguments and output; the transaction is
+ * the applier's (appliers/linux/txn.h; rollback and confirm: cmd_txn.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +8,7 @@
 #include <unistd.h>
 
 #include "../compiler/formats/planprint.h"
-#include "../appliers/linux/apply.h"
+#include "../appliers/linux/txn.h"
 #include "../appliers/linux/linux.h"
 #include "../compiler/formats/hostprofile.h"
 #include "../compiler/language/profile.h"
@@ -78,19 +79,136 @@ static int refuse_unapproved(const char *profile)
 	return NT_EXIT_FAIL;
 }
 
+/* apply PLAN.json (bytes): the trusted keys, then nt_apply_manifest. */
+static int apply_plan_file(const char *path, const struct nt_buf *bytes, struct nt_trust *trust,
+			   bool unapproved, struct nt_apply_opts *o)
+{
+	char err[512], *abs;
+	int r;
+
+	if (o->only)
+		return nt_usage_error("apply", "--only does not apply to a PLAN.json: it is "
+				      "applied exactly as signed");
+	if (nt_trust_load_dir(trust, nt_trust_dir(), err, sizeof(err))) {
+		fprintf(stderr, "nettune apply: error: %s\n", err);
+		return NT_EXIT_FAIL;
+	}
+	o->netns = nt_g.netns;
+	o->command = "apply PLAN.json";
+	abs = realpath(path, NULL);
+	o->profile = abs ? abs : path;
+	r = nt_apply_manifest(path, bytes, trust, unapproved, o);
+	free(abs);
+	return r;
+}
+
+/* A profile that could not be planned: its located errors speak for
+ * themselves; a host that could not be read, or a signal, is said to have
+ * changed nothing. */
+static int not_planned(struct nt_diags *d)
+{
+	bool host = false;
+
+	for (size_t k = 0; k < d->n; k++)
+		host |= d->v[k].rule && !strcmp(d->v[k].rule, "observe");
+	nt_print_diags(d);
+	if (nt_apply_interrupted())
+		fprintf(stderr, "nettune apply: interrupted (signal %d) before any change; "
+			"nothing was changed\n", nt_apply_interrupted());
+	else if (host)
+		fprintf(stderr, "nettune apply: nothing was changed\n");
+	return NT_EXIT_FAIL;
+}
+
+static void print_plan(const struct nt_compiled *c)
+{
+	struct nt_buf out = {0};
+
+	nt_plan_print_text(&c->plan, c->against, nt_g.color, &out);
+	nt_buf_write(&out, stdout);
+	nt_buf_free(&out);
+}
+
+/* The compiled profile: refused for Windows, for actions this host cannot
+ * take, and unapproved (after the profile's own errors, which matter more;
+ * before the lock: nothing is changed, not even on a converged host);
+ * else applied. */
+static int apply_compiled(const char *profile, struct nt_compiled *c, bool unapproved,
+			  const struct nt_apply_opts *o)
+{
+	if (c->l.p->target && *c->l.p->target == NT_TARGET_WINDOWS) {
+		fprintf(stderr, "nettune apply: error: %s targets windows; generate the playbook with "
+			"'nettune emit --format ps1'\n", profile);
+		return NT_EXIT_FAIL;
+	}
+	if (c->plan.cannot) {
+		print_plan(c);
+		fprintf(stderr, "nettune apply: error: %zu action%s cannot be applied on this host; "
+			"nothing was changed\n", c->plan.cannot, c->plan.cannot == 1 ? "" : "s");
+		return NT_EXIT_FAIL;
+	}
+	if (unapproved)
+		return refuse_unapproved(profile);
+	if ((o->dry_run || nt_g.verbose) && !o->ask)
+		print_plan(c);
+	return nt_txn_apply(&c->plan, &c->desired, &c->facts, o);
+}
+
+/* apply PROFILE: plan it against the live host, then apply_compiled. */
+static int apply_profile(const char *profile, bool skip_missing, bool unapproved,
+			 struct nt_apply_opts *o)
+{
+	struct nt_pipeline_req rq = nt_cli_request(profile);
+	struct nt_diags d = {0};
+	struct nt_compiled c;
+	char *abs = realpath(profile, NULL);
+	int r;
+
+	o->profile = abs ? abs : profile;
+	o->netns = nt_g.netns;
+	rq.only = o->only;
+	rq.skip_missing = skip_missing;
+	if (nt_pipeline_run(&rq, &c, &d)) {
+		r = not_planned(&d);
+	} else {
+		nt_print_diags(&d);
+		r = apply_compiled(profile, &c, unapproved, o);
+	}
+	nt_diags_free(&d);
+	nt_compiled_free(&c);
+	free(abs);
+	return r;
+}
+
+/* PROFILE or PLAN.json (by its content). */
+static int apply_file(const char *path, struct nt_trust *trust, bool skip_missing,
+		      bool unapproved, struct nt_apply_opts *o)
+{
+	struct nt_buf bytes = {0};
+	int r;
+
+	if (!nt_read_file(path, NT_MANIFEST_MAX_BYTES, &bytes) &&
+	    nt_manifest_sniff(bytes.p, bytes.n)) {
+		r = apply_plan_file(path, &bytes, trust, unapproved, o);
+		nt_buf_free(&bytes);
+		return r;
+	}
+	nt_buf_free(&bytes);
+	if (trust->n)
+		return nt_usage_error("apply", "--trust is for a signed PLAN.json, not a profile");
+	return apply_profile(path, skip_missing, unapproved, o);
+}
+
 int cmd_apply(int argc, char **argv)
 {
 	struct nt_apply_opts o = {0};
 	bool skip_missing = false;
 	const char *profile = NULL;
-	struct nt_diags d = {0};
-	struct nt_compiled c;
 	struct nt_trust trust = {0};
-	struct nt_buf bytes = {0};
 	char err[512];
 	long wait_s = -1;
-	bool yes = false, terminal, unapproved;
-	char *abs = NULL;
+	bool yes = false;
+	enum nt_approval approval;
 	int i, r;
 
 	for (i = 0; i < argc; i++) {
@@ -150,105 +268,12 @@ int cmd_apply(int argc, char **argv)
 	/* on a terminal the plan is shown and must be approved; off one
 	 * (units, cron, CI, ssh host cmd) --yes or a signed plan is the
 	 * approval; Ansible's task is (it calls the engine, not this) */
-	terminal = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
-	o.ask = !yes && !o.dry_run && terminal;
-	unapproved = !yes && !o.dry_run && !terminal;
+	approval = nt_txn_approval(yes, o.dry_run, isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
+	o.ask = approval == NT_APPROVE_ASK;
 	o.color = nt_g.color;
 	nt_apply_catch_signals();
-	if (!nt_read_file(profile, NT_MANIFEST_MAX_BYTES, &bytes) &&
-	    nt_manifest_sniff(bytes.p, bytes.n)) {
-		if (o.only) {
-			r = nt_usage_error("apply", "--only does not apply to a PLAN.json: it is "
-					   "applied exactly as signed");
-		} else if (nt_trust_load_dir(&trust, nt_trust_dir(), err, sizeof(err))) {
-			fprintf(stderr, "nettune apply: error: %s\n", err);
-			r = NT_EXIT_FAIL;
-		} else {
-			o.netns = nt_g.netns;
-			o.command = "apply PLAN.json";
-			abs = realpath(profile, NULL);
-			o.profile = abs ? abs : profile;
-			r = nt_apply_manifest(profile, &bytes, &trust, unapproved, &o);
-			free(abs);
-		}
-		nt_buf_free(&bytes);
-		nt_trust_free(&trust);
-		return r;
-	}
-	nt_buf_free(&bytes);
-	if (trust.n) {
-		nt_trust_free(&trust);
-		return nt_usage_error("apply", "--trust is for a signed PLAN.json, not a profile");
-	}
-	abs = realpath(profile, NULL);
-	o.profile = abs ? abs : profile;
-	o.netns = nt_g.netns;
-	{
-		struct nt_pipeline_req rq = nt_cli_request(profile);
-
-		rq.only = o.only;
-		rq.skip_missing = skip_missing;
-		r = nt_pipeline_run(&rq, &c, &d);
-	}
-	if (r) {
-		bool host = false;
-
-		/* a profile's located errors speak for themselves; a host that
-		 * could not be read, or a signal, is said to have changed nothing */
-		for (size_t k = 0; k < d.n; k++)
-			host |= d.v[k].rule && !strcmp(d.v[k].rule, "observe");
-		nt_print_diags(&d);
-		nt_diags_free(&d);
-		nt_compiled_free(&c);
-		free(abs);
-		if (nt_apply_interrupted())
-			fprintf(stderr, "nettune apply: interrupted (signal %d) before any change; "
-				"nothing was changed\n", nt_apply_interrupted());
-		else if (host)
-			fprintf(stderr, "nettune apply: nothing was changed\n");
-		return NT_EXIT_FAIL;
-	}
-	nt_print_diags(&d);
-	if (c.l.p->target && *c.l.p->target == NT_TARGET_WINDOWS) {
-		fprintf(stderr, "nettune apply: error: %s targets windows; generate the playbook with "
-			"'nettune emit --format ps1'\n", profile);
-		nt_diags_free(&d);
-		nt_compiled_free(&c);
-		free(abs);
-		return NT_EXIT_FAIL;
-	}
-	if (c.plan.cannot) {
-		struct nt_buf out = {0};
-
-		nt_plan_print_text(&c.plan, c.against, nt_g.color, &out);
-		nt_buf_write(&out, stdout);
-		nt_buf_free(&out);
-		fprintf(stderr, "nettune apply: error: %zu action%s cannot be applied on this host; "
-			"nothing was changed\n", c.plan.cannot, c.plan.cannot == 1 ? "" : "s");
-		nt_diags_free(&d);
-		nt_compiled_free(&c);
-		free(abs);
-		return NT_EXIT_FAIL;
-	}
-	if (unapproved) {
-		/* after the profile's own errors, which matter more; before
-		 * the lock: nothing is changed, not even on a converged host */
-		nt_diags_free(&d);
-		nt_compiled_free(&c);
-		free(abs);
-		return refuse_unapproved(profile);
-	}
-	if ((o.dry_run || nt_g.verbose) && !o.ask) {
-		struct nt_buf out = {0};
-
-		nt_plan_print_text(&c.plan, c.against, nt_g.color, &out);
-		nt_buf_write(&out, stdout);
-		nt_buf_free(&out);
-	}
-	r = nt_linux_apply(&c.plan, &c.desired, &c.facts, &o);
-	nt_diags_free(&d);
-	nt_compiled_free(&c);
-	free(abs);
+	r = apply_file(profile, &trust, skip_missing, approval == NT_APPROVE_NEEDED, &o);
+	nt_trust_free(&trust);
 	return r;
 }
 
@@ -317,17 +342,129 @@ static void left_out_comment(const struct nt_facts *f, struct nt_buf *out)
 	nt_buf_free(&names);
 }
 
-int cmd_observe(int argc, char **argv)
+/* Names a profile or snapshot could not hold (the default selection
+ * leaves such devices out), and lo for --profile: -1 after saying so. */
+static int check_names(const char *const *ifs, size_t n, bool profile)
+{
+	for (size_t k = 0; k < n; k++) {
+		const char *why = nt_linux_ifname_problem(ifs[k]);
+		struct nt_buf q = {0};
+
+		if (!why)
+			continue;
+		for (const char *c = ifs[k]; *c; c++)
+			if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+				nt_buf_printf(&q, "\\x%02x", (unsigned char)*c);
+			else
+				nt_buf_putc(&q, *c);
+		fprintf(stderr, "nettune observe: error: interface name '%s' %s; a profile or "
+			"snapshot cannot name it\n", q.p ? q.p : "", why);
+		nt_buf_free(&q);
+		return -1;
+	}
+	for (size_t k = 0; profile && k < n; k++)
+		if (!strcmp(ifs[k], "lo")) {
+			fprintf(stderr, "nettune observe: error: lo is the loopback device; a profile "
+				"never describes it\n");
+			return -1;
+		}
+	return 0;
+}
+
+/* --profile: a HostProfile of the named interfaces, or of the default ones
+ * with a comment on those left out. */
+static void observe_profile(const struct nt_facts *f, const struct nt_state *st, const char **ifs,
+			    size_t n, struct nt_diags *d, struct nt_buf *out)
+{
+	const char **which = n ? ifs : nt_xcalloc(f->nifs + 1, sizeof(char *));
+	size_t nw = n;
+
+	for (size_t k = 0; !n && k < f->nifs; k++)
+		if (nt_hostprofile_default_iface(&f->ifs[k]))
+			which[nw++] = f->ifs[k].name;
+	nt_hostprofile_linux(f, st, nt_capsdb_default(d), which, nw, out);
+	nt_print_diags(d);
+	if (!n) {
+		free(which);
+		left_out_comment(f, out);
+	}
+}
+
+/* The listing: the host, its interfaces, then the settings by object. */
+static void observe_text(const struct nt_facts *f, const struct nt_state *st, struct nt_buf *out)
+{
+	const char *last = NULL;
+
+	nt_buf_printf(out, "Host %s (linux %s)\n", f->hostname ? f->hostname : "?",
+		      f->kernel ? f->kernel : "?");
+	for (size_t k = 0; k < f->nifs; k++) {
+		const struct nt_iface_facts *x = &f->ifs[k];
+
+		nt_buf_printf(out, "%s: %s%s%s, numa node %d, %u rx / %u tx queues, %zu queue IRQs\n",
+			      x->name, x->kind ? x->kind : "?", x->driver ? " driver " : "",
+			      x->driver ? x->driver : "", x->numa_node, x->rx_queues,
+			      x->tx_queues, x->nirqs);
+	}
+	for (size_t k = 0; k < st->n; k++) {
+		char *attr = nt_setting_attr(&st->v[k]);
+
+		if (!last || strcmp(last, st->v[k].object))
+			nt_buf_printf(out, "\n%s\n", st->v[k].object);
+		last = st->v[k].object;
+		nt_buf_printf(out, "  %-36s ", attr);
+		nt_value_format(&st->v[k].val, out, false);
+		nt_buf_puts(out, "\n");
+		free(attr);
+	}
+}
+
+/* Observes ifs (NULL: every interface) and prints it as asked. */
+static int observe_print(const char **ifs, size_t n, bool json, bool profile)
 {
 	struct nt_observe_req req = {0};
 	struct nt_facts f;
 	struct nt_state st;
 	struct nt_diags d = {0};
 	struct nt_buf out = {0};
+	int rc = NT_EXIT_FAIL;
+
+	req.ifaces = n ? ifs : NULL;
+	req.nifaces = n;
+	req.irqbalance = true;
+	/* a snapshot carries every kind a profile can set */
+	req.all_sysctls = req.all_processes = json;
+	if (nt_linux_observe(&req, &f, &st, &d)) {
+		/* no snapshot or listing from a partial view of the host */
+		nt_print_diags(&d);
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (!nt_facts_iface(&f, ifs[k])) {
+			fprintf(stderr, "nettune observe: error: no interface %s\n", ifs[k]);
+			goto out;
+		}
+	if (profile)
+		observe_profile(&f, &st, ifs, n, &d, &out);
+	else if (json)
+		nt_snapshot_write(&f, &st, &out);
+	else
+		observe_text(&f, &st, &out);
+	nt_buf_write(&out, stdout);
+	rc = NT_EXIT_OK;
+out:
+	nt_buf_free(&out);
+	nt_state_free(&st);
+	nt_facts_free(&f);
+	nt_diags_free(&d);
+	return rc;
+}
+
+int cmd_observe(int argc, char **argv)
+{
 	bool json = false, profile = false;
 	const char **ifs = nt_xcalloc((size_t)argc + 1, sizeof(char *));
 	size_t n = 0;
-	int i;
+	int i, r;
 
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -354,100 +491,7 @@ int cmd_observe(int argc, char **argv)
 		return nt_usage_error("observe", "--json (a snapshot) and --profile (a HostProfile) "
 				      "do not combine");
 	}
-	for (size_t k = 0; k < n; k++) {
-		const char *why = nt_linux_ifname_problem(ifs[k]);
-
-		if (why) {
-			/* a profile or snapshot could not name it (the default
-			 * selection leaves such devices out) */
-			struct nt_buf q = {0};
-
-			for (const char *c = ifs[k]; *c; c++)
-				if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
-					nt_buf_printf(&q, "\\x%02x", (unsigned char)*c);
-				else
-					nt_buf_putc(&q, *c);
-			fprintf(stderr, "nettune observe: error: interface name '%s' %s; a profile or "
-				"snapshot cannot name it\n", q.p ? q.p : "", why);
-			nt_buf_free(&q);
-			free(ifs);
-			return NT_EXIT_FAIL;
-		}
-	}
-	for (size_t k = 0; profile && k < n; k++)
-		if (!strcmp(ifs[k], "lo")) {
-			fprintf(stderr, "nettune observe: error: lo is the loopback device; a profile "
-				"never describes it\n");
-			free(ifs);
-			return NT_EXIT_FAIL;
-		}
-	req.ifaces = n ? ifs : NULL;
-	req.nifaces = n;
-	req.irqbalance = true;
-	/* a snapshot carries every kind a profile can set */
-	req.all_sysctls = req.all_processes = json;
-	if (nt_linux_observe(&req, &f, &st, &d)) {
-		/* no snapshot or listing from a partial view of the host */
-		nt_print_diags(&d);
-		nt_diags_free(&d);
-		free(ifs);
-		nt_state_free(&st);
-		nt_facts_free(&f);
-		return NT_EXIT_FAIL;
-	}
-	for (size_t k = 0; k < n; k++)
-		if (!nt_facts_iface(&f, ifs[k])) {
-			fprintf(stderr, "nettune observe: error: no interface %s\n", ifs[k]);
-			free(ifs);
-			nt_state_free(&st);
-			nt_facts_free(&f);
-			return NT_EXIT_FAIL;
-		}
-	if (profile) {
-		const char **which = n ? ifs : nt_xcalloc(f.nifs + 1, sizeof(char *));
-		size_t nw = n;
-
-		for (size_t k = 0; !n && k < f.nifs; k++)
-			if (nt_hostprofile_default_iface(&f.ifs[k]))
-				which[nw++] = f.ifs[k].name;
-		nt_hostprofile_linux(&f, &st, nt_capsdb_default(&d), which, nw, &out);
-		nt_print_diags(&d);
-		if (!n) {
-			free(which);
-			left_out_comment(&f, &out);
-		}
-	} else if (json) {
-		nt_snapshot_write(&f, &st, &out);
-	} else {
-		const char *last = NULL;
-
-		nt_buf_printf(&out, "Host %s (linux %s)\n", f.hostname ? f.hostname : "?",
-			      f.kernel ? f.kernel : "?");
-		for (size_t k = 0; k < f.nifs; k++) {
-			const struct nt_iface_facts *x = &f.ifs[k];
-
-			nt_buf_printf(&out, "%s: %s%s%s, numa node %d, %u rx / %u tx queues, %zu queue IRQs\n",
-				      x->name, x->kind ? x->kind : "?", x->driver ? " driver " : "",
-				      x->driver ? x->driver : "", x->numa_node, x->rx_queues,
-				      x->tx_queues, x->nirqs);
-		}
-		for (size_t k = 0; k < st.n; k++) {
-			char *attr = nt_setting_attr(&st.v[k]);
-
-			if (!last || strcmp(last, st.v[k].object))
-				nt_buf_printf(&out, "\n%s\n", st.v[k].object);
-			last = st.v[k].object;
-			nt_buf_printf(&out, "  %-36s ", attr);
-			nt_value_format(&st.v[k].val, &out, false);
-			nt_buf_puts(&out, "\n");
-			free(attr);
-		}
-	}
-	nt_buf_write(&out, stdout);
-	nt_buf_free(&out);
+	r = check_names(ifs, n, profile) ? NT_EXIT_FAIL : observe_print(ifs, n, json, profile);
 	free(ifs);
-	nt_state_free(&st);
-	nt_facts_free(&f);
-	nt_diags_free(&d);
-	return NT_EXIT_OK;
+	return r;
 }

@@ -166,20 +166,190 @@ static int check_approval(const char *path, bool need_approval, const struct nt_
 	return -1;
 }
 
+/* The signature check (or the warning that no key checks it). */
+static int manifest_signature(const char *path, const struct nt_buf *bytes,
+			      const struct nt_manifest *m, const struct nt_trust *t,
+			      const struct nt_key **who)
+{
+	if (!t->required) {
+		fprintf(stderr, "nettune apply: warning: no trusted keys (--trust PUB, or keys in %s): "
+			"the signature of %s is not checked\n", nt_esc(nt_trust_dir()), nt_esc(path));
+		return 0;
+	}
+	if (nt_plan_check_signature("apply", path, bytes, m, t, who))
+		return -1;
+	if (nt_g.verbose)
+		fprintf(stderr, "nettune apply: %s: good signature by %s (%s)\n",
+			nt_esc(path), nt_esc((*who)->id), nt_esc((*who)->path));
+	return 0;
+}
+
+/* Expired, from the future, for Windows: -1 after saying which. */
+static int manifest_untimely(const char *path, const struct nt_manifest *m)
+{
+	char when[32], made[32];
+	int64_t now = (int64_t)time(NULL);
+
+	nt_time_format(m->expires, when);
+	nt_time_format(m->created, made);
+	if (now >= m->expires) {
+		fprintf(stderr, "nettune apply: error: expired plan: %s expired at %s (created %s); "
+			"make a new plan\n", nt_esc(path), when, made);
+		return -1;
+	}
+	if (m->created > now + 300) {
+		/* five minutes of clock skew are tolerated */
+		fprintf(stderr, "nettune apply: error: plan from the future: %s was created at %s, "
+			"after this host's clock; check the clocks of the planner and this host\n",
+			nt_esc(path), made);
+		return -1;
+	}
+	if (strcmp(m->plan.target, "linux")) {
+		fprintf(stderr, "nettune apply: error: %s is a %s plan; generate the playbook with "
+			"'nettune emit --format ps1'\n", nt_esc(path), nt_esc(m->plan.target));
+		return -1;
+	}
+	return 0;
+}
+
+/* The plan's network namespace is the apply's: -1 after saying why not. */
+static int manifest_other_netns(const char *path, const struct nt_manifest *m,
+				const struct nt_apply_opts *o, struct nt_diags *d)
+{
+	if (o->netns && nt_netns_refuse_plan(&m->plan, o->netns, d)) {
+		nt_print_diags(d);
+		fprintf(stderr, "nettune apply: error: %s changes host-wide settings and --netns %s "
+			"confines the apply to that network namespace; nothing was changed\n",
+			nt_esc(path), nt_esc(o->netns));
+		return -1;
+	}
+	if (m->netns ? !o->netns || strcmp(m->netns, o->netns) : o->netns != NULL) {
+		/* the values were observed in another namespace: neither their
+		 * staleness nor "already converged" says anything about this one */
+		fprintf(stderr, "nettune apply: error: plan for another network namespace: %s was "
+			"made %s%s%s, this apply is %s%s%s; nothing was changed\n", nt_esc(path),
+			m->netns ? "in namespace " : "for the host's own namespace (no --netns)",
+			m->netns ? nt_esc(m->netns) : "", m->netns ? " (--netns)" : "",
+			o->netns ? "in namespace " : "for the host's own namespace (no --netns)",
+			o->netns ? nt_esc(o->netns) : "", o->netns ? " (--netns)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* The plan is for this host (machine-id, else host name): -1 after saying. */
+static int manifest_other_host(const char *path, const struct nt_manifest *m,
+			       const struct nt_facts *f)
+{
+	char *lid;
+
+	if (same_host(m, f))
+		return 0;
+	lid = f->machine_id ? nt_xstrdup(f->machine_id) : NULL;
+	if (lid)
+		lid[strcspn(lid, " \t\r\n")] = '\0';
+	if (m->machine_id && lid && *lid)
+		fprintf(stderr, "nettune apply: error: plan for another host: %s is for machine-id "
+			"%s (host %s), this host is machine-id %s (host %s)\n", nt_esc(path),
+			nt_esc(m->machine_id), nt_esc(m->host_name), nt_esc(lid),
+			f->hostname ? nt_esc(f->hostname) : "?");
+	else
+		fprintf(stderr, "nettune apply: error: plan for another host: %s is for host %s, "
+			"this host is %s\n", nt_esc(path), nt_esc(m->host_name),
+			f->hostname ? nt_esc(f->hostname) : "unknown");
+	free(lid);
+	return -1;
+}
+
+/* Applied already: a re-run (a pipeline retry, a timer) is a converged
+ * host, handled like a converged apply (lock, no journal). */
+static int apply_converged(const char *path, const struct nt_manifest *m, struct nt_compiled *c,
+			   bool need_approval, const struct nt_key *who, struct nt_apply_opts *o)
+{
+	struct nt_plan none = m->plan;
+	struct nt_state none_desired = {0};
+	char *msg;
+	int r;
+
+	if (check_approval(path, need_approval, who))
+		return NT_EXIT_FAIL;
+	msg = nt_xasprintf("Already converged: this host already holds every value %s sets "
+			   "(%zu action%s); nothing was changed.", nt_esc(path), m->plan.n,
+			   m->plan.n == 1 ? "" : "s");
+	none.n = 0;
+	o->nothing_msg = msg;
+	r = nt_txn_apply(&none, &none_desired, &c->facts, o);
+	o->nothing_msg = NULL;
+	free(msg);
+	return r;
+}
+
+/* Some observed values differ from the plan's: what changed, and what of
+ * the plan the host holds. */
+static void say_stale(const char *path, const struct nt_manifest *m, const struct nt_state *live,
+		      size_t nstale, const struct nt_buf *diff)
+{
+	struct nt_buf held = {0};
+	size_t nkeys, missing = nt_manifest_not_held(m, live, &nkeys, &held);
+	char made[32];
+
+	nt_time_format(m->created, made);
+	fprintf(stderr, "nettune apply: error: stale plan: %zu setting%s of this host changed "
+		"since %s was made (%s, against %s); nothing was changed:\n%s", nstale,
+		nstale == 1 ? "" : "s", nt_esc(path), made, nt_esc(m->against), diff->p);
+	/* partly applied (by hand, or undone in part): say what is missing */
+	if (missing < nkeys)
+		fprintf(stderr, "the host holds %zu of the %zu values the plan sets; not held:\n%s",
+			nkeys - missing, nkeys, held.p ? held.p : "");
+	fputs("make a new plan\n", stderr);
+	nt_buf_free(&held);
+}
+
+/* Against the live host: this host, not stale (or converged), every
+ * action possible, approved; then applied. */
+static int apply_live(const char *path, struct nt_manifest *m, bool need_approval,
+		      const struct nt_key *who, struct nt_apply_opts *o, struct nt_diags *d)
+{
+	struct nt_pipeline_req rq = {.manifest = m};
+	struct nt_compiled c = {0};
+	struct nt_buf diff = {0};
+	size_t nstale;
+	int r = NT_EXIT_FAIL;
+
+	nt_pipeline_run(&rq, &c, d);
+	if (manifest_other_host(path, m, &c.facts))
+		goto out;
+	nstale = nt_manifest_stale(m, &c.observed, &diff);
+	if (nstale && nt_manifest_converged(m, &c.observed)) {
+		r = apply_converged(path, m, &c, need_approval, who, o);
+	} else if (nstale) {
+		say_stale(path, m, &c.observed, nstale, &diff);
+	} else if (m->plan.cannot) {
+		fprintf(stderr, "nettune apply: error: %zu action%s of %s cannot be applied on this host; "
+			"nothing was changed\n", m->plan.cannot, m->plan.cannot == 1 ? "" : "s",
+			nt_esc(path));
+	} else if (!check_approval(path, need_approval, who)) {
+		if ((o->dry_run || nt_g.verbose) && !o->ask) {
+			struct nt_buf out = {0};
+
+			nt_plan_print_text(&m->plan, path, nt_g.color, &out);
+			nt_buf_write(&out, stdout);
+			nt_buf_free(&out);
+		}
+		r = nt_txn_apply(&m->plan, &c.desired, &c.facts, o);
+	}
+out:
+	nt_buf_free(&diff);
+	nt_compiled_free(&c);
+	return r;
+}
+
 int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct nt_trust *t,
 		      bool need_approval, struct nt_apply_opts *o)
 {
 	struct nt_manifest m;
 	struct nt_diags d = {0};
-	struct nt_pipeline_req rq = {0};
-	struct nt_compiled c = {0};
-	const struct nt_facts *f = &c.facts;
-	struct nt_state none_desired = {0};
 	const struct nt_key *who = NULL;
-	struct nt_buf diff = {0};
-	char when[32], made[32];
-	int64_t now = (int64_t)time(NULL);
-	size_t nstale;
 	int r = NT_EXIT_FAIL;
 
 	if (nt_manifest_load_data(path, bytes->p, bytes->n, &m, &d)) {
@@ -189,126 +359,9 @@ int nt_apply_manifest(const char *path, const struct nt_buf *bytes, const struct
 		nt_diags_free(&d);
 		return NT_EXIT_FAIL;
 	}
-	if (t->required) {
-		if (nt_plan_check_signature("apply", path, bytes, &m, t, &who))
-			goto out;
-		if (nt_g.verbose)
-			fprintf(stderr, "nettune apply: %s: good signature by %s (%s)\n",
-				nt_esc(path), nt_esc(who->id), nt_esc(who->path));
-	} else {
-		fprintf(stderr, "nettune apply: warning: no trusted keys (--trust PUB, or keys in %s): "
-			"the signature of %s is not checked\n", nt_esc(nt_trust_dir()), nt_esc(path));
-	}
-	nt_time_format(m.expires, when);
-	nt_time_format(m.created, made);
-	if (now >= m.expires) {
-		fprintf(stderr, "nettune apply: error: expired plan: %s expired at %s (created %s); "
-			"make a new plan\n", nt_esc(path), when, made);
-		goto out;
-	}
-	if (m.created > now + 300) {
-		/* five minutes of clock skew are tolerated */
-		fprintf(stderr, "nettune apply: error: plan from the future: %s was created at %s, "
-			"after this host's clock; check the clocks of the planner and this host\n",
-			nt_esc(path), made);
-		goto out;
-	}
-	if (strcmp(m.plan.target, "linux")) {
-		fprintf(stderr, "nettune apply: error: %s is a %s plan; generate the playbook with "
-			"'nettune emit --format ps1'\n", nt_esc(path), nt_esc(m.plan.target));
-		goto out;
-	}
-	if (o->netns && nt_netns_refuse_plan(&m.plan, o->netns, &d)) {
-		nt_print_diags(&d);
-		fprintf(stderr, "nettune apply: error: %s changes host-wide settings and --netns %s "
-			"confines the apply to that network namespace; nothing was changed\n",
-			nt_esc(path), nt_esc(o->netns));
-		goto out;
-	}
-	if (m.netns ? !o->netns || strcmp(m.netns, o->netns) : o->netns != NULL) {
-		/* the values were observed in another namespace: neither their
-		 * staleness nor "already converged" says anything about this one */
-		fprintf(stderr, "nettune apply: error: plan for another network namespace: %s was "
-			"made %s%s%s, this apply is %s%s%s; nothing was changed\n", nt_esc(path),
-			m.netns ? "in namespace " : "for the host's own namespace (no --netns)",
-			m.netns ? nt_esc(m.netns) : "", m.netns ? " (--netns)" : "",
-			o->netns ? "in namespace " : "for the host's own namespace (no --netns)",
-			o->netns ? nt_esc(o->netns) : "", o->netns ? " (--netns)" : "");
-		goto out;
-	}
-	rq.manifest = &m;
-	nt_pipeline_run(&rq, &c, &d);
-	if (!same_host(&m, f)) {
-		char *lid = f->machine_id ? nt_xstrdup(f->machine_id) : NULL;
-
-		if (lid)
-			lid[strcspn(lid, " \t\r\n")] = '\0';
-		if (m.machine_id && lid && *lid)
-			fprintf(stderr, "nettune apply: error: plan for another host: %s is for machine-id "
-				"%s (host %s), this host is machine-id %s (host %s)\n", nt_esc(path),
-				nt_esc(m.machine_id), nt_esc(m.host_name), nt_esc(lid),
-				f->hostname ? nt_esc(f->hostname) : "?");
-		else
-			fprintf(stderr, "nettune apply: error: plan for another host: %s is for host %s, "
-				"this host is %s\n", nt_esc(path), nt_esc(m.host_name),
-				f->hostname ? nt_esc(f->hostname) : "unknown");
-		free(lid);
-		goto out;
-	}
-	nstale = nt_manifest_stale(&m, &c.observed, &diff);
-	if (nstale && nt_manifest_converged(&m, &c.observed)) {
-		/* applied already: a re-run (a pipeline retry, a timer) is a
-		 * converged host, handled like a converged apply (lock, no journal) */
-		struct nt_plan none = m.plan;
-		char *msg = nt_xasprintf("Already converged: this host already holds every value "
-					 "%s sets (%zu action%s); nothing was changed.", nt_esc(path),
-					 m.plan.n, m.plan.n == 1 ? "" : "s");
-
-		none.n = 0;
-		if (check_approval(path, need_approval, who)) {
-			free(msg);
-			goto out;
-		}
-		o->nothing_msg = msg;
-		r = nt_linux_apply(&none, &none_desired, &c.facts, o);
-		o->nothing_msg = NULL;
-		free(msg);
-		goto out;
-	}
-	if (nstale) {
-		struct nt_buf held = {0};
-		size_t nkeys, missing = nt_manifest_not_held(&m, &c.observed, &nkeys, &held);
-
-		fprintf(stderr, "nettune apply: error: stale plan: %zu setting%s of this host changed "
-			"since %s was made (%s, against %s); nothing was changed:\n%s", nstale,
-			nstale == 1 ? "" : "s", nt_esc(path), made, nt_esc(m.against), diff.p);
-		/* partly applied (by hand, or undone in part): say what is missing */
-		if (missing < nkeys)
-			fprintf(stderr, "the host holds %zu of the %zu values the plan sets; not held:\n%s",
-				nkeys - missing, nkeys, held.p ? held.p : "");
-		fputs("make a new plan\n", stderr);
-		nt_buf_free(&held);
-		goto out;
-	}
-	if (m.plan.cannot) {
-		fprintf(stderr, "nettune apply: error: %zu action%s of %s cannot be applied on this host; "
-			"nothing was changed\n", m.plan.cannot, m.plan.cannot == 1 ? "" : "s",
-			nt_esc(path));
-		goto out;
-	}
-	if (check_approval(path, need_approval, who))
-		goto out;
-	if ((o->dry_run || nt_g.verbose) && !o->ask) {
-		struct nt_buf out = {0};
-
-		nt_plan_print_text(&m.plan, path, nt_g.color, &out);
-		nt_buf_write(&out, stdout);
-		nt_buf_free(&out);
-	}
-	r = nt_linux_apply(&m.plan, &c.desired, &c.facts, o);
-out:
-	nt_buf_free(&diff);
-	nt_compiled_free(&c);
+	if (!manifest_signature(path, bytes, &m, t, &who) && !manifest_untimely(path, &m) &&
+	    !manifest_other_netns(path, &m, o, &d))
+		r = apply_live(path, &m, need_approval, who, o, &d);
 	nt_manifest_free(&m);
 	nt_diags_free(&d);
 	return r;

@@ -6,7 +6,7 @@
 
 #include <sys/types.h>
 
-#include "../appliers/linux/apply.h"
+#include "../appliers/linux/txn.h"
 #include "../compiler/base/buf.h"
 #include "../compiler/formats/manifest.h"
 #include "../compiler/formats/sign.h"

@@ -563,61 +563,147 @@ static bool load_entries(const struct nt_json *ents, struct nt_journal *j, struc
 	return ok;
 }
 
-static bool load_v2(const struct nt_json *r, struct nt_journal *j, struct nt_diags *d)
+/* id, state, times, the owning process and the command */
+static void load_head(const struct nt_json *r, struct nt_journal *j, struct nt_diags *d,
+		      bool *ok)
 {
-	const struct nt_json *host, *tgt, *trs, *ents, *st, *nr;
+	const struct nt_json *st;
 	long long v;
-	bool ok = true;
 	int s;
 
-	j->id = dup_str(r, "id", 200, true, d, &ok);
+	j->id = dup_str(r, "id", 200, true, d, ok);
 	st = want(r, "state", NT_J_STR, true, d);
 	if (st && (s = jstate_parse(st->s)) >= 0)
 		j->state = (enum nt_jstate)s;
 	else if (st)
-		JERR(d, st, "unknown journal state '%s'", st->s), ok = false;
+		JERR(d, st, "unknown journal state '%s'", st->s), *ok = false;
 	else
-		ok = false;
-	ok &= want_i64(r, "created_ns", 0, 1LL << 62, &j->created_ns, true, d);
-	ok &= want_i64(r, "deadline_ns", 0, 1LL << 62, &j->deadline_ns, false, d);
+		*ok = false;
+	*ok &= want_i64(r, "created_ns", 0, 1LL << 62, &j->created_ns, true, d);
+	*ok &= want_i64(r, "deadline_ns", 0, 1LL << 62, &j->deadline_ns, false, d);
 	v = 0;
-	ok &= want_i64(r, "pid", 0, 1 << 30, &v, true, d);
+	*ok &= want_i64(r, "pid", 0, 1 << 30, &v, true, d);
 	j->pid = (int)v;
 	v = 0;
-	ok &= want_i64(r, "pid_start", 0, 1LL << 62, &v, false, d);
+	*ok &= want_i64(r, "pid_start", 0, 1LL << 62, &v, false, d);
 	j->pid_start = (unsigned long long)v;
-	j->command = dup_str(r, "command", 64, false, d, &ok);
-	host = want(r, "host", NT_J_OBJ, true, d);
-	if (host) {
-		j->hostname = dup_str(host, "hostname", 255, false, d, &ok);
-		j->machine_id = dup_str(host, "machine_id", 128, false, d, &ok);
-		j->boot_id = dup_str(host, "boot_id", 128, false, d, &ok);
-	} else {
-		ok = false;
+	j->command = dup_str(r, "command", 64, false, d, ok);
+}
+
+/* host: {hostname, machine_id, boot_id} */
+static void load_host(const struct nt_json *r, struct nt_journal *j, struct nt_diags *d,
+		      bool *ok)
+{
+	const struct nt_json *host = want(r, "host", NT_J_OBJ, true, d);
+
+	if (!host) {
+		*ok = false;
+		return;
 	}
-	tgt = want(r, "target", NT_J_OBJ, true, d);
-	if (tgt) {
-		j->netns = dup_str(tgt, "netns", 255, false, d, &ok);
-		v = 0;
-		ok &= want_i64(tgt, "netns_inode", 0, 1LL << 62, &v, false, d);
-		j->netns_ino = (unsigned long long)v;
-		v = 0;
-		ok &= want_i64(tgt, "netns_cookie", 0, 1LL << 62, &v, false, d);
-		j->netns_cookie = (unsigned long long)v;
-		j->root = dup_str(tgt, "root", 4096, true, d, &ok);
-		if (j->netns && (!*j->netns || strchr(j->netns, '/') || !strcmp(j->netns, ".") ||
-				 !strcmp(j->netns, ".."))) {
-			JERR(d, nt_json_get(tgt, "netns"), "'%s' is not a network namespace name",
-			     j->netns);
-			ok = false;
-		}
-		if (j->root && *j->root && j->root[0] != '/') {
-			JERR(d, nt_json_get(tgt, "root"), "root must be an absolute path");
-			ok = false;
-		}
-	} else {
-		ok = false;
+	j->hostname = dup_str(host, "hostname", 255, false, d, ok);
+	j->machine_id = dup_str(host, "machine_id", 128, false, d, ok);
+	j->boot_id = dup_str(host, "boot_id", 128, false, d, ok);
+}
+
+/* target: {netns, netns_inode, netns_cookie, root} */
+static void load_target(const struct nt_json *r, struct nt_journal *j, struct nt_diags *d,
+			bool *ok)
+{
+	const struct nt_json *tgt = want(r, "target", NT_J_OBJ, true, d);
+	long long v;
+
+	if (!tgt) {
+		*ok = false;
+		return;
 	}
+	j->netns = dup_str(tgt, "netns", 255, false, d, ok);
+	v = 0;
+	*ok &= want_i64(tgt, "netns_inode", 0, 1LL << 62, &v, false, d);
+	j->netns_ino = (unsigned long long)v;
+	v = 0;
+	*ok &= want_i64(tgt, "netns_cookie", 0, 1LL << 62, &v, false, d);
+	j->netns_cookie = (unsigned long long)v;
+	j->root = dup_str(tgt, "root", 4096, true, d, ok);
+	if (j->netns && (!*j->netns || strchr(j->netns, '/') || !strcmp(j->netns, ".") ||
+			 !strcmp(j->netns, ".."))) {
+		JERR(d, nt_json_get(tgt, "netns"), "'%s' is not a network namespace name",
+		     j->netns);
+		*ok = false;
+	}
+	if (j->root && *j->root && j->root[0] != '/') {
+		JERR(d, nt_json_get(tgt, "root"), "root must be an absolute path");
+		*ok = false;
+	}
+}
+
+/* transitions: [{state, at_ns, pid}...], read while all else is well */
+static void load_transitions(const struct nt_json *r, struct nt_journal *j, struct nt_diags *d,
+			     bool *ok)
+{
+	const struct nt_json *trs = want(r, "transitions", NT_J_ARR, true, d);
+	int s;
+
+	if (!trs) {
+		*ok = false;
+		return;
+	}
+	if (trs->n > 10000 || !trs->n) {
+		JERR(d, trs, "%s", trs->n ? "more than 10000 transitions" :
+		     "no transitions (a journal starts with one)");
+		*ok = false;
+	} else {
+		j->tr = nt_xcalloc(trs->n ? trs->n : 1, sizeof(*j->tr));
+	}
+	for (size_t i = 0; *ok && i < trs->n; i++) {
+		const struct nt_json *t = trs->v[i];
+		const struct nt_json *ts = t->t == NT_J_OBJ ? want(t, "state", NT_J_STR, true, d)
+							      : NULL;
+		long long at = 0, pid = 0;
+
+		if (!ts || (s = jstate_parse(ts->s)) < 0 ||
+		    !want_i64(t, "at_ns", 0, 1LL << 62, &at, true, d) ||
+		    !want_i64(t, "pid", 0, 1 << 30, &pid, true, d)) {
+			JERR(d, t, "transition %zu must be {state, at_ns, pid}", i);
+			*ok = false;
+			break;
+		}
+		j->tr[j->ntr++] = (struct nt_jtransition){(enum nt_jstate)s, at, (int)pid};
+	}
+}
+
+/* not_restored: [{entry, reason}...] naming entries; false on a bad one */
+static bool load_unrestored(const struct nt_json *nr, struct nt_journal *j, struct nt_diags *d,
+			    bool *ok)
+{
+	if (nr->n > j->n) {
+		JERR(d, nr, "more not-restored entries than entries");
+		return false;
+	}
+	j->unrestored = nt_xcalloc(nr->n + 1, sizeof(*j->unrestored));
+	for (size_t i = 0; i < nr->n; i++) {
+		const struct nt_json *u = nr->v[i];
+		long long at = 0;
+		char *why;
+
+		if (u->t != NT_J_OBJ || !want_i64(u, "entry", 0, (long long)j->n - 1, &at, true, d) ||
+		    !(why = dup_str(u, "reason", 1024, true, d, ok))) {
+			JERR(d, u, "not_restored %zu must be {entry, reason} naming an entry", i);
+			return false;
+		}
+		j->unrestored[j->nunrestored].entry = (size_t)at;
+		j->unrestored[j->nunrestored++].reason = why;
+	}
+	return true;
+}
+
+static bool load_v2(const struct nt_json *r, struct nt_journal *j, struct nt_diags *d)
+{
+	const struct nt_json *ents, *nr;
+	bool ok = true;
+
+	load_head(r, j, d, &ok);
+	load_host(r, j, d, &ok);
+	load_target(r, j, d, &ok);
 	j->profile = dup_str(r, "profile", 4096, false, d, &ok);
 	/* (a journal written before errors were recorded has none) */
 	j->error = dup_str(r, "error", NT_JOURNAL_ERROR_MAX, false, d, &ok);
@@ -625,33 +711,7 @@ static bool load_v2(const struct nt_json *r, struct nt_journal *j, struct nt_dia
 		JERR(d, nt_json_get(r, "error"), "\"error\" must not be empty (null: none)");
 		ok = false;
 	}
-	trs = want(r, "transitions", NT_J_ARR, true, d);
-	if (trs) {
-		if (trs->n > 10000 || !trs->n) {
-			JERR(d, trs, "%s", trs->n ? "more than 10000 transitions" :
-			     "no transitions (a journal starts with one)");
-			ok = false;
-		} else {
-			j->tr = nt_xcalloc(trs->n ? trs->n : 1, sizeof(*j->tr));
-		}
-		for (size_t i = 0; ok && i < trs->n; i++) {
-			const struct nt_json *t = trs->v[i];
-			const struct nt_json *ts = t->t == NT_J_OBJ ? want(t, "state", NT_J_STR, true, d)
-								      : NULL;
-			long long at = 0, pid = 0;
-
-			if (!ts || (s = jstate_parse(ts->s)) < 0 ||
-			    !want_i64(t, "at_ns", 0, 1LL << 62, &at, true, d) ||
-			    !want_i64(t, "pid", 0, 1 << 30, &pid, true, d)) {
-				JERR(d, t, "transition %zu must be {state, at_ns, pid}", i);
-				ok = false;
-				break;
-			}
-			j->tr[j->ntr++] = (struct nt_jtransition){(enum nt_jstate)s, at, (int)pid};
-		}
-	} else {
-		ok = false;
-	}
+	load_transitions(r, j, d, &ok);
 	ents = want(r, "entries", NT_J_ARR, true, d);
 	if (ents)
 		ok &= load_entries(ents, j, d);
@@ -659,24 +719,8 @@ static bool load_v2(const struct nt_json *r, struct nt_journal *j, struct nt_dia
 		ok = false;
 	nr = want(r, "not_restored", NT_J_ARR, false, d);
 	if (nr && ok) {
-		if (nr->n > j->n) {
-			JERR(d, nr, "more not-restored entries than entries");
+		if (!load_unrestored(nr, j, d, &ok))
 			return false;
-		}
-		j->unrestored = nt_xcalloc(nr->n + 1, sizeof(*j->unrestored));
-		for (size_t i = 0; i < nr->n; i++) {
-			const struct nt_json *u = nr->v[i];
-			long long at = 0;
-			char *why;
-
-			if (u->t != NT_J_OBJ || !want_i64(u, "entry", 0, (long long)j->n - 1, &at, true, d) ||
-			    !(why = dup_str(u, "reason", 1024, true, d, &ok))) {
-				JERR(d, u, "not_restored %zu must be {entry, reason} naming an entry", i);
-				return false;
-			}
-			j->unrestored[j->nunrestored].entry = (size_t)at;
-			j->unrestored[j->nunrestored++].reason = why;
-		}
 	} else if (!nr && nt_json_get(r, "not_restored")) {
 		ok = false;
 	}

@@ -153,6 +153,22 @@ static int feature_write(struct nt_lctx *x, const char *obj, const char *arg, co
 	return r ? nl_err(x, r) : 0;
 }
 
+/* A device's features in one ETHTOOL_MSG_FEATURES_SET (the kernel applies
+ * them together, as ethtool -K does). */
+static int feature_batch(struct nt_lctx *x, const char *obj, const char *const *args,
+			 const struct nt_value *const *vals, size_t n)
+{
+	bool *on = nt_xcalloc(n + 1, sizeof(*on));
+	int r;
+
+	for (size_t k = 0; k < n; k++)
+		on[k] = vals[k]->b;
+	nt_devcache_stale(NT_DC_FEATURES);
+	r = nt_ethnl_features_set(x->nl, obj, args, on, n);
+	free(on);
+	return r ? nl_err(x, r) : 0;
+}
+
 /* ethtool families of fixed attributes (family.h) ---------------------- */
 
 /* The row's family from the device cache, or by one GET (per_device). */
@@ -204,6 +220,32 @@ int nt_rw_ethnl_write(struct nt_lctx *x, const char *obj, const char *arg, const
 		return nl_err(x, r);
 	if (row->after_write)
 		row->after_write(x, obj);
+	return 0;
+}
+
+/* A device's rx, tx, combined and other channel counts in one
+ * CHANNELS_SET (as ethtool -L). */
+static int channels_batch(struct nt_lctx *x, const char *obj, const char *const *args,
+			  const struct nt_value *const *vals, size_t n)
+{
+	struct nt_ethnl_vals ch = {0};
+	int r;
+
+	for (size_t k = 0; k < n; k++) {
+		int c;
+
+		for (c = 0; c < NT_CH__COUNT && strcmp(args[k], nt_chan_names[c]); c++)
+			;
+		if (c < NT_CH__COUNT) {
+			ch.have[c] = true;
+			ch.cur[c] = vals[k]->u;
+		}
+	}
+	nt_devcache_stale(NT_DC_CHANNELS);
+	r = nt_ethnl_vals_set(x->nl, &nt_fam_channels, obj, &ch);
+	if (r)
+		return nl_err(x, r);
+	nt_lctx_channels_changed(x, obj);
 	return 0;
 }
 
@@ -999,6 +1041,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 		.sh_put = "ethtool -K \"$1\" \"$2\" \"$3\"",
 		.read = feature_read,
 		.write = feature_write,
+		.batch = feature_batch,
 	},
 	[NT_K_PAUSE] = {
 		.kind = NT_K_PAUSE,
@@ -1045,6 +1088,7 @@ const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
 		.sh_put = "ethtool -L \"$1\" \"$2\" \"$3\"",
 		.read = channels_read,
 		.write = nt_rw_ethnl_write,
+		.batch = channels_batch,
 		.fam = &nt_fam_channels,
 		.after_write = nt_lctx_channels_changed,
 	},

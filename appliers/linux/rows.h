@@ -53,6 +53,10 @@ typedef int (*nt_row_write)(struct nt_lctx *x, const char *obj, const char *arg,
 /* Adds every (obj, name) the device has to st (NT_ARG_OPEN kinds the
  * rows observe); 0 or -errno */
 typedef int (*nt_row_all)(struct nt_lctx *x, const char *obj, struct nt_state *st);
+/* Writes n settings of the kind of one device in one request of the row's
+ * wire family (args[k] to *vals[k]); 0 or -errno, x->err as for write */
+typedef int (*nt_row_batch)(struct nt_lctx *x, const char *obj, const char *const *args,
+			    const struct nt_value *const *vals, size_t n);
 
 enum nt_row_flag {
 	/* observed by nt_linux_observe_rows (one loop over the rows by
@@ -91,6 +95,10 @@ struct nt_linux_row {
 	const struct nt_ethnl_family *fam;
 	/* after a write that succeeded (channels: the IRQs may move) */
 	void (*after_write)(struct nt_lctx *x, const char *obj);
+	/* The kind's settings of a device go in one request (its features in
+	 * one FEATURES_SET, as ethtool -K; its channel counts in one
+	 * CHANNELS_SET, as ethtool -L); NULL: one write per setting. */
+	nt_row_batch batch;
 };
 
 extern const struct nt_linux_row nt_linux_rows[NT_K__COUNT];
