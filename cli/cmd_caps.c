@@ -9,6 +9,7 @@
 #include "../compiler/base/diag.h"
 #include "../compiler/language/profile.h"
 #include "cli.h"
+#include "opts.h"
 
 static void num(const char *label, struct nt_num n)
 {
@@ -170,29 +171,29 @@ static void show(const struct nt_caps *c)
 		notes(c->notes);
 }
 
+static void help(void)
+{
+	printf("Usage: nettune caps [MODEL]\n\n"
+	       "Without MODEL, lists the NIC capability tables (id, driver, name).\n"
+	       "With MODEL, shows every value of that table and where it was read.\n"
+	       "The tables of schema/nics/ are compiled into nettune; a local directory\n"
+	       "(--caps-dir DIR, or $NETTUNE_CAPS_DIR) adds tables or replaces a built-in\n"
+	       "table with the same id.  Each table says where it came from.\n");
+}
+
 int cmd_caps(int argc, char **argv)
 {
 	struct nt_diags d = {0};
 	const struct nt_capsdb *db;
 	const char *model = NULL;
-	int i, r = NT_EXIT_OK;
+	int r;
+	const struct nt_opts spec = {"caps", NULL, help, .one = &model,
+				     .more = "one MODEL at a time"};
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("Usage: nettune caps [MODEL]\n\n"
-			       "Without MODEL, lists the NIC capability tables (id, driver, name).\n"
-			       "With MODEL, shows every value of that table and where it was read.\n"
-			       "The tables of schema/nics/ are compiled into nettune; a local directory\n"
-			       "(--caps-dir DIR, or $NETTUNE_CAPS_DIR) adds tables or replaces a built-in\n"
-			       "table with the same id.  Each table says where it came from.\n");
-			return NT_EXIT_OK;
-		}
-		if (argv[i][0] == '-')
-			return nt_unknown_option("caps", argv[i]);
-		if (model)
-			return nt_usage_error("caps", "one MODEL at a time");
-		model = argv[i];
-	}
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO)
+		return r;
+	r = NT_EXIT_OK;
 	db = nt_capsdb_default(&d);
 	if (!model)	/* the list shows (and checks) every table */
 		nt_capsdb_parse_all(db, &d);

@@ -17,6 +17,7 @@
 #include "../compiler/formats/snapshot.h"
 #include "../compiler/passes/validate.h"
 #include "common.h"
+#include "opts.h"
 #include "parallel.h"
 #include "plans.h"
 #include "walk.h"
@@ -500,6 +501,12 @@ static void run(struct batch *B, char **files, size_t n, size_t nw)
 	free(dup);
 }
 
+static int add_arg(const char *a, void *F)
+{
+	nt_walk_add(F, a);
+	return NT_OPTS_GO;
+}
+
 int cmd_compile(int argc, char **argv)
 {
 	struct batch B = {0};
@@ -509,53 +516,25 @@ int cmd_compile(int argc, char **argv)
 	double t0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t jobs = ncpu > 0 ? (size_t)ncpu : 1;
-	int a, r = NT_EXIT_OK;
+	int r;
+	const struct nt_opt rows[] = {
+		{"--out-dir", NULL, NT_OPT_VALUE, &B.out_dir},
+		{"--key", NULL, NT_OPT_VALUE, &keyp},
+		{"--state-dir", NULL, NT_OPT_VALUE, &B.state_dir},
+		{"--created", NULL, NT_OPT_VALUE, &created},
+		{"--expires-in", NULL, NT_OPT_VALUE, &B.mo.expires_in, nt_opt_duration, NULL,
+		 "--expires-in takes a duration such as 30m, 24h or 7d (at most 400d)"},
+		{"--jobs", NULL, NT_OPT_VALUE, &jobs, nt_opt_jobs, NULL, "--jobs takes 1..256"},
+		{NULL},
+	};
+	const struct nt_opts spec = {"compile", rows, help, .arg = add_arg, .ctx = &F};
 
 	B.mo.expires_in = NT_DEFAULT_EXPIRES_IN;
 	B.mo.cache_digests = true;
-	for (a = 0; a < argc; a++) {
-		const char *o = argv[a];
-
-		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-			help();
-			goto out;
-		} else if (!strcmp(o, "--out-dir") || !strcmp(o, "--key") || !strcmp(o, "--state-dir") ||
-			   !strcmp(o, "--created") || !strcmp(o, "--expires-in") || !strcmp(o, "--jobs")) {
-			if (a + 1 >= argc) {
-				r = nt_usage_error("compile", "%s needs a value", o);
-				goto out;
-			}
-			a++;
-			if (!strcmp(o, "--out-dir"))
-				B.out_dir = argv[a];
-			else if (!strcmp(o, "--key"))
-				keyp = argv[a];
-			else if (!strcmp(o, "--state-dir"))
-				B.state_dir = argv[a];
-			else if (!strcmp(o, "--created"))
-				created = argv[a];
-			else if (!strcmp(o, "--jobs")) {
-				char *end;
-				unsigned long v = strtoul(argv[a], &end, 10);
-
-				if (*end || !v || v > 256) {
-					r = nt_usage_error("compile", "--jobs takes 1..256");
-					goto out;
-				}
-				jobs = v;
-			}
-			else if (!nt_duration_parse(argv[a], &B.mo.expires_in)) {
-				r = nt_usage_error("compile", "--expires-in takes a duration such as "
-						   "30m, 24h or 7d (at most 400d)");
-				goto out;
-			}
-		} else if (o[0] == '-') {
-			r = nt_unknown_option("compile", o);
-			goto out;
-		} else {
-			nt_walk_add(&F, o);
-		}
-	}
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO)
+		goto out;
+	r = NT_EXIT_OK;
 	if (!B.out_dir) {
 		r = nt_usage_error("compile", "--out-dir DIR is required");
 		goto out;

@@ -7,6 +7,7 @@
 #include "../appliers/emit.h"
 #include "../appliers/windows/authenticode.h"
 #include "common.h"
+#include "opts.h"
 
 static void help(void)
 {
@@ -42,42 +43,22 @@ int cmd_emit(int argc, char **argv)
 	struct nt_buf out = {0};
 	struct nt_emit_input in;
 	bool windows;
-	int i, r = NT_EXIT_FAIL;
+	int r;
 	FILE *f;
+	const struct nt_opt rows[] = {
+		{"--format", NULL, NT_OPT_VALUE | NT_OPT_EQ, &format},
+		{"--state", NULL, NT_OPT_VALUE | NT_OPT_EQ, &state},
+		{"--out", "-o", NT_OPT_VALUE, &outp},
+		{"--sign-cert", NULL, NT_OPT_VALUE, &cert},
+		{"--sign-key", NULL, NT_OPT_VALUE, &key},
+		{NULL},
+	};
+	const struct nt_opts spec = {"emit", rows, help, NT_DD_SKIP, .one = &profile,
+				     .more = "one PROFILE at a time"};
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help();
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "--state") ||
-			   !strcmp(argv[i], "-o") || !strcmp(argv[i], "--out") ||
-			   !strcmp(argv[i], "--sign-cert") || !strcmp(argv[i], "--sign-key")) {
-			const char *opt = argv[i];
-
-			if (++i >= argc)
-				return nt_usage_error("emit", "%s needs a value", opt);
-			if (!strcmp(opt, "--format"))
-				format = argv[i];
-			else if (!strcmp(opt, "--state"))
-				state = argv[i];
-			else if (!strcmp(opt, "--sign-cert"))
-				cert = argv[i];
-			else if (!strcmp(opt, "--sign-key"))
-				key = argv[i];
-			else
-				outp = argv[i];
-		} else if (!strncmp(argv[i], "--format=", 9)) {
-			format = argv[i] + 9;
-		} else if (!strncmp(argv[i], "--state=", 8)) {
-			state = argv[i] + 8;
-		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			return nt_unknown_option("emit", argv[i]);
-		} else if (strcmp(argv[i], "--")) {
-			if (profile)
-				return nt_usage_error("emit", "one PROFILE at a time");
-			profile = argv[i];
-		}
-	}
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO)
+		return r;
 	if (!format)
 		return nt_usage_error("emit", "--format sh|ps1 is required");
 	if (strcmp(format, "sh") && strcmp(format, "ps1"))
@@ -88,6 +69,7 @@ int cmd_emit(int argc, char **argv)
 		return nt_usage_error("emit", "--sign-cert and --sign-key go together");
 	if (cert && strcmp(format, "ps1"))
 		return nt_usage_error("emit", "--sign-cert signs PowerShell scripts only (--format ps1)");
+	r = NT_EXIT_FAIL;
 	rq = nt_cli_request(profile);
 	rq.source = state ? NT_STATE_SNAPSHOT : NT_STATE_OFFLINE;
 	rq.state_path = state;

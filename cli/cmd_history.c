@@ -10,6 +10,7 @@
 #include "../appliers/linux/statedir.h"
 #include "../compiler/base/buf.h"
 #include "cli.h"
+#include "opts.h"
 #include "show.h"
 #include "txn.h"
 
@@ -44,6 +45,22 @@ static int open_journals(const char *cmd, int *jfd)
 	return 0;
 }
 
+static void help(void)
+{
+	printf("Usage: nettune history [--json]\n\n"
+	       "The apply journals in $NETTUNE_STATE_DIR/journal, newest first by their\n"
+	       "recorded time: when, state (applying, applied, pending-confirm, confirmed,\n"
+	       "rolling-back, rolled-back, failed, reverted-unconfirmed,\n"
+	       "rollback-incomplete, discarded), target (host, network namespace, --root;\n"
+	       "\"(gone)\" when the namespace was deleted or recreated, or the --root\n"
+	       "removed: 'nettune rollback --discard ID' retires such a journal), number\n"
+	       "of changes, profile and ID, and the error of a failed apply.  rolled-back\n"
+	       "is an operator's rollback; failed is a failed or interrupted apply whose\n"
+	       "changes are undone.  --json adds \"error\" (null: none) and \"target_gone\"\n"
+	       "(null, or why).\n"
+	       "'nettune show ID' prints one.  Exit status: 0, 1 error.\n");
+}
+
 int cmd_history(int argc, char **argv)
 {
 	bool json = false;
@@ -51,30 +68,16 @@ int cmd_history(int argc, char **argv)
 	struct nt_diags d = {0};
 	struct nt_buf out = {0};
 	size_t n = 0, i;
-	int jfd;
+	int jfd, r;
+	const struct nt_opt rows[] = {
+		{"--json", NULL, 0, &json},
+		{NULL},
+	};
+	const struct nt_opts spec = {"history", rows, help, .more = "unknown argument '%s'"};
 
-	for (int k = 0; k < argc; k++) {
-		if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
-			printf("Usage: nettune history [--json]\n\n"
-			       "The apply journals in $NETTUNE_STATE_DIR/journal, newest first by their\n"
-			       "recorded time: when, state (applying, applied, pending-confirm, confirmed,\n"
-			       "rolling-back, rolled-back, failed, reverted-unconfirmed,\n"
-			       "rollback-incomplete, discarded), target (host, network namespace, --root;\n"
-			       "\"(gone)\" when the namespace was deleted or recreated, or the --root\n"
-			       "removed: 'nettune rollback --discard ID' retires such a journal), number\n"
-			       "of changes, profile and ID, and the error of a failed apply.  rolled-back\n"
-			       "is an operator's rollback; failed is a failed or interrupted apply whose\n"
-			       "changes are undone.  --json adds \"error\" (null: none) and \"target_gone\"\n"
-			       "(null, or why).\n"
-			       "'nettune show ID' prints one.  Exit status: 0, 1 error.\n");
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[k], "--json")) {
-			json = true;
-		} else {
-			return argv[k][0] == '-' ? nt_unknown_option("history", argv[k]) :
-			       nt_usage_error("history", "unknown argument '%s'", argv[k]);
-		}
-	}
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO)
+		return r;
 	if (open_journals("history", &jfd))
 		return NT_EXIT_FAIL;
 	if (jfd >= 0) {

@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "opts.h"
 #include "plans.h"
 #include "../report/topomap.h"
 
+#define EXPIRES_BAD "--expires-in takes a duration such as 30m, 24h or 7d (at most 400d)"
 
 static void help(void)
 {
@@ -133,41 +135,25 @@ int cmd_plan(int argc, char **argv)
 	struct nt_diags d = {0};
 	struct nt_compiled c;
 	struct nt_buf out = {0};
-	int i, r;
+	int r;
+	const struct nt_opt rows[] = {
+		{"--state", NULL, NT_OPT_VALUE | NT_OPT_EQ, &state, NULL,
+		 "--state needs a SNAPSHOT file"},
+		{"--json", NULL, 0, &json},
+		{"--out", NULL, NT_OPT_VALUE, &outp},
+		{"--check", NULL, 0, &check},
+		{"--map", NULL, 0, &map},
+		{"--created", NULL, NT_OPT_VALUE, &created},
+		{"--expires-in", NULL, NT_OPT_VALUE, &expires_in, nt_opt_duration, EXPIRES_BAD,
+		 EXPIRES_BAD},
+		{NULL},
+	};
+	const struct nt_opts spec = {"plan", rows, help, NT_DD_SKIP, .one = &profile,
+				     .more = "one PROFILE at a time"};
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help();
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--check")) {
-			check = true;
-		} else if (!strcmp(argv[i], "--map")) {
-			map = true;
-		} else if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--created")) {
-			if (i + 1 >= argc)
-				return nt_usage_error("plan", "%s needs a value", argv[i]);
-			*(argv[i][2] == 'o' ? &outp : &created) = argv[i + 1];
-			i++;
-		} else if (!strcmp(argv[i], "--expires-in")) {
-			if (++i >= argc || !nt_duration_parse(argv[i], &expires_in))
-				return nt_usage_error("plan", "--expires-in takes a duration such as 30m, "
-						      "24h or 7d (at most 400d)");
-		} else if (!strcmp(argv[i], "--state")) {
-			if (++i >= argc)
-				return nt_usage_error("plan", "--state needs a SNAPSHOT file");
-			state = argv[i];
-		} else if (!strncmp(argv[i], "--state=", 8)) {
-			state = argv[i] + 8;
-		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			return nt_unknown_option("plan", argv[i]);
-		} else if (strcmp(argv[i], "--")) {
-			if (profile)
-				return nt_usage_error("plan", "one PROFILE at a time");
-			profile = argv[i];
-		}
-	}
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO)
+		return r;
 	if (!profile)
 		return nt_usage_error("plan", "no PROFILE given");
 	if (check && (json || outp))

@@ -12,6 +12,7 @@
 #include "../compiler/language/load.h"
 #include "../compiler/passes/validate.h"
 #include "cli.h"
+#include "opts.h"
 #include "parallel.h"
 #include "walk.h"
 
@@ -132,6 +133,21 @@ static void unpack(const struct nt_buf *b, struct nt_diags *d)
 	}
 }
 
+#define FORMAT_BAD "--format takes text, json, sarif or github"
+#define JOBS_BAD "--jobs takes 1..256"
+
+static int format_opt(const char *opt, const char *val, void *to)
+{
+	(void)opt;
+	return nt_diag_format_parse(val, to) ? 0 : -1;
+}
+
+static int add_arg(const char *a, void *W)
+{
+	nt_walk_add(W, a);
+	return NT_OPTS_GO;
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	enum nt_diag_format fmt = NT_FMT_TEXT;
@@ -144,38 +160,18 @@ int cmd_validate(int argc, char **argv)
 	struct vbatch V;
 	const struct nt_capsdb *db;
 	struct nt_diags capsd = {0};
-	int i;
+	int r;
+	const struct nt_opt rows[] = {
+		{"--format", NULL, NT_OPT_VALUE | NT_OPT_EQ, &fmt, format_opt, FORMAT_BAD, FORMAT_BAD},
+		{"--jobs", NULL, NT_OPT_VALUE, &jobs, nt_opt_jobs, JOBS_BAD, JOBS_BAD},
+		{NULL},
+	};
+	const struct nt_opts spec = {"validate", rows, help, NT_DD_END, true, add_arg, &W};
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help();
-			free(files);
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--format") || !strncmp(argv[i], "--format=", 9)) {
-			const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!v || !nt_diag_format_parse(v, &fmt)) {
-				free(files);
-				return nt_usage_error("validate", "--format takes text, json, sarif or github");
-			}
-		} else if (!strcmp(argv[i], "--jobs")) {
-			char *end;
-			unsigned long v = i + 1 < argc ? strtoul(argv[++i], &end, 10) : 0;
-
-			if (!v || *end || v > 256) {
-				free(files);
-				return nt_usage_error("validate", "--jobs takes 1..256");
-			}
-			jobs = v;
-		} else if (!strcmp(argv[i], "--")) {
-			for (i++; i < argc; i++)
-				nt_walk_add(&W, argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			nt_walk_free(&W);
-			return nt_unknown_option("validate", argv[i]);
-		} else {
-			nt_walk_add(&W, argv[i]);
-		}
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO) {
+		nt_walk_free(&W);
+		return r;
 	}
 	if (!W.n && !W.dirs)
 		return nt_usage_error("validate", "no PROFILE given");

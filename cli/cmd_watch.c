@@ -19,6 +19,7 @@
 #include "../compiler/formats/json.h"
 #include "../compiler/language/profile.h"
 #include "common.h"
+#include "opts.h"
 #include "../report/topomap.h"
 
 static void help(void)
@@ -346,6 +347,48 @@ static void render(const struct nt_watch_report *rep, const struct nt_facts *f,
 	nt_map_free_queues(&map);
 }
 
+static int interval_opt(const char *opt, const char *val, void *to)
+{
+	char *end;
+	double v = strtod(val, &end);
+
+	(void)opt;
+	if (*end || !(v >= 0.01 && v <= 3600))
+		return -1;
+	*(double *)to = v;
+	return 0;
+}
+
+static int count_opt(const char *opt, const char *val, void *to)
+{
+	char *end;
+	unsigned long v = strtoul(val, &end, 10);
+
+	(void)opt;
+	if (*end || !v || v > 100000)
+		return -1;
+	*(unsigned long *)to = v;
+	return 0;
+}
+
+/* PROFILE first (when it looks like one), then interfaces */
+struct watch_args {
+	const char *profile;
+	const char **ifaces;
+	size_t n;
+};
+
+static int watch_arg(const char *a, void *ctx)
+{
+	struct watch_args *w = ctx;
+
+	if (!w->profile && !w->n && is_profile_arg(a))
+		w->profile = a;
+	else
+		w->ifaces[w->n++] = a;
+	return NT_OPTS_GO;
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	const char *profile = NULL, *svg = NULL;
@@ -364,48 +407,28 @@ int cmd_watch(int argc, char **argv)
 	struct nt_cpuset reserved;
 	struct nt_buf out = {0};
 	const struct nt_facts *f;
-	int i, rc = NT_EXIT_FAIL;
+	int rc;
+	struct watch_args args = {0};
+	const struct nt_opt rows[] = {
+		{"--count", NULL, NT_OPT_VALUE, &count, count_opt, NULL,
+		 "--count takes 1..100000 intervals"},
+		{"--interval", NULL, NT_OPT_VALUE, &interval, interval_opt, NULL,
+		 "--interval takes 0.01..3600 seconds"},
+		{"--json", NULL, 0, &json},
+		{"--svg", NULL, NT_OPT_VALUE, &svg},
+		{NULL},
+	};
+	const struct nt_opts spec = {"watch", rows, help, NT_DD_SKIP, false, watch_arg, &args};
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help();
-			free(ifaces);
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--interval") || !strcmp(argv[i], "--count") ||
-			   !strcmp(argv[i], "--svg")) {
-			char *end;
-
-			if (i + 1 >= argc) {
-				free(ifaces);
-				return nt_usage_error("watch", "%s needs a value", argv[i]);
-			}
-			if (!strcmp(argv[i], "--svg")) {
-				svg = argv[++i];
-			} else if (!strcmp(argv[i], "--interval")) {
-				interval = strtod(argv[++i], &end);
-				if (*end || !(interval >= 0.01 && interval <= 3600)) {
-					free(ifaces);
-					return nt_usage_error("watch", "--interval takes 0.01..3600 seconds");
-				}
-			} else {
-				count = strtoul(argv[++i], &end, 10);
-				if (*end || !count || count > 100000) {
-					free(ifaces);
-					return nt_usage_error("watch", "--count takes 1..100000 intervals");
-				}
-			}
-		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			free(ifaces);
-			return nt_unknown_option("watch", argv[i]);
-		} else if (strcmp(argv[i], "--")) {
-			if (!profile && !nifaces && is_profile_arg(argv[i]))
-				profile = argv[i];
-			else
-				ifaces[nifaces++] = argv[i];
-		}
+	args.ifaces = ifaces;
+	rc = nt_opts_parse(&spec, argc, argv);
+	if (rc != NT_OPTS_GO) {
+		free(ifaces);
+		return rc;
 	}
+	rc = NT_EXIT_FAIL;
+	profile = args.profile;
+	nifaces = args.n;
 	/* --root DIR with DIR/sample-N: successive fixture samples */
 	if (root) {
 		while (sample_dir(root, nsamples, &sdir)) {

@@ -18,6 +18,7 @@
 #include "../pipeline/netns.h"
 #include "cli.h"
 #include "common.h"
+#include "opts.h"
 #include "txn.h"
 
 struct nt_globals nt_g;
@@ -26,12 +27,12 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *help;
-	const char *opts;	/* its options, for nt_unknown_option()'s did-you-mean */
+	/* its options, for nt_unknown_option()'s did-you-mean; a command that
+	 * parses with nt_opts_parse() suggests from its rows instead */
+	const char *opts;
 } subcommands[] = {
-	{"validate", cmd_validate, "check profiles against the schema and NIC capability tables",
-	 "--format --jobs"},
-	{"plan", cmd_plan, "show the changes that would converge a host to its profile",
-	 "--state --json --out --check --map --created --expires-in"},
+	{"validate", cmd_validate, "check profiles against the schema and NIC capability tables", ""},
+	{"plan", cmd_plan, "show the changes that would converge a host to its profile", ""},
 	{"apply", cmd_apply, "converge this Linux host: journal, write, verify, roll back on failure",
 	 "--dry-run --yes --confirm-timeout --trust --only --wait --skip-missing"},
 	{"observe", cmd_observe, "print the live state (--json: a snapshot for plan --state)",
@@ -39,26 +40,18 @@ static const struct {
 	{"rollback", cmd_rollback, "restore the previous values from an apply journal",
 	 "--discard"},
 	{"confirm", cmd_confirm, "keep the changes of an apply --confirm-timeout", ""},
-	{"history", cmd_history, "the apply journals, newest first, with their states", "--json"},
-	{"show", cmd_show, "render a plan manifest with its signature status, or one apply journal",
-	 "--json --trust"},
-	{"watch", cmd_watch, "measure where traffic lands and judge it against the intended placement",
-	 "--count --interval --json --svg"},
-	{"emit", cmd_emit, "write the desired state as an idempotent sh script or PowerShell playbook",
-	 "--format --state --out --sign-cert --sign-key"},
-	{"collect", cmd_collect, "print the Windows collector whose output is a snapshot for --state",
-	 "--target --sign-cert --sign-key"},
+	{"history", cmd_history, "the apply journals, newest first, with their states", ""},
+	{"show", cmd_show, "render a plan manifest with its signature status, or one apply journal", ""},
+	{"watch", cmd_watch, "measure where traffic lands and judge it against the intended placement", ""},
+	{"emit", cmd_emit, "write the desired state as an idempotent sh script or PowerShell playbook", ""},
+	{"collect", cmd_collect, "print the Windows collector whose output is a snapshot for --state", ""},
 	{"caps", cmd_caps, "list NIC capability tables, or show one", ""},
-	{"keygen", cmd_keygen, "create an Ed25519 key pair for signing plans", "--out"},
-	{"sign", cmd_sign, "sign a plan manifest (detached PLAN.json.sig)", "--key"},
-	{"verify", cmd_verify, "check a plan manifest's signature against public keys", "--pub"},
-	{"compile", cmd_compile, "batch: many host profiles -> (signed) plan manifests",
-	 "--out-dir --key --state-dir --created --expires-in --jobs"},
+	{"keygen", cmd_keygen, "create an Ed25519 key pair for signing plans", ""},
+	{"sign", cmd_sign, "sign a plan manifest (detached PLAN.json.sig)", ""},
+	{"verify", cmd_verify, "check a plan manifest's signature against public keys", ""},
+	{"compile", cmd_compile, "batch: many host profiles -> (signed) plan manifests", ""},
 	{"schema", cmd_schema, "print the JSON Schema of the profile language", ""},
 };
-
-/* accepted by every command, before or after it (take_global()) */
-static const char global_opts[] = "--help --root --caps-dir --netns --profile-path --verbose --version";
 
 static void usage(FILE *f)
 {
@@ -108,49 +101,21 @@ int nt_usage_error(const char *cmd, const char *fmt, ...)
 	return NT_EXIT_USAGE;
 }
 
-/* The option of list (space-separated) closest to typed, at most 2 edits
- * away; "" when none is. */
-static void closest_opt(const char *list, const char *typed, char *best, size_t len,
-			unsigned *bestd)
-{
-	while (*list) {
-		size_t n = strcspn(list, " ");
-		char o[64];
-
-		if (n && n < sizeof(o) && n < len) {
-			unsigned d;
-
-			memcpy(o, list, n);
-			o[n] = '\0';
-			d = nt_levenshtein(typed, o);
-			if (d < *bestd && d <= 2) {
-				*bestd = d;
-				memcpy(best, o, n + 1);
-			}
-		}
-		list += n;
-		list += *list == ' ';
-	}
-}
-
 int nt_unknown_option(const char *cmd, const char *opt)
 {
-	char typed[64], best[64] = "";
-	unsigned bestd = 1000;
-	size_t n = strcspn(opt, "="), k;
+	const char *names[16];
+	char buf[256];
+	size_t k, n = 0;
 
-	/* "--fromat=json": the name before '=' */
-	if (n < sizeof(typed)) {
-		memcpy(typed, opt, n);
-		typed[n] = '\0';
-		for (k = 0; k < sizeof(subcommands) / sizeof(subcommands[0]); k++)
-			if (cmd && !strcmp(cmd, subcommands[k].name))
-				closest_opt(subcommands[k].opts, typed, best, sizeof(best), &bestd);
-		closest_opt(global_opts, typed, best, sizeof(best), &bestd);
+	for (k = 0; k < NT_ARRAY_SIZE(subcommands); k++)
+		if (cmd && !strcmp(cmd, subcommands[k].name))
+			break;
+	if (k < NT_ARRAY_SIZE(subcommands) && strlen(subcommands[k].opts) < sizeof(buf)) {
+		strcpy(buf, subcommands[k].opts);
+		for (char *t = strtok(buf, " "); t && n < NT_ARRAY_SIZE(names); t = strtok(NULL, " "))
+			names[n++] = t;
 	}
-	if (*best)
-		return nt_usage_error(cmd, "unknown option '%s'; did you mean '%s'?", opt, best);
-	return nt_usage_error(cmd, "unknown option '%s'", opt);
+	return nt_unknown_option_in(cmd, opt, names, n);
 }
 
 struct nt_load_opts nt_cli_load_opts(void)
