@@ -60,10 +60,11 @@ static void notes(const char *s)
 	}
 }
 
-static void show(const struct nt_caps *c)
+/* id, name, file, driver, PCI ids */
+static void show_ident(const struct nt_caps *c)
 {
 	size_t i;
-	bool any = false;
+
 
 	printf("%s: %s\n  %-22s %s\n", E(c->id), E(c->name), "table", E(c->file));
 	printf("  %-22s %s\n", "from", c->origin ? E(c->origin) : "built-in");
@@ -74,6 +75,14 @@ static void show(const struct nt_caps *c)
 	printf("%s\n", c->npci ? "" : " none");
 	if (c->src_pci)
 		printf("    source: %s\n", E(c->src_pci));
+}
+
+/* the channels block */
+static void show_channels(const struct nt_caps *c)
+{
+	size_t i;
+	bool any = false;
+
 	printf("channels\n  %-22s", "kinds");
 	for (i = 0; i < NT_CH__COUNT; i++)
 		if (c->chan_kind[i]) {
@@ -91,6 +100,13 @@ static void show(const struct nt_caps *c)
 	printf("  %-22s %s\n", "settable", tri(c->chan_settable));
 	if (c->src_channels)
 		printf("    source: %s\n", E(c->src_channels));
+}
+
+/* the rings block */
+static void show_rings(const struct nt_caps *c)
+{
+	size_t i;
+
 	printf("rings\n");
 	printf("  %-22s %s\n", "settable", tri(c->rings_settable));
 	num("rx max", c->ring_rx_max);
@@ -113,6 +129,13 @@ static void show(const struct nt_caps *c)
 	}
 	if (c->src_rings)
 		printf("    source: %s\n", E(c->src_rings));
+}
+
+/* the rss block */
+static void show_rss(const struct nt_caps *c)
+{
+	size_t i;
+
 	printf("rss\n");
 	num("key bytes", c->rss_key_bytes);
 	num("indirection entries", c->rss_indir_size);
@@ -127,6 +150,14 @@ static void show(const struct nt_caps *c)
 	num("xor max channels", c->xor_max_channels);
 	if (c->src_rss)
 		printf("    source: %s\n", E(c->src_rss));
+}
+
+/* the coalesce block */
+static void show_coalesce(const struct nt_caps *c)
+{
+	size_t i;
+	bool any = false;
+
 	printf("coalesce\n");
 	printf("  %-22s", "params");
 	if (!c->coal_params_known)
@@ -152,6 +183,13 @@ static void show(const struct nt_caps *c)
 		printf("  %-22s %s\n", "usecs with adaptive", tri(c->coal_usecs_with_adaptive));
 	if (c->src_coalesce)
 		printf("    source: %s\n", E(c->src_coalesce));
+}
+
+/* the offloads, windows and notes blocks */
+static void show_offloads_windows(const struct nt_caps *c)
+{
+	size_t i;
+
 	printf("offloads (linux)\n");
 	for (i = 0; i < NT_OFF__COUNT; i++)
 		printf("  %-22s %s\n", nt_off_names[i], state(c->off[i]));
@@ -169,6 +207,16 @@ static void show(const struct nt_caps *c)
 		printf("    source: %s\n", E(c->src_windows));
 	if (c->notes)
 		notes(c->notes);
+}
+
+static void show(const struct nt_caps *c)
+{
+	show_ident(c);
+	show_channels(c);
+	show_rings(c);
+	show_rss(c);
+	show_coalesce(c);
+	show_offloads_windows(c);
 }
 
 static void help(void)

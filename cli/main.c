@@ -194,91 +194,105 @@ static bool reader_gone(void)
 	return errno == EPIPE || (poll(&p, 1, 0) == 1 && (p.revents & POLLERR));
 }
 
-int main(int argc, char **argv)
-{
-	static const char *const buffered[] = {"validate", "compile", "plan", "emit", "caps",
-					       "schema", "sign", "verify", NULL};
-	char **rest = nt_xcalloc((size_t)argc + 1, sizeof(char *));
-	const char *cmd = NULL;
-	int nrest = 0, i, r = NT_EXIT_USAGE;
-	bool help = false, version = false, dashdash = false;
-	size_t k;
+/* The command line split by main(): global options taken, the command
+ * name, and the rest for the command. */
+struct cmdline {
+	const char *cmd;
+	char **rest;
+	int nrest;
+	bool help, version;
+};
 
-	/* colour only for a terminal that can show it, unless NO_COLOR is set */
-	nt_g.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
-		     !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
-	for (i = 1; i < argc; i++) {
+/* Returns -1 when the command line goes on, else the exit status. */
+static int split_cmdline(int argc, char **argv, struct cmdline *cl)
+{
+	bool dashdash = false;
+
+	for (int i = 1; i < argc; i++) {
 		int t;
 
 		if (!dashdash) {
 			if (!strcmp(argv[i], "--")) {
 				dashdash = true;
-				rest[nrest++] = argv[i];
+				cl->rest[cl->nrest++] = argv[i];
 				continue;
 			}
 			t = take_global(argc, argv, &i);
-			if (t < 0) {
-				r = nt_usage_error(NULL, "option %s needs a value", argv[i]);
-				goto out;
-			}
+			if (t < 0)
+				return nt_usage_error(NULL, "option %s needs a value", argv[i]);
 			if (t > 0)
 				continue;
-			if (!cmd && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
-				help = true;
+			if (!cl->cmd && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
+				cl->help = true;
 				continue;
 			}
 			if (!strcmp(argv[i], "--version")) {
-				version = true;
+				cl->version = true;
 				continue;
 			}
 		}
-		if (!cmd && argv[i][0] != '-') {
-			cmd = argv[i];
+		if (!cl->cmd && argv[i][0] != '-') {
+			cl->cmd = argv[i];
 			continue;
 		}
-		rest[nrest++] = argv[i];
+		cl->rest[cl->nrest++] = argv[i];
 	}
-	if (version) {
-		printf("nettune %s\n", NT_VERSION);
-		r = NT_EXIT_OK;
-		goto out;
-	}
-	if (!cmd) {
-		usage(help ? stdout : stderr);
-		r = help ? NT_EXIT_OK : NT_EXIT_USAGE;
-		goto out;
-	}
-	if (!strcmp(cmd, "help")) {
-		/* nettune help COMMAND = nettune COMMAND --help */
-		if (nrest > 0 && rest[0][0] != '-') {
-			cmd = rest[0];
-			rest[0] = "--help";
-			nrest = 1;
-			help = true;
-		} else {
-			usage(stdout);
-			r = NT_EXIT_OK;
-			goto out;
-		}
-	}
-	for (k = 0; k < sizeof(subcommands) / sizeof(subcommands[0]); k++)
-		if (!strcmp(cmd, subcommands[k].name))
-			break;
-	if (k == sizeof(subcommands) / sizeof(subcommands[0])) {
-		const char *names[32];
-		const char *s;
+	return -1;
+}
 
-		for (k = 0; k < sizeof(subcommands) / sizeof(subcommands[0]); k++)
-			names[k] = subcommands[k].name;
-		s = nt_suggest(cmd, names, k);
-		if (s)
-			r = nt_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", cmd, s);
-		else
-			r = nt_usage_error(NULL, "unknown command '%s'", cmd);
-		goto out;
+/* --version, no command, "help [COMMAND]": -1 when a command is to run. */
+static int answer_alone(struct cmdline *cl)
+{
+	if (cl->version) {
+		printf("nettune %s\n", NT_VERSION);
+		return NT_EXIT_OK;
 	}
+	if (!cl->cmd) {
+		usage(cl->help ? stdout : stderr);
+		return cl->help ? NT_EXIT_OK : NT_EXIT_USAGE;
+	}
+	if (strcmp(cl->cmd, "help"))
+		return -1;
+	/* nettune help COMMAND = nettune COMMAND --help */
+	if (cl->nrest > 0 && cl->rest[0][0] != '-') {
+		cl->cmd = cl->rest[0];
+		cl->rest[0] = "--help";
+		cl->nrest = 1;
+		cl->help = true;
+		return -1;
+	}
+	usage(stdout);
+	return NT_EXIT_OK;
+}
+
+/* The subcommand named cmd, or the usage error with a did-you-mean. */
+static int find_command(const char *cmd, size_t *k)
+{
+	const char *names[NT_ARRAY_SIZE(subcommands)];
+	const char *s;
+
+	for (*k = 0; *k < NT_ARRAY_SIZE(subcommands); ++*k)
+		if (!strcmp(cmd, subcommands[*k].name))
+			return -1;
+	for (size_t i = 0; i < NT_ARRAY_SIZE(subcommands); i++)
+		names[i] = subcommands[i].name;
+	s = nt_suggest(cmd, names, NT_ARRAY_SIZE(subcommands));
+	if (s)
+		return nt_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", cmd, s);
+	return nt_usage_error(NULL, "unknown command '%s'", cmd);
+}
+
+/* Subcommand k with the rest of the command line, in its surroundings. */
+static int run_command(size_t k, struct cmdline *cl)
+{
+	static const char *const buffered[] = {"validate", "compile", "plan", "emit", "caps",
+					       "schema", "sign", "verify", NULL};
+	const char *cmd = cl->cmd;
+	bool help = cl->help;
+	int i;
+
 	if (help)
-		rest[nrest++] = "--help";
+		cl->rest[cl->nrest++] = "--help";
 	/* batch and offline commands: diagnostics leave in a few large writes
 	 * (none of these asks anything or runs another program meanwhile) */
 	for (i = 0; buffered[i]; i++)
@@ -289,17 +303,32 @@ int main(int argc, char **argv)
 	/* output to a closed pipe (nettune apply | head -1) must not kill an
 	 * apply half-way: writes fail with EPIPE instead */
 	signal(SIGPIPE, SIG_IGN);
-	for (i = 0; i < nrest && !help; i++)
-		help = !strcmp(rest[i], "--help") || !strcmp(rest[i], "-h");
+	for (i = 0; i < cl->nrest && !help; i++)
+		help = !strcmp(cl->rest[i], "--help") || !strcmp(cl->rest[i], "-h");
 	if (!help && strcmp(cmd, "schema") && strcmp(cmd, "caps"))
 		nt_txn_preflight(cmd);
-	if (nt_g.netns && !help && nt_enter_netns(nt_g.netns, !nt_g.root)) {
-		r = NT_EXIT_FAIL;
-		goto out;
-	}
+	if (nt_g.netns && !help && nt_enter_netns(nt_g.netns, !nt_g.root))
+		return NT_EXIT_FAIL;
 	nt_sys_netns = nt_g.netns;
-	r = subcommands[k].fn(nrest, rest);
-out:
+	return subcommands[k].fn(cl->nrest, cl->rest);
+}
+
+int main(int argc, char **argv)
+{
+	struct cmdline cl = {NULL, nt_xcalloc((size_t)argc + 1, sizeof(char *)), 0, false, false};
+	size_t k;
+	int r;
+
+	/* colour only for a terminal that can show it, unless NO_COLOR is set */
+	nt_g.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
+		     !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
+	r = split_cmdline(argc, argv, &cl);
+	if (r < 0)
+		r = answer_alone(&cl);
+	if (r < 0)
+		r = find_command(cl.cmd, &k);
+	if (r < 0)
+		r = run_command(k, &cl);
 	/* a reader that went away (EPIPE) does not change what was done */
 	if ((fflush(stdout) || ferror(stdout)) && reader_gone())
 		clearerr(stdout);
@@ -307,7 +336,7 @@ out:
 		fputs("nettune: error writing output\n", stderr);
 		r = NT_EXIT_FAIL;
 	}
-	free(rest);
+	free(cl.rest);
 	free(nt_g.profile_path);
 	nt_capsdb_default_free();
 	nt_intern_free();
