@@ -436,86 +436,100 @@ static int add_arg(const char *a, void *F)
 	return NT_OPTS_GO;
 }
 
-int cmd_compile(int argc, char **argv)
+/* The command line, checked, into B and F: NT_OPTS_GO or the exit status. */
+static int parse_compile(struct batch *B, struct nt_walk *F, const char **keyp, size_t *jobs,
+			 int argc, char **argv)
 {
-	struct batch B = {0};
-	const char *keyp = NULL, *created = NULL, *why = NULL;
-	struct nt_walk F = {0};
-	char err[512];
-	double t0;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t jobs = ncpu > 0 ? (size_t)ncpu : 1;
-	int r;
+	const char *created = NULL, *why = NULL;
 	const struct nt_opt rows[] = {
-		{"--out-dir", NULL, NT_OPT_VALUE, &B.out_dir},
-		{"--key", NULL, NT_OPT_VALUE, &keyp},
-		{"--state-dir", NULL, NT_OPT_VALUE, &B.state_dir},
+		{"--out-dir", NULL, NT_OPT_VALUE, &B->out_dir},
+		{"--key", NULL, NT_OPT_VALUE, keyp},
+		{"--state-dir", NULL, NT_OPT_VALUE, &B->state_dir},
 		{"--created", NULL, NT_OPT_VALUE, &created},
-		{"--expires-in", NULL, NT_OPT_VALUE, &B.mo.expires_in, nt_opt_duration, NULL,
+		{"--expires-in", NULL, NT_OPT_VALUE, &B->mo.expires_in, nt_opt_duration, NULL,
 		 "--expires-in takes a duration such as 30m, 24h or 7d (at most 400d)"},
-		{"--jobs", NULL, NT_OPT_VALUE, &jobs, nt_opt_jobs, NULL, "--jobs takes 1..256"},
+		{"--jobs", NULL, NT_OPT_VALUE, jobs, nt_opt_jobs, NULL, "--jobs takes 1..256"},
 		{NULL},
 	};
-	const struct nt_opts spec = {"compile", rows, help, .arg = add_arg, .ctx = &F};
+	const struct nt_opts spec = {"compile", rows, help, .arg = add_arg, .ctx = F};
+	int r = nt_opts_parse(&spec, argc, argv);
 
-	B.mo.expires_in = NT_DEFAULT_EXPIRES_IN;
-	B.mo.cache_digests = true;
-	r = nt_opts_parse(&spec, argc, argv);
 	if (r != NT_OPTS_GO)
-		goto out;
-	r = NT_EXIT_OK;
-	if (!B.out_dir) {
-		r = nt_usage_error("compile", "--out-dir DIR is required");
-		goto out;
-	}
-	if (!F.n) {
-		char *sk = nt_walk_skipped(&F);
+		return r;
+	if (!B->out_dir)
+		return nt_usage_error("compile", "--out-dir DIR is required");
+	if (!F->n) {
+		char *sk = nt_walk_skipped(F);
 
 		r = nt_usage_error("compile", "no PROFILE or DIRECTORY with profiles given%s", sk);
 		free(sk);
-		goto out;
+		return r;
 	}
-	if (!nt_created_time(created, &B.mo.created, &why)) {
-		r = nt_usage_error("compile", "--created %s", why);
-		goto out;
-	}
-	if (keyp) {
-		if (nt_key_load_private(keyp, &B.key, err, sizeof(err))) {
-			fprintf(stderr, "nettune compile: error: %s\n", err);
-			r = NT_EXIT_FAIL;
-			goto out;
-		}
-		B.sign = true;
-	}
-	if (mkdir(B.out_dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "nettune compile: error: cannot create %s: %s\n", B.out_dir,
-			strerror(errno));
-		r = NT_EXIT_FAIL;
-		goto out;
-	}
-	{
-		struct nt_diags cd = {0};
+	if (!nt_created_time(created, &B->mo.created, &why))
+		return nt_usage_error("compile", "--created %s", why);
+	return NT_OPTS_GO;
+}
 
-		B.db = nt_capsdb_default(&cd);	/* loaded once for the whole batch */
-		if (cd.errors)
-			nt_print_diags(&cd);
-		nt_diags_free(&cd);
+/* The signing key, the output directory and the capability tables, loaded
+ * once for the whole batch. */
+static int prepare(struct batch *B, const char *keyp)
+{
+	struct nt_diags cd = {0};
+	char err[512];
+
+	if (keyp) {
+		if (nt_key_load_private(keyp, &B->key, err, sizeof(err))) {
+			fprintf(stderr, "nettune compile: error: %s\n", err);
+			return -1;
+		}
+		B->sign = true;
 	}
+	if (mkdir(B->out_dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "nettune compile: error: cannot create %s: %s\n", B->out_dir,
+			strerror(errno));
+		return -1;
+	}
+	B->db = nt_capsdb_default(&cd);
+	if (cd.errors)
+		nt_print_diags(&cd);
+	nt_diags_free(&cd);
+	return 0;
+}
+
+static void summary(const struct batch *B, const struct nt_walk *F, double dt)
+{
+	char *sk = nt_walk_skipped(F);
+
+	printf("%zu profile%s in %.2fs (%.0f/s): %zu manifest%s written%s, %zu validated "
+	       "without a snapshot, %zu polic%s, %zu failed%s\n", F->n, F->n == 1 ? "" : "s",
+	       dt, dt > 0 ? (double)F->n / dt : 0.0, B->written, B->written == 1 ? "" : "s",
+	       B->sign ? " and signed" : "", B->validated, B->policies,
+	       B->policies == 1 ? "y" : "ies", B->failed, sk);
+	free(sk);
+}
+
+int cmd_compile(int argc, char **argv)
+{
+	struct batch B = {0};
+	const char *keyp = NULL;
+	struct nt_walk F = {0};
+	size_t jobs = nt_par_cpus();
+	double t0;
+	int r;
+
+	B.mo.expires_in = NT_DEFAULT_EXPIRES_IN;
+	B.mo.cache_digests = true;
+	r = parse_compile(&B, &F, &keyp, &jobs, argc, argv);
+	if (r != NT_OPTS_GO)
+		goto out;
+	r = NT_EXIT_FAIL;
+	if (prepare(&B, keyp))
+		goto out;
 	B.tty = isatty(STDERR_FILENO);
 	t0 = now_s();
 	B.walked = F.walked;
 	run(&B, F.v, F.n, jobs > F.n ? F.n : jobs);
-	{
-		double dt = now_s() - t0;
-		char *sk = nt_walk_skipped(&F);
-
-		printf("%zu profile%s in %.2fs (%.0f/s): %zu manifest%s written%s, %zu validated "
-		       "without a snapshot, %zu polic%s, %zu failed%s\n", F.n, F.n == 1 ? "" : "s",
-		       dt, dt > 0 ? (double)F.n / dt : 0.0, B.written, B.written == 1 ? "" : "s",
-		       B.sign ? " and signed" : "", B.validated, B.policies,
-		       B.policies == 1 ? "y" : "ies", B.failed, sk);
-		free(sk);
-	}
+	summary(&B, &F, now_s() - t0);
 	r = B.failed ? NT_EXIT_FAIL : NT_EXIT_OK;
 out:
 	nt_walk_free(&F);

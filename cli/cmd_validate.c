@@ -133,6 +133,68 @@ static void unpack(const struct nt_buf *b, struct nt_diags *d)
 	}
 }
 
+/* Checks files[] in workers and puts their diagnostics together in input
+ * order, so the output is the same for any --jobs; files[f] interned,
+ * valid[f] set; returns how many are invalid. */
+static size_t check_all(const char **files, size_t nfiles, const struct nt_walk *W,
+			const struct nt_capsdb *db, size_t jobs, bool *valid, struct nt_diags *all)
+{
+	struct vbatch V = {files, W->walked, db};
+	struct nt_buf *res = nt_xcalloc(nfiles + 1, sizeof(*res));
+	size_t invalid = 0;
+
+	nt_par_run(nfiles, nfiles < 64 ? 1 : jobs, pack_one, &V, res);
+	for (size_t f = 0; f < nfiles; f++) {
+		struct nt_diags d = {0};
+
+		if (res[f].p)
+			unpack(&res[f], &d);
+		else
+			nt_error(&d, ((struct nt_mark){nt_intern(files[f]), 0, 0}), "internal",
+				 "not checked (a worker died)");
+		nt_buf_free(&res[f]);
+		files[f] = nt_intern(files[f]);
+		valid[f] = !d.errors;
+		if (d.errors)
+			invalid++;
+		nt_diags_move(all, &d);
+	}
+	free(res);
+	return invalid;
+}
+
+static void print_all(enum nt_diag_format fmt, struct nt_diags *all, const char **files,
+		      const bool *valid, size_t nfiles)
+{
+	switch (fmt) {
+	case NT_FMT_TEXT:
+		nt_diags_print_text(all, stderr);
+		break;
+	case NT_FMT_JSON:
+		nt_diags_print_json_valid(all, files, valid, nfiles, stdout);
+		break;
+	case NT_FMT_SARIF:
+		nt_diags_print_sarif(all, stdout);
+		break;
+	case NT_FMT_GITHUB:
+		nt_diags_print_github(all, stdout);
+		break;
+	}
+}
+
+/* several files (or -v): one summary line, on stderr like the errors */
+static void summary(const struct nt_walk *W, const char **files, size_t nfiles, size_t bad)
+{
+	char *sk = nt_walk_skipped(W);
+
+	if (nfiles == 1 && !W->dirs)
+		fprintf(stderr, "%s: %s\n", files[0], bad ? "invalid" : "valid");
+	else
+		fprintf(stderr, "%zu profile%s: %zu valid, %zu invalid%s\n", nfiles,
+			nfiles == 1 ? "" : "s", nfiles - bad, bad, sk);
+	free(sk);
+}
+
 #define FORMAT_BAD "--format takes text, json, sarif or github"
 #define JOBS_BAD "--jobs takes 1..256"
 
@@ -156,8 +218,6 @@ int cmd_validate(int argc, char **argv)
 	struct nt_walk W = {0};
 	bool *valid = NULL;
 	size_t nfiles = 0, invalid = 0, capsd_errors, jobs = nt_par_cpus();
-	struct nt_buf *res;
-	struct vbatch V;
 	const struct nt_capsdb *db;
 	struct nt_diags capsd = {0};
 	int r;
@@ -181,60 +241,15 @@ int cmd_validate(int argc, char **argv)
 		files[f] = W.v[f];
 	db = nt_capsdb_default(&capsd);
 	valid = nt_xcalloc(nfiles + 1, sizeof(bool));
-	/* the profiles are independent: checked in workers, put together here
-	 * in input order, so the output is the same for any --jobs */
-	V.files = files;
-	V.walked = W.walked;
-	V.db = db;
-	res = nt_xcalloc(nfiles + 1, sizeof(*res));
-	nt_par_run(nfiles, nfiles < 64 ? 1 : jobs, pack_one, &V, res);
-	for (size_t f = 0; f < nfiles; f++) {
-		struct nt_diags d = {0};
-
-		if (res[f].p)
-			unpack(&res[f], &d);
-		else
-			nt_error(&d, ((struct nt_mark){nt_intern(files[f]), 0, 0}), "internal",
-				 "not checked (a worker died)");
-		nt_buf_free(&res[f]);
-		files[f] = nt_intern(files[f]);
-		valid[f] = !d.errors;
-		if (d.errors)
-			invalid++;
-		nt_diags_move(&all, &d);
-	}
-	free(res);
+	invalid = check_all(files, nfiles, &W, db, jobs, valid, &all);
 	capsd_errors = capsd.errors;
 	if (capsd.errors)
 		invalid++;
 	nt_diags_move(&all, &capsd);
 	nt_diags_sort(&all);
-	switch (fmt) {
-	case NT_FMT_TEXT:
-		nt_diags_print_text(&all, stderr);
-		break;
-	case NT_FMT_JSON:
-		nt_diags_print_json_valid(&all, files, valid, nfiles, stdout);
-		break;
-	case NT_FMT_SARIF:
-		nt_diags_print_sarif(&all, stdout);
-		break;
-	case NT_FMT_GITHUB:
-		nt_diags_print_github(&all, stdout);
-		break;
-	}
-	/* several files (or -v): one summary line, on stderr like the errors */
-	if (fmt == NT_FMT_TEXT && (nfiles > 1 || nt_g.verbose || W.dirs)) {
-		size_t bad = invalid - (capsd_errors ? 1 : 0);
-		char *sk = nt_walk_skipped(&W);
-
-		if (nfiles == 1 && !W.dirs)
-			fprintf(stderr, "%s: %s\n", files[0], bad ? "invalid" : "valid");
-		else
-			fprintf(stderr, "%zu profile%s: %zu valid, %zu invalid%s\n", nfiles,
-				nfiles == 1 ? "" : "s", nfiles - bad, bad, sk);
-		free(sk);
-	}
+	print_all(fmt, &all, files, valid, nfiles);
+	if (fmt == NT_FMT_TEXT && (nfiles > 1 || nt_g.verbose || W.dirs))
+		summary(&W, files, nfiles, invalid - (capsd_errors ? 1 : 0));
 	nt_diags_free(&all);
 	free(files);
 	nt_walk_free(&W);
