@@ -111,7 +111,7 @@ static int positional(const struct nt_opts *s, const char *a)
 		*s->one = a;
 		return NT_OPTS_GO;
 	}
-	return nt_usage_error(s->cmd, s->more, a);
+	return nt_usage_error(s->cmd, s->more ? s->more : "unexpected argument '%s'", a);
 }
 
 int nt_opts_parse(const struct nt_opts *s, int argc, char **argv)

@@ -26,8 +26,8 @@
  *                  and stores it in *(const char **)to or hands it to
  *                  parse(row name, value, to).  No next argument: the usage
  *                  error missing, or "OPT needs a value" (OPT as typed).
- *                  parse returns 0, -1 (the usage error bad), or an exit
- *                  status (it printed why itself).
+ *                  parse returns 0, -1 (the usage error bad), or a
+ *                  positive exit status (it printed why itself).
  *  --              per spec->dashdash: skipped, the end of the options,
  *                  or an unknown option
  *  -X...           nt_unknown_option() with a did-you-mean among the
@@ -35,7 +35,8 @@
  *                  positional argument with spec->dash_is_arg)
  *  anything else   spec->arg(a, ctx) (NT_OPTS_GO or an exit status); or
  *                  into *spec->one, the usage error spec->more for a second
- *                  one (with no one, for any); more may quote it with %s
+ *                  one (with no one, for any; NULL: "unexpected argument
+ *                  '%s'"); more may quote the argument with %s
  *
  * The row order is the did-you-mean order: between two options equally
  * near the one typed the earlier row wins.  Only "--long" names are
