@@ -9,6 +9,7 @@
 #include "../compiler/base/diag.h"
 #include "../compiler/language/profile.h"
 #include "cli.h"
+#include "opts.h"
 
 static void num(const char *label, struct nt_num n)
 {
@@ -59,10 +60,11 @@ static void notes(const char *s)
 	}
 }
 
-static void show(const struct nt_caps *c)
+/* id, name, file, driver, PCI ids */
+static void show_ident(const struct nt_caps *c)
 {
 	size_t i;
-	bool any = false;
+
 
 	printf("%s: %s\n  %-22s %s\n", E(c->id), E(c->name), "table", E(c->file));
 	printf("  %-22s %s\n", "from", c->origin ? E(c->origin) : "built-in");
@@ -73,6 +75,14 @@ static void show(const struct nt_caps *c)
 	printf("%s\n", c->npci ? "" : " none");
 	if (c->src_pci)
 		printf("    source: %s\n", E(c->src_pci));
+}
+
+/* the channels block */
+static void show_channels(const struct nt_caps *c)
+{
+	size_t i;
+	bool any = false;
+
 	printf("channels\n  %-22s", "kinds");
 	for (i = 0; i < NT_CH__COUNT; i++)
 		if (c->chan_kind[i]) {
@@ -90,6 +100,13 @@ static void show(const struct nt_caps *c)
 	printf("  %-22s %s\n", "settable", tri(c->chan_settable));
 	if (c->src_channels)
 		printf("    source: %s\n", E(c->src_channels));
+}
+
+/* the rings block */
+static void show_rings(const struct nt_caps *c)
+{
+	size_t i;
+
 	printf("rings\n");
 	printf("  %-22s %s\n", "settable", tri(c->rings_settable));
 	num("rx max", c->ring_rx_max);
@@ -112,6 +129,13 @@ static void show(const struct nt_caps *c)
 	}
 	if (c->src_rings)
 		printf("    source: %s\n", E(c->src_rings));
+}
+
+/* the rss block */
+static void show_rss(const struct nt_caps *c)
+{
+	size_t i;
+
 	printf("rss\n");
 	num("key bytes", c->rss_key_bytes);
 	num("indirection entries", c->rss_indir_size);
@@ -126,6 +150,14 @@ static void show(const struct nt_caps *c)
 	num("xor max channels", c->xor_max_channels);
 	if (c->src_rss)
 		printf("    source: %s\n", E(c->src_rss));
+}
+
+/* the coalesce block */
+static void show_coalesce(const struct nt_caps *c)
+{
+	size_t i;
+	bool any = false;
+
 	printf("coalesce\n");
 	printf("  %-22s", "params");
 	if (!c->coal_params_known)
@@ -151,6 +183,13 @@ static void show(const struct nt_caps *c)
 		printf("  %-22s %s\n", "usecs with adaptive", tri(c->coal_usecs_with_adaptive));
 	if (c->src_coalesce)
 		printf("    source: %s\n", E(c->src_coalesce));
+}
+
+/* the offloads, windows and notes blocks */
+static void show_offloads_windows(const struct nt_caps *c)
+{
+	size_t i;
+
 	printf("offloads (linux)\n");
 	for (i = 0; i < NT_OFF__COUNT; i++)
 		printf("  %-22s %s\n", nt_off_names[i], state(c->off[i]));
@@ -170,29 +209,39 @@ static void show(const struct nt_caps *c)
 		notes(c->notes);
 }
 
+static void show(const struct nt_caps *c)
+{
+	show_ident(c);
+	show_channels(c);
+	show_rings(c);
+	show_rss(c);
+	show_coalesce(c);
+	show_offloads_windows(c);
+}
+
+static void help(void)
+{
+	printf("Usage: nettune caps [MODEL]\n\n"
+	       "Without MODEL, lists the NIC capability tables (id, driver, name).\n"
+	       "With MODEL, shows every value of that table and where it was read.\n"
+	       "The tables of schema/nics/ are compiled into nettune; a local directory\n"
+	       "(--caps-dir DIR, or $NETTUNE_CAPS_DIR) adds tables or replaces a built-in\n"
+	       "table with the same id.  Each table says where it came from.\n");
+}
+
 int cmd_caps(int argc, char **argv)
 {
 	struct nt_diags d = {0};
 	const struct nt_capsdb *db;
 	const char *model = NULL;
-	int i, r = NT_EXIT_OK;
+	int r;
+	const struct nt_opts spec = {"caps", NULL, help, .one = &model,
+				     .more = "one MODEL at a time"};
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("Usage: nettune caps [MODEL]\n\n"
-			       "Without MODEL, lists the NIC capability tables (id, driver, name).\n"
-			       "With MODEL, shows every value of that table and where it was read.\n"
-			       "The tables of schema/nics/ are compiled into nettune; a local directory\n"
-			       "(--caps-dir DIR, or $NETTUNE_CAPS_DIR) adds tables or replaces a built-in\n"
-			       "table with the same id.  Each table says where it came from.\n");
-			return NT_EXIT_OK;
-		}
-		if (argv[i][0] == '-')
-			return nt_unknown_option("caps", argv[i]);
-		if (model)
-			return nt_usage_error("caps", "one MODEL at a time");
-		model = argv[i];
-	}
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO)
+		return r;
+	r = NT_EXIT_OK;
 	db = nt_capsdb_default(&d);
 	if (!model)	/* the list shows (and checks) every table */
 		nt_capsdb_parse_all(db, &d);

@@ -6,6 +6,7 @@
 #include "../appliers/emit.h"
 #include "../appliers/windows/authenticode.h"
 #include "common.h"
+#include "opts.h"
 
 static void help(void)
 {
@@ -27,33 +28,19 @@ int cmd_collect(int argc, char **argv)
 {
 	const char *target = NULL, *outp = NULL, *cert = NULL, *key = NULL;
 	struct nt_buf out = {0};
-	int i, r;
+	int r;
+	const struct nt_opt rows[] = {
+		{"--target", NULL, NT_OPT_VALUE | NT_OPT_EQ, &target},
+		{"-o", NULL, NT_OPT_VALUE, &outp},
+		{"--sign-cert", NULL, NT_OPT_VALUE, &cert},
+		{"--sign-key", NULL, NT_OPT_VALUE, &key},
+		{NULL},
+	};
+	const struct nt_opts spec = {"collect", rows, help, .more = "unexpected argument '%s'"};
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help();
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--target") || !strcmp(argv[i], "-o") ||
-			   !strcmp(argv[i], "--sign-cert") || !strcmp(argv[i], "--sign-key")) {
-			const char *opt = argv[i];
-
-			if (++i >= argc)
-				return nt_usage_error("collect", "%s needs a value", opt);
-			if (!strcmp(opt, "--target"))
-				target = argv[i];
-			else if (!strcmp(opt, "--sign-cert"))
-				cert = argv[i];
-			else if (!strcmp(opt, "--sign-key"))
-				key = argv[i];
-			else
-				outp = argv[i];
-		} else if (!strncmp(argv[i], "--target=", 9)) {
-			target = argv[i] + 9;
-		} else {
-			return argv[i][0] == '-' ? nt_unknown_option("collect", argv[i]) :
-			       nt_usage_error("collect", "unexpected argument '%s'", argv[i]);
-		}
-	}
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO)
+		return r;
 	if (!target)
 		return nt_usage_error("collect", "--target windows is required");
 	if (strcmp(target, "windows"))

@@ -5,9 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/select.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +15,7 @@
 #include "../compiler/formats/snapshot.h"
 #include "../compiler/passes/validate.h"
 #include "common.h"
+#include "opts.h"
 #include "parallel.h"
 #include "plans.h"
 #include "walk.h"
@@ -44,13 +43,8 @@ struct batch {
 	size_t snap_next;
 };
 
-/* What a worker reports per profile, followed by len bytes of diagnostics. */
+/* A profile's status, the first byte of its result. */
 enum { R_WRITTEN, R_VALIDATED, R_POLICY, R_FAILED };
-struct record {
-	uint32_t idx;
-	uint32_t status;
-	uint32_t len;
-};
 
 static void help(void)
 {
@@ -294,52 +288,77 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Worker w of nw: profiles w, w + nw, ...; one record each on fd. */
-static void worker(struct batch *B, char **files, const char *const *dup, size_t n, size_t w,
-		   size_t nw, int fd, size_t *shared)
+/* The batch as its workers see it. */
+struct job {
+	struct batch *B;
+	char **files;
+	const char **dup;		/* "other\0stem": a second profile with this output name */
+	size_t next;			/* the parent: results printed before this one */
+	double last;			/* the parent: when the progress line was drawn */
+};
+
+/* Profile i, in a worker: its status byte (R_*), then the text of its
+ * diagnostics when it failed (or has warnings and -v). */
+static void compile_item(size_t i, struct nt_buf *out, void *arg)
 {
-	struct nt_par_claim c = {shared, 0, 0, w, nw, false};
-	size_t i;
+	struct job *J = arg;
+	struct batch *B = J->B;
+	struct nt_diags d = {0};
+	int status = R_FAILED;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int r;
 
-	for (i = nt_par_next(&c); i < n; i = nt_par_next(&c)) {
-		struct nt_diags d = {0};
-		struct record rec = {(uint32_t)i, R_FAILED, 0};
-		char *text = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&text, &len);
-		int r;
+	if (J->dup[i]) {
+		nt_error(&d, ((struct nt_mark){nt_intern(J->files[i]), 0, 0}), "compile",
+			 "%s also compiles to %s/%s.plan.json; host profile file names must "
+			 "be unique", J->dup[i], B->out_dir, J->dup[i] + strlen(J->dup[i]) + 1);
+		r = -1;
+	} else {
+		r = compile_one(B, J->files[i], B->walked[i], &d);
+	}
+	if (r >= 0 && !d.errors)
+		status = r;
+	if (m) {
+		if (status == R_FAILED || (d.warnings && nt_g.verbose)) {
+			nt_diags_sort(&d);
+			nt_diags_print_text(&d, m);
+		}
+		fclose(m);
+	}
+	nt_buf_putc(out, (char)status);
+	nt_buf_putn(out, text ? text : "", text ? len : 0);
+	free(text);
+	nt_diags_free(&d);
+}
 
-		if (dup[i]) {
-			nt_error(&d, ((struct nt_mark){nt_intern(files[i]), 0, 0}), "compile",
-				 "%s also compiles to %s/%s.plan.json; host profile file names must "
-				 "be unique", dup[i], B->out_dir, dup[i] + strlen(dup[i]) + 1);
-			r = -1;
-		} else {
-			r = compile_one(B, files[i], B->walked[i], &d);
-		}
-		if (r >= 0 && !d.errors)
-			rec.status = (uint32_t)r;
-		if (m) {
-			if (rec.status == R_FAILED || (d.warnings && nt_g.verbose)) {
-				nt_diags_sort(&d);
-				nt_diags_print_text(&d, m);
-			}
-			fclose(m);
-		}
-		rec.len = (uint32_t)(text ? len : 0);
-		if (nt_write_all(fd, &rec, sizeof(rec)) || nt_write_all(fd, text ? text : "", rec.len))
-			_exit(1);
-		free(text);
-		nt_diags_free(&d);
+/* A result's diagnostics (after its status byte), on stderr. */
+static void put_text(const struct nt_buf *res)
+{
+	if (res->n > 1)
+		fwrite(res->p + 1, 1, res->n - 1, stderr);
+}
+
+/* In the parent as results arrive: what is complete, in input order, and
+ * on a terminal the progress line. */
+static void progress(const struct nt_buf *res, size_t n, size_t done, void *arg)
+{
+	struct job *J = arg;
+
+	if (J->next < n && res[J->next].p && J->B->tty)
+		fputs("\r\033[K", stderr);
+	for (; J->next < n && res[J->next].p; J->next++)
+		put_text(&res[J->next]);
+	if (J->B->tty && (now_s() - J->last > 0.1 || done == n)) {
+		J->last = now_s();
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, n,
+			J->files[J->next < n ? J->next : n - 1]);
+		fflush(stderr);
 	}
 }
 
-struct reader {
-	int fd;
-	struct nt_buf in;
-};
-
-/* names[] of run(), for out_name(): the index holds positions in outs[] */
+/* names[] of unique_outputs(), for out_name(): the index holds positions in outs[] */
 static char **outname_of;
 
 static const char *out_name(const void *arr, size_t i)
@@ -347,25 +366,15 @@ static const char *out_name(const void *arr, size_t i)
 	return outname_of[((const size_t *)arr)[i]];
 }
 
-/* Runs the batch over nw forked workers; the capability tables were loaded
- * before the fork and are shared.  Diagnostics come out in input order. */
-static void run(struct batch *B, char **files, size_t n, size_t nw)
+/* Output names must be unique: the first profile keeps its name, a later
+ * one with a snapshot and the same name gets dup[i]. */
+static void unique_outputs(struct batch *B, char **files, size_t n, const char **dup)
 {
-	const char **dup = nt_xcalloc(n + 1, sizeof(char *));
 	char **names = nt_xcalloc(n + 1, sizeof(char *));
-	char **texts = nt_xcalloc(n + 1, sizeof(char *));
-	uint32_t *status = nt_xcalloc(n + 1, sizeof(uint32_t));
-	bool *got = nt_xcalloc(n + 1, sizeof(bool));
-	struct reader *rd = nt_xcalloc(nw, sizeof(*rd));
-	pid_t *pids = nt_xcalloc(nw, sizeof(pid_t));
-	size_t i, k, done = 0, next = 0, open_fds = 0, *shared;
-	size_t *outs = nt_xcalloc(n + 1, sizeof(size_t)), nouts = 0;
+	size_t *outs = nt_xcalloc(n + 1, sizeof(size_t)), nouts = 0, i, k;
 	struct nt_strindex seen = {0};
-	double last = 0;
 
 	outname_of = names;
-
-	/* output names must be unique: the first profile keeps its name */
 	for (i = 0; i < n; i++) {
 		char *st = stem(files[i]), *snap = snapshot_for(B, files[i], st);
 
@@ -380,234 +389,147 @@ static void run(struct batch *B, char **files, size_t n, size_t nw)
 	}
 	nt_strindex_reset(&seen);
 	free(outs);
-	shared = nt_par_counter();
-	fflush(stdout);
-	fflush(stderr);
-	for (k = 0; k < nw; k++) {
-		int p[2];
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
 
-		rd[k].fd = -1;
-		if (pipe(p))
-			continue;
-		pids[k] = fork();
-		if (pids[k] == 0) {
-			close(p[0]);
-			for (i = 0; i < k; i++)
-				if (rd[i].fd >= 0)
-					close(rd[i].fd);
-			worker(B, files, dup, n, k, nw, p[1], shared);
-			close(p[1]);
-			_exit(0);
-		}
-		close(p[1]);
-		if (pids[k] < 0) {
-			close(p[0]);
-			continue;
-		}
-		rd[k].fd = p[0];
-		open_fds++;
-	}
-	while (open_fds) {
-		fd_set fs;
-		int maxfd = -1;
+/* Runs the batch over nw forked workers (parallel.c); the capability
+ * tables were loaded before the fork and are shared.  Diagnostics come out
+ * in input order. */
+static void run(struct batch *B, char **files, size_t n, size_t nw)
+{
+	const char **dup = nt_xcalloc(n + 1, sizeof(char *));
+	struct nt_buf *res = nt_xcalloc(n + 1, sizeof(*res));
+	struct job J = {B, files, dup, 0, 0};
+	const struct nt_par_opts po = {true, progress};
+	size_t i;
 
-		FD_ZERO(&fs);
-		for (k = 0; k < nw; k++)
-			if (rd[k].fd >= 0) {
-				FD_SET(rd[k].fd, &fs);
-				maxfd = rd[k].fd > maxfd ? rd[k].fd : maxfd;
-			}
-		if (select(maxfd + 1, &fs, NULL, NULL, NULL) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (k = 0; k < nw; k++) {
-			char chunk[65536];
-			ssize_t r;
-			size_t off = 0;
-
-			if (rd[k].fd < 0 || !FD_ISSET(rd[k].fd, &fs))
-				continue;
-			r = read(rd[k].fd, chunk, sizeof(chunk));
-			if (r <= 0) {
-				close(rd[k].fd);
-				rd[k].fd = -1;
-				open_fds--;
-				continue;
-			}
-			nt_buf_putn(&rd[k].in, chunk, (size_t)r);
-			while (rd[k].in.n - off >= sizeof(struct record)) {
-				struct record rec;
-
-				memcpy(&rec, rd[k].in.p + off, sizeof(rec));
-				if (rd[k].in.n - off - sizeof(rec) < rec.len)
-					break;
-				if (rec.idx < n && !got[rec.idx]) {
-					got[rec.idx] = true;
-					status[rec.idx] = rec.status;
-					texts[rec.idx] = strndup(rd[k].in.p + off + sizeof(rec), rec.len);
-					done++;
-				}
-				off += sizeof(rec) + rec.len;
-			}
-			memmove(rd[k].in.p, rd[k].in.p + off, rd[k].in.n - off);
-			rd[k].in.n -= off;
-		}
-		/* print what is complete, in input order */
-		if (next < n && got[next] && B->tty)
-			fputs("\r\033[K", stderr);
-		for (; next < n && got[next]; next++)
-			if (texts[next] && *texts[next])
-				fputs(texts[next], stderr);
-		if (B->tty && (now_s() - last > 0.1 || done == n)) {
-			last = now_s();
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, n, files[next < n ? next : n - 1]);
-			fflush(stderr);
-		}
-	}
-	for (k = 0; k < nw; k++)
-		if (pids[k] > 0)
-			waitpid(pids[k], NULL, 0);
-	nt_par_counter_free(shared);
+	unique_outputs(B, files, n, dup);
+	nt_par_run_with(n, nw, compile_item, &J, res, &po);
 	if (B->tty)
 		fputs("\r\033[K", stderr);
 	for (i = 0; i < n; i++) {
-		if (!got[i]) {
+		if (!res[i].p) {
 			fprintf(stderr, "%s: error: not compiled (a worker died)\n", files[i]);
 			B->failed++;
-		} else if (i >= next && texts[i]) {
-			fputs(texts[i], stderr);
+		} else {
+			int status = res[i].n ? res[i].p[0] : R_FAILED;
+
+			if (i >= J.next)
+				put_text(&res[i]);
+			B->written += status == R_WRITTEN;
+			B->validated += status == R_VALIDATED;
+			B->policies += status == R_POLICY;
+			B->failed += status == R_FAILED;
 		}
-		if (got[i]) {
-			B->written += status[i] == R_WRITTEN;
-			B->validated += status[i] == R_VALIDATED;
-			B->policies += status[i] == R_POLICY;
-			B->failed += status[i] == R_FAILED;
-		}
-		free(texts[i]);
-		free(names[i]);
+		nt_buf_free(&res[i]);
 		free((char *)dup[i]);
 	}
-	for (k = 0; k < nw; k++)
-		nt_buf_free(&rd[k].in);
-	free(rd);
-	free(pids);
-	free(got);
-	free(status);
-	free(texts);
-	free(names);
+	free(res);
 	free(dup);
+}
+
+static int add_arg(const char *a, void *F)
+{
+	nt_walk_add(F, a);
+	return NT_OPTS_GO;
+}
+
+/* The command line, checked, into B and F: NT_OPTS_GO or the exit status. */
+static int parse_compile(struct batch *B, struct nt_walk *F, const char **keyp, size_t *jobs,
+			 int argc, char **argv)
+{
+	const char *created = NULL, *why = NULL;
+	const struct nt_opt rows[] = {
+		{"--out-dir", NULL, NT_OPT_VALUE, &B->out_dir},
+		{"--key", NULL, NT_OPT_VALUE, keyp},
+		{"--state-dir", NULL, NT_OPT_VALUE, &B->state_dir},
+		{"--created", NULL, NT_OPT_VALUE, &created},
+		{"--expires-in", NULL, NT_OPT_VALUE, &B->mo.expires_in, nt_opt_duration, NULL,
+		 "--expires-in takes a duration such as 30m, 24h or 7d (at most 400d)"},
+		{"--jobs", NULL, NT_OPT_VALUE, jobs, nt_opt_jobs, NULL, "--jobs takes 1..256"},
+		{NULL},
+	};
+	const struct nt_opts spec = {"compile", rows, help, .arg = add_arg, .ctx = F};
+	int r = nt_opts_parse(&spec, argc, argv);
+
+	if (r != NT_OPTS_GO)
+		return r;
+	if (!B->out_dir)
+		return nt_usage_error("compile", "--out-dir DIR is required");
+	if (!F->n) {
+		char *sk = nt_walk_skipped(F);
+
+		r = nt_usage_error("compile", "no PROFILE or DIRECTORY with profiles given%s", sk);
+		free(sk);
+		return r;
+	}
+	if (!nt_created_time(created, &B->mo.created, &why))
+		return nt_usage_error("compile", "--created %s", why);
+	return NT_OPTS_GO;
+}
+
+/* The signing key, the output directory and the capability tables, loaded
+ * once for the whole batch. */
+static int prepare(struct batch *B, const char *keyp)
+{
+	struct nt_diags cd = {0};
+	char err[512];
+
+	if (keyp) {
+		if (nt_key_load_private(keyp, &B->key, err, sizeof(err))) {
+			fprintf(stderr, "nettune compile: error: %s\n", err);
+			return -1;
+		}
+		B->sign = true;
+	}
+	if (mkdir(B->out_dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "nettune compile: error: cannot create %s: %s\n", B->out_dir,
+			strerror(errno));
+		return -1;
+	}
+	B->db = nt_capsdb_default(&cd);
+	if (cd.errors)
+		nt_print_diags(&cd);
+	nt_diags_free(&cd);
+	return 0;
+}
+
+static void summary(const struct batch *B, const struct nt_walk *F, double dt)
+{
+	char *sk = nt_walk_skipped(F);
+
+	printf("%zu profile%s in %.2fs (%.0f/s): %zu manifest%s written%s, %zu validated "
+	       "without a snapshot, %zu polic%s, %zu failed%s\n", F->n, F->n == 1 ? "" : "s",
+	       dt, dt > 0 ? (double)F->n / dt : 0.0, B->written, B->written == 1 ? "" : "s",
+	       B->sign ? " and signed" : "", B->validated, B->policies,
+	       B->policies == 1 ? "y" : "ies", B->failed, sk);
+	free(sk);
 }
 
 int cmd_compile(int argc, char **argv)
 {
 	struct batch B = {0};
-	const char *keyp = NULL, *created = NULL, *why = NULL;
+	const char *keyp = NULL;
 	struct nt_walk F = {0};
-	char err[512];
+	size_t jobs = nt_par_cpus();
 	double t0;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t jobs = ncpu > 0 ? (size_t)ncpu : 1;
-	int a, r = NT_EXIT_OK;
+	int r;
 
 	B.mo.expires_in = NT_DEFAULT_EXPIRES_IN;
 	B.mo.cache_digests = true;
-	for (a = 0; a < argc; a++) {
-		const char *o = argv[a];
-
-		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-			help();
-			goto out;
-		} else if (!strcmp(o, "--out-dir") || !strcmp(o, "--key") || !strcmp(o, "--state-dir") ||
-			   !strcmp(o, "--created") || !strcmp(o, "--expires-in") || !strcmp(o, "--jobs")) {
-			if (a + 1 >= argc) {
-				r = nt_usage_error("compile", "%s needs a value", o);
-				goto out;
-			}
-			a++;
-			if (!strcmp(o, "--out-dir"))
-				B.out_dir = argv[a];
-			else if (!strcmp(o, "--key"))
-				keyp = argv[a];
-			else if (!strcmp(o, "--state-dir"))
-				B.state_dir = argv[a];
-			else if (!strcmp(o, "--created"))
-				created = argv[a];
-			else if (!strcmp(o, "--jobs")) {
-				char *end;
-				unsigned long v = strtoul(argv[a], &end, 10);
-
-				if (*end || !v || v > 256) {
-					r = nt_usage_error("compile", "--jobs takes 1..256");
-					goto out;
-				}
-				jobs = v;
-			}
-			else if (!nt_duration_parse(argv[a], &B.mo.expires_in)) {
-				r = nt_usage_error("compile", "--expires-in takes a duration such as "
-						   "30m, 24h or 7d (at most 400d)");
-				goto out;
-			}
-		} else if (o[0] == '-') {
-			r = nt_unknown_option("compile", o);
-			goto out;
-		} else {
-			nt_walk_add(&F, o);
-		}
-	}
-	if (!B.out_dir) {
-		r = nt_usage_error("compile", "--out-dir DIR is required");
+	r = parse_compile(&B, &F, &keyp, &jobs, argc, argv);
+	if (r != NT_OPTS_GO)
 		goto out;
-	}
-	if (!F.n) {
-		char *sk = nt_walk_skipped(&F);
-
-		r = nt_usage_error("compile", "no PROFILE or DIRECTORY with profiles given%s", sk);
-		free(sk);
+	r = NT_EXIT_FAIL;
+	if (prepare(&B, keyp))
 		goto out;
-	}
-	if (!nt_created_time(created, &B.mo.created, &why)) {
-		r = nt_usage_error("compile", "--created %s", why);
-		goto out;
-	}
-	if (keyp) {
-		if (nt_key_load_private(keyp, &B.key, err, sizeof(err))) {
-			fprintf(stderr, "nettune compile: error: %s\n", err);
-			r = NT_EXIT_FAIL;
-			goto out;
-		}
-		B.sign = true;
-	}
-	if (mkdir(B.out_dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "nettune compile: error: cannot create %s: %s\n", B.out_dir,
-			strerror(errno));
-		r = NT_EXIT_FAIL;
-		goto out;
-	}
-	{
-		struct nt_diags cd = {0};
-
-		B.db = nt_capsdb_default(&cd);	/* loaded once for the whole batch */
-		if (cd.errors)
-			nt_print_diags(&cd);
-		nt_diags_free(&cd);
-	}
 	B.tty = isatty(STDERR_FILENO);
 	t0 = now_s();
 	B.walked = F.walked;
 	run(&B, F.v, F.n, jobs > F.n ? F.n : jobs);
-	{
-		double dt = now_s() - t0;
-		char *sk = nt_walk_skipped(&F);
-
-		printf("%zu profile%s in %.2fs (%.0f/s): %zu manifest%s written%s, %zu validated "
-		       "without a snapshot, %zu polic%s, %zu failed%s\n", F.n, F.n == 1 ? "" : "s",
-		       dt, dt > 0 ? (double)F.n / dt : 0.0, B.written, B.written == 1 ? "" : "s",
-		       B.sign ? " and signed" : "", B.validated, B.policies,
-		       B.policies == 1 ? "y" : "ies", B.failed, sk);
-		free(sk);
-	}
+	summary(&B, &F, now_s() - t0);
 	r = B.failed ? NT_EXIT_FAIL : NT_EXIT_OK;
 out:
 	nt_walk_free(&F);

@@ -7,6 +7,7 @@
 #include "../appliers/emit.h"
 #include "../appliers/windows/authenticode.h"
 #include "common.h"
+#include "opts.h"
 
 static void help(void)
 {
@@ -32,71 +33,83 @@ static void help(void)
 	       "cannot be expressed safely in the script's language), 64 usage.\n");
 }
 
+struct emit_args {
+	const char *profile, *state, *format, *outp, *cert, *key;
+};
+
+/* The command line, checked: NT_OPTS_GO or the exit status. */
+static int parse_emit(struct emit_args *e, int argc, char **argv)
+{
+	const struct nt_opt rows[] = {
+		{"--format", NULL, NT_OPT_VALUE | NT_OPT_EQ, &e->format},
+		{"--state", NULL, NT_OPT_VALUE | NT_OPT_EQ, &e->state},
+		{"--out", "-o", NT_OPT_VALUE, &e->outp},
+		{"--sign-cert", NULL, NT_OPT_VALUE, &e->cert},
+		{"--sign-key", NULL, NT_OPT_VALUE, &e->key},
+		{NULL},
+	};
+	const struct nt_opts spec = {"emit", rows, help, NT_DD_SKIP, .one = &e->profile,
+				     .more = "one PROFILE at a time"};
+	int r = nt_opts_parse(&spec, argc, argv);
+
+	if (r != NT_OPTS_GO)
+		return r;
+	if (!e->format)
+		return nt_usage_error("emit", "--format sh|ps1 is required");
+	if (strcmp(e->format, "sh") && strcmp(e->format, "ps1"))
+		return nt_usage_error("emit", "unknown format '%s' (sh or ps1)", e->format);
+	if (!e->profile)
+		return nt_usage_error("emit", "no PROFILE given");
+	if (!e->cert != !e->key)
+		return nt_usage_error("emit", "--sign-cert and --sign-key go together");
+	if (e->cert && strcmp(e->format, "ps1"))
+		return nt_usage_error("emit", "--sign-cert signs PowerShell scripts only (--format ps1)");
+	return NT_OPTS_GO;
+}
+
+/* The script to -o FILE or stdout; a PowerShell one signed when asked. */
+static int write_script(const struct emit_args *e, bool windows, struct nt_buf *out)
+{
+	FILE *f;
+
+	if (windows)
+		return nt_ps1_write(out, e->cert, e->key, e->outp, "emit") ? -1 : 0;
+	f = e->outp ? fopen(e->outp, "wb") : stdout;
+	if (!f) {
+		fprintf(stderr, "nettune emit: %s: %s\n", e->outp, strerror(errno));
+		return -1;
+	}
+	nt_buf_write(out, f);
+	if (e->outp && fclose(f)) {
+		fprintf(stderr, "nettune emit: %s: %s\n", e->outp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_emit(int argc, char **argv)
 {
-	const char *profile = NULL, *state = NULL, *format = NULL, *outp = NULL;
-	const char *cert = NULL, *key = NULL;
+	struct emit_args e = {0};
 	struct nt_diags d = {0};
 	struct nt_compiled c;
 	struct nt_pipeline_req rq;
 	struct nt_buf out = {0};
 	struct nt_emit_input in;
 	bool windows;
-	int i, r = NT_EXIT_FAIL;
-	FILE *f;
+	int r = parse_emit(&e, argc, argv);
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help();
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "--state") ||
-			   !strcmp(argv[i], "-o") || !strcmp(argv[i], "--out") ||
-			   !strcmp(argv[i], "--sign-cert") || !strcmp(argv[i], "--sign-key")) {
-			const char *opt = argv[i];
-
-			if (++i >= argc)
-				return nt_usage_error("emit", "%s needs a value", opt);
-			if (!strcmp(opt, "--format"))
-				format = argv[i];
-			else if (!strcmp(opt, "--state"))
-				state = argv[i];
-			else if (!strcmp(opt, "--sign-cert"))
-				cert = argv[i];
-			else if (!strcmp(opt, "--sign-key"))
-				key = argv[i];
-			else
-				outp = argv[i];
-		} else if (!strncmp(argv[i], "--format=", 9)) {
-			format = argv[i] + 9;
-		} else if (!strncmp(argv[i], "--state=", 8)) {
-			state = argv[i] + 8;
-		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			return nt_unknown_option("emit", argv[i]);
-		} else if (strcmp(argv[i], "--")) {
-			if (profile)
-				return nt_usage_error("emit", "one PROFILE at a time");
-			profile = argv[i];
-		}
-	}
-	if (!format)
-		return nt_usage_error("emit", "--format sh|ps1 is required");
-	if (strcmp(format, "sh") && strcmp(format, "ps1"))
-		return nt_usage_error("emit", "unknown format '%s' (sh or ps1)", format);
-	if (!profile)
-		return nt_usage_error("emit", "no PROFILE given");
-	if (!cert != !key)
-		return nt_usage_error("emit", "--sign-cert and --sign-key go together");
-	if (cert && strcmp(format, "ps1"))
-		return nt_usage_error("emit", "--sign-cert signs PowerShell scripts only (--format ps1)");
-	rq = nt_cli_request(profile);
-	rq.source = state ? NT_STATE_SNAPSHOT : NT_STATE_OFFLINE;
-	rq.state_path = state;
+	if (r != NT_OPTS_GO)
+		return r;
+	r = NT_EXIT_FAIL;
+	rq = nt_cli_request(e.profile);
+	rq.source = e.state ? NT_STATE_SNAPSHOT : NT_STATE_OFFLINE;
+	rq.state_path = e.state;
 	if (nt_pipeline_run(&rq, &c, &d)) {
 		nt_print_diags(&d);
 		goto out;
 	}
 	windows = c.l.p->target && *c.l.p->target == NT_TARGET_WINDOWS;
-	if (windows != !strcmp(format, "ps1")) {
+	if (windows != !strcmp(e.format, "ps1")) {
 		struct nt_mark m = nt_loaded_mark(&c.l, "/target", false);
 
 		nt_error(&d, m, "emit", "the profile targets %s; use --format %s",
@@ -104,7 +117,7 @@ int cmd_emit(int argc, char **argv)
 		nt_print_diags(&d);
 		goto out;
 	}
-	in.profile_path = profile;
+	in.profile_path = e.profile;
 	in.host = c.l.p->metadata->name;
 	in.against = c.against;
 	in.desired = &c.desired;
@@ -116,22 +129,8 @@ int cmd_emit(int argc, char **argv)
 		goto out;
 	}
 	nt_print_diags(&d);
-	if (windows) {
-		if (nt_ps1_write(&out, cert, key, outp, "emit"))
-			goto out;
-	} else {
-		f = outp ? fopen(outp, "wb") : stdout;
-		if (!f) {
-			fprintf(stderr, "nettune emit: %s: %s\n", outp, strerror(errno));
-			goto out;
-		}
-		nt_buf_write(&out, f);
-		if (outp && fclose(f)) {
-			fprintf(stderr, "nettune emit: %s: %s\n", outp, strerror(errno));
-			goto out;
-		}
-	}
-	r = NT_EXIT_OK;
+	if (!write_script(&e, windows, &out))
+		r = NT_EXIT_OK;
 out:
 	nt_buf_free(&out);
 	nt_diags_free(&d);

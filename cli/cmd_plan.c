@@ -8,9 +8,11 @@
 
 #include "../compiler/formats/planprint.h"
 #include "common.h"
+#include "opts.h"
 #include "plans.h"
 #include "../report/topomap.h"
 
+#define EXPIRES_BAD "--expires-in takes a duration such as 30m, 24h or 7d (at most 400d)"
 
 static void help(void)
 {
@@ -126,100 +128,93 @@ static void plan_map(const struct nt_compiled *c, struct nt_buf *out)
 	nt_map_free_queues(&m);
 }
 
+struct plan_args {
+	const char *profile, *state, *outp, *created;
+	int64_t expires_in;
+	bool json, check, map;
+};
+
+/* The command line, checked: NT_OPTS_GO or the exit status. */
+static int parse_plan(struct plan_args *p, int argc, char **argv)
+{
+	const struct nt_opt rows[] = {
+		{"--state", NULL, NT_OPT_VALUE | NT_OPT_EQ, &p->state, NULL,
+		 "--state needs a SNAPSHOT file"},
+		{"--json", NULL, 0, &p->json},
+		{"--out", NULL, NT_OPT_VALUE, &p->outp},
+		{"--check", NULL, 0, &p->check},
+		{"--map", NULL, 0, &p->map},
+		{"--created", NULL, NT_OPT_VALUE, &p->created},
+		{"--expires-in", NULL, NT_OPT_VALUE, &p->expires_in, nt_opt_duration, EXPIRES_BAD,
+		 EXPIRES_BAD},
+		{NULL},
+	};
+	const struct nt_opts spec = {"plan", rows, help, NT_DD_SKIP, .one = &p->profile,
+				     .more = "one PROFILE at a time"};
+	const char *why = NULL;
+	int64_t t;
+	int r = nt_opts_parse(&spec, argc, argv);
+
+	if (r != NT_OPTS_GO)
+		return r;
+	if (!p->profile)
+		return nt_usage_error("plan", "no PROFILE given");
+	if (p->check && (p->json || p->outp))
+		return nt_usage_error("plan", "--check does not combine with --json or --out");
+	if (p->map && (p->json || p->check))
+		return nt_usage_error("plan", "--map draws text; it does not combine with --json or --check");
+	if (!nt_created_time(p->created, &t, &why))
+		return nt_usage_error("plan", "--created %s", why);
+	return NT_OPTS_GO;
+}
+
+/* The plan as text (with --map the placement) or JSON; its exit status. */
+static int print_plan(const struct plan_args *p, const struct nt_compiled *c)
+{
+	struct nt_buf out = {0};
+
+	if (p->json)
+		nt_plan_print_json(&c->plan, &out);
+	else
+		nt_plan_print_text(&c->plan, c->against, nt_g.color, &out);
+	if (p->map)
+		plan_map(c, &out);
+	nt_buf_write(&out, stdout);
+	nt_buf_free(&out);
+	if (c->plan.cannot)
+		fprintf(stderr, "nettune plan: error: %zu action%s cannot be applied on this host "
+			"(fixed feature or kernel-managed IRQ); change the profile\n", c->plan.cannot,
+			c->plan.cannot == 1 ? "" : "s");
+	return c->plan.cannot ? NT_EXIT_FAIL : c->plan.n ? NT_EXIT_CHANGES : NT_EXIT_OK;
+}
+
 int cmd_plan(int argc, char **argv)
 {
-	const char *profile = NULL, *state = NULL, *outp = NULL, *created = NULL;
-	int64_t expires_in = NT_DEFAULT_EXPIRES_IN;
-	bool json = false, check = false, map = false;
+	struct plan_args p = {.expires_in = NT_DEFAULT_EXPIRES_IN};
 	struct nt_diags d = {0};
 	struct nt_compiled c;
-	struct nt_buf out = {0};
-	int i, r;
+	struct nt_pipeline_req rq;
+	int r = parse_plan(&p, argc, argv);
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help();
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--check")) {
-			check = true;
-		} else if (!strcmp(argv[i], "--map")) {
-			map = true;
-		} else if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--created")) {
-			if (i + 1 >= argc)
-				return nt_usage_error("plan", "%s needs a value", argv[i]);
-			*(argv[i][2] == 'o' ? &outp : &created) = argv[i + 1];
-			i++;
-		} else if (!strcmp(argv[i], "--expires-in")) {
-			if (++i >= argc || !nt_duration_parse(argv[i], &expires_in))
-				return nt_usage_error("plan", "--expires-in takes a duration such as 30m, "
-						      "24h or 7d (at most 400d)");
-		} else if (!strcmp(argv[i], "--state")) {
-			if (++i >= argc)
-				return nt_usage_error("plan", "--state needs a SNAPSHOT file");
-			state = argv[i];
-		} else if (!strncmp(argv[i], "--state=", 8)) {
-			state = argv[i] + 8;
-		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			return nt_unknown_option("plan", argv[i]);
-		} else if (strcmp(argv[i], "--")) {
-			if (profile)
-				return nt_usage_error("plan", "one PROFILE at a time");
-			profile = argv[i];
-		}
-	}
-	if (!profile)
-		return nt_usage_error("plan", "no PROFILE given");
-	if (check && (json || outp))
-		return nt_usage_error("plan", "--check does not combine with --json or --out");
-	if (map && (json || check))
-		return nt_usage_error("plan", "--map draws text; it does not combine with --json or --check");
-	{
-		const char *why = NULL;
-		int64_t t;
-
-		if (!nt_created_time(created, &t, &why))
-			return nt_usage_error("plan", "--created %s", why);
-	}
-	struct nt_pipeline_req rq = nt_cli_request(profile);
-
-	if (state) {
+	if (r != NT_OPTS_GO)
+		return r;
+	rq = nt_cli_request(p.profile);
+	if (p.state) {
 		rq.source = NT_STATE_SNAPSHOT;
-		rq.state_path = state;
+		rq.state_path = p.state;
 	}
 	if (nt_pipeline_run(&rq, &c, &d)) {
 		nt_print_diags(&d);
-		nt_diags_free(&d);
-		nt_compiled_free(&c);
-		return NT_EXIT_FAIL;
-	}
-	nt_print_diags(&d);
-	if (outp && write_manifest(&c, outp, created, expires_in, &d)) {
+		r = NT_EXIT_FAIL;
+	} else {
 		nt_print_diags(&d);
-		nt_diags_free(&d);
-		nt_compiled_free(&c);
-		return NT_EXIT_FAIL;
+		if (p.outp && write_manifest(&c, p.outp, p.created, p.expires_in, &d)) {
+			nt_print_diags(&d);
+			r = NT_EXIT_FAIL;
+		} else {
+			r = p.check ? drift_report(&c, p.profile) : print_plan(&p, &c);
+		}
 	}
-	if (check) {
-		r = drift_report(&c, profile);
-		nt_diags_free(&d);
-		nt_compiled_free(&c);
-		return r;
-	}
-	if (json)
-		nt_plan_print_json(&c.plan, &out);
-	else
-		nt_plan_print_text(&c.plan, c.against, nt_g.color, &out);
-	if (map)
-		plan_map(&c, &out);
-	nt_buf_write(&out, stdout);
-	nt_buf_free(&out);
-	r = c.plan.cannot ? NT_EXIT_FAIL : c.plan.n ? NT_EXIT_CHANGES : NT_EXIT_OK;
-	if (c.plan.cannot)
-		fprintf(stderr, "nettune plan: error: %zu action%s cannot be applied on this host "
-			"(fixed feature or kernel-managed IRQ); change the profile\n", c.plan.cannot,
-			c.plan.cannot == 1 ? "" : "s");
 	nt_diags_free(&d);
 	nt_compiled_free(&c);
 	return r;

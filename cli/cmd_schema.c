@@ -6,21 +6,24 @@
 #include "../compiler/base/buf.h"
 #include "../compiler/model/jsonschema.h"
 #include "cli.h"
+#include "opts.h"
+
+static void help(void)
+{
+	printf("Usage: nettune schema\n\nPrints the JSON Schema (draft-07) of the profile "
+	       "language, generated\nfrom the same tables the loader uses. "
+	       "schema/nettune.schema.json is\nthis output; a test keeps them equal.\n");
+}
 
 int cmd_schema(int argc, char **argv)
 {
 	struct nt_buf b = {0};
 	int r;
+	const struct nt_opts spec = {"schema", NULL, help, .more = "takes no arguments"};
 
-	if (argc > 0 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
-		printf("Usage: nettune schema\n\nPrints the JSON Schema (draft-07) of the profile "
-		       "language, generated\nfrom the same tables the loader uses. "
-		       "schema/nettune.schema.json is\nthis output; a test keeps them equal.\n");
-		return NT_EXIT_OK;
-	}
-	if (argc > 0)
-		return argv[0][0] == '-' ? nt_unknown_option("schema", argv[0]) :
-		       nt_usage_error("schema", "takes no arguments");
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO)
+		return r;
 	nt_jsonschema(&b);
 	r = nt_buf_write(&b, stdout);
 	nt_buf_free(&b);

@@ -13,6 +13,7 @@
 #include "../compiler/formats/sign.h"
 #include "cli.h"
 #include "common.h"
+#include "opts.h"
 #include "plans.h"
 #include "show.h"
 
@@ -155,42 +156,38 @@ static int show_plan(const char *path, const struct nt_buf *bytes, struct nt_tru
 	return NT_EXIT_OK;
 }
 
+static int trust_opt(const char *opt, const char *val, void *trust)
+{
+	char err[512];
+
+	(void)opt;
+	if (nt_trust_add(trust, val, err, sizeof(err))) {
+		fprintf(stderr, "nettune show: error: %s\n", nt_esc(err));
+		return NT_EXIT_FAIL;
+	}
+	return 0;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	const char *arg = NULL;
 	struct nt_trust trust = {0};
 	struct nt_buf bytes = {0};
 	bool json = false;
-	char err[512], why[512];
+	char why[512];
 	int r, e;
+	const struct nt_opt rows[] = {
+		{"--json", NULL, 0, &json},
+		{"--trust", NULL, NT_OPT_VALUE, &trust, trust_opt, "--trust needs a PUB file"},
+		{NULL},
+	};
+	const struct nt_opts spec = {"show", rows, help, NT_DD_SKIP, .one = &arg,
+				     .more = "one PLAN.json or JOURNAL at a time"};
 
-	for (int k = 0; k < argc; k++) {
-		if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
-			help();
-			nt_trust_free(&trust);
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[k], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[k], "--trust")) {
-			if (k + 1 >= argc) {
-				nt_trust_free(&trust);
-				return nt_usage_error("show", "--trust needs a PUB file");
-			}
-			if (nt_trust_add(&trust, argv[++k], err, sizeof(err))) {
-				fprintf(stderr, "nettune show: error: %s\n", nt_esc(err));
-				nt_trust_free(&trust);
-				return NT_EXIT_FAIL;
-			}
-		} else if (argv[k][0] == '-' && strcmp(argv[k], "--")) {
-			nt_trust_free(&trust);
-			return nt_unknown_option("show", argv[k]);
-		} else if (strcmp(argv[k], "--")) {
-			if (arg) {
-				nt_trust_free(&trust);
-				return nt_usage_error("show", "one PLAN.json or JOURNAL at a time");
-			}
-			arg = argv[k];
-		}
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO) {
+		nt_trust_free(&trust);
+		return r;
 	}
 	if (!arg) {
 		nt_trust_free(&trust);

@@ -7,28 +7,15 @@
 #include <time.h>
 
 #include "common.h"
+#include "opts.h"
 #include "plans.h"
 
-static bool is_help(const char *a)
+static void keygen_help(void)
 {
-	return !strcmp(a, "--help") || !strcmp(a, "-h");
-}
-
-/* "--name VALUE" or "--name=VALUE" at argv[*i]: 1 taken, 0 not this option, -1 no value. */
-static int opt_val(int argc, char **argv, int *i, const char *name, const char **out)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n) || (argv[*i][n] && argv[*i][n] != '='))
-		return 0;
-	if (argv[*i][n] == '=') {
-		*out = argv[*i] + n + 1;
-		return 1;
-	}
-	if (*i + 1 >= argc)
-		return -1;
-	*out = argv[++*i];
-	return 1;
+	printf("Usage: nettune keygen --out KEY\n\n"
+	       "Creates an Ed25519 signing key: KEY (private key, PEM, mode 0600) and\n"
+	       "KEY.pub (public key, PEM) for 'nettune apply --trust' or the trust\n"
+	       "directory.  Existing files are never overwritten.\n");
 }
 
 int cmd_keygen(int argc, char **argv)
@@ -36,23 +23,17 @@ int cmd_keygen(int argc, char **argv)
 	const char *out = NULL;
 	char err[512];
 	struct nt_key k;
-	int i, t;
+	int r;
+	const struct nt_opt rows[] = {
+		{"--out", NULL, NT_OPT_VALUE | NT_OPT_EQ, &out, NULL, "--out needs a KEY file"},
+		{NULL},
+	};
+	const struct nt_opts spec = {"keygen", rows, keygen_help,
+				     .more = "unexpected argument '%s'"};
 
-	for (i = 0; i < argc; i++) {
-		if (is_help(argv[i])) {
-			printf("Usage: nettune keygen --out KEY\n\n"
-			       "Creates an Ed25519 signing key: KEY (private key, PEM, mode 0600) and\n"
-			       "KEY.pub (public key, PEM) for 'nettune apply --trust' or the trust\n"
-			       "directory.  Existing files are never overwritten.\n");
-			return NT_EXIT_OK;
-		}
-		t = opt_val(argc, argv, &i, "--out", &out);
-		if (t < 0)
-			return nt_usage_error("keygen", "--out needs a KEY file");
-		if (!t)
-			return argv[i][0] == '-' ? nt_unknown_option("keygen", argv[i]) :
-			       nt_usage_error("keygen", "unexpected argument '%s'", argv[i]);
-	}
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO)
+		return r;
 	if (!out)
 		return nt_usage_error("keygen", "--out KEY is required");
 	if (nt_key_generate(out, err, sizeof(err))) {
@@ -118,6 +99,16 @@ out:
 	return r;
 }
 
+static void sign_help(void)
+{
+	printf("Usage: nettune sign --key KEY PLAN.json\n\n"
+	       "Signs a plan manifest with an Ed25519 key from 'nettune keygen': names\n"
+	       "the key in the manifest (\"signer\") and writes the detached raw 64-byte\n"
+	       "signature of PLAN.json's exact bytes to PLAN.json.sig.  Check it with\n"
+	       "'nettune verify --pub KEY.pub PLAN.json' or\n"
+	       "'openssl pkeyutl -verify -pubin -inkey KEY.pub -rawin -in PLAN.json -sigfile PLAN.json.sig'.\n");
+}
+
 int cmd_sign(int argc, char **argv)
 {
 	const char *keyp = NULL, *plan = NULL;
@@ -125,29 +116,18 @@ int cmd_sign(int argc, char **argv)
 	struct nt_manifest m;
 	struct nt_key k;
 	char err[512];
-	int i, t, r = NT_EXIT_FAIL;
+	int r;
+	const struct nt_opt rows[] = {
+		{"--key", NULL, NT_OPT_VALUE | NT_OPT_EQ, &keyp, NULL, "--key needs a KEY file"},
+		{NULL},
+	};
+	const struct nt_opts spec = {"sign", rows, sign_help, .one = &plan,
+				     .more = "one PLAN.json at a time"};
 
-	for (i = 0; i < argc; i++) {
-		if (is_help(argv[i])) {
-			printf("Usage: nettune sign --key KEY PLAN.json\n\n"
-			       "Signs a plan manifest with an Ed25519 key from 'nettune keygen': names\n"
-			       "the key in the manifest (\"signer\") and writes the detached raw 64-byte\n"
-			       "signature of PLAN.json's exact bytes to PLAN.json.sig.  Check it with\n"
-			       "'nettune verify --pub KEY.pub PLAN.json' or\n"
-			       "'openssl pkeyutl -verify -pubin -inkey KEY.pub -rawin -in PLAN.json -sigfile PLAN.json.sig'.\n");
-			return NT_EXIT_OK;
-		}
-		t = opt_val(argc, argv, &i, "--key", &keyp);
-		if (t < 0)
-			return nt_usage_error("sign", "--key needs a KEY file");
-		if (t)
-			continue;
-		if (argv[i][0] == '-')
-			return nt_unknown_option("sign", argv[i]);
-		if (plan)
-			return nt_usage_error("sign", "one PLAN.json at a time");
-		plan = argv[i];
-	}
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO)
+		return r;
+	r = NT_EXIT_FAIL;
 	if (!keyp || !plan)
 		return nt_usage_error("sign", "usage: nettune sign --key KEY PLAN.json");
 	if (nt_key_load_private(keyp, &k, err, sizeof(err))) {
@@ -170,45 +150,47 @@ out_key:
 	return r;
 }
 
+static void verify_help(void)
+{
+	printf("Usage: nettune verify --pub PUB [--pub PUB]... PLAN.json\n\n"
+	       "Checks that PLAN.json is a valid canonical plan manifest and that\n"
+	       "PLAN.json.sig is a good Ed25519 signature of it by one of the given\n"
+	       "public keys.  Exit status: 0 good signature, 1 refused, 64 usage.\n");
+}
+
+static int pub_opt(const char *opt, const char *val, void *t)
+{
+	char err[512];
+
+	if (nt_trust_add_as(t, opt, val, err, sizeof(err))) {
+		fprintf(stderr, "nettune verify: error: %s\n", err);
+		return NT_EXIT_FAIL;
+	}
+	return 0;
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	struct nt_trust t = {0};
-	const char *plan = NULL, *pub;
+	const char *plan = NULL;
 	const struct nt_key *who;
 	struct nt_buf bytes = {0};
 	struct nt_manifest m;
-	char err[512], when[32];
-	int i, tk, r = NT_EXIT_FAIL;
+	char when[32];
+	int r;
+	const struct nt_opt rows[] = {
+		{"--pub", NULL, NT_OPT_VALUE | NT_OPT_EQ, &t, pub_opt, "--pub needs a PUB file"},
+		{NULL},
+	};
+	const struct nt_opts spec = {"verify", rows, verify_help, .one = &plan,
+				     .more = "one PLAN.json at a time ('%s')"};
 
-	for (i = 0; i < argc; i++) {
-		if (is_help(argv[i])) {
-			printf("Usage: nettune verify --pub PUB [--pub PUB]... PLAN.json\n\n"
-			       "Checks that PLAN.json is a valid canonical plan manifest and that\n"
-			       "PLAN.json.sig is a good Ed25519 signature of it by one of the given\n"
-			       "public keys.  Exit status: 0 good signature, 1 refused, 64 usage.\n");
-			nt_trust_free(&t);
-			return NT_EXIT_OK;
-		}
-		tk = opt_val(argc, argv, &i, "--pub", &pub);
-		if (tk < 0) {
-			nt_trust_free(&t);
-			return nt_usage_error("verify", "--pub needs a PUB file");
-		}
-		if (tk) {
-			if (nt_trust_add_as(&t, "--pub", pub, err, sizeof(err))) {
-				fprintf(stderr, "nettune verify: error: %s\n", err);
-				nt_trust_free(&t);
-				return NT_EXIT_FAIL;
-			}
-			continue;
-		}
-		if (argv[i][0] == '-' || plan) {
-			nt_trust_free(&t);
-			return argv[i][0] == '-' ? nt_unknown_option("verify", argv[i]) :
-			       nt_usage_error("verify", "one PLAN.json at a time ('%s')", argv[i]);
-		}
-		plan = argv[i];
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO) {
+		nt_trust_free(&t);
+		return r;
 	}
+	r = NT_EXIT_FAIL;
 	if (!t.n || !plan) {
 		nt_trust_free(&t);
 		return nt_usage_error("verify", "usage: nettune verify --pub PUB PLAN.json");

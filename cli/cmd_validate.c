@@ -12,6 +12,7 @@
 #include "../compiler/language/load.h"
 #include "../compiler/passes/validate.h"
 #include "cli.h"
+#include "opts.h"
 #include "parallel.h"
 #include "walk.h"
 
@@ -132,65 +133,16 @@ static void unpack(const struct nt_buf *b, struct nt_diags *d)
 	}
 }
 
-int cmd_validate(int argc, char **argv)
+/* Checks files[] in workers and puts their diagnostics together in input
+ * order, so the output is the same for any --jobs; files[f] interned,
+ * valid[f] set; returns how many are invalid. */
+static size_t check_all(const char **files, size_t nfiles, const struct nt_walk *W,
+			const struct nt_capsdb *db, size_t jobs, bool *valid, struct nt_diags *all)
 {
-	enum nt_diag_format fmt = NT_FMT_TEXT;
-	struct nt_diags all = {0};
-	const char **files = NULL;
-	struct nt_walk W = {0};
-	bool *valid = NULL;
-	size_t nfiles = 0, invalid = 0, capsd_errors, jobs = nt_par_cpus();
-	struct nt_buf *res;
-	struct vbatch V;
-	const struct nt_capsdb *db;
-	struct nt_diags capsd = {0};
-	int i;
+	struct vbatch V = {files, W->walked, db};
+	struct nt_buf *res = nt_xcalloc(nfiles + 1, sizeof(*res));
+	size_t invalid = 0;
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help();
-			free(files);
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--format") || !strncmp(argv[i], "--format=", 9)) {
-			const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!v || !nt_diag_format_parse(v, &fmt)) {
-				free(files);
-				return nt_usage_error("validate", "--format takes text, json, sarif or github");
-			}
-		} else if (!strcmp(argv[i], "--jobs")) {
-			char *end;
-			unsigned long v = i + 1 < argc ? strtoul(argv[++i], &end, 10) : 0;
-
-			if (!v || *end || v > 256) {
-				free(files);
-				return nt_usage_error("validate", "--jobs takes 1..256");
-			}
-			jobs = v;
-		} else if (!strcmp(argv[i], "--")) {
-			for (i++; i < argc; i++)
-				nt_walk_add(&W, argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			nt_walk_free(&W);
-			return nt_unknown_option("validate", argv[i]);
-		} else {
-			nt_walk_add(&W, argv[i]);
-		}
-	}
-	if (!W.n && !W.dirs)
-		return nt_usage_error("validate", "no PROFILE given");
-	nfiles = W.n;
-	files = nt_xcalloc(nfiles + 1, sizeof(*files));
-	for (size_t f = 0; f < nfiles; f++)
-		files[f] = W.v[f];
-	db = nt_capsdb_default(&capsd);
-	valid = nt_xcalloc(nfiles + 1, sizeof(bool));
-	/* the profiles are independent: checked in workers, put together here
-	 * in input order, so the output is the same for any --jobs */
-	V.files = files;
-	V.walked = W.walked;
-	V.db = db;
-	res = nt_xcalloc(nfiles + 1, sizeof(*res));
 	nt_par_run(nfiles, nfiles < 64 ? 1 : jobs, pack_one, &V, res);
 	for (size_t f = 0; f < nfiles; f++) {
 		struct nt_diags d = {0};
@@ -205,40 +157,99 @@ int cmd_validate(int argc, char **argv)
 		valid[f] = !d.errors;
 		if (d.errors)
 			invalid++;
-		nt_diags_move(&all, &d);
+		nt_diags_move(all, &d);
 	}
 	free(res);
+	return invalid;
+}
+
+static void print_all(enum nt_diag_format fmt, struct nt_diags *all, const char **files,
+		      const bool *valid, size_t nfiles)
+{
+	switch (fmt) {
+	case NT_FMT_TEXT:
+		nt_diags_print_text(all, stderr);
+		break;
+	case NT_FMT_JSON:
+		nt_diags_print_json_valid(all, files, valid, nfiles, stdout);
+		break;
+	case NT_FMT_SARIF:
+		nt_diags_print_sarif(all, stdout);
+		break;
+	case NT_FMT_GITHUB:
+		nt_diags_print_github(all, stdout);
+		break;
+	}
+}
+
+/* several files (or -v): one summary line, on stderr like the errors */
+static void summary(const struct nt_walk *W, const char **files, size_t nfiles, size_t bad)
+{
+	char *sk = nt_walk_skipped(W);
+
+	if (nfiles == 1 && !W->dirs)
+		fprintf(stderr, "%s: %s\n", files[0], bad ? "invalid" : "valid");
+	else
+		fprintf(stderr, "%zu profile%s: %zu valid, %zu invalid%s\n", nfiles,
+			nfiles == 1 ? "" : "s", nfiles - bad, bad, sk);
+	free(sk);
+}
+
+#define FORMAT_BAD "--format takes text, json, sarif or github"
+#define JOBS_BAD "--jobs takes 1..256"
+
+static int format_opt(const char *opt, const char *val, void *to)
+{
+	(void)opt;
+	return nt_diag_format_parse(val, to) ? 0 : -1;
+}
+
+static int add_arg(const char *a, void *W)
+{
+	nt_walk_add(W, a);
+	return NT_OPTS_GO;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	enum nt_diag_format fmt = NT_FMT_TEXT;
+	struct nt_diags all = {0};
+	const char **files = NULL;
+	struct nt_walk W = {0};
+	bool *valid = NULL;
+	size_t nfiles = 0, invalid = 0, capsd_errors, jobs = nt_par_cpus();
+	const struct nt_capsdb *db;
+	struct nt_diags capsd = {0};
+	int r;
+	const struct nt_opt rows[] = {
+		{"--format", NULL, NT_OPT_VALUE | NT_OPT_EQ, &fmt, format_opt, FORMAT_BAD, FORMAT_BAD},
+		{"--jobs", NULL, NT_OPT_VALUE, &jobs, nt_opt_jobs, JOBS_BAD, JOBS_BAD},
+		{NULL},
+	};
+	const struct nt_opts spec = {"validate", rows, help, NT_DD_END, true, add_arg, &W};
+
+	r = nt_opts_parse(&spec, argc, argv);
+	if (r != NT_OPTS_GO) {
+		nt_walk_free(&W);
+		return r;
+	}
+	if (!W.n && !W.dirs)
+		return nt_usage_error("validate", "no PROFILE given");
+	nfiles = W.n;
+	files = nt_xcalloc(nfiles + 1, sizeof(*files));
+	for (size_t f = 0; f < nfiles; f++)
+		files[f] = W.v[f];
+	db = nt_capsdb_default(&capsd);
+	valid = nt_xcalloc(nfiles + 1, sizeof(bool));
+	invalid = check_all(files, nfiles, &W, db, jobs, valid, &all);
 	capsd_errors = capsd.errors;
 	if (capsd.errors)
 		invalid++;
 	nt_diags_move(&all, &capsd);
 	nt_diags_sort(&all);
-	switch (fmt) {
-	case NT_FMT_TEXT:
-		nt_diags_print_text(&all, stderr);
-		break;
-	case NT_FMT_JSON:
-		nt_diags_print_json_valid(&all, files, valid, nfiles, stdout);
-		break;
-	case NT_FMT_SARIF:
-		nt_diags_print_sarif(&all, stdout);
-		break;
-	case NT_FMT_GITHUB:
-		nt_diags_print_github(&all, stdout);
-		break;
-	}
-	/* several files (or -v): one summary line, on stderr like the errors */
-	if (fmt == NT_FMT_TEXT && (nfiles > 1 || nt_g.verbose || W.dirs)) {
-		size_t bad = invalid - (capsd_errors ? 1 : 0);
-		char *sk = nt_walk_skipped(&W);
-
-		if (nfiles == 1 && !W.dirs)
-			fprintf(stderr, "%s: %s\n", files[0], bad ? "invalid" : "valid");
-		else
-			fprintf(stderr, "%zu profile%s: %zu valid, %zu invalid%s\n", nfiles,
-				nfiles == 1 ? "" : "s", nfiles - bad, bad, sk);
-		free(sk);
-	}
+	print_all(fmt, &all, files, valid, nfiles);
+	if (fmt == NT_FMT_TEXT && (nfiles > 1 || nt_g.verbose || W.dirs))
+		summary(&W, files, nfiles, invalid - (capsd_errors ? 1 : 0));
 	nt_diags_free(&all);
 	free(files);
 	nt_walk_free(&W);

@@ -19,6 +19,7 @@
 #include "../compiler/formats/json.h"
 #include "../compiler/language/profile.h"
 #include "common.h"
+#include "opts.h"
 #include "../report/topomap.h"
 
 static void help(void)
@@ -346,180 +347,259 @@ static void render(const struct nt_watch_report *rep, const struct nt_facts *f,
 	nt_map_free_queues(&map);
 }
 
-int cmd_watch(int argc, char **argv)
+static int interval_opt(const char *opt, const char *val, void *to)
 {
-	const char *profile = NULL, *svg = NULL;
-	const char **ifaces = nt_xcalloc((size_t)argc + 1, sizeof(char *)), **watch = NULL;
-	size_t nifaces = 0, nwatch;
-	double interval = 1.0, t0;
-	unsigned long count = 0;
-	unsigned nsamples = 0, k;
-	bool json = false, live;
-	char *sdir = NULL, **dirs = NULL;
-	const char *root = *nt_sys_root ? nt_sys_root : NULL;
-	struct intent in = {0};
-	struct nt_watch_sample a = {0}, b = {0};
-	struct nt_watch_report rep = {0};
-	struct nt_watch_intent wi;
-	struct nt_cpuset reserved;
-	struct nt_buf out = {0};
+	char *end;
+	double v = strtod(val, &end);
+
+	(void)opt;
+	if (*end || !(v >= 0.01 && v <= 3600))
+		return -1;
+	*(double *)to = v;
+	return 0;
+}
+
+static int count_opt(const char *opt, const char *val, void *to)
+{
+	char *end;
+	unsigned long v = strtoul(val, &end, 10);
+
+	(void)opt;
+	if (*end || !v || v > 100000)
+		return -1;
+	*(unsigned long *)to = v;
+	return 0;
+}
+
+/* PROFILE first (when it looks like one), then interfaces */
+struct watch_args {
+	const char *profile;
+	const char **ifaces;
+	size_t n;
+};
+
+static int watch_arg(const char *a, void *ctx)
+{
+	struct watch_args *w = ctx;
+
+	if (!w->profile && !w->n && is_profile_arg(a))
+		w->profile = a;
+	else
+		w->ifaces[w->n++] = a;
+	return NT_OPTS_GO;
+}
+
+/* One run of nettune watch. */
+struct watch {
+	const char *svg;
+	const char **ifaces;		/* named on the command line */
+	size_t nifaces;
+	double interval, t0;
+	unsigned long count;
+	bool json, live;
+	char **dirs;			/* --root DIR/sample-N */
+	unsigned nsamples;
+	struct intent in;
 	const struct nt_facts *f;
-	int i, rc = NT_EXIT_FAIL;
+	struct nt_cpuset reserved;
+	const char **watch;		/* the interfaces watched */
+	size_t nwatch;
+	struct nt_watch_sample a, b;	/* the first sample and the latest */
+};
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help();
-			free(ifaces);
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--interval") || !strcmp(argv[i], "--count") ||
-			   !strcmp(argv[i], "--svg")) {
-			char *end;
+static int parse_watch(struct watch *w, const char **profile, int argc, char **argv)
+{
+	struct watch_args args = {NULL, w->ifaces, 0};
+	const struct nt_opt rows[] = {
+		{"--count", NULL, NT_OPT_VALUE, &w->count, count_opt, NULL,
+		 "--count takes 1..100000 intervals"},
+		{"--interval", NULL, NT_OPT_VALUE, &w->interval, interval_opt, NULL,
+		 "--interval takes 0.01..3600 seconds"},
+		{"--json", NULL, 0, &w->json},
+		{"--svg", NULL, NT_OPT_VALUE, &w->svg},
+		{NULL},
+	};
+	const struct nt_opts spec = {"watch", rows, help, NT_DD_SKIP, false, watch_arg, &args};
+	int rc = nt_opts_parse(&spec, argc, argv);
 
-			if (i + 1 >= argc) {
-				free(ifaces);
-				return nt_usage_error("watch", "%s needs a value", argv[i]);
-			}
-			if (!strcmp(argv[i], "--svg")) {
-				svg = argv[++i];
-			} else if (!strcmp(argv[i], "--interval")) {
-				interval = strtod(argv[++i], &end);
-				if (*end || !(interval >= 0.01 && interval <= 3600)) {
-					free(ifaces);
-					return nt_usage_error("watch", "--interval takes 0.01..3600 seconds");
-				}
-			} else {
-				count = strtoul(argv[++i], &end, 10);
-				if (*end || !count || count > 100000) {
-					free(ifaces);
-					return nt_usage_error("watch", "--count takes 1..100000 intervals");
-				}
-			}
-		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			free(ifaces);
-			return nt_unknown_option("watch", argv[i]);
-		} else if (strcmp(argv[i], "--")) {
-			if (!profile && !nifaces && is_profile_arg(argv[i]))
-				profile = argv[i];
-			else
-				ifaces[nifaces++] = argv[i];
-		}
+	*profile = args.profile;
+	w->nifaces = args.n;
+	return rc;
+}
+
+/* --root DIR with DIR/sample-N: successive fixture samples */
+static int find_samples(struct watch *w, const char *root)
+{
+	char *sdir = NULL;
+
+	while (sample_dir(root, w->nsamples, &sdir)) {
+		w->dirs = nt_xrealloc(w->dirs, (w->nsamples + 1) * sizeof(char *));
+		w->dirs[w->nsamples++] = sdir;
 	}
-	/* --root DIR with DIR/sample-N: successive fixture samples */
-	if (root) {
-		while (sample_dir(root, nsamples, &sdir)) {
-			dirs = nt_xrealloc(dirs, (nsamples + 1) * sizeof(char *));
-			dirs[nsamples++] = sdir;
-		}
-		if (nsamples == 1) {
-			fprintf(stderr, "nettune watch: error: %s has only sample-0; successive samples "
-				"need sample-1 too\n", nt_esc(root));
-			goto out;
-		}
-		if (nsamples) {
-			if (!count || count > nsamples - 1)
-				count = nsamples - 1;
-			nt_sys_root = dirs[0];
-		}
+	if (w->nsamples == 1) {
+		fprintf(stderr, "nettune watch: error: %s has only sample-0; successive samples "
+			"need sample-1 too\n", nt_esc(root));
+		return -1;
 	}
-	if (!count)
-		count = 1;
-	if (load_intent(profile, ifaces, nifaces, &in))
-		goto out;
-	f = in.compiled ? &in.c.facts : &in.facts;
-	nt_cpuset_clear(&reserved);
-	if (in.compiled && in.c.l.p->host && in.c.l.p->host->reserved_cpus) {
+	if (w->nsamples) {
+		if (!w->count || w->count > w->nsamples - 1)
+			w->count = w->nsamples - 1;
+		nt_sys_root = w->dirs[0];
+	}
+	return 0;
+}
+
+/* The facts, the reserved CPUs and the interfaces to watch: the ones
+ * named, else the intent's. */
+static int choose_ifaces(struct watch *w)
+{
+	struct intent *in = &w->in;
+
+	w->f = in->compiled ? &in->c.facts : &in->facts;
+	nt_cpuset_clear(&w->reserved);
+	if (in->compiled && in->c.l.p->host && in->c.l.p->host->reserved_cpus) {
 		const char *err;
 
-		nt_cpuset_parse(in.c.l.p->host->reserved_cpus, &reserved, &err);
+		nt_cpuset_parse(in->c.l.p->host->reserved_cpus, &w->reserved, &err);
 	}
-	if (nifaces) {
-		for (k = 0; k < nifaces; k++)
-			if (!nt_facts_iface(f, ifaces[k])) {
-				fprintf(stderr, "nettune watch: error: no interface %s\n", nt_esc(ifaces[k]));
-				goto out;
+	if (w->nifaces) {
+		for (size_t k = 0; k < w->nifaces; k++)
+			if (!nt_facts_iface(w->f, w->ifaces[k])) {
+				fprintf(stderr, "nettune watch: error: no interface %s\n",
+					nt_esc(w->ifaces[k]));
+				return -1;
 			}
-		watch = nt_xcalloc(nifaces + 1, sizeof(char *));
-		memcpy(watch, ifaces, nifaces * sizeof(char *));
-		nwatch = nifaces;
+		w->watch = nt_xcalloc(w->nifaces + 1, sizeof(char *));
+		memcpy(w->watch, w->ifaces, w->nifaces * sizeof(char *));
+		w->nwatch = w->nifaces;
 	} else {
-		nwatch = pick_ifaces(&in, f, &watch);
+		w->nwatch = pick_ifaces(in, w->f, &w->watch);
 	}
-	if (!nwatch) {
+	if (!w->nwatch) {
 		fprintf(stderr, "nettune watch: error: no interface with queue IRQs to watch; name one\n");
-		goto out;
+		return -1;
 	}
-	/* on a terminal a window of several intervals is redrawn as it goes;
-	 * a pipe gets the final judgement only */
-	live = !json && !nsamples && count > 1 && isatty(STDOUT_FILENO) && nt_g.color;
-	/* sample */
-	t0 = now_s();
-	if (nt_watch_sample(f, watch, nwatch, &a)) {
+	return 0;
+}
+
+/* What the samples are judged against. */
+static void intent_of(const struct watch *w, struct nt_watch_intent *wi)
+{
+	wi->desired = w->in.compiled ? &w->in.c.desired : w->in.journal.n ? &w->in.journal : NULL;
+	wi->restore = w->in.restore;
+}
+
+/* Like top: the map after interval k, redrawn on the terminal. */
+static void redraw(const struct watch *w, unsigned k)
+{
+	struct nt_watch_report so_far = {0};
+	struct nt_watch_intent wi;
+	struct nt_buf screen = {0};
+	char *progress = nt_xasprintf("interval %u of %lu, %.1f s elapsed (Ctrl-C stops)", k,
+				      w->count, now_s() - w->t0);
+
+	intent_of(w, &wi);
+	nt_watch_judge(w->f, &wi, &w->a, &w->b, now_s() - w->t0, k, &so_far);
+	nt_buf_puts(&screen, "\033[H\033[2J");
+	render(&so_far, w->f, &w->reserved, &w->in, k, false, NULL, progress, &screen);
+	nt_buf_write(&screen, stdout);
+	fflush(stdout);
+	nt_buf_free(&screen);
+	nt_watch_report_free(&so_far);
+	free(progress);
+}
+
+/* The first sample, then one per interval (or per fixture sample). */
+static int sample_all(struct watch *w)
+{
+	w->t0 = now_s();
+	if (nt_watch_sample(w->f, w->watch, w->nwatch, &w->a)) {
 		fprintf(stderr, "nettune watch: error: cannot read %s/proc/interrupts: %s\n",
 			nt_esc(nt_sys_root), strerror(errno));
-		goto out;
+		return -1;
 	}
-	for (k = 1; k <= count; k++) {
-		if (nsamples) {
-			nt_sys_root = dirs[k];
+	for (unsigned k = 1; k <= w->count; k++) {
+		if (w->nsamples) {
+			nt_sys_root = w->dirs[k];
 		} else {
-			struct timespec ts = {(time_t)interval,
-					      (long)((interval - (double)(time_t)interval) * 1e9)};
+			struct timespec ts = {(time_t)w->interval,
+					      (long)((w->interval - (double)(time_t)w->interval) * 1e9)};
 
 			while (nanosleep(&ts, &ts) && errno == EINTR)
 				;
 		}
-		nt_watch_sample_free(&b);
-		if (nt_watch_sample(f, watch, nwatch, &b)) {
+		nt_watch_sample_free(&w->b);
+		if (nt_watch_sample(w->f, w->watch, w->nwatch, &w->b)) {
 			fprintf(stderr, "nettune watch: error: cannot read %s/proc/interrupts\n",
 				nt_esc(nt_sys_root));
-			goto out;
+			return -1;
 		}
-		if (live && k < count) {
-			/* like top: the map so far, redrawn every interval */
-			struct nt_watch_report so_far = {0};
-			struct nt_buf screen = {0};
-			char *progress = nt_xasprintf("interval %u of %lu, %.1f s elapsed (Ctrl-C "
-						      "stops)", k, count, now_s() - t0);
-
-			wi.desired = in.compiled ? &in.c.desired : in.journal.n ? &in.journal : NULL;
-			wi.restore = in.restore;
-			nt_watch_judge(f, &wi, &a, &b, now_s() - t0, k, &so_far);
-			nt_buf_puts(&screen, "\033[H\033[2J");
-			render(&so_far, f, &reserved, &in, k, false, NULL, progress, &screen);
-			nt_buf_write(&screen, stdout);
-			fflush(stdout);
-			nt_buf_free(&screen);
-			nt_watch_report_free(&so_far);
-			free(progress);
-		}
+		if (w->live && k < w->count)
+			redraw(w, k);
 	}
-	if (live)
+	if (w->live)
 		fputs("\033[H\033[2J", stdout);
-	wi.desired = in.compiled ? &in.c.desired : in.journal.n ? &in.journal : NULL;
-	wi.restore = in.restore;
-	{
-		double secs = nsamples ? (a.t_known && b.t_known && b.t > a.t ? b.t - a.t :
-					  interval * (double)count) :
-			      *nt_sys_root ? interval * (double)count : now_s() - t0;
+	return 0;
+}
 
-		nt_watch_judge(f, &wi, &a, &b, secs, (unsigned)count, &rep);
-	}
-	render(&rep, f, &reserved, &in, (unsigned)count, json, svg, NULL, &out);
+/* The judgement of the whole window, printed; 0 nothing found, 2 findings. */
+static int judge(struct watch *w)
+{
+	struct nt_watch_report rep = {0};
+	struct nt_watch_intent wi;
+	struct nt_buf out = {0};
+	const struct nt_watch_sample *a = &w->a, *b = &w->b;
+	double secs = w->nsamples ? (a->t_known && b->t_known && b->t > a->t ? b->t - a->t :
+				     w->interval * (double)w->count) :
+		      *nt_sys_root ? w->interval * (double)w->count : now_s() - w->t0;
+	int rc;
+
+	intent_of(w, &wi);
+	nt_watch_judge(w->f, &wi, a, b, secs, (unsigned)w->count, &rep);
+	render(&rep, w->f, &w->reserved, &w->in, (unsigned)w->count, w->json, w->svg, NULL, &out);
 	nt_buf_write(&out, stdout);
 	rc = rep.nf ? NT_EXIT_CHANGES : NT_EXIT_OK;
-out:
-	nt_sys_root = root ? root : "";
 	nt_buf_free(&out);
 	nt_watch_report_free(&rep);
-	nt_watch_sample_free(&a);
-	nt_watch_sample_free(&b);
-	intent_free(&in);
-	for (k = 0; k < nsamples; k++)
-		free(dirs[k]);
-	free(dirs);
-	free(watch);
-	free(ifaces);
+	return rc;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	struct watch w = {0};
+	const char *profile = NULL;
+	const char *root = *nt_sys_root ? nt_sys_root : NULL;
+	int rc;
+
+	w.interval = 1.0;
+	w.ifaces = nt_xcalloc((size_t)argc + 1, sizeof(char *));
+	rc = parse_watch(&w, &profile, argc, argv);
+	if (rc != NT_OPTS_GO) {
+		free(w.ifaces);
+		return rc;
+	}
+	rc = NT_EXIT_FAIL;
+	if (root && find_samples(&w, root))
+		goto out;
+	if (!w.count)
+		w.count = 1;
+	if (load_intent(profile, w.ifaces, w.nifaces, &w.in) || choose_ifaces(&w))
+		goto out;
+	/* on a terminal a window of several intervals is redrawn as it goes;
+	 * a pipe gets the final judgement only */
+	w.live = !w.json && !w.nsamples && w.count > 1 && isatty(STDOUT_FILENO) && nt_g.color;
+	if (sample_all(&w))
+		goto out;
+	rc = judge(&w);
+out:
+	nt_sys_root = root ? root : "";
+	nt_watch_sample_free(&w.a);
+	nt_watch_sample_free(&w.b);
+	intent_free(&w.in);
+	for (unsigned k = 0; k < w.nsamples; k++)
+		free(w.dirs[k]);
+	free(w.dirs);
+	free(w.watch);
+	free(w.ifaces);
 	return rc;
 }

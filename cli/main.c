@@ -18,6 +18,7 @@
 #include "../pipeline/netns.h"
 #include "cli.h"
 #include "common.h"
+#include "opts.h"
 #include "txn.h"
 
 struct nt_globals nt_g;
@@ -26,12 +27,12 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *help;
-	const char *opts;	/* its options, for nt_unknown_option()'s did-you-mean */
+	/* its options, for nt_unknown_option()'s did-you-mean; a command that
+	 * parses with nt_opts_parse() suggests from its rows instead */
+	const char *opts;
 } subcommands[] = {
-	{"validate", cmd_validate, "check profiles against the schema and NIC capability tables",
-	 "--format --jobs"},
-	{"plan", cmd_plan, "show the changes that would converge a host to its profile",
-	 "--state --json --out --check --map --created --expires-in"},
+	{"validate", cmd_validate, "check profiles against the schema and NIC capability tables", ""},
+	{"plan", cmd_plan, "show the changes that would converge a host to its profile", ""},
 	{"apply", cmd_apply, "converge this Linux host: journal, write, verify, roll back on failure",
 	 "--dry-run --yes --confirm-timeout --trust --only --wait --skip-missing"},
 	{"observe", cmd_observe, "print the live state (--json: a snapshot for plan --state)",
@@ -39,26 +40,18 @@ static const struct {
 	{"rollback", cmd_rollback, "restore the previous values from an apply journal",
 	 "--discard"},
 	{"confirm", cmd_confirm, "keep the changes of an apply --confirm-timeout", ""},
-	{"history", cmd_history, "the apply journals, newest first, with their states", "--json"},
-	{"show", cmd_show, "render a plan manifest with its signature status, or one apply journal",
-	 "--json --trust"},
-	{"watch", cmd_watch, "measure where traffic lands and judge it against the intended placement",
-	 "--count --interval --json --svg"},
-	{"emit", cmd_emit, "write the desired state as an idempotent sh script or PowerShell playbook",
-	 "--format --state --out --sign-cert --sign-key"},
-	{"collect", cmd_collect, "print the Windows collector whose output is a snapshot for --state",
-	 "--target --sign-cert --sign-key"},
+	{"history", cmd_history, "the apply journals, newest first, with their states", ""},
+	{"show", cmd_show, "render a plan manifest with its signature status, or one apply journal", ""},
+	{"watch", cmd_watch, "measure where traffic lands and judge it against the intended placement", ""},
+	{"emit", cmd_emit, "write the desired state as an idempotent sh script or PowerShell playbook", ""},
+	{"collect", cmd_collect, "print the Windows collector whose output is a snapshot for --state", ""},
 	{"caps", cmd_caps, "list NIC capability tables, or show one", ""},
-	{"keygen", cmd_keygen, "create an Ed25519 key pair for signing plans", "--out"},
-	{"sign", cmd_sign, "sign a plan manifest (detached PLAN.json.sig)", "--key"},
-	{"verify", cmd_verify, "check a plan manifest's signature against public keys", "--pub"},
-	{"compile", cmd_compile, "batch: many host profiles -> (signed) plan manifests",
-	 "--out-dir --key --state-dir --created --expires-in --jobs"},
+	{"keygen", cmd_keygen, "create an Ed25519 key pair for signing plans", ""},
+	{"sign", cmd_sign, "sign a plan manifest (detached PLAN.json.sig)", ""},
+	{"verify", cmd_verify, "check a plan manifest's signature against public keys", ""},
+	{"compile", cmd_compile, "batch: many host profiles -> (signed) plan manifests", ""},
 	{"schema", cmd_schema, "print the JSON Schema of the profile language", ""},
 };
-
-/* accepted by every command, before or after it (take_global()) */
-static const char global_opts[] = "--help --root --caps-dir --netns --profile-path --verbose --version";
 
 static void usage(FILE *f)
 {
@@ -108,49 +101,21 @@ int nt_usage_error(const char *cmd, const char *fmt, ...)
 	return NT_EXIT_USAGE;
 }
 
-/* The option of list (space-separated) closest to typed, at most 2 edits
- * away; "" when none is. */
-static void closest_opt(const char *list, const char *typed, char *best, size_t len,
-			unsigned *bestd)
-{
-	while (*list) {
-		size_t n = strcspn(list, " ");
-		char o[64];
-
-		if (n && n < sizeof(o) && n < len) {
-			unsigned d;
-
-			memcpy(o, list, n);
-			o[n] = '\0';
-			d = nt_levenshtein(typed, o);
-			if (d < *bestd && d <= 2) {
-				*bestd = d;
-				memcpy(best, o, n + 1);
-			}
-		}
-		list += n;
-		list += *list == ' ';
-	}
-}
-
 int nt_unknown_option(const char *cmd, const char *opt)
 {
-	char typed[64], best[64] = "";
-	unsigned bestd = 1000;
-	size_t n = strcspn(opt, "="), k;
+	const char *names[16];
+	char buf[256];
+	size_t k, n = 0;
 
-	/* "--fromat=json": the name before '=' */
-	if (n < sizeof(typed)) {
-		memcpy(typed, opt, n);
-		typed[n] = '\0';
-		for (k = 0; k < sizeof(subcommands) / sizeof(subcommands[0]); k++)
-			if (cmd && !strcmp(cmd, subcommands[k].name))
-				closest_opt(subcommands[k].opts, typed, best, sizeof(best), &bestd);
-		closest_opt(global_opts, typed, best, sizeof(best), &bestd);
+	for (k = 0; k < NT_ARRAY_SIZE(subcommands); k++)
+		if (cmd && !strcmp(cmd, subcommands[k].name))
+			break;
+	if (k < NT_ARRAY_SIZE(subcommands) && strlen(subcommands[k].opts) < sizeof(buf)) {
+		strcpy(buf, subcommands[k].opts);
+		for (char *t = strtok(buf, " "); t && n < NT_ARRAY_SIZE(names); t = strtok(NULL, " "))
+			names[n++] = t;
 	}
-	if (*best)
-		return nt_usage_error(cmd, "unknown option '%s'; did you mean '%s'?", opt, best);
-	return nt_usage_error(cmd, "unknown option '%s'", opt);
+	return nt_unknown_option_in(cmd, opt, names, n);
 }
 
 struct nt_load_opts nt_cli_load_opts(void)
@@ -229,91 +194,105 @@ static bool reader_gone(void)
 	return errno == EPIPE || (poll(&p, 1, 0) == 1 && (p.revents & POLLERR));
 }
 
-int main(int argc, char **argv)
-{
-	static const char *const buffered[] = {"validate", "compile", "plan", "emit", "caps",
-					       "schema", "sign", "verify", NULL};
-	char **rest = nt_xcalloc((size_t)argc + 1, sizeof(char *));
-	const char *cmd = NULL;
-	int nrest = 0, i, r = NT_EXIT_USAGE;
-	bool help = false, version = false, dashdash = false;
-	size_t k;
+/* The command line split by main(): global options taken, the command
+ * name, and the rest for the command. */
+struct cmdline {
+	const char *cmd;
+	char **rest;
+	int nrest;
+	bool help, version;
+};
 
-	/* colour only for a terminal that can show it, unless NO_COLOR is set */
-	nt_g.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
-		     !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
-	for (i = 1; i < argc; i++) {
+/* Returns -1 when the command line goes on, else the exit status. */
+static int split_cmdline(int argc, char **argv, struct cmdline *cl)
+{
+	bool dashdash = false;
+
+	for (int i = 1; i < argc; i++) {
 		int t;
 
 		if (!dashdash) {
 			if (!strcmp(argv[i], "--")) {
 				dashdash = true;
-				rest[nrest++] = argv[i];
+				cl->rest[cl->nrest++] = argv[i];
 				continue;
 			}
 			t = take_global(argc, argv, &i);
-			if (t < 0) {
-				r = nt_usage_error(NULL, "option %s needs a value", argv[i]);
-				goto out;
-			}
+			if (t < 0)
+				return nt_usage_error(NULL, "option %s needs a value", argv[i]);
 			if (t > 0)
 				continue;
-			if (!cmd && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
-				help = true;
+			if (!cl->cmd && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
+				cl->help = true;
 				continue;
 			}
 			if (!strcmp(argv[i], "--version")) {
-				version = true;
+				cl->version = true;
 				continue;
 			}
 		}
-		if (!cmd && argv[i][0] != '-') {
-			cmd = argv[i];
+		if (!cl->cmd && argv[i][0] != '-') {
+			cl->cmd = argv[i];
 			continue;
 		}
-		rest[nrest++] = argv[i];
+		cl->rest[cl->nrest++] = argv[i];
 	}
-	if (version) {
-		printf("nettune %s\n", NT_VERSION);
-		r = NT_EXIT_OK;
-		goto out;
-	}
-	if (!cmd) {
-		usage(help ? stdout : stderr);
-		r = help ? NT_EXIT_OK : NT_EXIT_USAGE;
-		goto out;
-	}
-	if (!strcmp(cmd, "help")) {
-		/* nettune help COMMAND = nettune COMMAND --help */
-		if (nrest > 0 && rest[0][0] != '-') {
-			cmd = rest[0];
-			rest[0] = "--help";
-			nrest = 1;
-			help = true;
-		} else {
-			usage(stdout);
-			r = NT_EXIT_OK;
-			goto out;
-		}
-	}
-	for (k = 0; k < sizeof(subcommands) / sizeof(subcommands[0]); k++)
-		if (!strcmp(cmd, subcommands[k].name))
-			break;
-	if (k == sizeof(subcommands) / sizeof(subcommands[0])) {
-		const char *names[32];
-		const char *s;
+	return -1;
+}
 
-		for (k = 0; k < sizeof(subcommands) / sizeof(subcommands[0]); k++)
-			names[k] = subcommands[k].name;
-		s = nt_suggest(cmd, names, k);
-		if (s)
-			r = nt_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", cmd, s);
-		else
-			r = nt_usage_error(NULL, "unknown command '%s'", cmd);
-		goto out;
+/* --version, no command, "help [COMMAND]": -1 when a command is to run. */
+static int answer_alone(struct cmdline *cl)
+{
+	if (cl->version) {
+		printf("nettune %s\n", NT_VERSION);
+		return NT_EXIT_OK;
 	}
+	if (!cl->cmd) {
+		usage(cl->help ? stdout : stderr);
+		return cl->help ? NT_EXIT_OK : NT_EXIT_USAGE;
+	}
+	if (strcmp(cl->cmd, "help"))
+		return -1;
+	/* nettune help COMMAND = nettune COMMAND --help */
+	if (cl->nrest > 0 && cl->rest[0][0] != '-') {
+		cl->cmd = cl->rest[0];
+		cl->rest[0] = "--help";
+		cl->nrest = 1;
+		cl->help = true;
+		return -1;
+	}
+	usage(stdout);
+	return NT_EXIT_OK;
+}
+
+/* The subcommand named cmd, or the usage error with a did-you-mean. */
+static int find_command(const char *cmd, size_t *k)
+{
+	const char *names[NT_ARRAY_SIZE(subcommands)];
+	const char *s;
+
+	for (*k = 0; *k < NT_ARRAY_SIZE(subcommands); ++*k)
+		if (!strcmp(cmd, subcommands[*k].name))
+			return -1;
+	for (size_t i = 0; i < NT_ARRAY_SIZE(subcommands); i++)
+		names[i] = subcommands[i].name;
+	s = nt_suggest(cmd, names, NT_ARRAY_SIZE(subcommands));
+	if (s)
+		return nt_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", cmd, s);
+	return nt_usage_error(NULL, "unknown command '%s'", cmd);
+}
+
+/* Subcommand k with the rest of the command line, in its surroundings. */
+static int run_command(size_t k, struct cmdline *cl)
+{
+	static const char *const buffered[] = {"validate", "compile", "plan", "emit", "caps",
+					       "schema", "sign", "verify", NULL};
+	const char *cmd = cl->cmd;
+	bool help = cl->help;
+	int i;
+
 	if (help)
-		rest[nrest++] = "--help";
+		cl->rest[cl->nrest++] = "--help";
 	/* batch and offline commands: diagnostics leave in a few large writes
 	 * (none of these asks anything or runs another program meanwhile) */
 	for (i = 0; buffered[i]; i++)
@@ -324,17 +303,32 @@ int main(int argc, char **argv)
 	/* output to a closed pipe (nettune apply | head -1) must not kill an
 	 * apply half-way: writes fail with EPIPE instead */
 	signal(SIGPIPE, SIG_IGN);
-	for (i = 0; i < nrest && !help; i++)
-		help = !strcmp(rest[i], "--help") || !strcmp(rest[i], "-h");
+	for (i = 0; i < cl->nrest && !help; i++)
+		help = !strcmp(cl->rest[i], "--help") || !strcmp(cl->rest[i], "-h");
 	if (!help && strcmp(cmd, "schema") && strcmp(cmd, "caps"))
 		nt_txn_preflight(cmd);
-	if (nt_g.netns && !help && nt_enter_netns(nt_g.netns, !nt_g.root)) {
-		r = NT_EXIT_FAIL;
-		goto out;
-	}
+	if (nt_g.netns && !help && nt_enter_netns(nt_g.netns, !nt_g.root))
+		return NT_EXIT_FAIL;
 	nt_sys_netns = nt_g.netns;
-	r = subcommands[k].fn(nrest, rest);
-out:
+	return subcommands[k].fn(cl->nrest, cl->rest);
+}
+
+int main(int argc, char **argv)
+{
+	struct cmdline cl = {NULL, nt_xcalloc((size_t)argc + 1, sizeof(char *)), 0, false, false};
+	size_t k;
+	int r;
+
+	/* colour only for a terminal that can show it, unless NO_COLOR is set */
+	nt_g.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
+		     !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
+	r = split_cmdline(argc, argv, &cl);
+	if (r < 0)
+		r = answer_alone(&cl);
+	if (r < 0)
+		r = find_command(cl.cmd, &k);
+	if (r < 0)
+		r = run_command(k, &cl);
 	/* a reader that went away (EPIPE) does not change what was done */
 	if ((fflush(stdout) || ferror(stdout)) && reader_gone())
 		clearerr(stdout);
@@ -342,7 +336,7 @@ out:
 		fputs("nettune: error writing output\n", stderr);
 		r = NT_EXIT_FAIL;
 	}
-	free(rest);
+	free(cl.rest);
 	free(nt_g.profile_path);
 	nt_capsdb_default_free();
 	nt_intern_free();

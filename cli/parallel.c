@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Forked workers for batches (validate): one pipe each, records in input order. */
+/* Forked workers for batches (validate, compile): one pipe each, records in input order. */
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
@@ -63,10 +63,13 @@ size_t nt_par_next(struct nt_par_claim *c)
 }
 
 static void worker(size_t n, size_t w, size_t nw, nt_par_fn fn, void *arg, int fd,
-		   size_t *shared)
+		   size_t *shared, bool each)
 {
 	struct nt_buf out = {0}, batch = {0};
 	struct nt_par_claim c = {shared, 0, 0, w, nw, false};
+	/* a few pipe buffers at a time: fewer writes, and the parent still
+	 * sees progress; each record at once when the parent shows it */
+	size_t flush_at = each ? 1 : 32768;
 	size_t i;
 
 	for (i = nt_par_next(&c); i < n; i = nt_par_next(&c)) {
@@ -78,11 +81,9 @@ static void worker(size_t n, size_t w, size_t nw, nt_par_fn fn, void *arg, int f
 		r.len = out.n;
 		nt_buf_putn(&batch, (const char *)&r, sizeof(r));
 		nt_buf_putn(&batch, out.p ? out.p : "", out.n);
-		/* a few pipe buffers at a time: fewer writes, and the parent
-		 * still sees progress */
-		if (batch.n >= 32768 && nt_write_all(fd, batch.p, batch.n))
+		if (batch.n >= flush_at && nt_write_all(fd, batch.p, batch.n))
 			_exit(1);
-		if (batch.n >= 32768)
+		if (batch.n >= flush_at)
 			batch.n = 0;
 	}
 	if (batch.n && nt_write_all(fd, batch.p, batch.n))
@@ -90,17 +91,112 @@ static void worker(size_t n, size_t w, size_t nw, nt_par_fn fn, void *arg, int f
 	_exit(0);
 }
 
-void nt_par_run(size_t n, size_t nw, nt_par_fn fn, void *arg, struct nt_buf *res)
-{
+/* The workers of a run, as the parent sees them. */
+struct pool {
+	size_t n, nw, done;
 	struct pollfd *pf;
-	struct nt_buf *in;
+	struct nt_buf *in;		/* per worker: bytes not yet a whole record */
 	pid_t *pids;
-	size_t k, i, open_fds = 0, *shared;
+	size_t *shared;
+};
+
+/* Forks the workers; returns how many are reading. */
+static size_t spawn(struct pool *P, nt_par_fn fn, void *arg, bool each)
+{
+	size_t k, i, open_fds = 0;
+
+	fflush(stdout);
+	fflush(stderr);
+	for (k = 0; k < P->nw; k++) {
+		int p[2];
+
+		P->pf[k].fd = -1;
+		if (pipe(p))
+			continue;
+		P->pids[k] = fork();
+		if (P->pids[k] == 0) {
+			close(p[0]);
+			for (i = 0; i < k; i++)
+				if (P->pf[i].fd >= 0)
+					close(P->pf[i].fd);
+			worker(P->n, k, P->nw, fn, arg, p[1], P->shared, each);
+		}
+		close(p[1]);
+		if (P->pids[k] < 0) {
+			close(p[0]);
+			continue;
+		}
+		P->pf[k].fd = p[0];
+		P->pf[k].events = POLLIN;
+		open_fds++;
+	}
+	return open_fds;
+}
+
+/* The whole records in in, into res; the rest stays in in. */
+static void take_records(struct pool *P, struct nt_buf *in, struct nt_buf *res)
+{
+	size_t off = 0;
+
+	while (in->n - off >= sizeof(struct rec)) {
+		struct rec rec;
+
+		memcpy(&rec, in->p + off, sizeof(rec));
+		if (in->n - off - sizeof(rec) < rec.len)
+			break;
+		if (rec.idx < P->n && !res[rec.idx].p) {
+			nt_buf_putn(&res[rec.idx], in->p + off + sizeof(rec), (size_t)rec.len);
+			P->done++;
+		}
+		off += sizeof(rec) + rec.len;
+	}
+	memmove(in->p, in->p + off, in->n - off);
+	in->n -= off;
+}
+
+/* Reads the workers' pipes until every one is closed. */
+static void gather(struct pool *P, size_t open_fds, struct nt_buf *res, void *arg,
+		   const struct nt_par_opts *o)
+{
+	size_t k;
+
+	while (open_fds) {
+		if (poll(P->pf, P->nw, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (k = 0; k < P->nw; k++) {
+			ssize_t r;
+
+			if (P->pf[k].fd < 0 || !P->pf[k].revents)
+				continue;
+			nt_buf_grow(&P->in[k], 65536);
+			r = read(P->pf[k].fd, P->in[k].p + P->in[k].n, 65536);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				close(P->pf[k].fd);
+				P->pf[k].fd = -1;	/* poll() skips negative fds */
+				open_fds--;
+				continue;
+			}
+			P->in[k].n += (size_t)r;
+			take_records(P, &P->in[k], res);
+		}
+		if (o && o->progress)
+			o->progress(res, P->n, P->done, arg);
+	}
+}
+
+void nt_par_run_with(size_t n, size_t nw, nt_par_fn fn, void *arg, struct nt_buf *res,
+		     const struct nt_par_opts *o)
+{
+	struct pool P = {n, nw > n ? n : nw, 0, NULL, NULL, NULL, NULL};
+	size_t k, i;
 
 	memset(res, 0, n * sizeof(*res));
-	if (nw > n)
-		nw = n;
-	if (nw <= 1) {
+	if (P.nw == 0 || (P.nw == 1 && !(o && o->fork_one))) {
 		for (i = 0; i < n; i++) {
 			fn(i, &res[i], arg);
 			if (!res[i].p)
@@ -108,80 +204,23 @@ void nt_par_run(size_t n, size_t nw, nt_par_fn fn, void *arg, struct nt_buf *res
 		}
 		return;
 	}
-	pf = nt_xcalloc(nw, sizeof(*pf));
-	in = nt_xcalloc(nw, sizeof(*in));
-	pids = nt_xcalloc(nw, sizeof(*pids));
-	shared = nt_par_counter();
-	fflush(stdout);
-	fflush(stderr);
-	for (k = 0; k < nw; k++) {
-		int p[2];
-
-		pf[k].fd = -1;
-		if (pipe(p))
-			continue;
-		pids[k] = fork();
-		if (pids[k] == 0) {
-			close(p[0]);
-			for (i = 0; i < k; i++)
-				if (pf[i].fd >= 0)
-					close(pf[i].fd);
-			worker(n, k, nw, fn, arg, p[1], shared);
-		}
-		close(p[1]);
-		if (pids[k] < 0) {
-			close(p[0]);
-			continue;
-		}
-		pf[k].fd = p[0];
-		pf[k].events = POLLIN;
-		open_fds++;
+	P.pf = nt_xcalloc(P.nw, sizeof(*P.pf));
+	P.in = nt_xcalloc(P.nw, sizeof(*P.in));
+	P.pids = nt_xcalloc(P.nw, sizeof(*P.pids));
+	P.shared = nt_par_counter();
+	gather(&P, spawn(&P, fn, arg, o && o->progress), res, arg, o);
+	for (k = 0; k < P.nw; k++) {
+		if (P.pids[k] > 0)
+			waitpid(P.pids[k], NULL, 0);
+		nt_buf_free(&P.in[k]);
 	}
-	while (open_fds) {
-		if (poll(pf, nw, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (k = 0; k < nw; k++) {
-			size_t off = 0;
-			ssize_t r;
+	nt_par_counter_free(P.shared);
+	free(P.pf);
+	free(P.in);
+	free(P.pids);
+}
 
-			if (pf[k].fd < 0 || !pf[k].revents)
-				continue;
-			nt_buf_grow(&in[k], 65536);
-			r = read(pf[k].fd, in[k].p + in[k].n, 65536);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-				close(pf[k].fd);
-				pf[k].fd = -1;	/* poll() skips negative fds */
-				open_fds--;
-				continue;
-			}
-			in[k].n += (size_t)r;
-			while (in[k].n - off >= sizeof(struct rec)) {
-				struct rec rec;
-
-				memcpy(&rec, in[k].p + off, sizeof(rec));
-				if (in[k].n - off - sizeof(rec) < rec.len)
-					break;
-				if (rec.idx < n && !res[rec.idx].p)
-					nt_buf_putn(&res[rec.idx], in[k].p + off + sizeof(rec),
-						    (size_t)rec.len);
-				off += sizeof(rec) + rec.len;
-			}
-			memmove(in[k].p, in[k].p + off, in[k].n - off);
-			in[k].n -= off;
-		}
-	}
-	for (k = 0; k < nw; k++) {
-		if (pids[k] > 0)
-			waitpid(pids[k], NULL, 0);
-		nt_buf_free(&in[k]);
-	}
-	nt_par_counter_free(shared);
-	free(pf);
-	free(in);
-	free(pids);
+void nt_par_run(size_t n, size_t nw, nt_par_fn fn, void *arg, struct nt_buf *res)
+{
+	nt_par_run_with(n, nw, fn, arg, res, NULL);
 }

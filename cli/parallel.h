@@ -21,6 +21,18 @@ typedef void (*nt_par_fn)(size_t i, struct nt_buf *out, void *arg);
  */
 void nt_par_run(size_t n, size_t nw, nt_par_fn fn, void *arg, struct nt_buf *res);
 
+/* nt_par_run() for a batch that shows its progress (compile). */
+struct nt_par_opts {
+	bool fork_one;		/* a worker process even when nw is 1 */
+	/* in the parent, after each read from a worker: res[i].p is set for
+	 * every item whose record arrived, done of them of n; workers then
+	 * write each record as soon as it is made */
+	void (*progress)(const struct nt_buf *res, size_t n, size_t done, void *arg);
+};
+
+void nt_par_run_with(size_t n, size_t nw, nt_par_fn fn, void *arg, struct nt_buf *res,
+		     const struct nt_par_opts *o);
+
 /* Forked workers that share out items themselves: nt_par_counter() before
  * the fork (NULL when it cannot be mapped: then worker w of nw takes w,
  * w + nw, ...), and in each worker nt_par_next() until it returns n or
