@@ -27,6 +27,10 @@ struct nt_emit_input {
 	const struct nt_plan *plan;	/* ordering only */
 	const struct nt_facts *facts;	/* may have known == false */
 	const struct nt_loaded *loaded;	/* the profile; NULL when not at hand */
+	/* sh: carry every kind's getter and setter and every helper of the
+	 * template, not only those the steps use (the fuzz target's
+	 * reference script) */
+	bool sh_all_kinds;
 };
 
 /* Desired settings in apply order (the order nt_plan_build uses); returns

@@ -40,7 +40,7 @@ int cmd_emit(int argc, char **argv)
 	struct nt_compiled c;
 	struct nt_pipeline_req rq;
 	struct nt_buf out = {0};
-	struct nt_emit_input in;
+	struct nt_emit_input in = {0};
 	bool windows;
 	int i, r = NT_EXIT_FAIL;
 	FILE *f;

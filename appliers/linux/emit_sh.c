@@ -14,8 +14,8 @@
  * The script is the template appliers/linux/runtime.sh.in (runtime_sh[],
  * embedded by scripts/embed.py) filled in: the steps of the desired state,
  * the interfaces, and the sh getter and setter of each kind the steps use,
- * which are rows of nt_linux_rows[] (kinds.c).  A kind without a row
- * cannot be emitted (error at emit time).
+ * which are rows of nt_linux_rows[] (kinds.c), with the template's helpers
+ * those use.  A kind without a row cannot be emitted (error at emit time).
  */
 static const struct nt_linux_row *row(enum nt_kind_id k)
 {
@@ -474,7 +474,7 @@ static void add_setting(struct script *x, const struct nt_setting *s)
 /* Whether the script carries the getter and setter of kind k. */
 static bool carries(const struct script *x, size_t k)
 {
-	return row((enum nt_kind_id)k) && (true || x->uses[k]);
+	return row((enum nt_kind_id)k) && (x->in->sh_all_kinds || x->uses[k]);
 }
 
 /* What the template's lists of kinds say: the getters and setters the
@@ -542,7 +542,7 @@ static void keep_blocks(const struct script *x, const struct lists *l, struct tm
 				   x->grouped ? "nt_group\n" : "");
 	size_t k;
 
-	if (true)
+	if (x->in->sh_all_kinds)
 		for (k = 0; k < m->nblock; k++)
 			m->block[k].keep = true;
 	keep_used(m, calls);
