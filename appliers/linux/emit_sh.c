@@ -188,53 +188,53 @@ static bool name_char(char c)
 	return c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
 }
 
-/* Whether w (wn bytes) is a word of s (n bytes), not part of a longer name. */
-static bool has_word(const char *s, size_t n, const char *w, size_t wn)
+/* Keeps every block whose name is a word of s (n bytes). */
+static void keep_named(struct tmpl *m, const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i + wn <= n; i++)
-		if (!memcmp(s + i, w, wn) && (!i || !name_char(s[i - 1])) &&
-		    (i + wn == n || !name_char(s[i + wn])))
-			return true;
-	return false;
-}
-
-/* Whether the script uses the name of block k outside it: calls (what the
- * rows and the steps call) or a line of the template that it keeps. */
-static bool block_used(const struct tmpl *m, size_t k, const char *calls)
-{
-	const struct tblock *b = &m->block[k];
-	size_t i;
-
-	if (has_word(calls, strlen(calls), b->name, b->n))
-		return true;
-	for (i = 0; i < m->nline; i++) {
-		const struct tline *l = &m->line[i];
-
-		if (l->block == (int)k || (l->block >= 0 && !m->block[l->block].keep))
-			continue;
-		if (has_word(l->p, l->n, b->name, b->n))
-			return true;
-	}
-	return false;
-}
-
-/* Keeps the blocks the script uses, and the blocks those use. */
-static void keep_used(struct tmpl *m, const char *calls)
-{
-	bool more = true;
+	const char *e = s + n, *w;
 	size_t k;
 
-	while (more) {
-		more = false;
-		for (k = 0; k < m->nblock; k++)
-			if (!m->block[k].keep && block_used(m, k, calls))
-				more = m->block[k].keep = true;
+	while (s < e) {
+		for (; s < e && !name_char(*s); s++)
+			;
+		for (w = s; s < e && name_char(*s); s++)
+			;
+		for (k = 0; w < s && k < m->nblock; k++)
+			if (!m->block[k].keep && m->block[k].n == (size_t)(s - w) &&
+			    !memcmp(w, m->block[k].name, m->block[k].n))
+				m->block[k].keep = true;
 	}
 }
 
-/* The value of a line that is only "@KEY@" with KEY in kv, or NULL. */
+/* Keeps the blocks the script uses: those named by calls (what the rows
+ * and the steps call) or by a line it keeps, until no kept block names
+ * another. */
+static void keep_used(struct tmpl *m, const char *calls)
+{
+	bool *read = nt_xcalloc(m->nblock + 1, sizeof(*read));
+	bool more;
+	size_t i, k;
+
+	keep_named(m, calls, strlen(calls));
+	for (i = 0; i < m->nline; i++)
+		if (m->line[i].block < 0)
+			keep_named(m, m->line[i].p, m->line[i].n);
+	do {
+		more = false;
+		for (k = 0; k < m->nblock; k++) {
+			if (!m->block[k].keep || read[k])
+				continue;
+			read[k] = more = true;
+			for (i = 0; i < m->nline; i++)
+				if (m->line[i].block == (int)k)
+					keep_named(m, m->line[i].p, m->line[i].n);
+		}
+	} while (more);
+	free(read);
+}
+
+/* For a line that is only "@KEY@" with KEY in kv, where kv holds its
+ * value (NULL for ""); otherwise NULL. */
 static const char *const *line_key(const struct tline *l, const char *const *kv)
 {
 	size_t k;
