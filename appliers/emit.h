@@ -27,6 +27,10 @@ struct nt_emit_input {
 	const struct nt_plan *plan;	/* ordering only */
 	const struct nt_facts *facts;	/* may have known == false */
 	const struct nt_loaded *loaded;	/* the profile; NULL when not at hand */
+	/* sh: carry every kind's getter and setter and every helper of the
+	 * template, not only those the steps use (the fuzz target's
+	 * reference script) */
+	bool sh_all_kinds;
 };
 
 /* Desired settings in apply order (the order nt_plan_build uses); returns
@@ -34,7 +38,9 @@ struct nt_emit_input {
 const struct nt_setting **nt_emit_order(const struct nt_emit_input *in, size_t *n);
 
 /* Each returns 0, or -1 after adding an error located at the setting's
- * profile position; out then holds nothing useful. */
+ * profile position; out then holds nothing useful.  The sh script is
+ * appliers/linux/runtime.sh.in filled in, with the getters and setters of
+ * the kinds its steps use and the helpers those need. */
 int nt_emit_sh(const struct nt_emit_input *in, struct nt_buf *out, struct nt_diags *d);
 int nt_emit_ps1(const struct nt_emit_input *in, struct nt_buf *out, struct nt_diags *d);
 

@@ -94,7 +94,7 @@ int cmd_emit(int argc, char **argv)
 	struct nt_compiled c;
 	struct nt_pipeline_req rq;
 	struct nt_buf out = {0};
-	struct nt_emit_input in;
+	struct nt_emit_input in = {0};
 	bool windows;
 	int r = parse_emit(&e, argc, argv);
 

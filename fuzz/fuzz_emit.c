@@ -29,11 +29,15 @@
  * The check: the script is reduced to a skeleton (single-quoted words and
  * backslash escapes -> Q, comments -> #, comment-only lines dropped); the
  * skeleton must be the template's own skeleton, taken at start-up from an
- * example profile, except for the steps of nt_settings (each exactly
+ * example profile emitted with every kind and helper (sh_all_kinds), less
+ * whole units (a function, a case of nt_get or nt_put, a NAME=... line)
+ * and except for the steps of nt_settings (each exactly
  * "nt_step ROW Q Q Q || return 1", one per desired setting, or
  * "nt_group Q Q Q Q || return 1", one per interface and offload group,
  * whose members the script lists at run time) and the
- * interface list of nt_preflight (Q words only).  Outside single quotes
+ * interface list of nt_preflight (Q words only).  The getters and setters
+ * left must be those of the steps' kinds (feature for nt_group), no
+ * others.  Outside single quotes
  * only printable ASCII, tab and newline may appear.  Every
  * NT_FUZZ_SH_EVERY-th script (default 1024; 0: never) is also parsed by
  * sh -n.
@@ -167,24 +171,36 @@ static void lines_free(char **v, size_t n)
 	free(v);
 }
 
-static bool is_step(const char *l)
+/* Kind number of sh function suffix fn. */
+static size_t kind_of(const char *fn)
+{
+	size_t k;
+
+	for (k = 0; k < NT_K__COUNT; k++)
+		if (nt_emit_sh_row((enum nt_kind_id)k) && !strcmp(nt_emit_sh_row((enum nt_kind_id)k), fn))
+			return k;
+	abort();
+}
+
+/* The kind of a step line ("feature" for an nt_group), or NULL: not a step. */
+static const char *step_kind(const char *l)
 {
 	enum nt_kind_id k;
 	const char *fn;
 	size_t len;
 
 	if (!strcmp(l, "\tnt_group Q Q Q Q || return 1"))
-		return true;
+		return nt_emit_sh_row(NT_K_FEATURE);
 	if (strncmp(l, "\tnt_step ", 9))
-		return false;
+		return NULL;
 	l += 9;
 	for (k = 0; k < NT_K__COUNT; k++) {
 		fn = nt_emit_sh_row(k);
 		len = fn ? strlen(fn) : 0;
 		if (fn && !strncmp(l, fn, len) && !strcmp(l + len, " Q Q Q || return 1"))
-			return true;
+			return fn;
 	}
-	return false;
+	return NULL;
 }
 
 /* "\tnt_preflight" followed by " Q" words only (the interface list). */
@@ -198,8 +214,9 @@ static bool is_preflight(const char *l)
 	return true;
 }
 
-/* Drops the steps of nt_settings from v; returns how many there were. */
-static size_t strip_steps(char **v, size_t *n)
+/* Drops the steps of nt_settings from v; returns how many there were.
+ * kinds, when not NULL, gets the kinds of the steps (by enum nt_kind_id). */
+static size_t strip_steps(char **v, size_t *n, bool *kinds)
 {
 	size_t i, k = 0, steps = 0;
 	bool in = false;
@@ -208,10 +225,14 @@ static size_t strip_steps(char **v, size_t *n)
 		if (in && !strcmp(v[i], "}"))
 			in = false;
 		if (in) {
-			if (is_step(v[i]))
+			const char *fn = step_kind(v[i]);
+
+			if (fn)
 				steps++;
 			else if (strcmp(v[i], "\t:"))
 				abort();	/* not a step in nt_settings */
+			if (fn && kinds)
+				kinds[kind_of(fn)] = true;
 			free(v[i]);
 			continue;
 		}
@@ -244,16 +265,68 @@ static size_t nsteps(const struct nt_emit_input *in)
 	return n;
 }
 
+/* The end of the unit of the reference script at ref[j] that a script
+ * may leave out: a function (through its closing "}"), a case of nt_get
+ * or nt_put, or a variable of the template (NAME=...). */
+static size_t unit_end(size_t j)
+{
+	const char *l = ref[j];
+	size_t n = strspn(l, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+
+	if (n && !strcmp(l + n, "() {")) {
+		while (++j < nref && strcmp(ref[j], "}"))
+			;
+		if (j == nref)
+			abort();
+		return j + 1;
+	}
+	if ((n && l[n] == '=') || (l[0] == '\t' && (strstr(l, ") nt_get_") || strstr(l, ") nt_put_"))))
+		return j + 1;
+	abort();	/* a line of the template, not a unit it may leave out */
+}
+
+/* The kinds whose function PREFIXfn (nt_get_ or nt_put_) the script defines. */
+static void defined_kinds(char **v, size_t n, const char *prefix, bool *kinds)
+{
+	size_t i, p = strlen(prefix);
+
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(v[i]);
+
+		if (!strncmp(v[i], prefix, p) && len > p + 4 && !strcmp(v[i] + len - 4, "() {")) {
+			char *fn = nt_xstrdup(v[i] + p);
+
+			fn[len - p - 4] = 0;
+			kinds[kind_of(fn)] = true;
+			free(fn);
+		}
+	}
+}
+
 static void check_script(const char *script, size_t nsteps)
 {
-	size_t n, i;
+	bool used[NT_K__COUNT] = {0}, gets[NT_K__COUNT] = {0}, puts[NT_K__COUNT] = {0};
+	size_t n, i, j;
 	char **v = lines_of(script, &n);
 
-	if (strip_steps(v, &n) != nsteps || n != nref)
+	if (strip_steps(v, &n, used) != nsteps)
 		abort();	/* lines that are not the template's */
-	for (i = 0; i < n; i++)
-		if (strcmp(v[i], ref[i]) && !(is_preflight(v[i]) && is_preflight(ref[i])))
-			abort();	/* input outside quotes or comments */
+	/* the reference with whole units left out, nothing else */
+	for (i = j = 0; j < nref; ) {
+		if (i < n && (!strcmp(v[i], ref[j]) || (is_preflight(v[i]) && is_preflight(ref[j])))) {
+			i++;
+			j++;
+		} else {
+			j = unit_end(j);
+		}
+	}
+	if (i != n)
+		abort();	/* input outside quotes or comments */
+	/* the getters and setters of the kinds of its steps, no others */
+	defined_kinds(v, n, "nt_get_", gets);
+	defined_kinds(v, n, "nt_put_", puts);
+	if (memcmp(used, gets, sizeof(used)) || memcmp(used, puts, sizeof(used)))
+		abort();
 	lines_free(v, n);
 }
 
@@ -303,13 +376,14 @@ static int emit(const struct nt_loaded *l, const struct nt_capsdb *db, const str
 		in.plan = &p;
 		in.facts = L.facts;
 		in.loaded = l;
+		in.sh_all_kinds = !check_template;
 		if (!nt_emit_sh(&in, &b, &d) && b.p) {
 			if (check_template) {
 				check_script(b.p, nsteps(&in));
 				sh_parse(b.p);
 			} else {
 				ref = lines_of(b.p, &nref);
-				strip_steps(ref, &nref);
+				strip_steps(ref, &nref, NULL);
 			}
 			rc = 0;
 		}

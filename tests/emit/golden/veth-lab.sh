@@ -21,21 +21,12 @@ set -f
 umask 077
 
 NT_STATE_DIR="${NETTUNE_STATE_DIR:-/var/lib/nettune}"
-NT_BANIRQ_DROPIN="${NETTUNE_BANIRQ_DROPIN:-/etc/systemd/system/irqbalance.service.d/50-nettune.conf}"
 NT_FAILED=0
 NT_CHANGED=0
 
 nt_die() {
 	printf 'nettune: %s\n' "$*" >&2
 	exit 1
-}
-
-# "net.core.rmem_max" -> net/core/rmem_max, as sysctl(8) does
-nt_sysctl_path() {
-	case "$1" in
-	*/*) printf '%s\n' "$1" ;;
-	*) printf '%s\n' "$1" | tr . / ;;
-	esac
 }
 
 # value of LABEL in the "Current hardware settings" block of ethtool -l/-g
@@ -45,51 +36,7 @@ nt_current() {
 		END { if (!f) exit 1 }'
 }
 
-# sysfs CPU bitmap "00000000,0000000f" -> "f" ("0" for none)
-nt_hexmask() {
-	tr -d ',\n' | sed 's/^0*//; s/^$/0/'
-}
-
-# "f0000000f" -> "f,0000000f": 32-bit groups, as the kernel prints them
-nt_hexwrite() {
-	printf '%s\n' "$1" | awk '{ s = $0; o = ""
-		while (length(s) > 8) { o = "," substr(s, length(s) - 7) o; s = substr(s, 1, length(s) - 8) }
-		print s o }'
-}
-
-# IRQ of queue Q of DEV.  "Q@IRQ" when the snapshot knew it; otherwise the
-# Q-th line of /proc/interrupts whose name contains "DEV-" (i40e DEV-TxRx-Q,
-# ice/ixgbe/igb DEV-TxRx-Q, bnxt DEV-TxRx-Q, virtio via its own names).
-nt_irq() {
-	case "$2" in
-	*@*) printf '%s\n' "${2#*@}"; return 0 ;;
-	esac
-	awk -v d="$1-" -v q="$2" 'NR > 1 && index($NF, d) { if (n++ == q) { sub(/:$/, "", $1)
-		print $1; f = 1; exit } } END { if (!f) exit 1 }' /proc/interrupts || {
-		echo "cannot find the IRQ of $1 queue $2 in /proc/interrupts" >&2; return 1; }
-}
-
-# PIDs of "process WHO": a pidfile (has a /), a systemd unit, or a comm name
-nt_pids() {
-	nt_w="${1#process }"
-	case "$nt_w" in
-	*/*) cat -- "$nt_w" ;;
-	*.service | *.scope) systemctl show -p MainPID --value -- "$nt_w" | grep -v '^0$' || true ;;
-	*) pgrep -x -- "$nt_w" || true ;;
-	esac
-}
-
 # One row per kind of setting: how to read it, how to write it.
-
-nt_get_sysctl() {
-	nt_f="/proc/sys/$(nt_sysctl_path "$2")"
-	tr -s '\t ' '  ' <"$nt_f" | sed 's/^ //; s/ $//'
-}
-
-nt_put_sysctl() {
-	nt_f="/proc/sys/$(nt_sysctl_path "$2")"
-	printf '%s\n' "$3" >"$nt_f"
-}
 
 nt_get_mtu() {
 	cat "/sys/class/net/$1/mtu"
@@ -133,230 +80,13 @@ nt_put_channels() {
 	ethtool -L "$1" "$2" "$3"
 }
 
-nt_get_ring() {
-	case "$2" in
-	rx) nt_l=RX ;; tx) nt_l=TX ;; rx-mini) nt_l='RX Mini' ;; rx-jumbo) nt_l='RX Jumbo' ;;
-	*) return 1 ;;
-	esac
-	ethtool -g "$1" | nt_current "$nt_l"
-}
-
-nt_put_ring() {
-	ethtool -G "$1" "$2" "$3"
-}
-
-nt_get_coalesce() {
-	ethtool -c "$1" | awk -v k="$2:" '$1 == k { print $2; f = 1; exit }
-		END { if (!f) exit 1 }'
-}
-
-nt_put_coalesce() {
-	ethtool -C "$1" "$2" "$3"
-}
-
-nt_get_coalesce_adaptive() {
-	# "Adaptive RX: on  TX: off"
-	ethtool -c "$1" | awk -v q="$2" '$1 == "Adaptive" && $2 == "RX:" {
-		print (q == "rx" ? $3 : $5); f = 1; exit }
-		END { if (!f) exit 1 }'
-}
-
-nt_put_coalesce_adaptive() {
-	ethtool -C "$1" "adaptive-$2" "$3"
-}
-
-nt_get_rss_hfunc() {
-	ethtool -x "$1" | awk '/^RSS hash function:/ { h = 1; next }
-		h && $2 == "on" { sub(/:$/, "", $1); print $1; f = 1; exit }
-		END { if (!f) exit 1 }'
-}
-
-nt_put_rss_hfunc() {
-	ethtool -X "$1" hfunc "$3"
-}
-
-nt_get_rss_key() {
-	ethtool -x "$1" | awk '/^RSS hash key:/ { k = 1; next }
-		k && /^[0-9a-fA-F:]+$/ { s = s (s == "" ? "" : ":") $0; next }
-		k { exit }
-		END { gsub(/::/, ":", s); if (s == "") exit 1; print tolower(s) }'
-}
-
-nt_put_rss_key() {
-	ethtool -X "$1" hkey "$3"
-}
-
-nt_get_rss_indir() {
-	ethtool -x "$1" | awk '/^RX flow hash indirection table/ { t = 1; next }
-		t && $1 ~ /^[0-9]+:$/ { for (i = 2; i <= NF; i++) s = s (s == "" ? "" : " ") $i; next }
-		t && NF { exit }
-		END { if (s == "") exit 1; print s }'
-}
-
-nt_put_rss_indir() {
-	# only a round robin over queues 0..N-1 can be written: ethtool -X equal N
-	nt_n="$(printf '%s\n' "$3" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0
-		for (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }')" || {
-		echo "not a round robin table; ethtool can only write 'equal N'" >&2; return 1; }
-	ethtool -X "$1" equal "$nt_n"
-}
-
-nt_get_irq_affinity() {
-	nt_i="$(nt_irq "$1" "$2")" || return 1
-	cat "/proc/irq/$nt_i/smp_affinity_list"
-}
-
-nt_put_irq_affinity() {
-	nt_i="$(nt_irq "$1" "$2")" || return 1
-	printf '%s\n' "$3" >"/proc/irq/$nt_i/smp_affinity_list"
-}
-
-nt_get_rps_cpus() {
-	nt_hexmask <"/sys/class/net/$1/queues/rx-$2/rps_cpus"
-}
-
-nt_put_rps_cpus() {
-	nt_hexwrite "$3" >"/sys/class/net/$1/queues/rx-$2/rps_cpus"
-}
-
-nt_get_rps_flow_cnt() {
-	cat "/sys/class/net/$1/queues/rx-$2/rps_flow_cnt"
-}
-
-nt_put_rps_flow_cnt() {
-	printf '%s\n' "$3" >"/sys/class/net/$1/queues/rx-$2/rps_flow_cnt"
-}
-
-nt_get_xps_cpus() {
-	nt_hexmask <"/sys/class/net/$1/queues/tx-$2/xps_cpus"
-}
-
-nt_put_xps_cpus() {
-	nt_hexwrite "$3" >"/sys/class/net/$1/queues/tx-$2/xps_cpus"
-}
-
-nt_get_banned_irqs() {
-	# the IRQs banned by the systemd drop-in nettune apply also writes, comma separated; none: empty
-	[ -f "$NT_BANIRQ_DROPIN" ] || { echo; return 0; }
-	tr ' ' '\n' <"$NT_BANIRQ_DROPIN" | sed -n 's/^--banirq=//p' | paste -sd, -
-}
-
-nt_put_banned_irqs() {
-	if [ -z "$3" ]; then
-		rm -f -- "$NT_BANIRQ_DROPIN"
-	else
-		mkdir -p -- "${NT_BANIRQ_DROPIN%/*}"
-		{
-			echo '# Written by nettune: keep irqbalance away from IRQs nettune pins.'
-			printf '[Service]\nExecStart=\nExecStart=/usr/sbin/irqbalance --foreground %s' "\$IRQBALANCE_ARGS"
-			printf '%s\n' "$3" | tr ',' '\n' | sed 's/^/ --banirq=/' | tr -d '\n'
-			echo
-		} >"$NT_BANIRQ_DROPIN"
-	fi
-	systemctl daemon-reload && systemctl try-restart irqbalance.service
-}
-
-nt_get_service() {
-	if systemctl is-active --quiet irqbalance.service; then echo running; else echo stopped; fi
-}
-
-nt_put_service() {
-	case "$3" in
-	running) systemctl start irqbalance.service ;;
-	stopped) systemctl stop irqbalance.service ;;
-	*) return 1 ;;
-	esac
-}
-
-nt_get_cpus() {
-	nt_p="$(nt_pids "$1" | head -n 1)"
-	[ -n "$nt_p" ] || { echo "no running process for $1" >&2; return 1; }
-	taskset -pc "$nt_p" | sed 's/.*: //'
-}
-
-nt_put_cpus() {
-	nt_p="$(nt_pids "$1")"
-	[ -n "$nt_p" ] || return 1
-	printf '%s\n' "$nt_p" | while read -r nt_q; do
-		taskset -apc "$3" "$nt_q" >/dev/null || exit 1
-	done
-}
-
-nt_get_txqueuelen() {
-	cat "/sys/class/net/$1/tx_queue_len"
-}
-
-nt_put_txqueuelen() {
-	ip link set dev "$1" txqueuelen "$3"
-}
-
-nt_get_pause() {
-	case "$2" in
-	autoneg) nt_l=Autonegotiate ;; rx) nt_l=RX ;; tx) nt_l=TX ;;
-	*) return 1 ;;
-	esac
-	ethtool -a "$1" | awk -v k="$nt_l:" '$1 == k { print $2; f = 1; exit }
-		END { if (!f) exit 1 }'
-}
-
-nt_put_pause() {
-	ethtool -A "$1" "$2" "$3"
-}
-
-nt_get_private_flag() {
-	# "legacy-rx      : off"
-	ethtool --show-priv-flags "$1" | awk -v k="$2" -F: 'NR > 1 { n = $1; sub(/[ \t]+$/, "", n)
-		if (n == k) { v = $2; gsub(/[ \t]/, "", v); print v; f = 1; exit } }
-		END { if (!f) exit 1 }'
-}
-
-nt_put_private_flag() {
-	ethtool --set-priv-flags "$1" "$2" "$3"
-}
-
-nt_get_rx_flow_hash() {
-	# the fields as ethtool(8) unparse_rxfhashopts prints them, one a line
-	ethtool -n "$1" rx-flow-hash "$2" | awk '/ flows / { f = 1 } / discarded on RX/ { d = 1 }
-		/^L2DA/ { s = s " l2da" } /^VLAN tag/ { s = s " vlan" } /^L3 proto/ { s = s " l3-proto" }
-		/^IP SA/ { s = s " src-ip" } /^IP DA/ { s = s " dst-ip" }
-		/^L4 bytes 0 & 1/ { s = s " src-port" } /^L4 bytes 2 & 3/ { s = s " dst-port" }
-		END { if (!f) exit 1; if (d) s = s " discard"; sub(/^ /, "", s); print (s == "" ? "none" : s) }'
-}
-
-nt_put_rx_flow_hash() {
-	# field words -> ethtool letters (nt_rxh_fields, compiler/model/settings.c)
-	nt_x="$(printf '%s\n' "$3" | awk 'BEGIN { n = split("l2da m vlan v l3-proto t src-ip s dst-ip d src-port f dst-port n discard r", a, " ")
-		for (i = 1; i < n; i += 2) m[a[i]] = a[i + 1] }
-		{ for (i = 1; i <= NF; i++) { if ($i == "none") continue; if (!($i in m)) exit 1; s = s m[$i] } }
-		END { print s }')" || { echo "unknown rx-flow-hash field in '$3'" >&2; return 1; }
-	ethtool -N "$1" rx-flow-hash "$2" "$nt_x"
-}
-
 nt_get() {
 	nt_k="$1"
 	shift
 	case "$nt_k" in
-	sysctl) nt_get_sysctl "$@" ;;
 	mtu) nt_get_mtu "$@" ;;
 	feature) nt_get_feature "$@" ;;
 	channels) nt_get_channels "$@" ;;
-	ring) nt_get_ring "$@" ;;
-	coalesce) nt_get_coalesce "$@" ;;
-	coalesce_adaptive) nt_get_coalesce_adaptive "$@" ;;
-	rss_hfunc) nt_get_rss_hfunc "$@" ;;
-	rss_key) nt_get_rss_key "$@" ;;
-	rss_indir) nt_get_rss_indir "$@" ;;
-	irq_affinity) nt_get_irq_affinity "$@" ;;
-	rps_cpus) nt_get_rps_cpus "$@" ;;
-	rps_flow_cnt) nt_get_rps_flow_cnt "$@" ;;
-	xps_cpus) nt_get_xps_cpus "$@" ;;
-	banned_irqs) nt_get_banned_irqs "$@" ;;
-	service) nt_get_service "$@" ;;
-	cpus) nt_get_cpus "$@" ;;
-	txqueuelen) nt_get_txqueuelen "$@" ;;
-	pause) nt_get_pause "$@" ;;
-	private_flag) nt_get_private_flag "$@" ;;
-	rx_flow_hash) nt_get_rx_flow_hash "$@" ;;
 	*) echo "unknown kind $nt_k" >&2; return 1 ;;
 	esac
 }
@@ -365,27 +95,9 @@ nt_put() {
 	nt_k="$1"
 	shift
 	case "$nt_k" in
-	sysctl) nt_put_sysctl "$@" ;;
 	mtu) nt_put_mtu "$@" ;;
 	feature) nt_put_feature "$@" ;;
 	channels) nt_put_channels "$@" ;;
-	ring) nt_put_ring "$@" ;;
-	coalesce) nt_put_coalesce "$@" ;;
-	coalesce_adaptive) nt_put_coalesce_adaptive "$@" ;;
-	rss_hfunc) nt_put_rss_hfunc "$@" ;;
-	rss_key) nt_put_rss_key "$@" ;;
-	rss_indir) nt_put_rss_indir "$@" ;;
-	irq_affinity) nt_put_irq_affinity "$@" ;;
-	rps_cpus) nt_put_rps_cpus "$@" ;;
-	rps_flow_cnt) nt_put_rps_flow_cnt "$@" ;;
-	xps_cpus) nt_put_xps_cpus "$@" ;;
-	banned_irqs) nt_put_banned_irqs "$@" ;;
-	service) nt_put_service "$@" ;;
-	cpus) nt_put_cpus "$@" ;;
-	txqueuelen) nt_put_txqueuelen "$@" ;;
-	pause) nt_put_pause "$@" ;;
-	private_flag) nt_put_private_flag "$@" ;;
-	rx_flow_hash) nt_put_rx_flow_hash "$@" ;;
 	*) echo "unknown kind $nt_k" >&2; return 1 ;;
 	esac
 }
