@@ -30,9 +30,9 @@ static void print_stats(void)
 		if (k != NT_IO_RSS_GET && k != NT_IO_RSS_SET)
 			total += nt_io.req[k];
 	fprintf(stderr, "nettune stats: netlink %lu (sets %lu), ioctl rss-get %lu rss-set %lu, "
-		"file reads %lu, file writes %lu;", total, nt_io.netlink_sets,
+		"file reads %lu, dir listings %lu, file writes %lu;", total, nt_io.netlink_sets,
 		nt_io.req[NT_IO_RSS_GET], nt_io.req[NT_IO_RSS_SET], nt_io.file_reads,
-		nt_io.file_writes);
+		nt_io.dir_lists, nt_io.file_writes);
 	for (k = 0; k < NT_IO__COUNT; k++)
 		if (nt_io.req[k])
 			fprintf(stderr, " %s %lu", nt_io_req_name((enum nt_io_req)k), nt_io.req[k]);
