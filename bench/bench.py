@@ -2,13 +2,17 @@
 """nettune benchmarks (bench/README.md): runs every measurement side by
 side, takes medians, writes bench/RESULTS.md.
 
-usage: bench.py [--runs N] [--only a,b,c,d] [--out FILE] [--profiles N]
-Needs root for (a) and (b) (a private network namespace)."""
+usage: bench.py [--runs N] [--only a,b,c,d,e] [--out FILE] [--profiles N]
+                [--series 16,64,256,1024] [--series-runs N]
+Needs root for (a), (b) and (e) (private network namespaces, deleted at
+exit).  The series sizes also come from $NT_BENCH_SERIES."""
 import argparse
+import atexit
 import os
 import platform
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -115,34 +119,46 @@ def machine():
 
 # ---------------------------------------------------------------- (a), (b)
 
-class Netns:
-    """A private namespace with PAIRS veth pairs in the kernel's defaults."""
+LIVE_NETNS = set()              # deleted at exit, on SIGINT/SIGTERM too
 
-    def __init__(self, work):
-        self.name = f"ntbench{os.getpid()}"
+
+def cleanup_netns():
+    for name in sorted(LIVE_NETNS):
+        subprocess.run(["ip", "netns", "del", name], stderr=subprocess.DEVNULL)
+    LIVE_NETNS.clear()
+
+
+class Netns:
+    """A private namespace with `pairs` veth pairs in the kernel's defaults."""
+
+    def __init__(self, work, pairs=PAIRS, tag=""):
+        self.name = f"ntbench{os.getpid()}{tag}"
         self.work = work
+        self.pairs = pairs
 
     def fresh(self):
         subprocess.run(["ip", "netns", "del", self.name], stderr=subprocess.DEVNULL)
+        LIVE_NETNS.add(self.name)
         sh(["ip", "netns", "add", self.name])
         batch = []
-        for i in range(PAIRS):
+        for i in range(self.pairs):
             batch.append(f"link add bva{i} numrxqueues 4 numtxqueues 4 type veth "
                          f"peer name bvb{i} numrxqueues 4 numtxqueues 4")
-        for i in range(PAIRS):
+        for i in range(self.pairs):
             batch += [f"link set bva{i} up", f"link set bvb{i} up"]
         sh(["ip", "-n", self.name, "-batch", "-"], input="\n".join(batch) + "\n")
 
     def devices(self):
-        return [f"bv{s}{i}" for i in range(PAIRS) for s in "ab"]
+        return [f"bv{s}{i}" for i in range(self.pairs) for s in "ab"]
 
     def delete(self):
         subprocess.run(["ip", "netns", "del", self.name], stderr=subprocess.DEVNULL)
+        LIVE_NETNS.discard(self.name)
 
 
 def veth_profile(devs):
     off = ", ".join(f"{k}: {v}" for k, v in FEATURES.items())
-    lines = ["apiVersion: nettune/v1", "kind: HostProfile", "metadata: {name: bench-veth}",
+    lines = ["apiVersion: nettune/v1", "kind: HostProfile", "metadata: {name: bench-veth, host: any}",
              "target: linux", "interfaces:"]
     for d in devs:
         lines.append(f"  - {{name: {d}, nic: veth, mtu: {MTU}, offloads: {{{off}}}, "
@@ -234,10 +250,86 @@ def bench_apply(a, work, res):
                 "stats": noop_stats, "floor_stats": floor_noop_stats}
 
 
+# ---------------------------------------------------------------- (e)
+
+def series_sizes(a):
+    """The N of the scaling series: --series, else $NT_BENCH_SERIES, else
+    16,64,256,1024 (veth devices; N/2 pairs)."""
+    spec = a.series or os.environ.get("NT_BENCH_SERIES") or "16,64,256,1024"
+    ns = [int(x) for x in spec.split(",") if x.strip()]
+    if any(n < 2 or n % 2 for n in ns):
+        sys.exit("bench: the series sizes are even device counts >= 2")
+    return ns
+
+
+def series_one(a, work, n):
+    """Converge and no-op apply of n veth devices: nettune, the per-change
+    script, the floor, interleaved run by run."""
+    ns = Netns(work, n // 2, tag=f"s{n}")
+    devs = ns.devices()
+    prof = os.path.join(work, f"veth{n}.yaml")
+    open(prof, "w").write(veth_profile(devs))
+    script = os.path.join(work, f"per-change{n}.sh")
+    open(script, "w").write(per_change_script(devs))
+    floor = build_floor("floor_apply", work)
+    env = dict(os.environ, NETTUNE_STATE_DIR=os.path.join(work, f"state{n}"))
+    fstate = os.path.join(work, f"floor-state{n}")
+    os.makedirs(fstate, exist_ok=True)
+    inns = ["ip", "netns", "exec", ns.name]
+    out = {"n": n}
+    try:
+        ns.fresh()
+        _, p = timed([NETTUNE, "--netns", ns.name, "plan", prof], env=env, ok=(2,))
+        mm = re.search(r"Plan: (\d+) changes", p.stdout)
+        out["changes"] = int(mm.group(1)) if mm else None
+        feats = plan_features(p.stdout)
+        floor_cmd = [floor, fstate, str(MTU), str(CHANNELS)] + feats + ["--"] + devs
+        conv = [("nettune", inns + [NETTUNE, "apply", "--yes", prof]),
+                ("script", inns + ["sh", script]),
+                ("floor", inns + floor_cmd)]
+        ct = {m: [] for m, _ in conv}
+        for _ in range(a.series_runs):
+            for m, cmd in conv:
+                ns.fresh()
+                ct[m].append(spawn_time(cmd, env=env))
+                timed([NETTUNE, "--netns", ns.name, "plan", prof], env=env, ok=(0,))
+        ns.fresh()
+        out["conv_stats"] = stats_of([NETTUNE, "--netns", ns.name, "apply", "--yes", prof], env)
+        fenv = dict(env, FLOOR_NETNS=ns.name)
+        noop = [("nettune", [NETTUNE, "--netns", ns.name, "apply", "--yes", prof], env),
+                ("script", inns + ["sh", script], env),
+                ("floor", floor_cmd, fenv)]
+        nt = {m: [] for m, _, _ in noop}
+        for rep in range(max(a.series_runs, 11)):
+            for m, cmd, e in noop:
+                # the script's no-op costs as much as its converge: fewer runs
+                if m == "script" and rep >= a.series_runs:
+                    continue
+                nt[m].append(spawn_time(cmd, env=e))
+        out["noop_stats"] = stats_of(noop[0][1], env)
+        fr = subprocess.run(floor_cmd, env=dict(fenv, FLOOR_STATS="1"), stderr=subprocess.PIPE,
+                            text=True)
+        out["floor_stats"] = fr.stderr.strip()
+    finally:
+        ns.delete()
+    out["conv"] = {m: med(v) for m, v in ct.items()}
+    out["conv_all"] = ct
+    out["noop"] = {m: med(v) for m, v in nt.items()}
+    out["noop_runs"] = {m: len(v) for m, v in nt.items()}
+    return out
+
+
+def bench_series(a, work, res):
+    res["e"] = {"sizes": series_sizes(a), "runs": a.series_runs, "rows": []}
+    for n in res["e"]["sizes"]:
+        res["e"]["rows"].append(series_one(a, work, n))
+        print(f"bench: series N={n} done", file=sys.stderr)
+
+
 # ---------------------------------------------------------------- (c)
 
 def irq_profile(nics):
-    lines = ["apiVersion: nettune/v1", "kind: HostProfile", "metadata: {name: bench-x710x8}",
+    lines = ["apiVersion: nettune/v1", "kind: HostProfile", "metadata: {name: bench-x710x8, host: any}",
              "target: linux", "host:", "  numa:", '    - {node: 0, cpus: "0-13,28-41"}',
              '    - {node: 1, cpus: "14-27,42-55"}', '  reserved_cpus: "0,28"', "interfaces:"]
     for k in range(nics):
@@ -459,8 +551,8 @@ def report(a, res, mach):
               f"| queue IRQs observed by the plan (affinity actions from their live value) | "
               f"{r['observed']} of {r['irqs']}; \"(not observed)\": {r['unobserved']} |",
               f"| peak RSS (max of 3, /usr/bin/time -f %M) | {r['rss_kib'] / 1024:.1f} MiB |",
-              "", f"Target: <= 1.5x the floor, every IRQ observed: {ratio:.2f}x, "
-              f"{verdict(ratio <= 1.5 and r['observed'] == r['irqs'] and not r['unobserved'])}.",
+              "", f"Target (issue 26): <= 1.3x the floor, every IRQ observed: {ratio:.2f}x, "
+              f"{verdict(ratio <= 1.3 and r['observed'] == r['irqs'] and not r['unobserved'])}.",
               ""]
     if "d" in res:
         r = res["d"]
@@ -502,13 +594,72 @@ def report(a, res, mach):
         rc = py / t["nettune compile + sign"]
         fv = py / t["floor: libyaml pass"]
         fc = py / t["floor: libyaml pass + sign + write"]
+        ratio_floor = t["nettune compile + sign"] / t["floor: libyaml pass + sign + write"]
         L += ["", f"Targets: validate >= 20x faster than jsonschema's load + validate: {rv:.1f}x, "
               f"{verdict(rv >= 20)} (the floor: {fv:.1f}x); compile + sign >= 8x: {rc:.1f}x, "
-              f"{verdict(rc >= 8)} (the floor: {fc:.1f}x).  nettune validate takes "
+              f"{verdict(rc >= 8)} (the floor: {fc:.1f}x); issue 26: compile + sign <= 1.5x the "
+              f"floor's time: {ratio_floor:.2f}x, {verdict(ratio_floor <= 1.5)}.  nettune validate takes "
               f"{t['nettune validate'] / t['floor: libyaml pass']:.1f}x the floor's time, "
               f"compile + sign {t['nettune compile + sign'] / t['floor: libyaml pass + sign + write']:.1f}x.",
               ""]
+    if "e" in res:
+        L += report_series(res["e"])
     return "\n".join(L)
+
+
+def us_dev(t, n):
+    return f"{t / n * 1e6:.0f} us"
+
+
+def report_series(r):
+    L = ["## (e) Scaling series: N veth devices", "",
+         f"N = {', '.join(str(x['n']) for x in r['rows'])} veth devices (N/2 pairs, 4 queues "
+         "each, no traffic) in a private namespace, the drift of (a) on every device (6 "
+         f"features, channels 4 -> {CHANNELS}, MTU 1500 -> {MTU}).  Converge: medians of "
+         f"{r['runs']} runs, each from fresh devices, every method one process started by "
+         "`ip netns exec` and checked converged after it.  No-op (converged namespace): "
+         "`nettune --netns NS apply` and `FLOOR_NETNS=NS floor_apply` (both enter the "
+         "namespace themselves), medians of 11; the per-change script (the same commands, "
+         f"nothing left to change) medians of {r['runs']}.  Times per device; the ratios "
+         "compare the whole runs.", "",
+         "### Converge", "",
+         "| N | changes | nettune | per-change script | floor | script / nettune | "
+         "nettune / floor |", "|---|---|---|---|---|---|---|"]
+    for x in r["rows"]:
+        c, n = x["conv"], x["n"]
+        L.append(f"| {n} | {x['changes']} | {us_dev(c['nettune'], n)} ({ms(c['nettune'])}) | "
+                 f"{us_dev(c['script'], n)} ({ms(c['script'])}) | {us_dev(c['floor'], n)} "
+                 f"({ms(c['floor'])}) | {c['script'] / c['nettune']:.1f}x | "
+                 f"{c['nettune'] / c['floor']:.2f}x |")
+    L += ["", "### No-op apply", "",
+          "| N | nettune | per-change script | floor | script / nettune | nettune / floor |",
+          "|---|---|---|---|---|---|"]
+    for x in r["rows"]:
+        c, n = x["noop"], x["n"]
+        L.append(f"| {n} | {us_dev(c['nettune'], n)} ({ms(c['nettune'])}) | "
+                 f"{us_dev(c['script'], n)} ({ms(c['script'])}) | {us_dev(c['floor'], n)} "
+                 f"({ms(c['floor'])}) | {c['script'] / c['nettune']:.1f}x | "
+                 f"{c['nettune'] / c['floor']:.2f}x |")
+    L += ["", "Requests (`NETTUNE_STATS=1`, the floor's `FLOOR_STATS=1`):", ""]
+    for x in r["rows"]:
+        L += [f"- N={x['n']}: converge: {x['conv_stats']}; no-op: {x['noop_stats']}; "
+              f"floor no-op: {x['floor_stats']}"]
+    L += ["", "Targets (issue 26):", ""]
+    for x in r["rows"]:
+        n, c, o = x["n"], x["conv"], x["noop"]
+        rn = o["nettune"] / o["floor"]
+        line = f"- N={n}: no-op <= 1.5x the floor: {rn:.2f}x, {verdict(rn <= 1.5)}"
+        if n == 64:
+            line += f"; no-op <= 10 ms: {ms(o['nettune'])}, {verdict(o['nettune'] <= 0.010)}"
+        if n >= 64:
+            rs = c["script"] / c["nettune"]
+            line += f"; converge >= 25x the script: {rs:.1f}x, {verdict(rs >= 25)}"
+        if n == 1024:
+            rf = c["nettune"] / c["floor"]
+            line += f"; converge <= 1.5x the floor: {rf:.2f}x, {verdict(rf <= 1.5)}"
+        L.append(line)
+    L.append("")
+    return L
 
 
 def sections(text):
@@ -557,7 +708,12 @@ def merge(old, new, only):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--only", default="a,b,c,d")
+    ap.add_argument("--only", default="a,b,c,d,e")
+    ap.add_argument("--series", default=None,
+                    help="device counts of (e), e.g. 16,64 (default $NT_BENCH_SERIES or "
+                    "16,64,256,1024)")
+    ap.add_argument("--series-runs", type=int, default=3,
+                    help="converge runs per N in (e) (no-op: at least 11)")
     ap.add_argument("--profiles", type=int, default=10000)
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
     a = ap.parse_args()
@@ -566,15 +722,20 @@ def main():
     only = set(a.only.split(","))
     mach = machine()
     res = {}
+    atexit.register(cleanup_netns)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda s, f: sys.exit(128 + s))
     with tempfile.TemporaryDirectory(prefix="ntbench") as work:
         if only & {"a", "b"}:
             bench_apply(a, work, res)
+        if "e" in only:
+            bench_series(a, work, res)
         if "c" in only:
             bench_plan(a, work, res)
         if "d" in only:
             bench_batch(a, work, res)
     text = report(a, res, mach)
-    if only != {"a", "b", "c", "d"} and os.path.exists(a.out):
+    if only != {"a", "b", "c", "d", "e"} and os.path.exists(a.out):
         text = merge(open(a.out).read(), text, only)
     extra = os.path.join(HERE, "NOTES.md")
     if os.path.exists(extra):

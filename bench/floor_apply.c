@@ -10,7 +10,7 @@
  * message family (ethtool FEATURES_GET with compact bitsets, CHANNELS_GET,
  * RTM_GETLINK; the feature names once by STRSET_GET), compares.  When
  * something differs: writes the previous values to a journal and fsyncs
- * it, sends one FEATURES_SET, one CHANNELS_SET and one RTM_NEWLINK per
+ * it (one write), sends one FEATURES_SET, one CHANNELS_SET and one RTM_NEWLINK per
  * device that needs it, verifies with one dump per family again, marks
  * the journal applied and fsyncs it.  Exit 0 converged, 1 not.
  * With nothing to change (benchmark (b)) it sends no SET and writes
@@ -35,8 +35,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define MAXDEV 1024
+#define MAXDEV 4096
 #define MAXFEAT 64
+#define HSLOTS (2 * MAXDEV)	/* a power of two */
 
 struct dev {
 	char name[IFNAMSIZ];
@@ -47,6 +48,7 @@ struct dev {
 
 static struct dev devs[MAXDEV];
 static int ndev;
+static int slot[HSLOTS];	/* device index + 1, 0 = empty */
 static char *fnames[512];
 static unsigned nfnames;
 static const char *want_name[MAXFEAT];
@@ -57,12 +59,35 @@ static unsigned seq = 1;
 static unsigned long requests, sets;
 static char buf[1 << 16];
 
+/* Device names in an open-addressing hash (FNV-1a): a dump of N devices
+ * costs N lookups of O(1), never N * N / 2 comparisons. */
+static unsigned hash(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h & (HSLOTS - 1);
+}
+
 static struct dev *find(const char *name)
 {
-	for (int k = 0; k < ndev; k++)
-		if (!strcmp(devs[k].name, name))
-			return &devs[k];
+	for (unsigned h = hash(name); slot[h]; h = (h + 1) & (HSLOTS - 1))
+		if (!strcmp(devs[slot[h] - 1].name, name))
+			return &devs[slot[h] - 1];
 	return NULL;
+}
+
+static void add_dev(const char *name)
+{
+	unsigned h;
+
+	snprintf(devs[ndev].name, IFNAMSIZ, "%s", name);
+	if (find(devs[ndev].name))
+		return;
+	for (h = hash(devs[ndev].name); slot[h]; h = (h + 1) & (HSLOTS - 1))
+		;
+	slot[h] = ++ndev;
 }
 
 /* attribute helpers over a byte buffer */
@@ -328,8 +353,13 @@ int main(int argc, char **argv)
 		want_name[nwant] = argv[i];
 		want_on[nwant++] = atoi(eq + 1);
 	}
-	for (i++; i < argc && ndev < MAXDEV; i++)
-		snprintf(devs[ndev++].name, IFNAMSIZ, "%s", argv[i]);
+	for (i++; i < argc; i++) {
+		if (ndev == MAXDEV) {
+			fprintf(stderr, "floor_apply: more than %d devices\n", MAXDEV);
+			return 2;
+		}
+		add_dev(argv[i]);
+	}
 	if (getenv("FLOOR_NETNS")) {
 		int ns;
 
@@ -376,21 +406,19 @@ int main(int argc, char **argv)
 	}
 	if (changed) {
 		/* the journal: every previous value, on disk before the first write */
-		char line[256];
+		static char jbuf[MAXDEV * 80];
+		size_t jn = 0;
 
 		snprintf(path, sizeof(path), "%s/journal", argv[1]);
 		j = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (j < 0)
 			return 2;
-		for (k = 0; k < ndev; k++) {
-			int n = snprintf(line, sizeof(line), "%s mtu %u rx %u tx %u features %08x%08x\n",
-					 devs[k].name, devs[k].mtu, devs[k].rx, devs[k].tx,
-					 devs[k].active[1], devs[k].active[0]);
-
-			if (write(j, line, (size_t)n) != n)
-				return 2;
-		}
-		if (fsync(j))
+		for (k = 0; k < ndev; k++)
+			jn += (size_t)snprintf(jbuf + jn, sizeof(jbuf) - jn,
+					       "%s mtu %u rx %u tx %u features %08x%08x\n",
+					       devs[k].name, devs[k].mtu, devs[k].rx, devs[k].tx,
+					       devs[k].active[1], devs[k].active[0]);
+		if (write(j, jbuf, jn) != (ssize_t)jn || fsync(j))
 			return 2;
 		for (k = 0; k < ndev; k++) {
 			struct dev *d = &devs[k];

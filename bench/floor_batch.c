@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +25,8 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <yaml.h>
+
+#define CLAIM 8
 
 static int read_file(const char *path, char **data, size_t *len)
 {
@@ -95,8 +98,10 @@ static int one(const char *file, EVP_PKEY *key, const char *outdir, size_t bytes
 		return 0;
 	}
 	payload = malloc(bytes);
-	for (i = 0; i < bytes; i++)
-		payload[i] = len ? data[i % len] : ' ';
+	if (!len)
+		memset(payload, ' ', bytes);
+	for (i = 0; len && i < bytes; i += len)
+		memcpy(payload + i, data, bytes - i < len ? bytes - i : len);
 	base = base ? base + 1 : file;
 	ctx = EVP_MD_CTX_new();
 	if (EVP_DigestSignInit(ctx, NULL, NULL, NULL, key) == 1 &&
@@ -120,8 +125,8 @@ int main(int argc, char **argv)
 {
 	EVP_PKEY *key = NULL;
 	const char *outdir = NULL;
-	size_t bytes = 0, jobs, w;
-	int first, i, bad = 0;
+	size_t bytes = 0, jobs, w, *next;
+	int first, bad = 0;
 
 	if (argc < 4 || (strcmp(argv[1], "validate") && strcmp(argv[1], "compile")) ||
 	    (!strcmp(argv[1], "compile") && argc < 7)) {
@@ -147,15 +152,22 @@ int main(int argc, char **argv)
 		mkdir(outdir, 0755);
 		first = 6;
 	}
-	/* worker w takes files w, w + jobs, ... as nettune's workers do */
+	/* workers claim files CLAIM at a time from a shared counter, as
+	 * nettune's do (cli/parallel.c): a worker on a busy CPU takes fewer */
+	next = mmap(NULL, sizeof(*next), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (next == MAP_FAILED)
+		return 1;
+	*next = 0;
 	for (w = 0; w < jobs; w++) {
 		pid_t pid = fork();
 
 		if (pid == 0) {
+			size_t n = (size_t)(argc - first), c, e;
 			int r = 0;
 
-			for (i = first + (int)w; i < argc; i += (int)jobs)
-				r |= one(argv[i], key, outdir, bytes);
+			while ((c = __atomic_fetch_add(next, CLAIM, __ATOMIC_RELAXED)) < n)
+				for (e = c + CLAIM; c < e && c < n; c++)
+					r |= one(argv[first + (int)c], key, outdir, bytes);
 			_exit(r ? 1 : 0);
 		}
 		if (pid < 0)

@@ -4,11 +4,15 @@
 # floor_batch.c for (d)), checks the tools, runs bench/bench.py and writes
 # bench/RESULTS.md.  The baseline of (a) is the per-change script (one
 # ethtool/ip command per change) run by one shell inside the namespace.
-# usage: bench/run.sh [--runs N] [--only a,b,c,d] [--profiles N]
-# (a) and (b) need root (a private network namespace); (d) does not.
+# usage: bench/run.sh [--runs N] [--only a,b,c,d,e] [--profiles N]
+#                     [--series 16,64,256,1024] [--series-runs N]
+# (e) is the scaling series (N veth devices; NT_BENCH_SERIES=16,64 for a
+# quick run, --only e for the series alone).
+# (a), (b) and (e) need root (private network namespaces, deleted at exit
+# or interrupt); (c) and (d) do not.
 set -eu
 cd "$(dirname "$0")/.."
-only=a,b,c,d
+only=a,b,c,d,e
 prev=
 for a in "$@"; do
 	[ "$prev" = --only ] && only=$a
@@ -16,8 +20,8 @@ for a in "$@"; do
 	prev=$a
 done
 case ",$only," in
-*,a,*|*,b,*)
-	[ "$(id -u)" -eq 0 ] || { echo "bench/run.sh: (a) and (b) need root (a private network namespace)" >&2; exit 1; } ;;
+*,a,*|*,b,*|*,e,*)
+	[ "$(id -u)" -eq 0 ] || { echo "bench/run.sh: (a), (b) and (e) need root (a private network namespace)" >&2; exit 1; } ;;
 esac
 missing=
 for t in ip ethtool strace python3 /usr/bin/time cc pkg-config; do

@@ -58,6 +58,7 @@ struct nt_io_stats {
 	unsigned long file_writes;	/* /proc and /sys writes */
 	unsigned long ioctl_sets;
 	unsigned long file_reads;	/* /proc and /sys files read */
+	unsigned long dir_lists;	/* /proc and /sys directories listed */
 	unsigned long req[NT_IO__COUNT];
 };
 extern struct nt_io_stats nt_io;

@@ -97,9 +97,9 @@ static void print_stats(void)
 		if (!io_reqs[k].ioctl)
 			total += nt_io.req[k];
 	fprintf(stderr, "nettune stats: netlink %lu (sets %lu), ioctl rss-get %lu rss-set %lu, "
-		"file reads %lu, file writes %lu;", total, nt_io.netlink_sets,
+		"file reads %lu, dir listings %lu, file writes %lu;", total, nt_io.netlink_sets,
 		nt_io.req[NT_IO_RSS_GET], nt_io.req[NT_IO_RSS_SET], nt_io.file_reads,
-		nt_io.file_writes);
+		nt_io.dir_lists, nt_io.file_writes);
 	for (k = 0; k < NT_IO__COUNT; k++)
 		if (nt_io.req[k])
 			fprintf(stderr, " %s %lu", io_reqs[k].name, nt_io.req[k]);

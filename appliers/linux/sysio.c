@@ -502,6 +502,7 @@ DIR *nt_sys_opendir(const char *path)
 	int fd = nt_sys_open(path, O_RDONLY | O_DIRECTORY, 0);
 	DIR *d;
 
+	nt_io.dir_lists++;
 	if (fd < 0) {
 		errno = -fd;
 		return NULL;

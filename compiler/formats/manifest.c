@@ -9,6 +9,7 @@
 
 #include <openssl/evp.h>
 
+#include "../base/strindex.h"
 #include "../model/caps.h"
 #include "json.h"
 #include "../language/load.h"
@@ -23,23 +24,30 @@
 #define MAX_ACTIONS 1000000
 #define MAX_SOURCES 256
 
+/* 32 bytes of digest as 64 lower-case hex digits and a NUL */
+static void hex_digest(const unsigned char *md, char out[NT_SHA256_HEX])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned i;
+
+	for (i = 0; i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[64] = '\0';
+}
+
 void nt_sha256_hex(const void *data, size_t n, char out[NT_SHA256_HEX])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
+	unsigned int mdlen = 0;
 
 	if (!EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
 		memset(out, '0', 64);	/* cannot happen with a working libcrypto */
 		out[64] = '\0';
 		return;
 	}
-	for (i = 0; i < mdlen; i++) {
-		static const char hex[] = "0123456789abcdef";
-
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[2 * mdlen] = '\0';
+	hex_digest(md, out);
 }
 
 void nt_time_format(int64_t t, char out[32])
@@ -128,17 +136,24 @@ bool nt_created_time(const char *arg, int64_t *out, const char **why)
 
 /* ---- digests ---- */
 
-static struct {
+static struct dcache {
 	char *file;
 	char hex[NT_SHA256_HEX];
 } *dcache;
 static size_t ndcache;
+static struct nt_strindex dindex;	/* a batch compile caches every profile's digest */
+
+static const char *dcache_file(const void *arr, size_t i)
+{
+	return ((const struct dcache *)arr)[i].file;
+}
 
 static int file_digest(const char *path, bool cache, char out[NT_SHA256_HEX])
 {
 	EVP_MD_CTX *ctx;
 	unsigned char md[EVP_MAX_MD_SIZE], chunk[65536];
-	unsigned int mdlen = 0, i;
+	unsigned int mdlen = 0;
+	size_t i;
 	char why[256];
 	size_t got;
 	FILE *f;
@@ -150,11 +165,11 @@ static int file_digest(const char *path, bool cache, char out[NT_SHA256_HEX])
 		nt_sha256_hex(bi->text, bi->len, out);
 		return 0;
 	}
-	for (i = 0; cache && i < ndcache; i++)
-		if (!strcmp(dcache[i].file, path)) {
-			memcpy(out, dcache[i].hex, NT_SHA256_HEX);
-			return 0;
-		}
+	i = cache ? nt_strindex_find(&dindex, dcache, ndcache, dcache_file, path) : SIZE_MAX;
+	if (i != SIZE_MAX) {
+		memcpy(out, dcache[i].hex, NT_SHA256_HEX);
+		return 0;
+	}
 	fd = nt_open_input(path, 0, NULL, why, sizeof(why));	/* never blocks on a FIFO */
 	f = fd < 0 ? NULL : fdopen(fd, "rb");
 	if (!f) {
@@ -170,11 +185,10 @@ static int file_digest(const char *path, bool cache, char out[NT_SHA256_HEX])
 			goto out;
 	if (ferror(f) || !EVP_DigestFinal_ex(ctx, md, &mdlen) || mdlen != 32)
 		goto out;
-	for (i = 0; i < mdlen; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	hex_digest(md, out);
 	r = 0;
 	if (cache) {
-		dcache = nt_xrealloc(dcache, (ndcache + 1) * sizeof(*dcache));
+		dcache = nt_xgrow(dcache, ndcache, sizeof(*dcache));
 		dcache[ndcache].file = nt_xstrdup(path);
 		memcpy(dcache[ndcache++].hex, out, NT_SHA256_HEX);
 	}

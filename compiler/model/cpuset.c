@@ -241,7 +241,13 @@ void nt_cpuset_format_mask(const struct nt_cpuset *s, unsigned ncpus, struct nt_
 		groups = 1;
 	for (g = groups - 1; g >= 0; g--) {
 		uint32_t v = (uint32_t)(s->w[g / 2] >> ((g % 2) * 32));
+		char hex[9];
+		int k;
 
-		nt_buf_printf(b, "%08x%s", v, g ? "," : "");
+		/* "%08x", without printf: a plan writes one mask per queue */
+		for (k = 7; k >= 0; k--, v >>= 4)
+			hex[k] = "0123456789abcdef"[v & 15];
+		hex[8] = ',';
+		nt_buf_putn(b, hex, g ? 9 : 8);
 	}
 }

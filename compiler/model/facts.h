@@ -52,6 +52,7 @@ struct nt_iface_facts {
 	struct nt_feature_fact *features;
 	size_t nfeatures;
 	struct nt_strindex *feature_index;	/* lookup cache of nt_facts_feature() */
+	unsigned feature_scans;		/* lookups made in order before the index */
 	bool features_known;
 	/* Windows */
 	char *description;		/* InterfaceDescription */
@@ -89,6 +90,7 @@ struct nt_facts {
 	struct nt_iface_facts *ifs;
 	size_t nifs;
 	struct nt_strindex *if_index;	/* lookup cache of nt_facts_iface() */
+	unsigned if_scans;		/* lookups made in order before the index */
 	struct nt_sysctl_fact *sysctls;	/* live observation only */
 	size_t nsysctls;
 	/* Windows: what silently disables offloads (seed 002) */

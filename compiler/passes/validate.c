@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../base/buf.h"
+#include "../base/strindex.h"
 #include "../model/cpuset.h"
 #include "../language/profile.h"
 #include "../language/schema.h"
@@ -23,6 +24,7 @@ struct v {
 	bool have_numa;
 	bool caps_only;	/* plan time: only the checks against a table */
 	struct nt_tunnel_map tm;	/* chains of underlays, resolved once */
+	struct nt_strindex names;	/* interfaces[].name, for the duplicate check */
 };
 
 static struct nt_mark at(struct v *v, bool key, const char *fmt, ...)
@@ -1097,6 +1099,14 @@ static void check_rows(struct v *v, const struct nt_iface *f, size_t i)
 	}
 }
 
+/* A valid name is never empty, so a missing one cannot match it. */
+static const char *iface_name(const void *arr, size_t i)
+{
+	const char *n = ((const struct nt_iface *)arr)[i].name;
+
+	return n ? n : "";
+}
+
 /* A driver whose tables are per device, matched without a device id. */
 static void caps_family_only(struct v *v, const struct nt_iface *f, size_t i)
 {
@@ -1229,12 +1239,10 @@ static void check_iface(struct v *v, const struct nt_iface *f, size_t i)
 			     : "interface name '%s' %s; the kernel would refuse it", f->name, why);
 		return;
 	}
-	for (k = 0; k < i; k++)
-		if (v->p->interfaces[k].name && !strcmp(v->p->interfaces[k].name, f->name)) {
-			E(v, at(v, false, "/interfaces/%zu/name", i), "duplicate",
-			  "interface '%s' is listed twice (also at interfaces[%zu])", f->name, k);
-			break;
-		}
+	k = nt_strindex_find(&v->names, v->p->interfaces, i, iface_name, f->name);
+	if (k != SIZE_MAX)
+		E(v, at(v, false, "/interfaces/%zu/name", i), "duplicate",
+		  "interface '%s' is listed twice (also at interfaces[%zu])", f->name, k);
 	caps = iface_caps(v, f, i);
 	if (f->match && f->match->pci) {
 		const char *p = f->match->pci;
@@ -1548,6 +1556,7 @@ size_t nt_validate(const struct nt_loaded *l, const struct nt_capsdb *db, struct
 	nt_tunnel_map(p, &v.tm);
 	for (i = 0; i < p->interfaces_count; i++)
 		check_iface(&v, &p->interfaces[i], i);
+	nt_strindex_reset(&v.names);
 	nt_tunnel_map_free(&v.tm);
 	check_processes(&v);
 	check_sysctl(&v);
