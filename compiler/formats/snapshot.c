@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "snapshot.h"
+#include "../base/jsonw.h"
 #include "../model/value.h"
 #include "../passes/validate.h"
 
@@ -642,174 +643,200 @@ int nt_snapshot_load(const char *path, struct nt_facts *f, struct nt_state *st,
 	return r;
 }
 
-static void opt_str(struct nt_buf *b, const char *key, const char *v, bool *first)
+static void opt_str(struct nt_jw *w, const char *key, const char *v)
 {
-	if (!v)
-		return;
-	nt_buf_printf(b, "%s\"%s\": ", *first ? "" : ", ", key);
-	nt_buf_json_str(b, v);
-	*first = false;
+	if (v)
+		nt_jw_str(w, key, v);
+}
+
+static void opt_num(struct nt_jw *w, const char *key, struct nt_num n)
+{
+	if (n.known)
+		nt_jw_uint(w, key, n.v);
+}
+
+static void write_cpuset(struct nt_jw *w, const char *key, const struct nt_cpuset *cs)
+{
+	char *s = nt_cpuset_str(cs);
+
+	nt_jw_str(w, key, s);
+	free(s);
+}
+
+static void write_host(const struct nt_facts *f, struct nt_jw *w)
+{
+	nt_jw_obj(w, "host", NT_JW_INLINE);
+	opt_str(w, "name", f->hostname);
+	opt_str(w, "target", f->target);
+	opt_str(w, "kernel", f->kernel);
+	opt_str(w, "machine_id", f->machine_id);
+	opt_str(w, "netns", f->netns);
+	nt_jw_end(w);
+}
+
+/* the CPUs of each core, one list a core */
+static void write_siblings(const struct nt_facts *f, struct nt_jw *w)
+{
+	int core, maxcore = -1;
+	unsigned c;
+
+	nt_jw_arr(w, "siblings", NT_JW_INLINE);
+	for (c = 0; c < NT_MAX_CPUS; c++)
+		if (f->cpu_core[c] > maxcore)
+			maxcore = f->cpu_core[c];
+	for (core = 0; core <= maxcore; core++) {
+		struct nt_cpuset cs;
+
+		nt_cpuset_clear(&cs);
+		for (c = 0; c < NT_MAX_CPUS; c++)
+			if (f->cpu_core[c] == core)
+				nt_cpuset_set(&cs, c);
+		if (!nt_cpuset_empty(&cs))
+			write_cpuset(w, NULL, &cs);
+	}
+	nt_jw_end(w);
+}
+
+static void write_cpus(const struct nt_facts *f, struct nt_jw *w)
+{
+	char key[16];
+	int n;
+
+	nt_jw_obj(w, "cpus", NT_JW_INLINE);
+	write_cpuset(w, "online", &f->online);
+	nt_jw_obj(w, "nodes", NT_JW_INLINE);
+	for (n = 0; n < f->nnodes; n++) {
+		if (nt_cpuset_empty(&f->node_cpus[n]))
+			continue;
+		snprintf(key, sizeof(key), "%d", n);
+		write_cpuset(w, key, &f->node_cpus[n]);
+	}
+	nt_jw_end(w);
+	write_siblings(f, w);
+	nt_jw_end(w);
+}
+
+static void write_irqs(struct nt_jw *w, const char *key, const struct nt_irq_fact *v, size_t n)
+{
+	size_t k;
+
+	nt_jw_arr(w, key, NT_JW_INLINE);
+	for (k = 0; k < n; k++) {
+		nt_jw_obj(w, NULL, NT_JW_INLINE);
+		nt_jw_uint(w, "queue", v[k].queue);
+		nt_jw_uint(w, "irq", v[k].irq);
+		nt_jw_bool(w, "managed", v[k].managed);
+		opt_str(w, "name", v[k].name);
+		nt_jw_end(w);
+	}
+	nt_jw_end(w);
+}
+
+/* the hardware maxima, RSS sizes and queue counts of an interface */
+static void write_limits(const struct nt_iface_facts *x, struct nt_jw *w)
+{
+	/* a key of 0 bytes is no key: the loader refuses "key_bytes": 0 */
+	bool kb = x->rss_key_bytes.known && x->rss_key_bytes.v;
+	size_t k;
+
+	nt_jw_obj(w, "max", NT_JW_INLINE);
+	for (k = 0; k < NT_CH__COUNT; k++)
+		opt_num(w, nt_chan_names[k], x->max_chan[k]);
+	opt_num(w, "ring_rx", x->ring_rx_max);
+	opt_num(w, "ring_tx", x->ring_tx_max);
+	nt_jw_end(w);
+	if (kb || x->rss_indir_size.known) {
+		nt_jw_obj(w, "rss", NT_JW_INLINE);
+		if (kb)
+			nt_jw_uint(w, "key_bytes", x->rss_key_bytes.v);
+		opt_num(w, "indir_size", x->rss_indir_size);
+		nt_jw_end(w);
+	}
+	nt_jw_obj(w, "queues", NT_JW_INLINE);
+	nt_jw_uint(w, "rx", x->rx_queues);
+	nt_jw_uint(w, "tx", x->tx_queues);
+	nt_jw_end(w);
+}
+
+static void write_iface(const struct nt_iface_facts *x, struct nt_jw *w)
+{
+	size_t k;
+
+	nt_jw_obj(w, NULL, NT_JW_INLINE);
+	opt_str(w, "name", x->name);
+	opt_str(w, "kind", x->kind);
+	opt_str(w, "driver", x->driver);
+	opt_str(w, "pci", x->pci);
+	opt_str(w, "description", x->description);
+	opt_str(w, "ifindex", x->ifindex);
+	opt_str(w, "rsc_failure_ipv4", x->rsc_failure_ipv4);
+	opt_str(w, "rsc_failure_ipv6", x->rsc_failure_ipv6);
+	nt_jw_int(w, "numa_node", x->numa_node);
+	write_limits(x, w);
+	write_irqs(w, "irqs", x->irqs, x->nirqs);
+	if (x->ntx_irqs)
+		write_irqs(w, "tx_irqs", x->tx_irqs, x->ntx_irqs);
+	if (x->vmbus)
+		nt_jw_bool(w, "vmbus", true);
+	nt_jw_arr(w, "fixed_features", NT_JW_INLINE);
+	for (k = 0; k < x->nfeatures; k++)
+		if (x->features[k].fixed)
+			nt_jw_str(w, NULL, x->features[k].name);
+	nt_jw_end(w);
+	nt_jw_end(w);
+}
+
+static void write_windows(const struct nt_facts *f, struct nt_jw *w)
+{
+	size_t k;
+
+	nt_jw_obj(w, "windows", NT_JW_INLINE);
+	nt_jw_int(w, "uro_disabled_mask", f->uro_disabled_mask);
+	nt_jw_arr(w, "diagnosis", NT_JW_INLINE);
+	for (k = 0; k < f->ndiagnosis; k++)
+		nt_jw_str(w, NULL, f->diagnosis[k]);
+	nt_jw_end(w);
+	nt_jw_end(w);
+}
+
+static void write_settings(const struct nt_state *st, struct nt_jw *w)
+{
+	size_t i;
+
+	nt_jw_arr(w, "settings", NT_JW_LINES);
+	for (i = 0; st && i < st->n; i++) {
+		char *attr = nt_setting_attr(&st->v[i]);
+
+		nt_jw_obj(w, NULL, NT_JW_INLINE);
+		nt_jw_str(w, "object", st->v[i].object);
+		nt_jw_str(w, "attribute", attr);
+		nt_value_json(&st->v[i].val, nt_jw_raw(w, "value"));
+		nt_jw_end(w);
+		free(attr);
+	}
+	nt_jw_end(w);
 }
 
 void nt_snapshot_write(const struct nt_facts *f, const struct nt_state *st, struct nt_buf *b)
 {
-	size_t i, k;
-	bool first = true;
+	struct nt_jw w;
+	size_t i;
 
-	nt_buf_printf(b, "{\n  \"format\": \"%s\",\n  \"host\": {", NT_SNAPSHOT_FORMAT);
-	opt_str(b, "name", f->hostname, &first);
-	opt_str(b, "target", f->target, &first);
-	opt_str(b, "kernel", f->kernel, &first);
-	opt_str(b, "machine_id", f->machine_id, &first);
-	opt_str(b, "netns", f->netns, &first);
-	nt_buf_puts(b, "},\n");
-	if (f->topo_known) {
-		char *s = nt_cpuset_str(&f->online);
-		int n;
-		bool firstn = true;
-
-		nt_buf_puts(b, "  \"cpus\": {\"online\": ");
-		nt_buf_json_str(b, s);
-		free(s);
-		nt_buf_puts(b, ", \"nodes\": {");
-		for (n = 0; n < f->nnodes; n++) {
-			if (nt_cpuset_empty(&f->node_cpus[n]))
-				continue;
-			s = nt_cpuset_str(&f->node_cpus[n]);
-			nt_buf_printf(b, "%s\"%d\": ", firstn ? "" : ", ", n);
-			nt_buf_json_str(b, s);
-			free(s);
-			firstn = false;
-		}
-		nt_buf_puts(b, "}, \"siblings\": [");
-		{
-			int core, maxcore = -1;
-			unsigned c;
-			bool fc = true;
-
-			for (c = 0; c < NT_MAX_CPUS; c++)
-				if (f->cpu_core[c] > maxcore)
-					maxcore = f->cpu_core[c];
-			for (core = 0; core <= maxcore; core++) {
-				struct nt_cpuset cs;
-
-				nt_cpuset_clear(&cs);
-				for (c = 0; c < NT_MAX_CPUS; c++)
-					if (f->cpu_core[c] == core)
-						nt_cpuset_set(&cs, c);
-				if (nt_cpuset_empty(&cs))
-					continue;
-				s = nt_cpuset_str(&cs);
-				nt_buf_puts(b, fc ? "" : ", ");
-				nt_buf_json_str(b, s);
-				free(s);
-				fc = false;
-			}
-		}
-		nt_buf_puts(b, "]},\n");
-	}
-	nt_buf_printf(b, "  \"irqbalance\": \"%s\",\n", f->irqbalance > 0 ? "active" :
-		      f->irqbalance == 0 ? "inactive" : "unknown");
-	nt_buf_puts(b, "  \"interfaces\": [");
-	for (i = 0; i < f->nifs; i++) {
-		const struct nt_iface_facts *x = &f->ifs[i];
-		/* a key of 0 bytes is no key: the loader refuses "key_bytes": 0 */
-		bool fx = true, kb = x->rss_key_bytes.known && x->rss_key_bytes.v;
-
-		nt_buf_puts(b, i ? ",\n    {" : "\n    {");
-		opt_str(b, "name", x->name, &fx);
-		opt_str(b, "kind", x->kind, &fx);
-		opt_str(b, "driver", x->driver, &fx);
-		opt_str(b, "pci", x->pci, &fx);
-		opt_str(b, "description", x->description, &fx);
-		opt_str(b, "ifindex", x->ifindex, &fx);
-		opt_str(b, "rsc_failure_ipv4", x->rsc_failure_ipv4, &fx);
-		opt_str(b, "rsc_failure_ipv6", x->rsc_failure_ipv6, &fx);
-		nt_buf_printf(b, ", \"numa_node\": %d", x->numa_node);
-		nt_buf_puts(b, ", \"max\": {");
-		fx = true;
-		for (k = 0; k < NT_CH__COUNT; k++)
-			if (x->max_chan[k].known) {
-				nt_buf_printf(b, "%s\"%s\": %u", fx ? "" : ", ", nt_chan_names[k],
-					      x->max_chan[k].v);
-				fx = false;
-			}
-		if (x->ring_rx_max.known) {
-			nt_buf_printf(b, "%s\"ring_rx\": %u", fx ? "" : ", ", x->ring_rx_max.v);
-			fx = false;
-		}
-		if (x->ring_tx_max.known)
-			nt_buf_printf(b, "%s\"ring_tx\": %u", fx ? "" : ", ", x->ring_tx_max.v);
-		nt_buf_puts(b, "}");
-		if (kb || x->rss_indir_size.known) {
-			nt_buf_puts(b, ", \"rss\": {");
-			if (kb)
-				nt_buf_printf(b, "\"key_bytes\": %u", x->rss_key_bytes.v);
-			if (x->rss_indir_size.known)
-				nt_buf_printf(b, "%s\"indir_size\": %u", kb ? ", " : "",
-					      x->rss_indir_size.v);
-			nt_buf_puts(b, "}");
-		}
-		nt_buf_printf(b, ", \"queues\": {\"rx\": %u, \"tx\": %u}", x->rx_queues, x->tx_queues);
-		nt_buf_puts(b, ", \"irqs\": [");
-		for (k = 0; k < x->nirqs; k++) {
-			nt_buf_printf(b, "%s{\"queue\": %u, \"irq\": %u, \"managed\": %s", k ? ", " : "",
-				      x->irqs[k].queue, x->irqs[k].irq,
-				      x->irqs[k].managed ? "true" : "false");
-			if (x->irqs[k].name) {
-				nt_buf_puts(b, ", \"name\": ");
-				nt_buf_json_str(b, x->irqs[k].name);
-			}
-			nt_buf_puts(b, "}");
-		}
-		if (x->ntx_irqs) {
-			nt_buf_puts(b, "], \"tx_irqs\": [");
-			for (k = 0; k < x->ntx_irqs; k++) {
-				nt_buf_printf(b, "%s{\"queue\": %u, \"irq\": %u, \"managed\": %s",
-					      k ? ", " : "", x->tx_irqs[k].queue, x->tx_irqs[k].irq,
-					      x->tx_irqs[k].managed ? "true" : "false");
-				if (x->tx_irqs[k].name) {
-					nt_buf_puts(b, ", \"name\": ");
-					nt_buf_json_str(b, x->tx_irqs[k].name);
-				}
-				nt_buf_puts(b, "}");
-			}
-		}
-		if (x->vmbus)
-			nt_buf_puts(b, "], \"vmbus\": true, \"fixed_features\": [");
-		else
-			nt_buf_puts(b, "], \"fixed_features\": [");
-		fx = true;
-		for (k = 0; k < x->nfeatures; k++)
-			if (x->features[k].fixed) {
-				nt_buf_puts(b, fx ? "" : ", ");
-				nt_buf_json_str(b, x->features[k].name);
-				fx = false;
-			}
-		nt_buf_puts(b, "]}");
-	}
-	nt_buf_puts(b, "\n  ],\n");
-	if (f->uro_disabled_mask >= 0 || f->ndiagnosis) {
-		nt_buf_printf(b, "  \"windows\": {\"uro_disabled_mask\": %d, \"diagnosis\": [",
-			      f->uro_disabled_mask);
-		for (k = 0; k < f->ndiagnosis; k++) {
-			nt_buf_puts(b, k ? ", " : "");
-			nt_buf_json_str(b, f->diagnosis[k]);
-		}
-		nt_buf_puts(b, "]},\n");
-	}
-	nt_buf_puts(b, "  \"settings\": [");
-	for (i = 0; st && i < st->n; i++) {
-		char *attr = nt_setting_attr(&st->v[i]);
-
-		nt_buf_puts(b, i ? ",\n    {\"object\": " : "\n    {\"object\": ");
-		nt_buf_json_str(b, st->v[i].object);
-		nt_buf_puts(b, ", \"attribute\": ");
-		nt_buf_json_str(b, attr);
-		nt_buf_puts(b, ", \"value\": ");
-		nt_value_json(&st->v[i].val, b);
-		nt_buf_puts(b, "}");
-		free(attr);
-	}
-	nt_buf_puts(b, "\n  ]\n}\n");
+	nt_jw_init(&w, b, 2);
+	nt_jw_obj(&w, NULL, NT_JW_LINES);
+	nt_jw_str(&w, "format", NT_SNAPSHOT_FORMAT);
+	write_host(f, &w);
+	if (f->topo_known)
+		write_cpus(f, &w);
+	nt_jw_str(&w, "irqbalance", f->irqbalance > 0 ? "active" :
+		  f->irqbalance == 0 ? "inactive" : "unknown");
+	nt_jw_arr(&w, "interfaces", NT_JW_LINES);
+	for (i = 0; i < f->nifs; i++)
+		write_iface(&f->ifs[i], &w);
+	nt_jw_end(&w);
+	if (f->uro_disabled_mask >= 0 || f->ndiagnosis)
+		write_windows(f, &w);
+	write_settings(st, &w);
+	nt_jw_end(&w);
+	nt_buf_putc(b, '\n');
 }
