@@ -292,14 +292,103 @@ out:
 	nt_buf_free(&nodes);
 }
 
+/* The interrupts of q's IRQ in the window: the busiest CPU, and those
+ * outside the intent with the CPU that took most of them. */
+static void count_irqs(const struct nt_watch_sample *a, const struct nt_watch_sample *b,
+		       struct nt_watch_queue *q)
+{
+	uint64_t top = 0;
+	size_t ik, c;
+
+	for (ik = 0; q->irq >= 0 && ik < b->nirq; ik++)
+		if (b->irq[ik] == (unsigned)q->irq)
+			break;
+	if (q->irq < 0 || ik >= b->nirq)
+		return;
+	q->aff_known = b->aff_known[ik];
+	q->aff = b->aff[ik];
+	for (c = 0; c < b->ncpus; c++) {
+		uint64_t dv = d64(a->irq_cpu[ik * a->ncpus + c], b->irq_cpu[ik * b->ncpus + c]);
+
+		if (!dv)
+			continue;
+		q->irqs += dv;
+		if (dv > top) {
+			top = dv;
+			q->top_cpu = (int)c;
+		}
+		if (q->has_intent && !nt_cpuset_has(&q->intent, (unsigned)c)) {
+			q->off += dv;
+			if (dv > q->off_cpu_n) {
+				q->off_cpu_n = dv;
+				q->off_cpu = (int)c;
+			}
+		}
+	}
+}
+
+/* Queue k of an interface: its IRQ, intent, interrupts and packets; returns
+ * its traffic in the interface's metric. */
+static uint64_t build_queue(const struct nt_iface_facts *fi, const struct nt_watch_intent *in,
+			    const struct nt_watch_sample *a, const struct nt_watch_sample *b,
+			    size_t ifk, size_t k, struct nt_watch_ifreport *ir)
+{
+	const struct nt_watch_ifsample *ia = &a->ifs[ifk], *ib = &b->ifs[ifk];
+	struct nt_watch_queue *q = &ir->q[k];
+	const struct nt_setting *s;
+	char arg[16];
+	size_t c;
+
+	q->queue = fi && fi->nirqs ? fi->irqs[k].queue : (uint32_t)k;
+	q->irq = fi && fi->nirqs && !fi->vmbus ? (int)fi->irqs[k].irq : -1;
+	q->top_cpu = q->off_cpu = -1;
+	snprintf(arg, sizeof(arg), "%u", q->queue);
+	s = in && in->desired ? nt_state_get(in->desired, NT_K_IRQ_AFFINITY, ir->name, arg) : NULL;
+	if (s && s->val.cpus) {
+		q->has_intent = true;
+		q->intent = *s->val.cpus;
+	}
+	count_irqs(a, b, q);
+	if (ib->qstats && q->queue < ib->nq) {
+		q->have_pkts = true;
+		for (c = 0; c < NT_QF__COUNT; c++)
+			q->v[c] = d64(q->queue < ia->nq ? ia->q[q->queue][c] : 0, ib->q[q->queue][c]);
+	}
+	return ib->qstats ? q->v[NT_QF_RX_PACKETS] + q->v[NT_QF_TX_PACKETS] : q->irqs;
+}
+
+/* Every queue of an interface, and the total, max, min, mean, max/mean
+ * and Jain's index over them. */
+static void build_queues(const struct nt_iface_facts *fi, const struct nt_watch_intent *in,
+			 const struct nt_watch_sample *a, const struct nt_watch_sample *b,
+			 size_t ifk, struct nt_watch_ifreport *ir)
+{
+	double sum = 0, sq = 0;
+	size_t k;
+
+	for (k = 0; k < ir->nq; k++) {
+		uint64_t v = build_queue(fi, in, a, b, ifk, k, ir);
+
+		ir->total += v;
+		if (!k || v > ir->max)
+			ir->max = v;
+		if (!k || v < ir->min)
+			ir->min = v;
+		sum += (double)v;
+		sq += (double)v * (double)v;
+	}
+	ir->mean = ir->nq ? sum / (double)ir->nq : 0;
+	ir->max_over_mean = ir->mean > 0 ? (double)ir->max / ir->mean : 0;
+	ir->jain = sq > 0 ? sum * sum / ((double)ir->nq * sq) : 1.0;
+}
+
 static void build_if(const struct nt_facts *f, const struct nt_watch_intent *in,
 		     const struct nt_watch_sample *a, const struct nt_watch_sample *b, size_t ifk,
 		     struct nt_watch_ifreport *ir)
 {
 	const struct nt_iface_facts *fi = nt_facts_iface(f, b->ifs[ifk].name);
 	const struct nt_watch_ifsample *ia = &a->ifs[ifk], *ib = &b->ifs[ifk];
-	size_t nq, k, c;
-	double sum = 0, sq = 0;
+	size_t nq, k;
 
 	ir->name = nt_xstrdup(ib->name);
 	ir->driver = fi ? fi->driver : NULL;
@@ -313,66 +402,7 @@ static void build_if(const struct nt_facts *f, const struct nt_watch_intent *in,
 		ir->have[k] = ia->have[k] && ib->have[k];
 		ir->ctr[k] = ir->have[k] ? d64(ia->ctr[k], ib->ctr[k]) : 0;
 	}
-	for (k = 0; k < nq; k++) {
-		struct nt_watch_queue *q = &ir->q[k];
-		const struct nt_setting *s;
-		char arg[16];
-		size_t ik;
-		uint64_t v;
-
-		q->queue = fi && fi->nirqs ? fi->irqs[k].queue : (uint32_t)k;
-		q->irq = fi && fi->nirqs && !fi->vmbus ? (int)fi->irqs[k].irq : -1;
-		q->top_cpu = q->off_cpu = -1;
-		snprintf(arg, sizeof(arg), "%u", q->queue);
-		s = in && in->desired ? nt_state_get(in->desired, NT_K_IRQ_AFFINITY, ir->name, arg) : NULL;
-		if (s && s->val.cpus) {
-			q->has_intent = true;
-			q->intent = *s->val.cpus;
-		}
-		for (ik = 0; q->irq >= 0 && ik < b->nirq; ik++)
-			if (b->irq[ik] == (unsigned)q->irq)
-				break;
-		if (q->irq >= 0 && ik < b->nirq) {
-			uint64_t top = 0;
-
-			q->aff_known = b->aff_known[ik];
-			q->aff = b->aff[ik];
-			for (c = 0; c < b->ncpus; c++) {
-				uint64_t dv = d64(a->irq_cpu[ik * a->ncpus + c], b->irq_cpu[ik * b->ncpus + c]);
-
-				if (!dv)
-					continue;
-				q->irqs += dv;
-				if (dv > top) {
-					top = dv;
-					q->top_cpu = (int)c;
-				}
-				if (q->has_intent && !nt_cpuset_has(&q->intent, (unsigned)c)) {
-					q->off += dv;
-					if (dv > q->off_cpu_n) {
-						q->off_cpu_n = dv;
-						q->off_cpu = (int)c;
-					}
-				}
-			}
-		}
-		if (ib->qstats && q->queue < ib->nq) {
-			q->have_pkts = true;
-			for (c = 0; c < NT_QF__COUNT; c++)
-				q->v[c] = d64(q->queue < ia->nq ? ia->q[q->queue][c] : 0, ib->q[q->queue][c]);
-		}
-		v = ib->qstats ? q->v[NT_QF_RX_PACKETS] + q->v[NT_QF_TX_PACKETS] : q->irqs;
-		ir->total += v;
-		if (!k || v > ir->max)
-			ir->max = v;
-		if (!k || v < ir->min)
-			ir->min = v;
-		sum += (double)v;
-		sq += (double)v * (double)v;
-	}
-	ir->mean = nq ? sum / (double)nq : 0;
-	ir->max_over_mean = ir->mean > 0 ? (double)ir->max / ir->mean : 0;
-	ir->jain = sq > 0 ? sum * sum / ((double)nq * sq) : 1.0;
+	build_queues(fi, in, a, b, ifk, ir);
 	/* veth has per-queue counters (rx_queue_N_xdp_packets) but counts
 	 * there only what it receives through NAPI (GRO or XDP on): traffic
 	 * that bypasses it still moves the interface's counters.  Not "0

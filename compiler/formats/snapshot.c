@@ -257,29 +257,19 @@ static int load_irqs(const struct nt_json *x, const struct nt_iface_facts *i,
 	return bad;
 }
 
-static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_diags *d)
+/* A new interface of the name the entry gives, or NULL (a located error)
+ * when it has no valid name or repeats one. */
+static struct nt_iface_facts *new_iface(const struct nt_json *o, struct nt_facts *f,
+					struct nt_diags *d)
 {
-	static const char *const keys[] = {
-		"name", "kind", "driver", "pci", "description", "ifindex", "rsc_failure_ipv4",
-		"rsc_failure_ipv6", "numa_node", "max", "rss", "queues", "irqs", "tx_irqs", "vmbus",
-		"fixed_features", NULL,
-	};
-	static const char *const max_keys[] = {"combined", "rx", "tx", "other", "ring_rx",
-					       "ring_tx", NULL};
-	static const char *const rss_keys[] = {"key_bytes", "indir_size", NULL};
-	static const char *const q_keys[] = {"rx", "tx", NULL};
 	const char *s, *why;
-	struct nt_iface_facts *i;
-	const struct nt_json *x;
-	size_t k;
-	int bad = 0;
 
 	if (o->t != NT_J_OBJ) {
 		serr(d, o, "%s", "interfaces entries must be objects");
-		return -1;
+		return NULL;
 	}
 	if (!nt_json_str(o, "name", &s, true, d))
-		return -1;
+		return NULL;
 	why = f->target && !strcmp(f->target, "windows") ? nt_windows_name_problem(s) :
 	      nt_linux_ifname_problem(s);
 	if (why) {
@@ -288,31 +278,45 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 				 s, why);
 		else
 			nt_error(d, nt_json_get(o, "name")->mark, "snapshot", "interface name %s", why);
-		return -1;
+		return NULL;
 	}
 	if (nt_facts_iface(f, s)) {
 		serr(d, nt_json_get(o, "name"), "interface \"%s\" is listed twice", s);
+		return NULL;
+	}
+	return nt_facts_add_iface(f, s);
+}
+
+/* "pci" is a vendor:device id, stored in lower case */
+static int check_pci(const struct nt_json *o, struct nt_iface_facts *i, struct nt_diags *d)
+{
+	size_t k;
+	bool ok = strlen(i->pci) == 9 && i->pci[4] == ':';
+
+	for (k = 0; ok && k < 9; k++)
+		ok = k == 4 || isxdigit((unsigned char)i->pci[k]);
+	if (!ok) {
+		nt_error(d, nt_json_get(o, "pci")->mark, "snapshot",
+			 "\"pci\" is not a PCI vendor:device id such as 8086:1572");
 		return -1;
 	}
-	i = nt_facts_add_iface(f, s);
-	bad |= known_keys(o, keys, "an interfaces entry", d);
+	for (k = 0; k < 9; k++)
+		i->pci[k] = (char)tolower((unsigned char)i->pci[k]);
+	return 0;
+}
+
+/* the interface's names and one-line facts, and its NUMA node */
+static int load_iface_strings(const struct nt_json *o, struct nt_iface_facts *i,
+			      struct nt_diags *d)
+{
+	const struct nt_json *x;
+	int bad = 0;
+
 	bad |= opt_name(o, "kind", &i->kind, d);
 	bad |= opt_name(o, "driver", &i->driver, d);
 	bad |= opt_name(o, "pci", &i->pci, d);
-	if (i->pci) {
-		size_t k;
-		bool ok = strlen(i->pci) == 9 && i->pci[4] == ':';
-
-		for (k = 0; ok && k < 9; k++)
-			ok = k == 4 || isxdigit((unsigned char)i->pci[k]);
-		if (!ok) {
-			nt_error(d, nt_json_get(o, "pci")->mark, "snapshot",
-				 "\"pci\" is not a PCI vendor:device id such as 8086:1572");
-			bad = -1;
-		}
-		for (k = 0; ok && k < 9; k++)
-			i->pci[k] = (char)tolower((unsigned char)i->pci[k]);
-	}
+	if (i->pci && check_pci(o, i, d))
+		bad = -1;
 	bad |= opt_name(o, "description", &i->description, d);
 	bad |= opt_name(o, "ifindex", &i->ifindex, d);
 	bad |= opt_name(o, "rsc_failure_ipv4", &i->rsc_failure_ipv4, d);
@@ -324,43 +328,81 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 	} else if (x) {
 		i->numa_node = (int)x->i;
 	}
-	if (!want_obj(o, "max", &x, d))
-		bad = -1;
-	if (x) {
-		bad |= known_keys(x, max_keys, "max", d);
-		for (k = 0; k < NT_CH__COUNT; k++)
-			bad |= opt_u32_max(x, nt_chan_names[k], NT_QUEUES_MAX, &i->max_chan[k], d);
-		bad |= opt_u32_max(x, "ring_rx", UINT32_MAX, &i->ring_rx_max, d);
-		bad |= opt_u32_max(x, "ring_tx", UINT32_MAX, &i->ring_tx_max, d);
-	}
-	if (!want_obj(o, "rss", &x, d))
-		bad = -1;
-	if (x) {
-		bad |= known_keys(x, rss_keys, "rss", d);
-		bad |= opt_u32_max(x, "key_bytes", NT_RSS_KEY_MAX, &i->rss_key_bytes, d);
-		if (i->rss_key_bytes.known && !i->rss_key_bytes.v) {
-			/* a NIC without a key has no "key_bytes": 0 would skip every
-			 * length check of a profile's key */
-			nt_error(d, nt_json_get(x, "key_bytes")->mark, "snapshot",
-				 "\"key_bytes\" is 0; a NIC with an RSS key has 1..%u bytes",
-				 NT_RSS_KEY_MAX);
-			bad = -1;
-		}
-		bad |= opt_u32_max(x, "indir_size", NT_RSS_INDIR_MAX, &i->rss_indir_size, d);
-	}
-	if (!want_obj(o, "queues", &x, d))
-		bad = -1;
-	if (x) {
-		bad |= known_keys(x, q_keys, "queues", d);
-		struct nt_num rx = {0}, tx = {0};
+	return bad;
+}
 
-		bad |= opt_u32_max(x, "rx", NT_QUEUES_MAX, &rx, d);
-		bad |= opt_u32_max(x, "tx", NT_QUEUES_MAX, &tx, d);
-		if (rx.known)
-			i->rx_queues = rx.v;
-		if (tx.known)
-			i->tx_queues = tx.v;
+/* "max": the hardware maxima of the channels and rings */
+static int load_max(const struct nt_json *x, struct nt_iface_facts *i, struct nt_diags *d)
+{
+	static const char *const max_keys[] = {"combined", "rx", "tx", "other", "ring_rx",
+					       "ring_tx", NULL};
+	size_t k;
+	int bad = known_keys(x, max_keys, "max", d);
+
+	for (k = 0; k < NT_CH__COUNT; k++)
+		bad |= opt_u32_max(x, nt_chan_names[k], NT_QUEUES_MAX, &i->max_chan[k], d);
+	bad |= opt_u32_max(x, "ring_rx", UINT32_MAX, &i->ring_rx_max, d);
+	bad |= opt_u32_max(x, "ring_tx", UINT32_MAX, &i->ring_tx_max, d);
+	return bad;
+}
+
+/* "rss": the sizes of the RSS key and indirection table */
+static int load_rss(const struct nt_json *x, struct nt_iface_facts *i, struct nt_diags *d)
+{
+	static const char *const rss_keys[] = {"key_bytes", "indir_size", NULL};
+	int bad = known_keys(x, rss_keys, "rss", d);
+
+	bad |= opt_u32_max(x, "key_bytes", NT_RSS_KEY_MAX, &i->rss_key_bytes, d);
+	if (i->rss_key_bytes.known && !i->rss_key_bytes.v) {
+		/* a NIC without a key has no "key_bytes": 0 would skip every
+		 * length check of a profile's key */
+		nt_error(d, nt_json_get(x, "key_bytes")->mark, "snapshot",
+			 "\"key_bytes\" is 0; a NIC with an RSS key has 1..%u bytes",
+			 NT_RSS_KEY_MAX);
+		bad = -1;
 	}
+	bad |= opt_u32_max(x, "indir_size", NT_RSS_INDIR_MAX, &i->rss_indir_size, d);
+	return bad;
+}
+
+/* "queues": the sysfs queue counts */
+static int load_queue_counts(const struct nt_json *x, struct nt_iface_facts *i,
+			     struct nt_diags *d)
+{
+	static const char *const q_keys[] = {"rx", "tx", NULL};
+	struct nt_num rx = {0}, tx = {0};
+	int bad = known_keys(x, q_keys, "queues", d);
+
+	bad |= opt_u32_max(x, "rx", NT_QUEUES_MAX, &rx, d);
+	bad |= opt_u32_max(x, "tx", NT_QUEUES_MAX, &tx, d);
+	if (rx.known)
+		i->rx_queues = rx.v;
+	if (tx.known)
+		i->tx_queues = tx.v;
+	return bad;
+}
+
+/* The optional object o[key] read by load, or a located error. */
+static int opt_section(const struct nt_json *o, const char *key, struct nt_iface_facts *i,
+		       int (*load)(const struct nt_json *, struct nt_iface_facts *,
+				   struct nt_diags *), struct nt_diags *d)
+{
+	const struct nt_json *x;
+	int bad = 0;
+
+	if (!want_obj(o, key, &x, d))
+		bad = -1;
+	if (x)
+		bad |= load(x, i, d);
+	return bad;
+}
+
+/* the queue vectors of "irqs" and "tx_irqs" */
+static int load_iface_irqs(const struct nt_json *o, struct nt_iface_facts *i, struct nt_diags *d)
+{
+	const struct nt_json *x;
+	int bad = 0;
+
 	if (!want_arr(o, "irqs", &x, d))
 		bad = -1;
 	if (x && load_irqs(x, i, &i->irqs, &i->nirqs, false, d))
@@ -369,7 +411,17 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 		bad = -1;
 	if (x && load_irqs(x, i, &i->tx_irqs, &i->ntx_irqs, true, d))
 		bad = -1;
-	nt_json_bool(o, "vmbus", &i->vmbus, false, d);
+	return bad;
+}
+
+/* "fixed_features": the features the driver does not let change */
+static int load_fixed_features(const struct nt_json *o, struct nt_iface_facts *i,
+			       struct nt_diags *d)
+{
+	const struct nt_json *x;
+	size_t k;
+	int bad = 0;
+
 	if (!want_arr(o, "fixed_features", &x, d))
 		bad = -1;
 	for (k = 0; x && k < x->n; k++) {
@@ -387,10 +439,145 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 	return bad;
 }
 
+static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_diags *d)
+{
+	static const char *const keys[] = {
+		"name", "kind", "driver", "pci", "description", "ifindex", "rsc_failure_ipv4",
+		"rsc_failure_ipv6", "numa_node", "max", "rss", "queues", "irqs", "tx_irqs", "vmbus",
+		"fixed_features", NULL,
+	};
+	struct nt_iface_facts *i = new_iface(o, f, d);
+	int bad = 0;
+
+	if (!i)
+		return -1;
+	bad |= known_keys(o, keys, "an interfaces entry", d);
+	bad |= load_iface_strings(o, i, d);
+	bad |= opt_section(o, "max", i, load_max, d);
+	bad |= opt_section(o, "rss", i, load_rss, d);
+	bad |= opt_section(o, "queues", i, load_queue_counts, d);
+	bad |= load_iface_irqs(o, i, d);
+	nt_json_bool(o, "vmbus", &i->vmbus, false, d);
+	bad |= load_fixed_features(o, i, d);
+	return bad;
+}
+
+/* The object, attribute (as kind and argument, a sysctl key canonical)
+ * of a settings entry, or -1 after a located error. */
+static int setting_key(const struct nt_json *o, const char **obj, const char **attr,
+		       enum nt_kind_id *kind, char **arg, struct nt_diags *d)
+{
+	static const char *const keys[] = {"object", "attribute", "value", NULL};
+	const char *why, *part;
+
+	if (o->t != NT_J_OBJ) {
+		serr(d, o, "%s", "settings entries must be objects");
+		return -1;
+	}
+	if (known_keys(o, keys, "a settings entry", d) ||
+	    !nt_json_str(o, "object", obj, true, d) ||
+	    !nt_json_str(o, "attribute", attr, true, d))
+		return -1;
+	if (!**obj || !safe_name(*obj)) {
+		serr(d, nt_json_get(o, "object"), "%s", "object is empty or has control characters");
+		return -1;
+	}
+	if (!safe_name(*attr)) {
+		serr(d, nt_json_get(o, "attribute"), "%s", "attribute has control characters");
+		return -1;
+	}
+	if (!nt_parse_attr(*attr, kind, arg)) {
+		serr(d, nt_json_get(o, "attribute"),
+		     "unknown attribute \"%s\" (see nettune plan --help for the kinds)", *attr);
+		return -1;
+	}
+	why = nt_setting_problem(*kind, *obj, *arg, &part);
+	if (why) {
+		nt_error(d, nt_json_get(o, *part == 'o' ? "object" : "attribute")->mark,
+			 "snapshot", "%s %s: %s \"%s\" %s", *obj, *attr, part,
+			 *part == 'o' ? *obj : *arg ? *arg : "", why);
+		free(*arg);
+		return -1;
+	}
+	if (*kind == NT_K_SYSCTL) {
+		/* net/core/x and net.core.x are one key (as in profiles) */
+		char *canon = nt_sysctl_key_canon(*arg);
+
+		free(*arg);
+		*arg = canon;
+	}
+	return 0;
+}
+
+/* The value of a settings entry, or -1 after a located error. */
+static int setting_value(const struct nt_json *o, enum nt_kind_id kind, const char *obj,
+			 const char *attr, const char *arg, struct nt_value *v, struct nt_diags *d)
+{
+	const struct nt_json *val = nt_json_get(o, "value");
+	const char *why;
+
+	if (!val) {
+		serr(d, o, "%s", "settings entry has no \"value\"");
+		return -1;
+	}
+	if (!nt_value_from_json(kind, val, v, &why)) {
+		nt_error(d, val->mark, "snapshot", "value of %s %s: %s", obj, attr, why);
+		return -1;
+	}
+	if (kind == NT_K_SYSCTL && strlen(v->s) > NT_SYSCTL_VALUE_MAX) {
+		nt_error(d, val->mark, "snapshot", "value of sysctl %s is %zu bytes; at most %u",
+			 arg, strlen(v->s), NT_SYSCTL_VALUE_MAX);
+		nt_value_free(v);
+		return -1;
+	}
+	return 0;
+}
+
+/* An observed feature: its interface's features are known. */
+static void note_feature(struct nt_facts *f, const char *obj, const char *name)
+{
+	struct nt_iface_facts *i = nt_facts_iface(f, obj);
+
+	if (!i)
+		i = nt_facts_add_iface(f, obj);
+	i->features_known = true;
+	if (nt_facts_feature(i, name))
+		return;
+	i->features = nt_xgrow(i->features, i->nfeatures, sizeof(*i->features));
+	i->features[i->nfeatures].name = nt_xstrdup(name);
+	i->features[i->nfeatures++].fixed = false;
+}
+
+static int load_setting(const struct nt_json *o, struct nt_facts *f, struct nt_state *st,
+			struct nt_diags *d)
+{
+	const char *obj, *attr;
+	enum nt_kind_id kind;
+	char *arg;
+	struct nt_value v;
+
+	if (setting_key(o, &obj, &attr, &kind, &arg, d))
+		return -1;
+	if (setting_value(o, kind, obj, attr, arg, &v, d)) {
+		free(arg);
+		return -1;
+	}
+	if (nt_state_get(st, kind, obj, arg)) {
+		nt_error(d, o->mark, "snapshot", "%s %s is listed twice", obj, attr);
+		nt_value_free(&v);
+		free(arg);
+		return -1;
+	}
+	nt_state_set(st, kind, obj, arg, v, o->mark);
+	if (kind == NT_K_FEATURE)
+		note_feature(f, obj, arg);
+	free(arg);
+	return 0;
+}
+
 static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct nt_state *st,
 			 struct nt_diags *d)
 {
-	static const char *const keys[] = {"object", "attribute", "value", NULL};
 	size_t k;
 	int bad = 0;
 
@@ -398,100 +585,9 @@ static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct n
 		serr(d, arr, "%s", "\"settings\" must be a list");
 		return -1;
 	}
-	for (k = 0; k < arr->n; k++) {
-		const struct nt_json *o = arr->v[k], *val;
-		const char *obj, *attr, *why, *part;
-		enum nt_kind_id kind;
-		char *arg;
-		struct nt_value v;
-
-		if (o->t != NT_J_OBJ) {
-			serr(d, o, "%s", "settings entries must be objects");
+	for (k = 0; k < arr->n; k++)
+		if (load_setting(arr->v[k], f, st, d))
 			bad = -1;
-			continue;
-		}
-		if (known_keys(o, keys, "a settings entry", d) ||
-		    !nt_json_str(o, "object", &obj, true, d) ||
-		    !nt_json_str(o, "attribute", &attr, true, d)) {
-			bad = -1;
-			continue;
-		}
-		if (!*obj || !safe_name(obj)) {
-			serr(d, nt_json_get(o, "object"), "%s", "object is empty or has control characters");
-			bad = -1;
-			continue;
-		}
-		if (!safe_name(attr)) {
-			serr(d, nt_json_get(o, "attribute"), "%s", "attribute has control characters");
-			bad = -1;
-			continue;
-		}
-		if (!nt_parse_attr(attr, &kind, &arg)) {
-			serr(d, nt_json_get(o, "attribute"),
-			     "unknown attribute \"%s\" (see nettune plan --help for the kinds)", attr);
-			bad = -1;
-			continue;
-		}
-		why = nt_setting_problem(kind, obj, arg, &part);
-		if (why) {
-			nt_error(d, nt_json_get(o, *part == 'o' ? "object" : "attribute")->mark,
-				 "snapshot", "%s %s: %s \"%s\" %s", obj, attr, part,
-				 *part == 'o' ? obj : arg ? arg : "", why);
-			free(arg);
-			bad = -1;
-			continue;
-		}
-		if (kind == NT_K_SYSCTL) {
-			/* net/core/x and net.core.x are one key (as in profiles) */
-			char *canon = nt_sysctl_key_canon(arg);
-
-			free(arg);
-			arg = canon;
-		}
-		val = nt_json_get(o, "value");
-		if (!val) {
-			serr(d, o, "%s", "settings entry has no \"value\"");
-			free(arg);
-			bad = -1;
-			continue;
-		}
-		if (!nt_value_from_json(kind, val, &v, &why)) {
-			nt_error(d, val->mark, "snapshot", "value of %s %s: %s", obj, attr, why);
-			free(arg);
-			bad = -1;
-			continue;
-		}
-		if (kind == NT_K_SYSCTL && strlen(v.s) > NT_SYSCTL_VALUE_MAX) {
-			nt_error(d, val->mark, "snapshot", "value of sysctl %s is %zu bytes; at most %u",
-				 arg, strlen(v.s), NT_SYSCTL_VALUE_MAX);
-			nt_value_free(&v);
-			free(arg);
-			bad = -1;
-			continue;
-		}
-		if (nt_state_get(st, kind, obj, arg)) {
-			nt_error(d, o->mark, "snapshot", "%s %s is listed twice", obj, attr);
-			nt_value_free(&v);
-			free(arg);
-			bad = -1;
-			continue;
-		}
-		nt_state_set(st, kind, obj, arg, v, o->mark);
-		if (kind == NT_K_FEATURE) {
-			struct nt_iface_facts *i = nt_facts_iface(f, obj);
-
-			if (!i)
-				i = nt_facts_add_iface(f, obj);
-			i->features_known = true;
-			if (!nt_facts_feature(i, arg)) {
-				i->features = nt_xgrow(i->features, i->nfeatures,
-						       sizeof(*i->features));
-				i->features[i->nfeatures].name = nt_xstrdup(arg);
-				i->features[i->nfeatures++].fixed = false;
-			}
-		}
-		free(arg);
-	}
 	return bad;
 }
 
@@ -536,68 +632,85 @@ static int load_windows(const struct nt_json *x, struct nt_facts *f, struct nt_d
 	return bad;
 }
 
-int nt_snapshot_load_data(const char *file, const char *data, size_t len,
-			  struct nt_facts *f, struct nt_state *st, struct nt_diags *d)
+static int load_host(const struct nt_json *j, struct nt_facts *f, struct nt_diags *d)
 {
-	static const char *const keys[] = {"format", "host", "cpus", "irqbalance", "interfaces",
-					   "windows", "settings", NULL};
 	static const char *const host_keys[] = {"name", "target", "kernel", "machine_id", "netns",
 						 NULL};
-	size_t errors0 = d->errors;
-	struct nt_json *j;
-	const struct nt_json *x, *host;
+	const struct nt_json *host;
 	const char *s;
-	size_t k;
 	int bad = 0;
 
-	nt_facts_init(f);
-	memset(st, 0, sizeof(*st));
-	j = nt_json_parse(file, data, len, d);
-	if (!j)
+	if (!want_obj(j, "host", &host, d))
+		bad = -1;
+	if (!host)
+		return bad;
+	bad |= known_keys(host, host_keys, "host", d);
+	bad |= opt_name(host, "name", &f->hostname, d);
+	bad |= opt_name(host, "kernel", &f->kernel, d);
+	bad |= opt_name(host, "machine_id", &f->machine_id, d);
+	bad |= opt_name(host, "netns", &f->netns, d);
+	if (nt_json_str(host, "target", &s, false, d)) {
+		if (strcmp(s, "linux") && strcmp(s, "windows")) {
+			serr(d, nt_json_get(host, "target"), "%s", "host.target must be linux or windows");
+			bad = -1;
+		}
+		f->target = nt_xstrdup(s);
+	}
+	return bad;
+}
+
+static int load_irqbalance(const struct nt_json *j, struct nt_facts *f, struct nt_diags *d)
+{
+	const char *s;
+
+	if (!nt_json_str(j, "irqbalance", &s, false, d))
+		return 0;
+	if (!strcmp(s, "active")) {
+		f->irqbalance = 1;
+	} else if (!strcmp(s, "inactive")) {
+		f->irqbalance = 0;
+	} else if (strcmp(s, "unknown")) {
+		serr(d, nt_json_get(j, "irqbalance"), "%s",
+		     "irqbalance must be \"active\", \"inactive\" or \"unknown\"");
 		return -1;
+	}
+	return 0;
+}
+
+/* A JSON object of the snapshot format, or -1 after a located error. */
+static int check_format(const struct nt_json *j, struct nt_diags *d)
+{
+	const char *s;
+
 	if (j->t != NT_J_OBJ) {
 		serr(d, j, "%s", "a snapshot is a JSON object");
-		bad = -1;
-		goto out;
+		return -1;
 	}
 	if (!nt_json_str(j, "format", &s, true, d) || strcmp(s, NT_SNAPSHOT_FORMAT)) {
 		if (nt_json_get(j, "format") && nt_json_get(j, "format")->t == NT_J_STR)
 			serr(d, nt_json_get(j, "format"), "format must be \"%s\"", NT_SNAPSHOT_FORMAT);
-		bad = -1;
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/* The facts and settings of a parsed snapshot. */
+static int load_snapshot(const struct nt_json *j, struct nt_facts *f, struct nt_state *st,
+			 struct nt_diags *d)
+{
+	static const char *const keys[] = {"format", "host", "cpus", "irqbalance", "interfaces",
+					   "windows", "settings", NULL};
+	const struct nt_json *x;
+	size_t k;
+	int bad;
+
 	bad = known_keys(j, keys, "the snapshot", d);
 	f->known = true;
-	if (!want_obj(j, "host", &host, d))
-		bad = -1;
-	if (host) {
-		bad |= known_keys(host, host_keys, "host", d);
-		bad |= opt_name(host, "name", &f->hostname, d);
-		bad |= opt_name(host, "kernel", &f->kernel, d);
-		bad |= opt_name(host, "machine_id", &f->machine_id, d);
-		bad |= opt_name(host, "netns", &f->netns, d);
-		if (nt_json_str(host, "target", &s, false, d)) {
-			if (strcmp(s, "linux") && strcmp(s, "windows")) {
-				serr(d, nt_json_get(host, "target"), "%s", "host.target must be linux or windows");
-				bad = -1;
-			}
-			f->target = nt_xstrdup(s);
-		}
-	}
+	bad |= load_host(j, f, d);
 	x = nt_json_get(j, "cpus");
 	if (x && load_cpus(x, f, d))
 		bad = -1;
-	if (nt_json_str(j, "irqbalance", &s, false, d)) {
-		if (!strcmp(s, "active")) {
-			f->irqbalance = 1;
-		} else if (!strcmp(s, "inactive")) {
-			f->irqbalance = 0;
-		} else if (strcmp(s, "unknown")) {
-			serr(d, nt_json_get(j, "irqbalance"), "%s",
-			     "irqbalance must be \"active\", \"inactive\" or \"unknown\"");
-			bad = -1;
-		}
-	}
+	bad |= load_irqbalance(j, f, d);
 	if (!want_arr(j, "interfaces", &x, d))
 		bad = -1;
 	f->ifaces_known = x != NULL;
@@ -610,7 +723,24 @@ int nt_snapshot_load_data(const char *file, const char *data, size_t len,
 	x = nt_json_get(j, "settings");
 	if (x && load_settings(x, f, st, d))
 		bad = -1;
-out:
+	return bad;
+}
+
+int nt_snapshot_load_data(const char *file, const char *data, size_t len,
+			  struct nt_facts *f, struct nt_state *st, struct nt_diags *d)
+{
+	size_t errors0 = d->errors;
+	struct nt_json *j;
+	int bad;
+
+	nt_facts_init(f);
+	memset(st, 0, sizeof(*st));
+	j = nt_json_parse(file, data, len, d);
+	if (!j)
+		return -1;
+	bad = check_format(j, d);
+	if (!bad)
+		bad = load_snapshot(j, f, st, d);
 	/* a typed getter that refused a value has added an error: that fails
 	 * the whole snapshot, never half of it */
 	if (d->errors > errors0)
