@@ -9,6 +9,7 @@
 
 #include "../compiler/formats/planprint.h"
 #include "../appliers/linux/journal.h"
+#include "../compiler/base/jsonw.h"
 #include "../compiler/formats/manifest.h"
 #include "../compiler/formats/sign.h"
 #include "cli.h"
@@ -60,35 +61,35 @@ static void show_json(const char *path, const struct nt_manifest *m, enum nt_sig
 {
 	char created[32], expires[32];
 	struct nt_buf plan = {0};
+	struct nt_jw w;
 
 	nt_time_format(m->created, created);
 	nt_time_format(m->expires, expires);
-	nt_buf_puts(out, "{\"manifest\": ");
-	nt_buf_json_str(out, path);
-	nt_buf_puts(out, ", \"host\": ");
-	nt_buf_json_str(out, m->host_name);
-	nt_buf_puts(out, ", \"machine_id\": ");
-	nt_buf_json_str_or_null(out, m->machine_id);
-	nt_buf_puts(out, ", \"netns\": ");
-	nt_buf_json_str_or_null(out, m->netns);
-	nt_buf_puts(out, ", \"profile\": ");
-	nt_buf_json_str_or_null(out, m->profile);
-	nt_buf_puts(out, ", \"against\": ");
-	nt_buf_json_str_or_null(out, m->against);
-	nt_buf_printf(out, ", \"created\": \"%s\", \"expires\": \"%s\", \"expired\": %s,\n", created,
-		      expires, (int64_t)time(NULL) >= m->expires ? "true" : "false");
-	nt_buf_printf(out, " \"signature\": {\"status\": \"%s\", \"signer\": ", status_word[st]);
-	nt_buf_json_str_or_null(out, m->signer ? m->signer : who ? who->id : NULL);
-	nt_buf_puts(out, ", \"key\": ");
-	nt_buf_json_str_or_null(out, who ? who->path : NULL);
-	nt_buf_puts(out, ", \"reason\": ");
-	nt_buf_json_str_or_null(out, st == NT_SIG_VALID ? NULL : why);
-	nt_buf_puts(out, "},\n \"plan\": ");
+	nt_jw_init(&w, out, 1);
+	nt_jw_obj(&w, NULL, NT_JW_MIXED);
+	nt_jw_str(&w, "manifest", path);
+	nt_jw_str(&w, "host", m->host_name);
+	nt_jw_str(&w, "machine_id", m->machine_id);
+	nt_jw_str(&w, "netns", m->netns);
+	nt_jw_str(&w, "profile", m->profile);
+	nt_jw_str(&w, "against", m->against);
+	nt_jw_str(&w, "created", created);
+	nt_jw_str(&w, "expires", expires);
+	nt_jw_bool(&w, "expired", (int64_t)time(NULL) >= m->expires);
+	nt_jw_break(&w);
+	nt_jw_obj(&w, "signature", NT_JW_INLINE);
+	nt_jw_str(&w, "status", status_word[st]);
+	nt_jw_str(&w, "signer", m->signer ? m->signer : who ? who->id : NULL);
+	nt_jw_str(&w, "key", who ? who->path : NULL);
+	nt_jw_str(&w, "reason", st == NT_SIG_VALID ? NULL : why);
+	nt_jw_end(&w);
+	nt_jw_break(&w);
 	nt_plan_print_json(&m->plan, &plan);
 	while (plan.n && (plan.p[plan.n - 1] == '\n' || plan.p[plan.n - 1] == ' '))
 		plan.p[--plan.n] = '\0';
-	nt_buf_puts(out, plan.p ? plan.p : "null");
-	nt_buf_puts(out, "}\n");
+	nt_buf_puts(nt_jw_raw(&w, "plan"), plan.p ? plan.p : "null");
+	nt_jw_end(&w);
+	nt_buf_putc(out, '\n');
 	nt_buf_free(&plan);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compiler/base/jsonw.h"
 #include "rate.h"
 #include "watch.h"
 
@@ -291,14 +292,103 @@ out:
 	nt_buf_free(&nodes);
 }
 
+/* The interrupts of q's IRQ in the window: the busiest CPU, and those
+ * outside the intent with the CPU that took most of them. */
+static void count_irqs(const struct nt_watch_sample *a, const struct nt_watch_sample *b,
+		       struct nt_watch_queue *q)
+{
+	uint64_t top = 0;
+	size_t ik, c;
+
+	for (ik = 0; q->irq >= 0 && ik < b->nirq; ik++)
+		if (b->irq[ik] == (unsigned)q->irq)
+			break;
+	if (q->irq < 0 || ik >= b->nirq)
+		return;
+	q->aff_known = b->aff_known[ik];
+	q->aff = b->aff[ik];
+	for (c = 0; c < b->ncpus; c++) {
+		uint64_t dv = d64(a->irq_cpu[ik * a->ncpus + c], b->irq_cpu[ik * b->ncpus + c]);
+
+		if (!dv)
+			continue;
+		q->irqs += dv;
+		if (dv > top) {
+			top = dv;
+			q->top_cpu = (int)c;
+		}
+		if (q->has_intent && !nt_cpuset_has(&q->intent, (unsigned)c)) {
+			q->off += dv;
+			if (dv > q->off_cpu_n) {
+				q->off_cpu_n = dv;
+				q->off_cpu = (int)c;
+			}
+		}
+	}
+}
+
+/* Queue k of an interface: its IRQ, intent, interrupts and packets; returns
+ * its traffic in the interface's metric. */
+static uint64_t build_queue(const struct nt_iface_facts *fi, const struct nt_watch_intent *in,
+			    const struct nt_watch_sample *a, const struct nt_watch_sample *b,
+			    size_t ifk, size_t k, struct nt_watch_ifreport *ir)
+{
+	const struct nt_watch_ifsample *ia = &a->ifs[ifk], *ib = &b->ifs[ifk];
+	struct nt_watch_queue *q = &ir->q[k];
+	const struct nt_setting *s;
+	char arg[16];
+	size_t c;
+
+	q->queue = fi && fi->nirqs ? fi->irqs[k].queue : (uint32_t)k;
+	q->irq = fi && fi->nirqs && !fi->vmbus ? (int)fi->irqs[k].irq : -1;
+	q->top_cpu = q->off_cpu = -1;
+	snprintf(arg, sizeof(arg), "%u", q->queue);
+	s = in && in->desired ? nt_state_get(in->desired, NT_K_IRQ_AFFINITY, ir->name, arg) : NULL;
+	if (s && s->val.cpus) {
+		q->has_intent = true;
+		q->intent = *s->val.cpus;
+	}
+	count_irqs(a, b, q);
+	if (ib->qstats && q->queue < ib->nq) {
+		q->have_pkts = true;
+		for (c = 0; c < NT_QF__COUNT; c++)
+			q->v[c] = d64(q->queue < ia->nq ? ia->q[q->queue][c] : 0, ib->q[q->queue][c]);
+	}
+	return ib->qstats ? q->v[NT_QF_RX_PACKETS] + q->v[NT_QF_TX_PACKETS] : q->irqs;
+}
+
+/* Every queue of an interface, and the total, max, min, mean, max/mean
+ * and Jain's index over them. */
+static void build_queues(const struct nt_iface_facts *fi, const struct nt_watch_intent *in,
+			 const struct nt_watch_sample *a, const struct nt_watch_sample *b,
+			 size_t ifk, struct nt_watch_ifreport *ir)
+{
+	double sum = 0, sq = 0;
+	size_t k;
+
+	for (k = 0; k < ir->nq; k++) {
+		uint64_t v = build_queue(fi, in, a, b, ifk, k, ir);
+
+		ir->total += v;
+		if (!k || v > ir->max)
+			ir->max = v;
+		if (!k || v < ir->min)
+			ir->min = v;
+		sum += (double)v;
+		sq += (double)v * (double)v;
+	}
+	ir->mean = ir->nq ? sum / (double)ir->nq : 0;
+	ir->max_over_mean = ir->mean > 0 ? (double)ir->max / ir->mean : 0;
+	ir->jain = sq > 0 ? sum * sum / ((double)ir->nq * sq) : 1.0;
+}
+
 static void build_if(const struct nt_facts *f, const struct nt_watch_intent *in,
 		     const struct nt_watch_sample *a, const struct nt_watch_sample *b, size_t ifk,
 		     struct nt_watch_ifreport *ir)
 {
 	const struct nt_iface_facts *fi = nt_facts_iface(f, b->ifs[ifk].name);
 	const struct nt_watch_ifsample *ia = &a->ifs[ifk], *ib = &b->ifs[ifk];
-	size_t nq, k, c;
-	double sum = 0, sq = 0;
+	size_t nq, k;
 
 	ir->name = nt_xstrdup(ib->name);
 	ir->driver = fi ? fi->driver : NULL;
@@ -312,66 +402,7 @@ static void build_if(const struct nt_facts *f, const struct nt_watch_intent *in,
 		ir->have[k] = ia->have[k] && ib->have[k];
 		ir->ctr[k] = ir->have[k] ? d64(ia->ctr[k], ib->ctr[k]) : 0;
 	}
-	for (k = 0; k < nq; k++) {
-		struct nt_watch_queue *q = &ir->q[k];
-		const struct nt_setting *s;
-		char arg[16];
-		size_t ik;
-		uint64_t v;
-
-		q->queue = fi && fi->nirqs ? fi->irqs[k].queue : (uint32_t)k;
-		q->irq = fi && fi->nirqs && !fi->vmbus ? (int)fi->irqs[k].irq : -1;
-		q->top_cpu = q->off_cpu = -1;
-		snprintf(arg, sizeof(arg), "%u", q->queue);
-		s = in && in->desired ? nt_state_get(in->desired, NT_K_IRQ_AFFINITY, ir->name, arg) : NULL;
-		if (s && s->val.cpus) {
-			q->has_intent = true;
-			q->intent = *s->val.cpus;
-		}
-		for (ik = 0; q->irq >= 0 && ik < b->nirq; ik++)
-			if (b->irq[ik] == (unsigned)q->irq)
-				break;
-		if (q->irq >= 0 && ik < b->nirq) {
-			uint64_t top = 0;
-
-			q->aff_known = b->aff_known[ik];
-			q->aff = b->aff[ik];
-			for (c = 0; c < b->ncpus; c++) {
-				uint64_t dv = d64(a->irq_cpu[ik * a->ncpus + c], b->irq_cpu[ik * b->ncpus + c]);
-
-				if (!dv)
-					continue;
-				q->irqs += dv;
-				if (dv > top) {
-					top = dv;
-					q->top_cpu = (int)c;
-				}
-				if (q->has_intent && !nt_cpuset_has(&q->intent, (unsigned)c)) {
-					q->off += dv;
-					if (dv > q->off_cpu_n) {
-						q->off_cpu_n = dv;
-						q->off_cpu = (int)c;
-					}
-				}
-			}
-		}
-		if (ib->qstats && q->queue < ib->nq) {
-			q->have_pkts = true;
-			for (c = 0; c < NT_QF__COUNT; c++)
-				q->v[c] = d64(q->queue < ia->nq ? ia->q[q->queue][c] : 0, ib->q[q->queue][c]);
-		}
-		v = ib->qstats ? q->v[NT_QF_RX_PACKETS] + q->v[NT_QF_TX_PACKETS] : q->irqs;
-		ir->total += v;
-		if (!k || v > ir->max)
-			ir->max = v;
-		if (!k || v < ir->min)
-			ir->min = v;
-		sum += (double)v;
-		sq += (double)v * (double)v;
-	}
-	ir->mean = nq ? sum / (double)nq : 0;
-	ir->max_over_mean = ir->mean > 0 ? (double)ir->max / ir->mean : 0;
-	ir->jain = sq > 0 ? sum * sum / ((double)nq * sq) : 1.0;
+	build_queues(fi, in, a, b, ifk, ir);
 	/* veth has per-queue counters (rx_queue_N_xdp_packets) but counts
 	 * there only what it receives through NAPI (GRO or XDP on): traffic
 	 * that bypasses it still moves the interface's counters.  Not "0
@@ -512,108 +543,127 @@ void nt_watch_print_text(const struct nt_watch_report *r, struct nt_buf *out)
 			      nt_esc(r->fv[k].action));
 }
 
-static void json_cpus(struct nt_buf *o, const struct nt_cpuset *s)
+static void json_cpus(struct nt_jw *w, const char *key, bool known, const struct nt_cpuset *s)
 {
-	char *t = nt_cpuset_str(s);
+	char *t = known ? nt_cpuset_str(s) : NULL;
 
-	nt_buf_json_str(o, t);
+	nt_jw_str(w, key, t);
 	free(t);
+}
+
+static void json_int_or_null(struct nt_jw *w, const char *key, int v)
+{
+	if (v >= 0)
+		nt_jw_int(w, key, v);
+	else
+		nt_jw_null(w, key);
+}
+
+static void json_findings(const struct nt_watch_report *r, struct nt_jw *w)
+{
+	size_t k;
+
+	nt_jw_arr(w, "findings", NT_JW_LINES_OR_EMPTY);
+	for (k = 0; k < r->nf; k++) {
+		nt_jw_obj(w, NULL, NT_JW_INLINE);
+		nt_jw_str(w, "kind", r->fv[k].kind);
+		nt_jw_str(w, "object", r->fv[k].object);
+		nt_jw_str(w, "figure", r->fv[k].figure);
+		nt_jw_str(w, "action", r->fv[k].action);
+		nt_jw_end(w);
+	}
+	nt_jw_end(w);
+}
+
+static void json_queue(const struct nt_watch_queue *x, struct nt_jw *w)
+{
+	nt_jw_obj(w, NULL, NT_JW_INLINE);
+	nt_jw_uint(w, "queue", x->queue);
+	json_int_or_null(w, "irq", x->irq);
+	json_cpus(w, "intended", x->has_intent, &x->intent);
+	json_cpus(w, "affinity", x->aff_known, &x->aff);
+	nt_jw_uint(w, "interrupts", x->irqs);
+	json_int_or_null(w, "cpu", x->top_cpu);
+	nt_jw_uint(w, "off_affinity", x->off);
+	if (x->have_pkts) {
+		nt_jw_uint(w, "rx_packets", x->v[NT_QF_RX_PACKETS]);
+		nt_jw_uint(w, "tx_packets", x->v[NT_QF_TX_PACKETS]);
+		nt_jw_uint(w, "rx_bytes", x->v[NT_QF_RX_BYTES]);
+		nt_jw_uint(w, "tx_bytes", x->v[NT_QF_TX_BYTES]);
+	}
+	nt_jw_end(w);
+}
+
+static void json_iface(const struct nt_watch_ifreport *ir, struct nt_jw *w)
+{
+	size_t j;
+
+	nt_jw_obj(w, NULL, NT_JW_MIXED);
+	nt_jw_str(w, "name", ir->name);
+	nt_jw_str(w, "driver", ir->driver);
+	nt_jw_int(w, "numa_node", ir->numa_node);
+	nt_jw_str(w, "metric", ir->metric);
+	nt_jw_uint(w, "total", ir->total);
+	nt_jw_fixed(w, "max_over_mean", ir->max_over_mean, 3);
+	nt_jw_fixed(w, "jain", ir->jain, 3);
+	nt_jw_break(w);
+	nt_jw_obj(w, "counters", NT_JW_INLINE);
+	for (j = 0; j < NT_WC__COUNT; j++)
+		if (ir->have[j])
+			nt_jw_uint(w, nt_watch_ctr_names[j], ir->ctr[j]);
+	nt_jw_end(w);
+	nt_jw_break(w);
+	nt_jw_arr(w, "queues", NT_JW_LINES_OR_EMPTY);
+	for (j = 0; j < ir->nq; j++)
+		json_queue(&ir->q[j], w);
+	nt_jw_end(w);
+	nt_jw_end(w);
+}
+
+/* the online CPUs' softirq and softnet counters */
+static void json_cpu_counters(const struct nt_watch_report *r, const struct nt_facts *f,
+			      struct nt_jw *w)
+{
+	unsigned c;
+
+	nt_jw_arr(w, "cpus", NT_JW_LINES_OR_EMPTY);
+	for (c = 0; c < r->ncpus; c++) {
+		if (!nt_cpuset_has(&f->online, c))
+			continue;
+		nt_jw_obj(w, NULL, NT_JW_INLINE);
+		nt_jw_uint(w, "cpu", c);
+		nt_jw_int(w, "node", f->topo_known ? f->cpu_node[c] : -1);
+		nt_jw_uint(w, "net_rx", r->net_rx[c]);
+		nt_jw_uint(w, "net_tx", r->net_tx[c]);
+		nt_jw_uint(w, "processed", r->processed[c]);
+		nt_jw_uint(w, "dropped", r->dropped[c]);
+		nt_jw_uint(w, "time_squeeze", r->squeezed[c]);
+		nt_jw_end(w);
+	}
+	nt_jw_end(w);
 }
 
 void nt_watch_print_json(const struct nt_watch_report *r, const struct nt_facts *f,
 			 const char *against, struct nt_buf *o)
 {
-	size_t k, q, j;
-	unsigned c;
-	bool first = true;
+	struct nt_jw w;
+	size_t k;
 
-	nt_buf_puts(o, "{\"against\": ");
-	if (against)
-		nt_buf_json_str(o, against);
-	else
-		nt_buf_puts(o, "null");
-	nt_buf_printf(o, ", \"seconds\": %.3f, \"intervals\": %u, \"verdict\": \"%s\",\n",
-		      r->seconds, r->intervals, r->nf ? "differs" : "as-planned");
-	nt_buf_puts(o, " \"findings\": [");
-	for (k = 0; k < r->nf; k++) {
-		nt_buf_puts(o, k ? ",\n  {\"kind\": " : "\n  {\"kind\": ");
-		nt_buf_json_str(o, r->fv[k].kind);
-		nt_buf_puts(o, ", \"object\": ");
-		nt_buf_json_str(o, r->fv[k].object);
-		nt_buf_puts(o, ", \"figure\": ");
-		nt_buf_json_str(o, r->fv[k].figure);
-		nt_buf_puts(o, ", \"action\": ");
-		nt_buf_json_str(o, r->fv[k].action);
-		nt_buf_puts(o, "}");
-	}
-	nt_buf_puts(o, r->nf ? "\n ],\n \"interfaces\": [" : "],\n \"interfaces\": [");
-	for (k = 0; k < r->nifs; k++) {
-		const struct nt_watch_ifreport *ir = &r->ifs[k];
-
-		nt_buf_puts(o, k ? ",\n  {\"name\": " : "\n  {\"name\": ");
-		nt_buf_json_str(o, ir->name);
-		nt_buf_puts(o, ", \"driver\": ");
-		if (ir->driver)
-			nt_buf_json_str(o, ir->driver);
-		else
-			nt_buf_puts(o, "null");
-		nt_buf_printf(o, ", \"numa_node\": %d, \"metric\": \"%s\", \"total\": %llu, "
-			      "\"max_over_mean\": %.3f, \"jain\": %.3f,\n   \"counters\": {",
-			      ir->numa_node, ir->metric, (unsigned long long)ir->total,
-			      ir->max_over_mean, ir->jain);
-		for (j = 0, first = true; j < NT_WC__COUNT; j++)
-			if (ir->have[j]) {
-				nt_buf_printf(o, "%s\"%s\": %llu", first ? "" : ", ", nt_watch_ctr_names[j],
-					      (unsigned long long)ir->ctr[j]);
-				first = false;
-			}
-		nt_buf_puts(o, "},\n   \"queues\": [");
-		for (q = 0; q < ir->nq; q++) {
-			const struct nt_watch_queue *x = &ir->q[q];
-
-			nt_buf_printf(o, "%s\n    {\"queue\": %u, \"irq\": ", q ? "," : "", x->queue);
-			if (x->irq >= 0)
-				nt_buf_printf(o, "%d", x->irq);
-			else
-				nt_buf_puts(o, "null");
-			nt_buf_puts(o, ", \"intended\": ");
-			if (x->has_intent)
-				json_cpus(o, &x->intent);
-			else
-				nt_buf_puts(o, "null");
-			nt_buf_puts(o, ", \"affinity\": ");
-			if (x->aff_known)
-				json_cpus(o, &x->aff);
-			else
-				nt_buf_puts(o, "null");
-			nt_buf_printf(o, ", \"interrupts\": %llu, \"cpu\": ", (unsigned long long)x->irqs);
-			if (x->top_cpu >= 0)
-				nt_buf_printf(o, "%d", x->top_cpu);
-			else
-				nt_buf_puts(o, "null");
-			nt_buf_printf(o, ", \"off_affinity\": %llu", (unsigned long long)x->off);
-			if (x->have_pkts)
-				nt_buf_printf(o, ", \"rx_packets\": %llu, \"tx_packets\": %llu, "
-					      "\"rx_bytes\": %llu, \"tx_bytes\": %llu",
-					      (unsigned long long)x->v[NT_QF_RX_PACKETS],
-					      (unsigned long long)x->v[NT_QF_TX_PACKETS],
-					      (unsigned long long)x->v[NT_QF_RX_BYTES],
-					      (unsigned long long)x->v[NT_QF_TX_BYTES]);
-			nt_buf_puts(o, "}");
-		}
-		nt_buf_puts(o, ir->nq ? "\n   ]}" : "]}");
-	}
-	nt_buf_puts(o, r->nifs ? "\n ],\n \"cpus\": [" : "],\n \"cpus\": [");
-	for (c = 0, first = true; c < r->ncpus; c++) {
-		if (!nt_cpuset_has(&f->online, c))
-			continue;
-		nt_buf_printf(o, "%s\n  {\"cpu\": %u, \"node\": %d, \"net_rx\": %llu, \"net_tx\": %llu, "
-			      "\"processed\": %llu, \"dropped\": %llu, \"time_squeeze\": %llu}",
-			      first ? "" : ",", c, f->topo_known ? f->cpu_node[c] : -1,
-			      (unsigned long long)r->net_rx[c], (unsigned long long)r->net_tx[c],
-			      (unsigned long long)r->processed[c], (unsigned long long)r->dropped[c],
-			      (unsigned long long)r->squeezed[c]);
-		first = false;
-	}
-	nt_buf_puts(o, first ? "]}\n" : "\n ]}\n");
+	nt_jw_init(&w, o, 1);
+	nt_jw_obj(&w, NULL, NT_JW_MIXED);
+	nt_jw_str(&w, "against", against);
+	nt_jw_fixed(&w, "seconds", r->seconds, 3);
+	nt_jw_uint(&w, "intervals", r->intervals);
+	nt_jw_str(&w, "verdict", r->nf ? "differs" : "as-planned");
+	nt_jw_break(&w);
+	json_findings(r, &w);
+	nt_jw_break(&w);
+	nt_jw_arr(&w, "interfaces", NT_JW_LINES_OR_EMPTY);
+	for (k = 0; k < r->nifs; k++)
+		json_iface(&r->ifs[k], &w);
+	nt_jw_end(&w);
+	nt_jw_break(&w);
+	json_cpu_counters(r, f, &w);
+	nt_jw_end(&w);
+	nt_buf_putc(o, '\n');
 }

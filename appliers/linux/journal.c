@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../../compiler/base/buf.h"
+#include "../../compiler/base/jsonw.h"
 #include "../../compiler/formats/json.h"
 #include "../../compiler/formats/record.h"
 #include "../../compiler/formats/snapshot.h"
@@ -165,73 +166,102 @@ int nt_journal_create(int jfd, struct nt_journal *j, enum nt_jstate state, char 
 	return -EEXIST;
 }
 
-static void json_time(struct nt_buf *b, const char *key, long long ns)
+static void json_time(struct nt_jw *w, const char *key, long long ns)
 {
-	char s[48];
+	char s[48], k[32];
 
 	nt_time_utc(ns, s, sizeof(s));
-	nt_buf_printf(b, "\"%s\": \"%s\", \"%s_ns\": %lld", key, s, key, ns);
+	snprintf(k, sizeof(k), "%s_ns", key);
+	nt_jw_str(w, key, s);
+	nt_jw_int(w, k, ns);
 }
 
-void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
+/* id and state, times, owner, host, target, profile, error: a few a line */
+static void format_head(const struct nt_journal *j, struct nt_jw *w)
+{
+	nt_jw_str(w, "format", NT_JOURNAL_FORMAT);
+	nt_jw_str(w, "id", j->id);
+	nt_jw_str(w, "state", nt_jstate_name(j->state));
+	nt_jw_break(w);
+	json_time(w, "created", j->created_ns);
+	nt_jw_break(w);
+	if (j->deadline_ns) {
+		json_time(w, "deadline", j->deadline_ns);
+	} else {
+		nt_jw_null(w, "deadline");
+		nt_jw_int(w, "deadline_ns", 0);
+	}
+	nt_jw_break(w);
+	nt_jw_int(w, "pid", j->pid);
+	nt_jw_uint(w, "pid_start", j->pid_start);
+	nt_jw_str(w, "command", j->command ? j->command : "apply");
+	nt_jw_break(w);
+	nt_jw_obj(w, "host", NT_JW_INLINE);
+	nt_jw_str(w, "hostname", j->hostname);
+	nt_jw_str(w, "machine_id", j->machine_id);
+	nt_jw_str(w, "boot_id", j->boot_id);
+	nt_jw_end(w);
+	nt_jw_break(w);
+	nt_jw_obj(w, "target", NT_JW_INLINE);
+	nt_jw_str(w, "netns", j->netns);
+	nt_jw_uint(w, "netns_inode", j->netns_ino);
+	nt_jw_uint(w, "netns_cookie", j->netns_cookie);
+	nt_jw_str(w, "root", j->root ? j->root : "");
+	nt_jw_end(w);
+	nt_jw_break(w);
+	nt_jw_str(w, "profile", j->profile ? j->profile : "");
+	nt_jw_break(w);
+	nt_jw_str(w, "error", j->error);
+	nt_jw_break(w);
+}
+
+/* transitions, entries and what the last rollback could not restore: one a line */
+static void format_lists(const struct nt_journal *j, struct nt_jw *w)
 {
 	size_t i;
 
-	nt_buf_puts(b, "{\"format\": \"" NT_JOURNAL_FORMAT "\", \"id\": ");
-	nt_buf_json_str(b, j->id);
-	nt_buf_printf(b, ", \"state\": \"%s\",\n ", nt_jstate_name(j->state));
-	json_time(b, "created", j->created_ns);
-	nt_buf_puts(b, ",\n ");
-	if (j->deadline_ns)
-		json_time(b, "deadline", j->deadline_ns);
-	else
-		nt_buf_puts(b, "\"deadline\": null, \"deadline_ns\": 0");
-	nt_buf_printf(b, ",\n \"pid\": %d, \"pid_start\": %llu, \"command\": ", j->pid, j->pid_start);
-	nt_buf_json_str_or_null(b, j->command ? j->command : "apply");
-	nt_buf_puts(b, ",\n \"host\": {\"hostname\": ");
-	nt_buf_json_str_or_null(b, j->hostname);
-	nt_buf_puts(b, ", \"machine_id\": ");
-	nt_buf_json_str_or_null(b, j->machine_id);
-	nt_buf_puts(b, ", \"boot_id\": ");
-	nt_buf_json_str_or_null(b, j->boot_id);
-	nt_buf_puts(b, "},\n \"target\": {\"netns\": ");
-	nt_buf_json_str_or_null(b, j->netns);
-	nt_buf_printf(b, ", \"netns_inode\": %llu, \"netns_cookie\": %llu, \"root\": ",
-		      j->netns_ino, j->netns_cookie);
-	nt_buf_json_str(b, j->root ? j->root : "");
-	nt_buf_puts(b, "},\n \"profile\": ");
-	nt_buf_json_str(b, j->profile ? j->profile : "");
-	nt_buf_puts(b, ",\n \"error\": ");
-	nt_buf_json_str_or_null(b, j->error);
-	nt_buf_puts(b, ",\n \"transitions\": [");
+	nt_jw_arr(w, "transitions", NT_JW_LINES);
 	for (i = 0; i < j->ntr; i++) {
-		nt_buf_printf(b, "%s{\"state\": \"%s\", ", i ? ",\n  " : "\n  ",
-			      nt_jstate_name(j->tr[i].state));
-		json_time(b, "at", j->tr[i].at_ns);
-		nt_buf_printf(b, ", \"pid\": %d}", j->tr[i].pid);
+		nt_jw_obj(w, NULL, NT_JW_INLINE);
+		nt_jw_str(w, "state", nt_jstate_name(j->tr[i].state));
+		json_time(w, "at", j->tr[i].at_ns);
+		nt_jw_int(w, "pid", j->tr[i].pid);
+		nt_jw_end(w);
 	}
-	nt_buf_puts(b, "\n ],\n \"entries\": [");
+	nt_jw_end(w);
+	nt_jw_break(w);
+	nt_jw_arr(w, "entries", NT_JW_LINES);
 	for (i = 0; i < j->n; i++) {
 		const struct nt_jentry *e = &j->e[i];
 		struct nt_record r = {e->object, e->kind, e->arg, e->had ? &e->before : NULL,
 				      &e->after};
 
-		nt_buf_puts(b, i ? ",\n  " : "\n  ");
-		nt_record_write(&r, NT_REC_JOURNAL, b);
+		nt_record_write(&r, NT_REC_JOURNAL, nt_jw_raw(w, NULL));
 	}
-	nt_buf_puts(b, "\n ]");
-	if (j->nunrestored) {
-		/* what the last rollback could not restore, and why */
-		nt_buf_puts(b, ",\n \"not_restored\": [");
-		for (i = 0; i < j->nunrestored; i++) {
-			nt_buf_printf(b, "%s{\"entry\": %zu, \"reason\": ", i ? ",\n  " : "\n  ",
-				      j->unrestored[i].entry);
-			nt_buf_json_str(b, j->unrestored[i].reason);
-			nt_buf_puts(b, "}");
-		}
-		nt_buf_puts(b, "\n ]");
+	nt_jw_end(w);
+	if (!j->nunrestored)
+		return;
+	nt_jw_break(w);
+	nt_jw_arr(w, "not_restored", NT_JW_LINES);
+	for (i = 0; i < j->nunrestored; i++) {
+		nt_jw_obj(w, NULL, NT_JW_INLINE);
+		nt_jw_uint(w, "entry", j->unrestored[i].entry);
+		nt_jw_str(w, "reason", j->unrestored[i].reason);
+		nt_jw_end(w);
 	}
-	nt_buf_puts(b, "}\n");
+	nt_jw_end(w);
+}
+
+void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
+{
+	struct nt_jw w;
+
+	nt_jw_init(&w, b, 1);
+	nt_jw_obj(&w, NULL, NT_JW_MIXED);
+	format_head(j, &w);
+	format_lists(j, &w);
+	nt_jw_end(&w);
+	nt_buf_putc(b, '\n');
 }
 
 int nt_journal_save(int jfd, const struct nt_journal *j)

@@ -247,22 +247,6 @@ int nt_lock_take(int state_fd, const char *cmd, unsigned wait_ms)
 	return fd;
 }
 
-bool nt_lock_held(int state_fd, char *who, size_t wholen)
-{
-	int fd = openat(state_fd, "lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	bool held = false;
-
-	*who = '\0';
-	if (fd < 0)
-		return false;
-	if (flock(fd, LOCK_SH | LOCK_NB)) {
-		held = true;
-		read_holder(fd, who, wholen);
-	}
-	close(fd);
-	return held;
-}
-
 int nt_txn_lock(int state_fd)
 {
 	int fd = openat(state_fd, "txn.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK |

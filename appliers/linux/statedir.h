@@ -38,8 +38,6 @@ int nt_statedir_open(bool create, int *state_fd, char *err, size_t errlen);
 int nt_lock_take(int state_fd, const char *cmd, unsigned wait_ms);
 /* Re-records the holder after the lock fd passed to another process. */
 void nt_lock_rename(int lock_fd, const char *cmd);
-/* Whether someone holds the lock; its description in who (may be ""). */
-bool nt_lock_held(int state_fd, char *who, size_t wholen);
 
 /* The journal state lock (STATE/txn.lock): confirm, the watcher's revert
  * and rollback decide on a journal's state under it.  fd or -1. */

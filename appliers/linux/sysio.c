@@ -484,19 +484,6 @@ int nt_sys_mode(const char *path)
 	return r;
 }
 
-bool nt_sys_writable(const char *path)
-{
-	struct stat st;
-	int fd = nt_sys_open(path, O_PATH, 0);
-	bool w;
-
-	if (fd < 0)
-		return false;
-	w = !fstat(fd, &st) && (st.st_mode & 0222);
-	close(fd);
-	return w;
-}
-
 DIR *nt_sys_opendir(const char *path)
 {
 	int fd = nt_sys_open(path, O_RDONLY | O_DIRECTORY, 0);

@@ -42,9 +42,8 @@ int nt_sys_write(const char *path, const char *s);
 int nt_sys_create(const char *path, const char *s);
 int nt_sys_unlink(const char *path);
 bool nt_sys_exists(const char *path);
-bool nt_sys_writable(const char *path);
 /* The permission bits of path, or -errno (one open, where exists and
- * writable take two). */
+ * a stat take two). */
 int nt_sys_mode(const char *path);
 DIR *nt_sys_opendir(const char *path);
 /* readlink(2) of the link itself; length (not terminated) or -errno. */

@@ -833,24 +833,6 @@ fail:
 	return -1;
 }
 
-int nt_manifest_load(const char *path, struct nt_manifest *m, struct nt_diags *d)
-{
-	struct nt_buf b;
-	char why[256];
-	int r;
-
-	memset(m, 0, sizeof(*m));
-	if (nt_read_input(path, NT_MANIFEST_MAX_BYTES, 0, &b, why, sizeof(why))) {
-		struct nt_mark mk = {nt_intern(path), 0, 0};
-
-		nt_error(d, mk, "manifest", "%s", why);
-		return -1;
-	}
-	r = nt_manifest_load_data(path, b.p, b.n, m, d);
-	nt_buf_free(&b);
-	return r;
-}
-
 bool nt_manifest_sniff(const char *data, size_t len)
 {
 	size_t i = 0;

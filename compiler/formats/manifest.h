@@ -63,7 +63,6 @@ void nt_manifest_write(const struct nt_manifest *m, struct nt_buf *out);
  * Returns 0, or -1 with errors in d and m zeroed. */
 int nt_manifest_load_data(const char *file, const char *data, size_t len,
 			  struct nt_manifest *m, struct nt_diags *d);
-int nt_manifest_load(const char *path, struct nt_manifest *m, struct nt_diags *d);
 void nt_manifest_free(struct nt_manifest *m);
 /* Does this look like a plan manifest (rather than a YAML profile)? */
 bool nt_manifest_sniff(const char *data, size_t len);

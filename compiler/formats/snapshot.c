@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "snapshot.h"
+#include "../base/jsonw.h"
 #include "../model/names.h"
 #include "value.h"
 
@@ -256,29 +257,19 @@ static int load_irqs(const struct nt_json *x, const struct nt_iface_facts *i,
 	return bad;
 }
 
-static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_diags *d)
+/* A new interface of the name the entry gives, or NULL (a located error)
+ * when it has no valid name or repeats one. */
+static struct nt_iface_facts *new_iface(const struct nt_json *o, struct nt_facts *f,
+					struct nt_diags *d)
 {
-	static const char *const keys[] = {
-		"name", "kind", "driver", "pci", "description", "ifindex", "rsc_failure_ipv4",
-		"rsc_failure_ipv6", "numa_node", "max", "rss", "queues", "irqs", "tx_irqs", "vmbus",
-		"fixed_features", NULL,
-	};
-	static const char *const max_keys[] = {"combined", "rx", "tx", "other", "ring_rx",
-					       "ring_tx", NULL};
-	static const char *const rss_keys[] = {"key_bytes", "indir_size", NULL};
-	static const char *const q_keys[] = {"rx", "tx", NULL};
 	const char *s, *why;
-	struct nt_iface_facts *i;
-	const struct nt_json *x;
-	size_t k;
-	int bad = 0;
 
 	if (o->t != NT_J_OBJ) {
 		serr(d, o, "%s", "interfaces entries must be objects");
-		return -1;
+		return NULL;
 	}
 	if (!nt_json_str(o, "name", &s, true, d))
-		return -1;
+		return NULL;
 	why = f->target && !strcmp(f->target, "windows") ? nt_windows_name_problem(s) :
 	      nt_linux_ifname_problem(s);
 	if (why) {
@@ -287,31 +278,45 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 				 s, why);
 		else
 			nt_error(d, nt_json_get(o, "name")->mark, "snapshot", "interface name %s", why);
-		return -1;
+		return NULL;
 	}
 	if (nt_facts_iface(f, s)) {
 		serr(d, nt_json_get(o, "name"), "interface \"%s\" is listed twice", s);
+		return NULL;
+	}
+	return nt_facts_add_iface(f, s);
+}
+
+/* "pci" is a vendor:device id, stored in lower case */
+static int check_pci(const struct nt_json *o, struct nt_iface_facts *i, struct nt_diags *d)
+{
+	size_t k;
+	bool ok = strlen(i->pci) == 9 && i->pci[4] == ':';
+
+	for (k = 0; ok && k < 9; k++)
+		ok = k == 4 || isxdigit((unsigned char)i->pci[k]);
+	if (!ok) {
+		nt_error(d, nt_json_get(o, "pci")->mark, "snapshot",
+			 "\"pci\" is not a PCI vendor:device id such as 8086:1572");
 		return -1;
 	}
-	i = nt_facts_add_iface(f, s);
-	bad |= known_keys(o, keys, "an interfaces entry", d);
+	for (k = 0; k < 9; k++)
+		i->pci[k] = (char)tolower((unsigned char)i->pci[k]);
+	return 0;
+}
+
+/* the interface's names and one-line facts, and its NUMA node */
+static int load_iface_strings(const struct nt_json *o, struct nt_iface_facts *i,
+			      struct nt_diags *d)
+{
+	const struct nt_json *x;
+	int bad = 0;
+
 	bad |= opt_name(o, "kind", &i->kind, d);
 	bad |= opt_name(o, "driver", &i->driver, d);
 	bad |= opt_name(o, "pci", &i->pci, d);
-	if (i->pci) {
-		size_t k;
-		bool ok = strlen(i->pci) == 9 && i->pci[4] == ':';
-
-		for (k = 0; ok && k < 9; k++)
-			ok = k == 4 || isxdigit((unsigned char)i->pci[k]);
-		if (!ok) {
-			nt_error(d, nt_json_get(o, "pci")->mark, "snapshot",
-				 "\"pci\" is not a PCI vendor:device id such as 8086:1572");
-			bad = -1;
-		}
-		for (k = 0; ok && k < 9; k++)
-			i->pci[k] = (char)tolower((unsigned char)i->pci[k]);
-	}
+	if (i->pci && check_pci(o, i, d))
+		bad = -1;
 	bad |= opt_name(o, "description", &i->description, d);
 	bad |= opt_name(o, "ifindex", &i->ifindex, d);
 	bad |= opt_name(o, "rsc_failure_ipv4", &i->rsc_failure_ipv4, d);
@@ -323,43 +328,81 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 	} else if (x) {
 		i->numa_node = (int)x->i;
 	}
-	if (!want_obj(o, "max", &x, d))
-		bad = -1;
-	if (x) {
-		bad |= known_keys(x, max_keys, "max", d);
-		for (k = 0; k < NT_CH__COUNT; k++)
-			bad |= opt_u32_max(x, nt_chan_names[k], NT_QUEUES_MAX, &i->max_chan[k], d);
-		bad |= opt_u32_max(x, "ring_rx", UINT32_MAX, &i->ring_rx_max, d);
-		bad |= opt_u32_max(x, "ring_tx", UINT32_MAX, &i->ring_tx_max, d);
-	}
-	if (!want_obj(o, "rss", &x, d))
-		bad = -1;
-	if (x) {
-		bad |= known_keys(x, rss_keys, "rss", d);
-		bad |= opt_u32_max(x, "key_bytes", NT_RSS_KEY_MAX, &i->rss_key_bytes, d);
-		if (i->rss_key_bytes.known && !i->rss_key_bytes.v) {
-			/* a NIC without a key has no "key_bytes": 0 would skip every
-			 * length check of a profile's key */
-			nt_error(d, nt_json_get(x, "key_bytes")->mark, "snapshot",
-				 "\"key_bytes\" is 0; a NIC with an RSS key has 1..%u bytes",
-				 NT_RSS_KEY_MAX);
-			bad = -1;
-		}
-		bad |= opt_u32_max(x, "indir_size", NT_RSS_INDIR_MAX, &i->rss_indir_size, d);
-	}
-	if (!want_obj(o, "queues", &x, d))
-		bad = -1;
-	if (x) {
-		bad |= known_keys(x, q_keys, "queues", d);
-		struct nt_num rx = {0}, tx = {0};
+	return bad;
+}
 
-		bad |= opt_u32_max(x, "rx", NT_QUEUES_MAX, &rx, d);
-		bad |= opt_u32_max(x, "tx", NT_QUEUES_MAX, &tx, d);
-		if (rx.known)
-			i->rx_queues = rx.v;
-		if (tx.known)
-			i->tx_queues = tx.v;
+/* "max": the hardware maxima of the channels and rings */
+static int load_max(const struct nt_json *x, struct nt_iface_facts *i, struct nt_diags *d)
+{
+	static const char *const max_keys[] = {"combined", "rx", "tx", "other", "ring_rx",
+					       "ring_tx", NULL};
+	size_t k;
+	int bad = known_keys(x, max_keys, "max", d);
+
+	for (k = 0; k < NT_CH__COUNT; k++)
+		bad |= opt_u32_max(x, nt_chan_names[k], NT_QUEUES_MAX, &i->max_chan[k], d);
+	bad |= opt_u32_max(x, "ring_rx", UINT32_MAX, &i->ring_rx_max, d);
+	bad |= opt_u32_max(x, "ring_tx", UINT32_MAX, &i->ring_tx_max, d);
+	return bad;
+}
+
+/* "rss": the sizes of the RSS key and indirection table */
+static int load_rss(const struct nt_json *x, struct nt_iface_facts *i, struct nt_diags *d)
+{
+	static const char *const rss_keys[] = {"key_bytes", "indir_size", NULL};
+	int bad = known_keys(x, rss_keys, "rss", d);
+
+	bad |= opt_u32_max(x, "key_bytes", NT_RSS_KEY_MAX, &i->rss_key_bytes, d);
+	if (i->rss_key_bytes.known && !i->rss_key_bytes.v) {
+		/* a NIC without a key has no "key_bytes": 0 would skip every
+		 * length check of a profile's key */
+		nt_error(d, nt_json_get(x, "key_bytes")->mark, "snapshot",
+			 "\"key_bytes\" is 0; a NIC with an RSS key has 1..%u bytes",
+			 NT_RSS_KEY_MAX);
+		bad = -1;
 	}
+	bad |= opt_u32_max(x, "indir_size", NT_RSS_INDIR_MAX, &i->rss_indir_size, d);
+	return bad;
+}
+
+/* "queues": the sysfs queue counts */
+static int load_queue_counts(const struct nt_json *x, struct nt_iface_facts *i,
+			     struct nt_diags *d)
+{
+	static const char *const q_keys[] = {"rx", "tx", NULL};
+	struct nt_num rx = {0}, tx = {0};
+	int bad = known_keys(x, q_keys, "queues", d);
+
+	bad |= opt_u32_max(x, "rx", NT_QUEUES_MAX, &rx, d);
+	bad |= opt_u32_max(x, "tx", NT_QUEUES_MAX, &tx, d);
+	if (rx.known)
+		i->rx_queues = rx.v;
+	if (tx.known)
+		i->tx_queues = tx.v;
+	return bad;
+}
+
+/* The optional object o[key] read by load, or a located error. */
+static int opt_section(const struct nt_json *o, const char *key, struct nt_iface_facts *i,
+		       int (*load)(const struct nt_json *, struct nt_iface_facts *,
+				   struct nt_diags *), struct nt_diags *d)
+{
+	const struct nt_json *x;
+	int bad = 0;
+
+	if (!want_obj(o, key, &x, d))
+		bad = -1;
+	if (x)
+		bad |= load(x, i, d);
+	return bad;
+}
+
+/* the queue vectors of "irqs" and "tx_irqs" */
+static int load_iface_irqs(const struct nt_json *o, struct nt_iface_facts *i, struct nt_diags *d)
+{
+	const struct nt_json *x;
+	int bad = 0;
+
 	if (!want_arr(o, "irqs", &x, d))
 		bad = -1;
 	if (x && load_irqs(x, i, &i->irqs, &i->nirqs, false, d))
@@ -368,7 +411,17 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 		bad = -1;
 	if (x && load_irqs(x, i, &i->tx_irqs, &i->ntx_irqs, true, d))
 		bad = -1;
-	nt_json_bool(o, "vmbus", &i->vmbus, false, d);
+	return bad;
+}
+
+/* "fixed_features": the features the driver does not let change */
+static int load_fixed_features(const struct nt_json *o, struct nt_iface_facts *i,
+			       struct nt_diags *d)
+{
+	const struct nt_json *x;
+	size_t k;
+	int bad = 0;
+
 	if (!want_arr(o, "fixed_features", &x, d))
 		bad = -1;
 	for (k = 0; x && k < x->n; k++) {
@@ -386,10 +439,145 @@ static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_dia
 	return bad;
 }
 
+static int load_iface(const struct nt_json *o, struct nt_facts *f, struct nt_diags *d)
+{
+	static const char *const keys[] = {
+		"name", "kind", "driver", "pci", "description", "ifindex", "rsc_failure_ipv4",
+		"rsc_failure_ipv6", "numa_node", "max", "rss", "queues", "irqs", "tx_irqs", "vmbus",
+		"fixed_features", NULL,
+	};
+	struct nt_iface_facts *i = new_iface(o, f, d);
+	int bad = 0;
+
+	if (!i)
+		return -1;
+	bad |= known_keys(o, keys, "an interfaces entry", d);
+	bad |= load_iface_strings(o, i, d);
+	bad |= opt_section(o, "max", i, load_max, d);
+	bad |= opt_section(o, "rss", i, load_rss, d);
+	bad |= opt_section(o, "queues", i, load_queue_counts, d);
+	bad |= load_iface_irqs(o, i, d);
+	nt_json_bool(o, "vmbus", &i->vmbus, false, d);
+	bad |= load_fixed_features(o, i, d);
+	return bad;
+}
+
+/* The object, attribute (as kind and argument, a sysctl key canonical)
+ * of a settings entry, or -1 after a located error. */
+static int setting_key(const struct nt_json *o, const char **obj, const char **attr,
+		       enum nt_kind_id *kind, char **arg, struct nt_diags *d)
+{
+	static const char *const keys[] = {"object", "attribute", "value", NULL};
+	const char *why, *part;
+
+	if (o->t != NT_J_OBJ) {
+		serr(d, o, "%s", "settings entries must be objects");
+		return -1;
+	}
+	if (known_keys(o, keys, "a settings entry", d) ||
+	    !nt_json_str(o, "object", obj, true, d) ||
+	    !nt_json_str(o, "attribute", attr, true, d))
+		return -1;
+	if (!**obj || !safe_name(*obj)) {
+		serr(d, nt_json_get(o, "object"), "%s", "object is empty or has control characters");
+		return -1;
+	}
+	if (!safe_name(*attr)) {
+		serr(d, nt_json_get(o, "attribute"), "%s", "attribute has control characters");
+		return -1;
+	}
+	if (!nt_parse_attr(*attr, kind, arg)) {
+		serr(d, nt_json_get(o, "attribute"),
+		     "unknown attribute \"%s\" (see nettune plan --help for the kinds)", *attr);
+		return -1;
+	}
+	why = nt_setting_problem(*kind, *obj, *arg, &part);
+	if (why) {
+		nt_error(d, nt_json_get(o, *part == 'o' ? "object" : "attribute")->mark,
+			 "snapshot", "%s %s: %s \"%s\" %s", *obj, *attr, part,
+			 *part == 'o' ? *obj : *arg ? *arg : "", why);
+		free(*arg);
+		return -1;
+	}
+	if (*kind == NT_K_SYSCTL) {
+		/* net/core/x and net.core.x are one key (as in profiles) */
+		char *canon = nt_sysctl_key_canon(*arg);
+
+		free(*arg);
+		*arg = canon;
+	}
+	return 0;
+}
+
+/* The value of a settings entry, or -1 after a located error. */
+static int setting_value(const struct nt_json *o, enum nt_kind_id kind, const char *obj,
+			 const char *attr, const char *arg, struct nt_value *v, struct nt_diags *d)
+{
+	const struct nt_json *val = nt_json_get(o, "value");
+	const char *why;
+
+	if (!val) {
+		serr(d, o, "%s", "settings entry has no \"value\"");
+		return -1;
+	}
+	if (!nt_value_from_json(kind, val, v, &why)) {
+		nt_error(d, val->mark, "snapshot", "value of %s %s: %s", obj, attr, why);
+		return -1;
+	}
+	if (kind == NT_K_SYSCTL && strlen(v->s) > NT_SYSCTL_VALUE_MAX) {
+		nt_error(d, val->mark, "snapshot", "value of sysctl %s is %zu bytes; at most %u",
+			 arg, strlen(v->s), NT_SYSCTL_VALUE_MAX);
+		nt_value_free(v);
+		return -1;
+	}
+	return 0;
+}
+
+/* An observed feature: its interface's features are known. */
+static void note_feature(struct nt_facts *f, const char *obj, const char *name)
+{
+	struct nt_iface_facts *i = nt_facts_iface(f, obj);
+
+	if (!i)
+		i = nt_facts_add_iface(f, obj);
+	i->features_known = true;
+	if (nt_facts_feature(i, name))
+		return;
+	i->features = nt_xgrow(i->features, i->nfeatures, sizeof(*i->features));
+	i->features[i->nfeatures].name = nt_xstrdup(name);
+	i->features[i->nfeatures++].fixed = false;
+}
+
+static int load_setting(const struct nt_json *o, struct nt_facts *f, struct nt_state *st,
+			struct nt_diags *d)
+{
+	const char *obj, *attr;
+	enum nt_kind_id kind;
+	char *arg;
+	struct nt_value v;
+
+	if (setting_key(o, &obj, &attr, &kind, &arg, d))
+		return -1;
+	if (setting_value(o, kind, obj, attr, arg, &v, d)) {
+		free(arg);
+		return -1;
+	}
+	if (nt_state_get(st, kind, obj, arg)) {
+		nt_error(d, o->mark, "snapshot", "%s %s is listed twice", obj, attr);
+		nt_value_free(&v);
+		free(arg);
+		return -1;
+	}
+	nt_state_set(st, kind, obj, arg, v, o->mark);
+	if (kind == NT_K_FEATURE)
+		note_feature(f, obj, arg);
+	free(arg);
+	return 0;
+}
+
 static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct nt_state *st,
 			 struct nt_diags *d)
 {
-	static const char *const keys[] = {"object", "attribute", "value", NULL};
 	size_t k;
 	int bad = 0;
 
@@ -397,100 +585,9 @@ static int load_settings(const struct nt_json *arr, struct nt_facts *f, struct n
 		serr(d, arr, "%s", "\"settings\" must be a list");
 		return -1;
 	}
-	for (k = 0; k < arr->n; k++) {
-		const struct nt_json *o = arr->v[k], *val;
-		const char *obj, *attr, *why, *part;
-		enum nt_kind_id kind;
-		char *arg;
-		struct nt_value v;
-
-		if (o->t != NT_J_OBJ) {
-			serr(d, o, "%s", "settings entries must be objects");
+	for (k = 0; k < arr->n; k++)
+		if (load_setting(arr->v[k], f, st, d))
 			bad = -1;
-			continue;
-		}
-		if (known_keys(o, keys, "a settings entry", d) ||
-		    !nt_json_str(o, "object", &obj, true, d) ||
-		    !nt_json_str(o, "attribute", &attr, true, d)) {
-			bad = -1;
-			continue;
-		}
-		if (!*obj || !safe_name(obj)) {
-			serr(d, nt_json_get(o, "object"), "%s", "object is empty or has control characters");
-			bad = -1;
-			continue;
-		}
-		if (!safe_name(attr)) {
-			serr(d, nt_json_get(o, "attribute"), "%s", "attribute has control characters");
-			bad = -1;
-			continue;
-		}
-		if (!nt_parse_attr(attr, &kind, &arg)) {
-			serr(d, nt_json_get(o, "attribute"),
-			     "unknown attribute \"%s\" (see nettune plan --help for the kinds)", attr);
-			bad = -1;
-			continue;
-		}
-		why = nt_setting_problem(kind, obj, arg, &part);
-		if (why) {
-			nt_error(d, nt_json_get(o, *part == 'o' ? "object" : "attribute")->mark,
-				 "snapshot", "%s %s: %s \"%s\" %s", obj, attr, part,
-				 *part == 'o' ? obj : arg ? arg : "", why);
-			free(arg);
-			bad = -1;
-			continue;
-		}
-		if (kind == NT_K_SYSCTL) {
-			/* net/core/x and net.core.x are one key (as in profiles) */
-			char *canon = nt_sysctl_key_canon(arg);
-
-			free(arg);
-			arg = canon;
-		}
-		val = nt_json_get(o, "value");
-		if (!val) {
-			serr(d, o, "%s", "settings entry has no \"value\"");
-			free(arg);
-			bad = -1;
-			continue;
-		}
-		if (!nt_value_from_json(kind, val, &v, &why)) {
-			nt_error(d, val->mark, "snapshot", "value of %s %s: %s", obj, attr, why);
-			free(arg);
-			bad = -1;
-			continue;
-		}
-		if (kind == NT_K_SYSCTL && strlen(v.s) > NT_SYSCTL_VALUE_MAX) {
-			nt_error(d, val->mark, "snapshot", "value of sysctl %s is %zu bytes; at most %u",
-				 arg, strlen(v.s), NT_SYSCTL_VALUE_MAX);
-			nt_value_free(&v);
-			free(arg);
-			bad = -1;
-			continue;
-		}
-		if (nt_state_get(st, kind, obj, arg)) {
-			nt_error(d, o->mark, "snapshot", "%s %s is listed twice", obj, attr);
-			nt_value_free(&v);
-			free(arg);
-			bad = -1;
-			continue;
-		}
-		nt_state_set(st, kind, obj, arg, v, o->mark);
-		if (kind == NT_K_FEATURE) {
-			struct nt_iface_facts *i = nt_facts_iface(f, obj);
-
-			if (!i)
-				i = nt_facts_add_iface(f, obj);
-			i->features_known = true;
-			if (!nt_facts_feature(i, arg)) {
-				i->features = nt_xgrow(i->features, i->nfeatures,
-						       sizeof(*i->features));
-				i->features[i->nfeatures].name = nt_xstrdup(arg);
-				i->features[i->nfeatures++].fixed = false;
-			}
-		}
-		free(arg);
-	}
 	return bad;
 }
 
@@ -535,68 +632,85 @@ static int load_windows(const struct nt_json *x, struct nt_facts *f, struct nt_d
 	return bad;
 }
 
-int nt_snapshot_load_data(const char *file, const char *data, size_t len,
-			  struct nt_facts *f, struct nt_state *st, struct nt_diags *d)
+static int load_host(const struct nt_json *j, struct nt_facts *f, struct nt_diags *d)
 {
-	static const char *const keys[] = {"format", "host", "cpus", "irqbalance", "interfaces",
-					   "windows", "settings", NULL};
 	static const char *const host_keys[] = {"name", "target", "kernel", "machine_id", "netns",
 						 NULL};
-	size_t errors0 = d->errors;
-	struct nt_json *j;
-	const struct nt_json *x, *host;
+	const struct nt_json *host;
 	const char *s;
-	size_t k;
 	int bad = 0;
 
-	nt_facts_init(f);
-	memset(st, 0, sizeof(*st));
-	j = nt_json_parse(file, data, len, d);
-	if (!j)
+	if (!want_obj(j, "host", &host, d))
+		bad = -1;
+	if (!host)
+		return bad;
+	bad |= known_keys(host, host_keys, "host", d);
+	bad |= opt_name(host, "name", &f->hostname, d);
+	bad |= opt_name(host, "kernel", &f->kernel, d);
+	bad |= opt_name(host, "machine_id", &f->machine_id, d);
+	bad |= opt_name(host, "netns", &f->netns, d);
+	if (nt_json_str(host, "target", &s, false, d)) {
+		if (strcmp(s, "linux") && strcmp(s, "windows")) {
+			serr(d, nt_json_get(host, "target"), "%s", "host.target must be linux or windows");
+			bad = -1;
+		}
+		f->target = nt_xstrdup(s);
+	}
+	return bad;
+}
+
+static int load_irqbalance(const struct nt_json *j, struct nt_facts *f, struct nt_diags *d)
+{
+	const char *s;
+
+	if (!nt_json_str(j, "irqbalance", &s, false, d))
+		return 0;
+	if (!strcmp(s, "active")) {
+		f->irqbalance = 1;
+	} else if (!strcmp(s, "inactive")) {
+		f->irqbalance = 0;
+	} else if (strcmp(s, "unknown")) {
+		serr(d, nt_json_get(j, "irqbalance"), "%s",
+		     "irqbalance must be \"active\", \"inactive\" or \"unknown\"");
 		return -1;
+	}
+	return 0;
+}
+
+/* A JSON object of the snapshot format, or -1 after a located error. */
+static int check_format(const struct nt_json *j, struct nt_diags *d)
+{
+	const char *s;
+
 	if (j->t != NT_J_OBJ) {
 		serr(d, j, "%s", "a snapshot is a JSON object");
-		bad = -1;
-		goto out;
+		return -1;
 	}
 	if (!nt_json_str(j, "format", &s, true, d) || strcmp(s, NT_SNAPSHOT_FORMAT)) {
 		if (nt_json_get(j, "format") && nt_json_get(j, "format")->t == NT_J_STR)
 			serr(d, nt_json_get(j, "format"), "format must be \"%s\"", NT_SNAPSHOT_FORMAT);
-		bad = -1;
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/* The facts and settings of a parsed snapshot. */
+static int load_snapshot(const struct nt_json *j, struct nt_facts *f, struct nt_state *st,
+			 struct nt_diags *d)
+{
+	static const char *const keys[] = {"format", "host", "cpus", "irqbalance", "interfaces",
+					   "windows", "settings", NULL};
+	const struct nt_json *x;
+	size_t k;
+	int bad;
+
 	bad = known_keys(j, keys, "the snapshot", d);
 	f->known = true;
-	if (!want_obj(j, "host", &host, d))
-		bad = -1;
-	if (host) {
-		bad |= known_keys(host, host_keys, "host", d);
-		bad |= opt_name(host, "name", &f->hostname, d);
-		bad |= opt_name(host, "kernel", &f->kernel, d);
-		bad |= opt_name(host, "machine_id", &f->machine_id, d);
-		bad |= opt_name(host, "netns", &f->netns, d);
-		if (nt_json_str(host, "target", &s, false, d)) {
-			if (strcmp(s, "linux") && strcmp(s, "windows")) {
-				serr(d, nt_json_get(host, "target"), "%s", "host.target must be linux or windows");
-				bad = -1;
-			}
-			f->target = nt_xstrdup(s);
-		}
-	}
+	bad |= load_host(j, f, d);
 	x = nt_json_get(j, "cpus");
 	if (x && load_cpus(x, f, d))
 		bad = -1;
-	if (nt_json_str(j, "irqbalance", &s, false, d)) {
-		if (!strcmp(s, "active")) {
-			f->irqbalance = 1;
-		} else if (!strcmp(s, "inactive")) {
-			f->irqbalance = 0;
-		} else if (strcmp(s, "unknown")) {
-			serr(d, nt_json_get(j, "irqbalance"), "%s",
-			     "irqbalance must be \"active\", \"inactive\" or \"unknown\"");
-			bad = -1;
-		}
-	}
+	bad |= load_irqbalance(j, f, d);
 	if (!want_arr(j, "interfaces", &x, d))
 		bad = -1;
 	f->ifaces_known = x != NULL;
@@ -609,7 +723,24 @@ int nt_snapshot_load_data(const char *file, const char *data, size_t len,
 	x = nt_json_get(j, "settings");
 	if (x && load_settings(x, f, st, d))
 		bad = -1;
-out:
+	return bad;
+}
+
+int nt_snapshot_load_data(const char *file, const char *data, size_t len,
+			  struct nt_facts *f, struct nt_state *st, struct nt_diags *d)
+{
+	size_t errors0 = d->errors;
+	struct nt_json *j;
+	int bad;
+
+	nt_facts_init(f);
+	memset(st, 0, sizeof(*st));
+	j = nt_json_parse(file, data, len, d);
+	if (!j)
+		return -1;
+	bad = check_format(j, d);
+	if (!bad)
+		bad = load_snapshot(j, f, st, d);
 	/* a typed getter that refused a value has added an error: that fails
 	 * the whole snapshot, never half of it */
 	if (d->errors > errors0)
@@ -642,174 +773,200 @@ int nt_snapshot_load(const char *path, struct nt_facts *f, struct nt_state *st,
 	return r;
 }
 
-static void opt_str(struct nt_buf *b, const char *key, const char *v, bool *first)
+static void opt_str(struct nt_jw *w, const char *key, const char *v)
 {
-	if (!v)
-		return;
-	nt_buf_printf(b, "%s\"%s\": ", *first ? "" : ", ", key);
-	nt_buf_json_str(b, v);
-	*first = false;
+	if (v)
+		nt_jw_str(w, key, v);
+}
+
+static void opt_num(struct nt_jw *w, const char *key, struct nt_num n)
+{
+	if (n.known)
+		nt_jw_uint(w, key, n.v);
+}
+
+static void write_cpuset(struct nt_jw *w, const char *key, const struct nt_cpuset *cs)
+{
+	char *s = nt_cpuset_str(cs);
+
+	nt_jw_str(w, key, s);
+	free(s);
+}
+
+static void write_host(const struct nt_facts *f, struct nt_jw *w)
+{
+	nt_jw_obj(w, "host", NT_JW_INLINE);
+	opt_str(w, "name", f->hostname);
+	opt_str(w, "target", f->target);
+	opt_str(w, "kernel", f->kernel);
+	opt_str(w, "machine_id", f->machine_id);
+	opt_str(w, "netns", f->netns);
+	nt_jw_end(w);
+}
+
+/* the CPUs of each core, one list a core */
+static void write_siblings(const struct nt_facts *f, struct nt_jw *w)
+{
+	int core, maxcore = -1;
+	unsigned c;
+
+	nt_jw_arr(w, "siblings", NT_JW_INLINE);
+	for (c = 0; c < NT_MAX_CPUS; c++)
+		if (f->cpu_core[c] > maxcore)
+			maxcore = f->cpu_core[c];
+	for (core = 0; core <= maxcore; core++) {
+		struct nt_cpuset cs;
+
+		nt_cpuset_clear(&cs);
+		for (c = 0; c < NT_MAX_CPUS; c++)
+			if (f->cpu_core[c] == core)
+				nt_cpuset_set(&cs, c);
+		if (!nt_cpuset_empty(&cs))
+			write_cpuset(w, NULL, &cs);
+	}
+	nt_jw_end(w);
+}
+
+static void write_cpus(const struct nt_facts *f, struct nt_jw *w)
+{
+	char key[16];
+	int n;
+
+	nt_jw_obj(w, "cpus", NT_JW_INLINE);
+	write_cpuset(w, "online", &f->online);
+	nt_jw_obj(w, "nodes", NT_JW_INLINE);
+	for (n = 0; n < f->nnodes; n++) {
+		if (nt_cpuset_empty(&f->node_cpus[n]))
+			continue;
+		snprintf(key, sizeof(key), "%d", n);
+		write_cpuset(w, key, &f->node_cpus[n]);
+	}
+	nt_jw_end(w);
+	write_siblings(f, w);
+	nt_jw_end(w);
+}
+
+static void write_irqs(struct nt_jw *w, const char *key, const struct nt_irq_fact *v, size_t n)
+{
+	size_t k;
+
+	nt_jw_arr(w, key, NT_JW_INLINE);
+	for (k = 0; k < n; k++) {
+		nt_jw_obj(w, NULL, NT_JW_INLINE);
+		nt_jw_uint(w, "queue", v[k].queue);
+		nt_jw_uint(w, "irq", v[k].irq);
+		nt_jw_bool(w, "managed", v[k].managed);
+		opt_str(w, "name", v[k].name);
+		nt_jw_end(w);
+	}
+	nt_jw_end(w);
+}
+
+/* the hardware maxima, RSS sizes and queue counts of an interface */
+static void write_limits(const struct nt_iface_facts *x, struct nt_jw *w)
+{
+	/* a key of 0 bytes is no key: the loader refuses "key_bytes": 0 */
+	bool kb = x->rss_key_bytes.known && x->rss_key_bytes.v;
+	size_t k;
+
+	nt_jw_obj(w, "max", NT_JW_INLINE);
+	for (k = 0; k < NT_CH__COUNT; k++)
+		opt_num(w, nt_chan_names[k], x->max_chan[k]);
+	opt_num(w, "ring_rx", x->ring_rx_max);
+	opt_num(w, "ring_tx", x->ring_tx_max);
+	nt_jw_end(w);
+	if (kb || x->rss_indir_size.known) {
+		nt_jw_obj(w, "rss", NT_JW_INLINE);
+		if (kb)
+			nt_jw_uint(w, "key_bytes", x->rss_key_bytes.v);
+		opt_num(w, "indir_size", x->rss_indir_size);
+		nt_jw_end(w);
+	}
+	nt_jw_obj(w, "queues", NT_JW_INLINE);
+	nt_jw_uint(w, "rx", x->rx_queues);
+	nt_jw_uint(w, "tx", x->tx_queues);
+	nt_jw_end(w);
+}
+
+static void write_iface(const struct nt_iface_facts *x, struct nt_jw *w)
+{
+	size_t k;
+
+	nt_jw_obj(w, NULL, NT_JW_INLINE);
+	opt_str(w, "name", x->name);
+	opt_str(w, "kind", x->kind);
+	opt_str(w, "driver", x->driver);
+	opt_str(w, "pci", x->pci);
+	opt_str(w, "description", x->description);
+	opt_str(w, "ifindex", x->ifindex);
+	opt_str(w, "rsc_failure_ipv4", x->rsc_failure_ipv4);
+	opt_str(w, "rsc_failure_ipv6", x->rsc_failure_ipv6);
+	nt_jw_int(w, "numa_node", x->numa_node);
+	write_limits(x, w);
+	write_irqs(w, "irqs", x->irqs, x->nirqs);
+	if (x->ntx_irqs)
+		write_irqs(w, "tx_irqs", x->tx_irqs, x->ntx_irqs);
+	if (x->vmbus)
+		nt_jw_bool(w, "vmbus", true);
+	nt_jw_arr(w, "fixed_features", NT_JW_INLINE);
+	for (k = 0; k < x->nfeatures; k++)
+		if (x->features[k].fixed)
+			nt_jw_str(w, NULL, x->features[k].name);
+	nt_jw_end(w);
+	nt_jw_end(w);
+}
+
+static void write_windows(const struct nt_facts *f, struct nt_jw *w)
+{
+	size_t k;
+
+	nt_jw_obj(w, "windows", NT_JW_INLINE);
+	nt_jw_int(w, "uro_disabled_mask", f->uro_disabled_mask);
+	nt_jw_arr(w, "diagnosis", NT_JW_INLINE);
+	for (k = 0; k < f->ndiagnosis; k++)
+		nt_jw_str(w, NULL, f->diagnosis[k]);
+	nt_jw_end(w);
+	nt_jw_end(w);
+}
+
+static void write_settings(const struct nt_state *st, struct nt_jw *w)
+{
+	size_t i;
+
+	nt_jw_arr(w, "settings", NT_JW_LINES);
+	for (i = 0; st && i < st->n; i++) {
+		char *attr = nt_setting_attr(&st->v[i]);
+
+		nt_jw_obj(w, NULL, NT_JW_INLINE);
+		nt_jw_str(w, "object", st->v[i].object);
+		nt_jw_str(w, "attribute", attr);
+		nt_value_json(&st->v[i].val, nt_jw_raw(w, "value"));
+		nt_jw_end(w);
+		free(attr);
+	}
+	nt_jw_end(w);
 }
 
 void nt_snapshot_write(const struct nt_facts *f, const struct nt_state *st, struct nt_buf *b)
 {
-	size_t i, k;
-	bool first = true;
+	struct nt_jw w;
+	size_t i;
 
-	nt_buf_printf(b, "{\n  \"format\": \"%s\",\n  \"host\": {", NT_SNAPSHOT_FORMAT);
-	opt_str(b, "name", f->hostname, &first);
-	opt_str(b, "target", f->target, &first);
-	opt_str(b, "kernel", f->kernel, &first);
-	opt_str(b, "machine_id", f->machine_id, &first);
-	opt_str(b, "netns", f->netns, &first);
-	nt_buf_puts(b, "},\n");
-	if (f->topo_known) {
-		char *s = nt_cpuset_str(&f->online);
-		int n;
-		bool firstn = true;
-
-		nt_buf_puts(b, "  \"cpus\": {\"online\": ");
-		nt_buf_json_str(b, s);
-		free(s);
-		nt_buf_puts(b, ", \"nodes\": {");
-		for (n = 0; n < f->nnodes; n++) {
-			if (nt_cpuset_empty(&f->node_cpus[n]))
-				continue;
-			s = nt_cpuset_str(&f->node_cpus[n]);
-			nt_buf_printf(b, "%s\"%d\": ", firstn ? "" : ", ", n);
-			nt_buf_json_str(b, s);
-			free(s);
-			firstn = false;
-		}
-		nt_buf_puts(b, "}, \"siblings\": [");
-		{
-			int core, maxcore = -1;
-			unsigned c;
-			bool fc = true;
-
-			for (c = 0; c < NT_MAX_CPUS; c++)
-				if (f->cpu_core[c] > maxcore)
-					maxcore = f->cpu_core[c];
-			for (core = 0; core <= maxcore; core++) {
-				struct nt_cpuset cs;
-
-				nt_cpuset_clear(&cs);
-				for (c = 0; c < NT_MAX_CPUS; c++)
-					if (f->cpu_core[c] == core)
-						nt_cpuset_set(&cs, c);
-				if (nt_cpuset_empty(&cs))
-					continue;
-				s = nt_cpuset_str(&cs);
-				nt_buf_puts(b, fc ? "" : ", ");
-				nt_buf_json_str(b, s);
-				free(s);
-				fc = false;
-			}
-		}
-		nt_buf_puts(b, "]},\n");
-	}
-	nt_buf_printf(b, "  \"irqbalance\": \"%s\",\n", f->irqbalance > 0 ? "active" :
-		      f->irqbalance == 0 ? "inactive" : "unknown");
-	nt_buf_puts(b, "  \"interfaces\": [");
-	for (i = 0; i < f->nifs; i++) {
-		const struct nt_iface_facts *x = &f->ifs[i];
-		/* a key of 0 bytes is no key: the loader refuses "key_bytes": 0 */
-		bool fx = true, kb = x->rss_key_bytes.known && x->rss_key_bytes.v;
-
-		nt_buf_puts(b, i ? ",\n    {" : "\n    {");
-		opt_str(b, "name", x->name, &fx);
-		opt_str(b, "kind", x->kind, &fx);
-		opt_str(b, "driver", x->driver, &fx);
-		opt_str(b, "pci", x->pci, &fx);
-		opt_str(b, "description", x->description, &fx);
-		opt_str(b, "ifindex", x->ifindex, &fx);
-		opt_str(b, "rsc_failure_ipv4", x->rsc_failure_ipv4, &fx);
-		opt_str(b, "rsc_failure_ipv6", x->rsc_failure_ipv6, &fx);
-		nt_buf_printf(b, ", \"numa_node\": %d", x->numa_node);
-		nt_buf_puts(b, ", \"max\": {");
-		fx = true;
-		for (k = 0; k < NT_CH__COUNT; k++)
-			if (x->max_chan[k].known) {
-				nt_buf_printf(b, "%s\"%s\": %u", fx ? "" : ", ", nt_chan_names[k],
-					      x->max_chan[k].v);
-				fx = false;
-			}
-		if (x->ring_rx_max.known) {
-			nt_buf_printf(b, "%s\"ring_rx\": %u", fx ? "" : ", ", x->ring_rx_max.v);
-			fx = false;
-		}
-		if (x->ring_tx_max.known)
-			nt_buf_printf(b, "%s\"ring_tx\": %u", fx ? "" : ", ", x->ring_tx_max.v);
-		nt_buf_puts(b, "}");
-		if (kb || x->rss_indir_size.known) {
-			nt_buf_puts(b, ", \"rss\": {");
-			if (kb)
-				nt_buf_printf(b, "\"key_bytes\": %u", x->rss_key_bytes.v);
-			if (x->rss_indir_size.known)
-				nt_buf_printf(b, "%s\"indir_size\": %u", kb ? ", " : "",
-					      x->rss_indir_size.v);
-			nt_buf_puts(b, "}");
-		}
-		nt_buf_printf(b, ", \"queues\": {\"rx\": %u, \"tx\": %u}", x->rx_queues, x->tx_queues);
-		nt_buf_puts(b, ", \"irqs\": [");
-		for (k = 0; k < x->nirqs; k++) {
-			nt_buf_printf(b, "%s{\"queue\": %u, \"irq\": %u, \"managed\": %s", k ? ", " : "",
-				      x->irqs[k].queue, x->irqs[k].irq,
-				      x->irqs[k].managed ? "true" : "false");
-			if (x->irqs[k].name) {
-				nt_buf_puts(b, ", \"name\": ");
-				nt_buf_json_str(b, x->irqs[k].name);
-			}
-			nt_buf_puts(b, "}");
-		}
-		if (x->ntx_irqs) {
-			nt_buf_puts(b, "], \"tx_irqs\": [");
-			for (k = 0; k < x->ntx_irqs; k++) {
-				nt_buf_printf(b, "%s{\"queue\": %u, \"irq\": %u, \"managed\": %s",
-					      k ? ", " : "", x->tx_irqs[k].queue, x->tx_irqs[k].irq,
-					      x->tx_irqs[k].managed ? "true" : "false");
-				if (x->tx_irqs[k].name) {
-					nt_buf_puts(b, ", \"name\": ");
-					nt_buf_json_str(b, x->tx_irqs[k].name);
-				}
-				nt_buf_puts(b, "}");
-			}
-		}
-		if (x->vmbus)
-			nt_buf_puts(b, "], \"vmbus\": true, \"fixed_features\": [");
-		else
-			nt_buf_puts(b, "], \"fixed_features\": [");
-		fx = true;
-		for (k = 0; k < x->nfeatures; k++)
-			if (x->features[k].fixed) {
-				nt_buf_puts(b, fx ? "" : ", ");
-				nt_buf_json_str(b, x->features[k].name);
-				fx = false;
-			}
-		nt_buf_puts(b, "]}");
-	}
-	nt_buf_puts(b, "\n  ],\n");
-	if (f->uro_disabled_mask >= 0 || f->ndiagnosis) {
-		nt_buf_printf(b, "  \"windows\": {\"uro_disabled_mask\": %d, \"diagnosis\": [",
-			      f->uro_disabled_mask);
-		for (k = 0; k < f->ndiagnosis; k++) {
-			nt_buf_puts(b, k ? ", " : "");
-			nt_buf_json_str(b, f->diagnosis[k]);
-		}
-		nt_buf_puts(b, "]},\n");
-	}
-	nt_buf_puts(b, "  \"settings\": [");
-	for (i = 0; st && i < st->n; i++) {
-		char *attr = nt_setting_attr(&st->v[i]);
-
-		nt_buf_puts(b, i ? ",\n    {\"object\": " : "\n    {\"object\": ");
-		nt_buf_json_str(b, st->v[i].object);
-		nt_buf_puts(b, ", \"attribute\": ");
-		nt_buf_json_str(b, attr);
-		nt_buf_puts(b, ", \"value\": ");
-		nt_value_json(&st->v[i].val, b);
-		nt_buf_puts(b, "}");
-		free(attr);
-	}
-	nt_buf_puts(b, "\n  ]\n}\n");
+	nt_jw_init(&w, b, 2);
+	nt_jw_obj(&w, NULL, NT_JW_LINES);
+	nt_jw_str(&w, "format", NT_SNAPSHOT_FORMAT);
+	write_host(f, &w);
+	if (f->topo_known)
+		write_cpus(f, &w);
+	nt_jw_str(&w, "irqbalance", f->irqbalance > 0 ? "active" :
+		  f->irqbalance == 0 ? "inactive" : "unknown");
+	nt_jw_arr(&w, "interfaces", NT_JW_LINES);
+	for (i = 0; i < f->nifs; i++)
+		write_iface(&f->ifs[i], &w);
+	nt_jw_end(&w);
+	if (f->uro_disabled_mask >= 0 || f->ndiagnosis)
+		write_windows(f, &w);
+	write_settings(st, &w);
+	nt_jw_end(&w);
+	nt_buf_putc(b, '\n');
 }

@@ -1022,12 +1022,6 @@ const struct nt_caps *nt_caps_match(const struct nt_capsdb *db, const char *driv
 	return parsed(r);
 }
 
-const struct nt_caps *nt_caps_find_driver(const struct nt_capsdb *db, const char *driver,
-					  const char *pci)
-{
-	return nt_caps_match(db, driver, pci, NULL);
-}
-
 char *nt_caps_driver_ids(const struct nt_capsdb *db, const char *driver)
 {
 	struct nt_buf b = {0};

@@ -138,8 +138,6 @@ enum nt_caps_how {
  * are unknown.  how may be NULL. */
 const struct nt_caps *nt_caps_match(const struct nt_capsdb *db, const char *driver,
 				    const char *pci, enum nt_caps_how *how);
-const struct nt_caps *nt_caps_find_driver(const struct nt_capsdb *db, const char *driver,
-					  const char *pci);
 /* Comma-separated ids of the tables for driver (caller frees; "" if none). */
 char *nt_caps_driver_ids(const struct nt_capsdb *db, const char *driver);
 /* The table id closest to a misspelt one (an id ending in "-NAME" or

@@ -58,7 +58,7 @@ def sources(root):
 
 def table(root):
     """rows of README.md's table: (tunable, [identifiers], stated count)"""
-    with open(os.path.join(root, "README.md"), encoding="utf-8") as fh:
+    with open(os.path.join(root, "docs", "HACKING.md"), encoding="utf-8") as fh:
         text = fh.read()
     sec = text.split("### Adding a tunable", 1)
     if len(sec) != 2:
