@@ -362,162 +362,229 @@ static int fail(struct nt_nl *s, int err, bool transient)
 	return err;
 }
 
-int nt_nl_transact(struct nt_nl *s, struct nlmsghdr *req, nt_nl_cb cb, void *arg,
-		   enum nt_io_req what)
-{
-	bool dump = req->nlmsg_flags & NLM_F_DUMP, intr = false;
+/* One request's reply as it arrives: a dump ends at NLMSG_DONE, any other
+ * request at its ack. */
+struct rx {
+	bool dump, intr;
+	nt_nl_cb cb;
+	void *arg;
+	int cb_err;
 #ifdef NT_FAULT_INJECTION
-	bool first = true;
+	enum fault fault;
+	bool first;
 #endif
-	long long deadline;
-	int cb_err = 0, tmo = timeout_ms();
-	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+};
+
+#define RX_MORE 1	/* the reply goes on */
+
+/* Counts the request, opens the socket if a failure closed it, and stamps
+ * the request; 0 or the failure. */
+static int tx_prepare(struct nt_nl *s, struct nlmsghdr *req, struct rx *t, enum nt_io_req what)
+{
 #ifdef NT_FAULT_INJECTION
 	static unsigned long count;
-	enum fault fault = fault_for(++count);
 	const char *trace = getenv("NETTUNE_NL_TRACE");
 
+	t->fault = fault_for(++count);
+	t->first = true;
 	if (trace && *trace && strcmp(trace, "0"))
 		fprintf(stderr, "nettune: nl request %lu: %s\n", count, nt_io_req_name(what));
 #endif
-
 	nt_io_count(what);
 	s->extack[0] = '\0';
 	s->transient = false;
-	s->timeout_ms = tmo;
+	s->timeout_ms = timeout_ms();
 	if (s->fd < 0) {
 		int r = sock_open(s);
 
 		if (r)
 			return fail(s, r, true);
 	}
-	req->nlmsg_flags |= NLM_F_REQUEST | (dump ? 0 : NLM_F_ACK);
+	req->nlmsg_flags |= NLM_F_REQUEST | (t->dump ? 0 : NLM_F_ACK);
 	req->nlmsg_seq = ++s->seq;
 	req->nlmsg_pid = s->port;
 #ifdef NT_FAULT_INJECTION
-	if (fault == F_ERROR) {
+	if (t->fault == F_ERROR) {
 		snprintf(s->extack, sizeof(s->extack), "injected error reply");
 		return fail(s, -EBUSY, false);
 	}
-	if (fault == F_SEND)
+	if (t->fault == F_SEND)
 		return fail(s, -EIO, true);
-	if (fault == F_SEQ)
+	if (t->fault == F_SEQ)
 		send_stale(s);
 #endif
+	return 0;
+}
+
+static int tx_send(struct nt_nl *s, const struct nlmsghdr *req)
+{
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+
 	for (;;) {
 		ssize_t n = sendto(s->fd, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel,
 				   sizeof(kernel));
 
 		if (n == (ssize_t)req->nlmsg_len)
-			break;
+			return 0;
 		if (n < 0 && errno == EINTR)
 			continue;
 		return fail(s, n < 0 ? -errno : -EIO, true);
 	}
-	deadline = mono_ms() + tmo;
-	for (;;) {
-		struct pollfd p = {.fd = s->fd, .events = POLLIN};
-		long long left = deadline - mono_ms();
-		struct iovec iov;
-		struct msghdr mh = {0};
-		struct sockaddr_nl from;
-		ssize_t n, want;
-		const struct nlmsghdr *h;
-		size_t rem;
-		int pr;
+}
 
-		if (nt_nl_abort_on_signal && nt_interrupted)
-			return fail(s, -EINTR, true);
-		if (left <= 0)
-			return fail(s, -ETIMEDOUT, true);
-		pr = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-		if (pr < 0 && errno != EINTR)
-			return fail(s, -errno, true);
-		if (pr <= 0)
-			continue;
+/* Waits for the socket until the deadline: 0 readable, RX_MORE to wait
+ * again, or the failure (a signal, no answer in time). */
+static int rx_wait(struct nt_nl *s, long long deadline)
+{
+	struct pollfd p = {.fd = s->fd, .events = POLLIN};
+	long long left = deadline - mono_ms();
+	int pr;
+
+	if (nt_nl_abort_on_signal && nt_interrupted)
+		return fail(s, -EINTR, true);
+	if (left <= 0)
+		return fail(s, -ETIMEDOUT, true);
+	pr = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+	if (pr < 0 && errno != EINTR)
+		return fail(s, -errno, true);
+	return pr <= 0 ? RX_MORE : 0;
+}
+
+/* One datagram into s->buf, sized first (MSG_PEEK|MSG_TRUNC): its length
+ * in *len and 0, RX_MORE when there was none or it was not the kernel's,
+ * or the failure. */
+static int rx_datagram(struct nt_nl *s, struct rx *t, size_t *len)
+{
+	struct sockaddr_nl from;
+	struct iovec iov;
+	struct msghdr mh = {0};
+	ssize_t n, want;
+
 #ifdef NT_FAULT_INJECTION
-		if (fault == F_TIMEOUT) {
-			struct timespec ts = {0, 10 * 1000 * 1000};
+	if (t->fault == F_TIMEOUT) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
 
-			nanosleep(&ts, NULL);	/* the reply is never read */
+		nanosleep(&ts, NULL);	/* the reply is never read */
+		return RX_MORE;
+	}
+	if (t->fault == F_ENOBUFS && t->first)
+		return fail(s, -ENOBUFS, true);
+#else
+	(void)t;
+#endif
+	want = recv(s->fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+	if (want < 0)
+		return errno == EINTR || errno == EAGAIN ? RX_MORE : fail(s, -errno, true);
+	if ((size_t)want + 1 > s->cap) {
+		s->cap = (size_t)want + 1 > 32768 ? (size_t)want + 1 : 32768;
+		free(s->buf);
+		s->buf = nt_xmalloc(s->cap);
+	}
+	iov.iov_base = s->buf;
+	iov.iov_len = s->cap;
+	mh.msg_name = &from;
+	mh.msg_namelen = sizeof(from);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	n = recvmsg(s->fd, &mh, MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? RX_MORE : fail(s, -errno, true);
+#ifdef NT_FAULT_INJECTION
+	if (t->fault == F_TRUNC && t->first)
+		mh.msg_flags |= MSG_TRUNC;
+	t->first = false;
+#endif
+	if (mh.msg_flags & MSG_TRUNC)
+		return fail(s, -EMSGSIZE, true);
+	if (mh.msg_namelen >= sizeof(from) && from.nl_pid != 0)
+		return RX_MORE;	/* not from the kernel */
+	*len = (size_t)n;
+	return 0;
+}
+
+/* The end of the reply (an ack, an error, NLMSG_DONE): the request's result. */
+static int rx_end(struct nt_nl *s, struct rx *t, const struct nlmsghdr *h)
+{
+	if (h->nlmsg_type == NLMSG_ERROR) {
+		int e = parse_error(s, h);
+
+		if (e > 0)
+			return fail(s, -EPROTO, true);
+		if (e)
+			return fail(s, e, false);
+		if (t->dump)
+			return RX_MORE;	/* an ack inside a dump: not its end */
+	} else {
+		if (!t->dump)
+			return RX_MORE;
+		if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
+			int e = *(const int *)NLMSG_DATA(h);
+
+			if (e < 0)
+				return fail(s, e, false);
+		}
+		if (t->intr)
+			return fail(s, -EAGAIN, true);
+	}
+	return t->cb_err ? fail(s, t->cb_err, false) : 0;
+}
+
+/* The messages of one datagram of len bytes: RX_MORE while the reply goes
+ * on, else the request's result. */
+static int rx_messages(struct nt_nl *s, struct rx *t, size_t len)
+{
+	const struct nlmsghdr *h;
+	size_t rem;
+
+	for (h = (const void *)s->buf, rem = len; rem; h = next_msg(h, &rem)) {
+		if (!NLMSG_OK(h, rem))
+			return fail(s, -EPROTO, true);
+		if (h->nlmsg_seq != s->seq || h->nlmsg_pid != s->port)
+			continue;	/* an earlier request's */
+		if (h->nlmsg_flags & NLM_F_DUMP_INTR)
+			t->intr = true;
+		if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_DONE) {
+			int r = rx_end(s, t, h);
+
+			if (r != RX_MORE)
+				return r;
 			continue;
 		}
-		if (fault == F_ENOBUFS && first)
+		if (h->nlmsg_type == NLMSG_OVERRUN)
 			return fail(s, -ENOBUFS, true);
-#endif
-		want = recv(s->fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
-		if (want < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return fail(s, -errno, true);
-		}
-		if ((size_t)want + 1 > s->cap) {
-			s->cap = (size_t)want + 1 > 32768 ? (size_t)want + 1 : 32768;
-			free(s->buf);
-			s->buf = nt_xmalloc(s->cap);
-		}
-		iov.iov_base = s->buf;
-		iov.iov_len = s->cap;
-		mh.msg_name = &from;
-		mh.msg_namelen = sizeof(from);
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		n = recvmsg(s->fd, &mh, MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return fail(s, -errno, true);
-		}
-#ifdef NT_FAULT_INJECTION
-		if (fault == F_TRUNC && first)
-			mh.msg_flags |= MSG_TRUNC;
-		first = false;
-#endif
-		if (mh.msg_flags & MSG_TRUNC)
-			return fail(s, -EMSGSIZE, true);
-		if (mh.msg_namelen >= sizeof(from) && from.nl_pid != 0)
-			continue;	/* not from the kernel */
-		for (h = (const void *)s->buf, rem = (size_t)n; rem; h = next_msg(h, &rem)) {
-			if (!NLMSG_OK(h, rem))
-				return fail(s, -EPROTO, true);
-			if (h->nlmsg_seq != s->seq || h->nlmsg_pid != s->port)
-				continue;	/* an earlier request's */
-			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
-				intr = true;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				int e = parse_error(s, h);
+		if (h->nlmsg_type == NLMSG_NOOP)
+			continue;
+		if (t->cb && !t->cb_err) {
+			int r = t->cb(h, t->arg);
 
-				if (e > 0)
-					return fail(s, -EPROTO, true);
-				if (e)
-					return fail(s, e, false);
-				if (dump)
-					continue;	/* an ack inside a dump: not its end */
-				return cb_err ? fail(s, cb_err, false) : 0;
-			}
-			if (h->nlmsg_type == NLMSG_DONE) {
-				if (!dump)
-					continue;
-				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
-					int e = *(const int *)NLMSG_DATA(h);
-
-					if (e < 0)
-						return fail(s, e, false);
-				}
-				if (intr)
-					return fail(s, -EAGAIN, true);
-				return cb_err ? fail(s, cb_err, false) : 0;
-			}
-			if (h->nlmsg_type == NLMSG_OVERRUN)
-				return fail(s, -ENOBUFS, true);
-			if (h->nlmsg_type == NLMSG_NOOP)
-				continue;
-			if (cb && !cb_err) {
-				int r = cb(h, arg);
-
-				if (r < 0)
-					cb_err = r;
-			}
+			if (r < 0)
+				t->cb_err = r;
 		}
+	}
+	return RX_MORE;
+}
+
+int nt_nl_transact(struct nt_nl *s, struct nlmsghdr *req, nt_nl_cb cb, void *arg,
+		   enum nt_io_req what)
+{
+	struct rx t = {.dump = req->nlmsg_flags & NLM_F_DUMP, .cb = cb, .arg = arg};
+	long long deadline;
+	int r = tx_prepare(s, req, &t, what);
+
+	if (!r)
+		r = tx_send(s, req);
+	if (r)
+		return r;
+	deadline = mono_ms() + s->timeout_ms;
+	for (;;) {
+		size_t len = 0;
+
+		r = rx_wait(s, deadline);
+		if (!r)
+			r = rx_datagram(s, &t, &len);
+		if (!r)
+			r = rx_messages(s, &t, len);
+		if (r != RX_MORE)
+			return r;
 	}
 }
