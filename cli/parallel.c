@@ -30,7 +30,18 @@ size_t nt_par_cpus(void)
  * fewer of them (a fixed split waits for the slowest worker). */
 #define CLAIM 8
 
-size_t *nt_par_counter(void)
+/* Forked workers that share out items themselves: nt_par_counter() before
+ * the fork (NULL when it cannot be mapped: then worker w of nw takes w,
+ * w + nw, ...), and in each worker nt_par_next() until it returns n or
+ * more.  nt_par_counter_free() after the workers. */
+struct nt_par_claim {
+	size_t *shared;		/* from nt_par_counter() */
+	size_t i, left;
+	size_t w, nw;		/* this worker, of nw */
+	bool started;
+};
+
+static size_t *nt_par_counter(void)
 {
 	size_t *c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			 -1, 0);
@@ -41,13 +52,13 @@ size_t *nt_par_counter(void)
 	return c;
 }
 
-void nt_par_counter_free(size_t *c)
+static void nt_par_counter_free(size_t *c)
 {
 	if (c)
 		munmap(c, sizeof(*c));
 }
 
-size_t nt_par_next(struct nt_par_claim *c)
+static size_t nt_par_next(struct nt_par_claim *c)
 {
 	if (!c->shared) {
 		c->i = c->started ? c->i + c->nw : c->w;

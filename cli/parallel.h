@@ -33,21 +33,6 @@ struct nt_par_opts {
 void nt_par_run_with(size_t n, size_t nw, nt_par_fn fn, void *arg, struct nt_buf *res,
 		     const struct nt_par_opts *o);
 
-/* Forked workers that share out items themselves: nt_par_counter() before
- * the fork (NULL when it cannot be mapped: then worker w of nw takes w,
- * w + nw, ...), and in each worker nt_par_next() until it returns n or
- * more.  nt_par_counter_free() after the workers. */
-struct nt_par_claim {
-	size_t *shared;		/* from nt_par_counter() */
-	size_t i, left;
-	size_t w, nw;		/* this worker, of nw */
-	bool started;
-};
-
-size_t *nt_par_counter(void);
-void nt_par_counter_free(size_t *c);
-size_t nt_par_next(struct nt_par_claim *c);
-
 /* Online CPUs, at least 1. */
 size_t nt_par_cpus(void);
 

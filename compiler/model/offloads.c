@@ -45,7 +45,7 @@ bool nt_fgroup_has_as(const struct nt_fgroup *g, enum nt_gmatch m, const char *f
 	return false;
 }
 
-bool nt_fgroup_has(const struct nt_fgroup *g, const char *feature)
+static bool nt_fgroup_has(const struct nt_fgroup *g, const char *feature)
 {
 	return nt_fgroup_has_as(g, nt_fgroup_match(g), feature);
 }

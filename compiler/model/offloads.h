@@ -36,7 +36,6 @@ enum nt_gmatch nt_fgroup_match(const struct nt_fgroup *g);
 /* Whether feature is in group g (matched as m = nt_fgroup_match(g): lowering
  * runs this for every feature of every device). */
 bool nt_fgroup_has_as(const struct nt_fgroup *g, enum nt_gmatch m, const char *feature);
-bool nt_fgroup_has(const struct nt_fgroup *g, const char *feature);
 /* The group of a portable name that has Linux features, or NULL. */
 const struct nt_fgroup *nt_fgroup_named(const char *portable);
 /* The groups a profile key lowers to, one at a time: "tso", then NULL
