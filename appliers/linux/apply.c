@@ -63,18 +63,26 @@ static void say_line(const struct nt_apply_opts *o, const char *const *part)
 	fflush(stdout);
 }
 
-/* Test hook: NETTUNE_ROLLBACK_SIGNAL_STEP=k NETTUNE_SIGNAL=N raises signal
- * N right after the k-th restore of a rollback. */
-static void fault_rollback_signal(size_t step)
+/* Test hooks: VAR=k NETTUNE_SIGNAL=N raises signal N right after step k,
+ * as if an operator or the OOM killer struck then: NETTUNE_SIGNAL_STEP
+ * counts the writes of an apply, NETTUNE_ROLLBACK_SIGNAL_STEP the restores
+ * of a rollback. */
+static void fault_raise(const char *var, size_t step)
 {
 #ifdef NT_FAULT_INJECTION
-	const char *k = getenv("NETTUNE_ROLLBACK_SIGNAL_STEP"), *sig = getenv("NETTUNE_SIGNAL");
+	const char *k = getenv(var), *sig = getenv("NETTUNE_SIGNAL");
 
 	if (k && sig && (size_t)atoi(k) == step)
 		raise(atoi(sig));
 #else
+	(void)var;
 	(void)step;
 #endif
+}
+
+static void fault_rollback_signal(size_t step)
+{
+	fault_raise("NETTUNE_ROLLBACK_SIGNAL_STEP", step);
 }
 
 void nt_apply_failure(struct nt_journal *j, const char *fmt, ...)
@@ -367,20 +375,10 @@ static int fault_step(void)
 #endif
 }
 
-/* Test hook: NETTUNE_SIGNAL_STEP=k NETTUNE_SIGNAL=N raises signal N right
- * after write k, as if an operator or the OOM killer struck then. */
 static void fault_signal(size_t step)
 {
-#ifdef NT_FAULT_INJECTION
-	const char *k = getenv("NETTUNE_SIGNAL_STEP"), *sig = getenv("NETTUNE_SIGNAL");
-
-	if (k && sig && (size_t)atoi(k) == step)
-		raise(atoi(sig));
-#else
-	(void)step;
-#endif
+	fault_raise("NETTUNE_SIGNAL_STEP", step);
 }
-
 
 size_t nt_linux_changed_since(struct nt_journal *j, struct nt_buf *out)
 {
