@@ -15,9 +15,32 @@
 #include "../compiler/base/buf.h"
 #include "../compiler/base/diag.h"
 #include "../compiler/model/facts.h"
-#include "../compiler/language/load.h"
 #include "../compiler/model/actions.h"
 #include "../compiler/model/settings.h"
+
+/* What the emitters read of the profile beyond the desired state, as plain
+ * data the front end computes from it (pipeline/emit_profile.c): the
+ * applier never sees the profile itself. */
+struct nt_emit_feature {		/* one interfaces[].linux.features key */
+	const char *iface;
+	const char *key;
+};
+/* A tunnel with an underlay and no MTU in the profile: the playbook may
+ * derive its MTU on the host from the underlay's. */
+struct nt_emit_tunnel {
+	const char *name;
+	const char *underlay;
+	const char *label;		/* the tunnel kind in a comment: "VXLAN" */
+	unsigned overhead;		/* its fixed bytes and ESP trailer */
+	const char *outer;		/* the outer family: "ipv4" */
+	struct nt_mark src;		/* of its tunnel.underlay */
+};
+struct nt_emit_profile {
+	const struct nt_emit_feature *features;	/* in profile order */
+	size_t nfeatures;
+	const struct nt_emit_tunnel *tunnels;	/* in profile order */
+	size_t ntunnels;
+};
 
 struct nt_emit_input {
 	const char *profile_path;	/* as given on the command line */
@@ -26,7 +49,7 @@ struct nt_emit_input {
 	const struct nt_state *desired;
 	const struct nt_plan *plan;	/* ordering only */
 	const struct nt_facts *facts;	/* may have known == false */
-	const struct nt_loaded *loaded;	/* the profile; NULL when not at hand */
+	const struct nt_emit_profile *prof;	/* NULL when not at hand */
 	/* sh: carry every kind's getter and setter and every helper of the
 	 * template, not only those the steps use (the fuzz target's
 	 * reference script) */
@@ -48,7 +71,7 @@ int nt_emit_ps1(const struct nt_emit_input *in, struct nt_buf *out, struct nt_di
  * in the sh script covers feature setting s, or NULL when s has a step of
  * its own (not a feature, a linux.features entry).  The script lists a
  * group's members on the host at run time, as apply does from the live
- * feature list; without in->loaded every feature of a group counts as its. */
+ * feature list; without in->prof every feature of a group counts as its. */
 const char *nt_emit_sh_group(const struct nt_emit_input *in, const struct nt_setting *s);
 
 /* Per-kind rows, exposed for the coverage test: NULL when the kind has no

@@ -6,6 +6,7 @@
 
 #include "../appliers/emit.h"
 #include "../appliers/windows/authenticode.h"
+#include "../pipeline/emit_profile.h"
 #include "common.h"
 #include "opts.h"
 
@@ -95,6 +96,7 @@ int cmd_emit(int argc, char **argv)
 	struct nt_pipeline_req rq;
 	struct nt_buf out = {0};
 	struct nt_emit_input in = {0};
+	struct nt_emit_profile prof = {0};
 	bool windows;
 	int r = parse_emit(&e, argc, argv);
 
@@ -123,7 +125,8 @@ int cmd_emit(int argc, char **argv)
 	in.desired = &c.desired;
 	in.plan = &c.plan;
 	in.facts = &c.facts;
-	in.loaded = &c.l;
+	nt_emit_profile_of(&c.l, &prof);
+	in.prof = &prof;
 	if ((windows ? nt_emit_ps1 : nt_emit_sh)(&in, &out, &d)) {
 		nt_print_diags(&d);
 		goto out;
@@ -132,6 +135,7 @@ int cmd_emit(int argc, char **argv)
 	if (!write_script(&e, windows, &out))
 		r = NT_EXIT_OK;
 out:
+	nt_emit_profile_free(&prof);
 	nt_buf_free(&out);
 	nt_diags_free(&d);
 	nt_compiled_free(&c);

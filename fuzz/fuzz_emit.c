@@ -13,6 +13,7 @@
 #include "../compiler/passes/plan.h"
 #include "../compiler/formats/snapshot.h"
 #include "../compiler/passes/validate.h"
+#include "../pipeline/emit_profile.h"
 #include "config.h"
 #include "fuzz.h"
 
@@ -356,6 +357,7 @@ static int emit(const struct nt_loaded *l, const struct nt_capsdb *db, const str
 	struct nt_plan p = {0};
 	struct nt_buf b = {0};
 	struct nt_emit_input in = {0};
+	struct nt_emit_profile prof;
 	int rc = -1;
 
 	L.l = l;
@@ -375,7 +377,8 @@ static int emit(const struct nt_loaded *l, const struct nt_capsdb *db, const str
 		in.desired = &desired;
 		in.plan = &p;
 		in.facts = L.facts;
-		in.loaded = l;
+		nt_emit_profile_of(l, &prof);
+		in.prof = &prof;
 		in.sh_all_kinds = !check_template;
 		if (!nt_emit_sh(&in, &b, &d) && b.p) {
 			if (check_template) {
@@ -387,6 +390,7 @@ static int emit(const struct nt_loaded *l, const struct nt_capsdb *db, const str
 			}
 			rc = 0;
 		}
+		nt_emit_profile_free(&prof);
 		nt_plan_free(&p);
 	}
 	nt_buf_free(&b);

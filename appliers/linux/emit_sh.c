@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "../../compiler/base/version.h"
-#include "../../compiler/language/profile.h"
 #include "../../compiler/model/offloads.h"
 #include "../emit.h"
 #include "rows.h"
@@ -33,18 +32,12 @@ const char *nt_emit_sh_row(enum nt_kind_id k)
  * puts those after the offload groups, over a member's value. */
 static bool escape_hatch(const struct nt_emit_input *in, const char *object, const char *feature)
 {
-	const struct nt_profile *p = in->loaded ? in->loaded->p : NULL;
-	unsigned i, k;
+	const struct nt_emit_profile *p = in->prof;
+	size_t i;
 
-	for (i = 0; p && i < p->interfaces_count; i++) {
-		const struct nt_iface *f = &p->interfaces[i];
-
-		if (strcmp(f->name, object) || !f->linux_opts)
-			continue;
-		for (k = 0; k < f->linux_opts->features_count; k++)
-			if (!strcmp(f->linux_opts->features[k].key, feature))
-				return true;
-	}
+	for (i = 0; p && i < p->nfeatures; i++)
+		if (!strcmp(p->features[i].iface, object) && !strcmp(p->features[i].key, feature))
+			return true;
 	return false;
 }
 
@@ -59,22 +52,16 @@ const char *nt_emit_sh_group(const struct nt_emit_input *in, const struct nt_set
  * members the group's step leaves to their own steps; malloc'd. */
 static char *group_except(const struct nt_emit_input *in, const char *object, const char *g)
 {
-	const struct nt_profile *p = in->loaded ? in->loaded->p : NULL;
+	const struct nt_emit_profile *p = in->prof;
 	struct nt_buf o = {0};
-	unsigned i, k;
+	size_t i;
 
-	for (i = 0; p && i < p->interfaces_count; i++) {
-		const struct nt_iface *f = &p->interfaces[i];
+	for (i = 0; p && i < p->nfeatures; i++) {
+		const char *key = p->features[i].key;
+		const char *kg = nt_linux_offload_of(key);
 
-		if (strcmp(f->name, object) || !f->linux_opts)
-			continue;
-		for (k = 0; k < f->linux_opts->features_count; k++) {
-			const char *key = f->linux_opts->features[k].key;
-			const char *kg = nt_linux_offload_of(key);
-
-			if (kg && !strcmp(kg, g))
-				nt_buf_printf(&o, "%s%s", o.n ? " " : "", key);
-		}
+		if (!strcmp(p->features[i].iface, object) && kg && !strcmp(kg, g))
+			nt_buf_printf(&o, "%s%s", o.n ? " " : "", key);
 	}
 	return o.p ? nt_buf_take(&o) : nt_xstrdup("");
 }

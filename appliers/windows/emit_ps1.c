@@ -4,10 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../compiler/language/load.h"
-#include "../../compiler/language/profile.h"
-#include "../../compiler/language/schema.h"
-#include "../../compiler/model/tunnel.h"
 #include "../../compiler/model/names.h"
 #include "../../compiler/base/version.h"
 #include "../emit.h"
@@ -245,34 +241,29 @@ static void put_source(struct nt_buf *set, const struct nt_emit_input *in, struc
 static void derived_mtus(const struct nt_emit_input *in, struct nt_buf *set, struct nt_buf *ifaces)
 {
 	static const char *const fams[] = {"ipv4", "ipv6"};
-	const struct nt_profile *p = in->loaded ? in->loaded->p : NULL;
+	const struct nt_emit_profile *p = in->prof;
 	size_t i, k;
-	char path[64];
 
-	for (i = 0; p && i < p->interfaces_count; i++) {
-		const struct nt_iface *f = &p->interfaces[i];
-		struct nt_overhead o;
+	for (i = 0; p && i < p->ntunnels; i++) {
+		const struct nt_emit_tunnel *t = &p->tunnels[i];
 
-		if (!f->tunnel || !f->tunnel->underlay || f->mtu ||
-		    nt_state_get(in->desired, NT_K_WIN_IP_MTU, f->name, "ipv4") ||
-		    nt_ps_name_problem(f->name) || nt_ps_name_problem(f->tunnel->underlay))
+		if (nt_state_get(in->desired, NT_K_WIN_IP_MTU, t->name, "ipv4") ||
+		    nt_ps_name_problem(t->name) || nt_ps_name_problem(t->underlay))
 			continue;
-		nt_tunnel_overhead(f->tunnel, &o);
-		snprintf(path, sizeof(path), "/interfaces/%zu/tunnel/underlay", i);
 		nt_buf_printf(set, "    # derived on the host: the underlay's IPv4 MTU minus the %s overhead\n",
-			      o.k->label);
+			      t->label);
 		for (k = 0; k < NT_ARRAY_SIZE(fams); k++) {
 			nt_buf_printf(set, "    @{ Kind = 'ip-mtu'; Object = ");
-			nt_ps_quote(set, f->name);
+			nt_ps_quote(set, t->name);
 			nt_buf_printf(set, "; Arg = '%s'; Want = $null; Derive = @{ Underlay = ", fams[k]);
-			nt_ps_quote(set, f->tunnel->underlay);
+			nt_ps_quote(set, t->underlay);
 			nt_buf_printf(set, "; Overhead = %u; Outer = '%s' }; Source = ",
-				      o.fixed + o.trailer, nt_outer_strings[o.outer].str);
-			put_source(set, in, nt_loaded_mark(in->loaded, path, false));
+				      t->overhead, t->outer);
+			put_source(set, in, t->src);
 			nt_buf_puts(set, " }\n");
 		}
-		add_name(ifaces, f->tunnel->underlay);
-		add_name(ifaces, f->name);
+		add_name(ifaces, t->underlay);
+		add_name(ifaces, t->name);
 	}
 }
 

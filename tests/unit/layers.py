@@ -9,8 +9,8 @@ below it.  Above compiler/: report/, then appliers/, then pipeline/, then
 the front ends cli/ and ansible/ (which do not include each other).  The
 Linux applier includes nothing from compiler/language or compiler/passes:
 pipeline/want.c tells it what to observe (struct nt_observe_req of
-appliers/linux/linux.h).  The script emitters still render the profile
-itself (APPLIER_EXEMPT names them).
+appliers/linux/linux.h), and pipeline/emit_profile.c what the script
+emitters read of the profile (struct nt_emit_profile of appliers/emit.h).
 
 Prints FILE:LINE: 'X' includes 'Y' (LAYER a above b) for each upward
 include and exits 1."""
@@ -27,9 +27,6 @@ SCANNED = ["compiler", "pipeline", "appliers", "report", "cli", "ansible"]
 INCDIRS = ["", "compiler"] + ["compiler/" + d for d in COMPILER]
 # appliers/ reads the model, never the language or the passes
 APPLIER_BANNED = ["compiler/language", "compiler/passes"]
-# the emitters turn the profile itself into a script
-APPLIER_EXEMPT = {"appliers/emit.h", "appliers/linux/emit_sh.c",
-                  "appliers/windows/emit_ps1.c"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
@@ -63,7 +60,7 @@ def check_one(src, dst):
     a, b = area(src), area(dst)
     if a is None or b is None:
         return None
-    if a == "appliers" and b in APPLIER_BANNED and src not in APPLIER_EXEMPT:
+    if a == "appliers" and b in APPLIER_BANNED:
         return "%s is not for appliers/" % b
     if RANK[b] > RANK[a]:
         return "layer %s above %s" % (layer(b), layer(a))
