@@ -31,9 +31,6 @@ extern struct nt_globals nt_g;
 struct nt_load_opts nt_cli_load_opts(void);
 /* Prints "nettune CMD: msg" to stderr and returns NT_EXIT_USAGE. */
 int nt_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* nt_usage_error() "unknown option 'OPT'", with "; did you mean '--x'?" for
- * the option of cmd (or a global one) at most two edits away. */
-int nt_unknown_option(const char *cmd, const char *opt);
 
 int cmd_validate(int argc, char **argv);
 int cmd_caps(int argc, char **argv);

@@ -15,6 +15,7 @@
 #include "../compiler/formats/snapshot.h"
 #include "../compiler/passes/validate.h"
 #include "common.h"
+#include "opts.h"
 #include "plans.h"
 
 static void apply_help(void)
@@ -199,81 +200,99 @@ static int apply_file(const char *path, struct nt_trust *trust, bool skip_missin
 	return apply_profile(path, skip_missing, unapproved, o);
 }
 
+/* --wait: 0..86400 seconds */
+static int opt_wait(const char *opt, const char *val, void *to)
+{
+	char *end;
+	unsigned long v = strtoul(val, &end, 10);
+
+	(void)opt;
+	if (*end || end == val || v > 86400)
+		return -1;
+	*(long *)to = (long)v;
+	return 0;
+}
+
+/* --confirm-timeout: 1..86400 seconds */
+static int opt_confirm_timeout(const char *opt, const char *val, void *to)
+{
+	char *end;
+	unsigned long v = strtoul(val, &end, 10);
+
+	(void)opt;
+	if (*end || !v || v > 86400)
+		return -1;
+	*(unsigned *)to = (unsigned)v;
+	return 0;
+}
+
+/* --trust PUB: the key loaded now, or why not (exit 1) */
+static int opt_trust(const char *opt, const char *val, void *to)
+{
+	char err[512];
+
+	(void)opt;
+	if (!nt_trust_add(to, val, err, sizeof(err)))
+		return 0;
+	fprintf(stderr, "nettune apply: error: %s\n", err);
+	return NT_EXIT_FAIL;
+}
+
+struct apply_args {
+	struct nt_apply_opts o;
+	struct nt_trust trust;
+	const char *profile;
+	long wait_s;
+	bool yes, skip_missing;
+};
+
+/* The command line, checked: NT_OPTS_GO or the exit status. */
+static int parse_apply(struct apply_args *p, int argc, char **argv)
+{
+	const struct nt_opt rows[] = {
+		{"--dry-run", NULL, 0, &p->o.dry_run},
+		{"--yes", "-y", 0, &p->yes},
+		{"--confirm-timeout", NULL, NT_OPT_VALUE, &p->o.confirm_timeout,
+		 opt_confirm_timeout, NULL, "--confirm-timeout takes 1..86400 seconds"},
+		{"--trust", NULL, NT_OPT_VALUE, &p->trust, opt_trust, "--trust needs a PUB file"},
+		{"--only", NULL, NT_OPT_VALUE, &p->o.only},
+		{"--wait", NULL, NT_OPT_VALUE, &p->wait_s, opt_wait, NULL,
+		 "--wait takes 0..86400 seconds"},
+		{"--skip-missing", NULL, 0, &p->skip_missing},
+		{NULL},
+	};
+	const struct nt_opts spec = {"apply", rows, apply_help, NT_DD_SKIP, .one = &p->profile,
+				     .more = "one PROFILE at a time"};
+	int r = nt_opts_parse(&spec, argc, argv);
+
+	if (r != NT_OPTS_GO)
+		return r;
+	if (!p->profile)
+		return nt_usage_error("apply", "no PROFILE given");
+	return NT_OPTS_GO;
+}
+
 int cmd_apply(int argc, char **argv)
 {
-	struct nt_apply_opts o = {0};
-	bool skip_missing = false;
-	const char *profile = NULL;
-	struct nt_trust trust = {0};
-	char err[512];
-	long wait_s = -1;
-	bool yes = false;
+	struct apply_args a = {.wait_s = -1};
+	struct nt_apply_opts *o = &a.o;
 	enum nt_approval approval;
-	int i, r;
+	int r = parse_apply(&a, argc, argv);
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			apply_help();
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--dry-run")) {
-			o.dry_run = true;
-		} else if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y")) {
-			yes = true;
-		} else if (!strcmp(argv[i], "--skip-missing")) {
-			skip_missing = true;
-		} else if (!strcmp(argv[i], "--trust")) {
-			if (i + 1 >= argc) {
-				nt_trust_free(&trust);
-				return nt_usage_error("apply", "--trust needs a PUB file");
-			}
-			if (nt_trust_add(&trust, argv[++i], err, sizeof(err))) {
-				fprintf(stderr, "nettune apply: error: %s\n", err);
-				nt_trust_free(&trust);
-				return NT_EXIT_FAIL;
-			}
-		} else if (!strcmp(argv[i], "--confirm-timeout") || !strcmp(argv[i], "--only") ||
-			   !strcmp(argv[i], "--wait")) {
-			if (i + 1 >= argc)
-				return nt_usage_error("apply", "%s needs a value", argv[i]);
-			if (!strcmp(argv[i], "--only")) {
-				o.only = argv[++i];
-			} else if (!strcmp(argv[i], "--wait")) {
-				char *end;
-				unsigned long v = strtoul(argv[++i], &end, 10);
-
-				if (*end || end == argv[i] || v > 86400)
-					return nt_usage_error("apply", "--wait takes 0..86400 seconds");
-				wait_s = (long)v;
-			} else {
-				char *end;
-				unsigned long v = strtoul(argv[++i], &end, 10);
-
-				if (*end || !v || v > 86400)
-					return nt_usage_error("apply", "--confirm-timeout takes 1..86400 seconds");
-				o.confirm_timeout = (unsigned)v;
-			}
-		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			return nt_unknown_option("apply", argv[i]);
-		} else if (strcmp(argv[i], "--")) {
-			if (profile)
-				return nt_usage_error("apply", "one PROFILE at a time");
-			profile = argv[i];
-		}
+	if (r != NT_OPTS_GO) {
+		nt_trust_free(&a.trust);
+		return r;
 	}
-	if (!profile) {
-		nt_trust_free(&trust);
-		return nt_usage_error("apply", "no PROFILE given");
-	}
-	o.wait_ms = (unsigned)(wait_s >= 0 ? wait_s : o.only ? 30 : 0) * 1000u;
+	o->wait_ms = (unsigned)(a.wait_s >= 0 ? a.wait_s : o->only ? 30 : 0) * 1000u;
 	/* on a terminal the plan is shown and must be approved; off one
 	 * (units, cron, CI, ssh host cmd) --yes or a signed plan is the
 	 * approval; Ansible's task is (it calls the engine, not this) */
-	approval = nt_txn_approval(yes, o.dry_run, isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
-	o.ask = approval == NT_APPROVE_ASK;
-	o.color = nt_g.color;
+	approval = nt_txn_approval(a.yes, o->dry_run, isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
+	o->ask = approval == NT_APPROVE_ASK;
+	o->color = nt_g.color;
 	nt_apply_catch_signals();
-	r = apply_file(profile, &trust, skip_missing, approval == NT_APPROVE_NEEDED, &o);
-	nt_trust_free(&trust);
+	r = apply_file(a.profile, &a.trust, a.skip_missing, approval == NT_APPROVE_NEEDED, o);
+	nt_trust_free(&a.trust);
 	return r;
 }
 
@@ -459,39 +478,40 @@ out:
 	return rc;
 }
 
+/* IFACE arguments, in order */
+struct iface_list {
+	const char **v;
+	size_t n;
+};
+
+static int add_iface(const char *a, void *ctx)
+{
+	struct iface_list *l = ctx;
+
+	l->v[l->n++] = a;
+	return NT_OPTS_GO;
+}
+
 int cmd_observe(int argc, char **argv)
 {
 	bool json = false, profile = false;
-	const char **ifs = nt_xcalloc((size_t)argc + 1, sizeof(char *));
-	size_t n = 0;
-	int i, r;
+	struct iface_list ifs = {nt_xcalloc((size_t)argc + 1, sizeof(char *)), 0};
+	const struct nt_opt rows[] = {
+		{"--json", NULL, 0, &json},
+		{"--profile", NULL, 0, &profile},
+		{NULL},
+	};
+	/* after "--" every argument is an interface name, even "-x" */
+	const struct nt_opts spec = {"observe", rows, observe_help, NT_DD_END, .arg = add_iface,
+				     .ctx = &ifs};
+	int r = nt_opts_parse(&spec, argc, argv);
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			/* the rest are interface names, even one that starts with '-' */
-			while (++i < argc)
-				ifs[n++] = argv[i];
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			observe_help();
-			free(ifs);
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--profile")) {
-			profile = true;
-		} else if (argv[i][0] == '-') {
-			free(ifs);
-			return nt_unknown_option("observe", argv[i]);
-		} else {
-			ifs[n++] = argv[i];
-		}
-	}
-	if (json && profile) {
-		free(ifs);
-		return nt_usage_error("observe", "--json (a snapshot) and --profile (a HostProfile) "
-				      "do not combine");
-	}
-	r = check_names(ifs, n, profile) ? NT_EXIT_FAIL : observe_print(ifs, n, json, profile);
-	free(ifs);
+	if (r == NT_OPTS_GO && json && profile)
+		r = nt_usage_error("observe", "--json (a snapshot) and --profile (a HostProfile) "
+				   "do not combine");
+	if (r == NT_OPTS_GO)
+		r = check_names(ifs.v, ifs.n, profile) ? NT_EXIT_FAIL :
+		    observe_print(ifs.v, ifs.n, json, profile);
+	free(ifs.v);
 	return r;
 }

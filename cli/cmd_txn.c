@@ -2,11 +2,11 @@
 /* nettune rollback / confirm: their arguments; the transaction is the
  * applier's (appliers/linux/txn.h). */
 #include <stdio.h>
-#include <string.h>
 
 #include "../appliers/linux/txn.h"
 #include "../pipeline/netns.h"
 #include "cli.h"
+#include "opts.h"
 #include "txn.h"
 
 /* Where this command runs, for entering a journal's target. */
@@ -63,26 +63,19 @@ static void rollback_help(void)
 int cmd_rollback(int argc, char **argv)
 {
 	struct nt_rollback_req rq = {.where = where(true)};
-	int i;
+	const struct nt_opt rows[] = {
+		{"--discard", NULL, 0, &rq.discard},
+		{"--force", NULL, NT_OPT_UNLISTED, &rq.force},
+		/* the systemd timer's call */
+		{"--unconfirmed", NULL, NT_OPT_UNLISTED, &rq.unconfirmed},
+		{NULL},
+	};
+	const struct nt_opts spec = {"rollback", rows, rollback_help, NT_DD_SKIP,
+				     .one = &rq.journal, .more = "at most one JOURNAL"};
+	int r = nt_opts_parse(&spec, argc, argv);
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			rollback_help();
-			return NT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--discard")) {
-			rq.discard = true;
-		} else if (!strcmp(argv[i], "--force")) {
-			rq.force = true;
-		} else if (!strcmp(argv[i], "--unconfirmed")) {
-			rq.unconfirmed = true;	/* the systemd timer's call */
-		} else if (argv[i][0] == '-' && strcmp(argv[i], "--")) {
-			return nt_unknown_option("rollback", argv[i]);
-		} else if (strcmp(argv[i], "--")) {
-			if (rq.journal)
-				return nt_usage_error("rollback", "at most one JOURNAL");
-			rq.journal = argv[i];
-		}
-	}
+	if (r != NT_OPTS_GO)
+		return r;
 	if (rq.force && rq.discard)
 		return nt_usage_error("rollback", "--force restores; --discard writes nothing");
 	if ((rq.discard || rq.unconfirmed) && !rq.journal)
@@ -91,20 +84,21 @@ int cmd_rollback(int argc, char **argv)
 	return nt_txn_rollback(&rq);
 }
 
+static void confirm_help(void)
+{
+	printf("Usage: nettune confirm\n\nKeeps the changes of an 'apply --confirm-timeout' "
+	       "that is waiting for\nconfirmation; without it they are reverted at the "
+	       "deadline.  After the\ndeadline it fails: \"too late: reverted at T\".\n"
+	       "Confirm only after checking through the changed path: from a new SSH\n"
+	       "session (not the one that ran the apply), once the services pass their\n"
+	       "health checks (nettune(1), TRANSACTIONS).\n"
+	       "Exit status: 0 confirmed, 1 nothing to confirm or too late.\n");
+}
+
 int cmd_confirm(int argc, char **argv)
 {
-	if (argc > 0 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
-		printf("Usage: nettune confirm\n\nKeeps the changes of an 'apply --confirm-timeout' "
-		       "that is waiting for\nconfirmation; without it they are reverted at the "
-		       "deadline.  After the\ndeadline it fails: \"too late: reverted at T\".\n"
-		       "Confirm only after checking through the changed path: from a new SSH\n"
-		       "session (not the one that ran the apply), once the services pass their\n"
-		       "health checks (nettune(1), TRANSACTIONS).\n"
-		       "Exit status: 0 confirmed, 1 nothing to confirm or too late.\n");
-		return NT_EXIT_OK;
-	}
-	if (argc > 0)
-		return argv[0][0] == '-' ? nt_unknown_option("confirm", argv[0]) :
-		       nt_usage_error("confirm", "takes no arguments");
-	return nt_txn_confirm();
+	const struct nt_opts spec = {"confirm", NULL, confirm_help, .more = "takes no arguments"};
+	int r = nt_opts_parse(&spec, argc, argv);
+
+	return r != NT_OPTS_GO ? r : nt_txn_confirm();
 }

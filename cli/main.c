@@ -18,7 +18,6 @@
 #include "../pipeline/netns.h"
 #include "cli.h"
 #include "common.h"
-#include "opts.h"
 #include "txn.h"
 
 struct nt_globals nt_g;
@@ -27,30 +26,24 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *help;
-	/* its options, for nt_unknown_option()'s did-you-mean; a command that
-	 * parses with nt_opts_parse() suggests from its rows instead */
-	const char *opts;
 } subcommands[] = {
-	{"validate", cmd_validate, "check profiles against the schema and NIC capability tables", ""},
-	{"plan", cmd_plan, "show the changes that would converge a host to its profile", ""},
-	{"apply", cmd_apply, "converge this Linux host: journal, write, verify, roll back on failure",
-	 "--dry-run --yes --confirm-timeout --trust --only --wait --skip-missing"},
-	{"observe", cmd_observe, "print the live state (--json: a snapshot for plan --state)",
-	 "--json --profile"},
-	{"rollback", cmd_rollback, "restore the previous values from an apply journal",
-	 "--discard"},
-	{"confirm", cmd_confirm, "keep the changes of an apply --confirm-timeout", ""},
-	{"history", cmd_history, "the apply journals, newest first, with their states", ""},
-	{"show", cmd_show, "render a plan manifest with its signature status, or one apply journal", ""},
-	{"watch", cmd_watch, "measure where traffic lands and judge it against the intended placement", ""},
-	{"emit", cmd_emit, "write the desired state as an idempotent sh script or PowerShell playbook", ""},
-	{"collect", cmd_collect, "print the Windows collector whose output is a snapshot for --state", ""},
-	{"caps", cmd_caps, "list NIC capability tables, or show one", ""},
-	{"keygen", cmd_keygen, "create an Ed25519 key pair for signing plans", ""},
-	{"sign", cmd_sign, "sign a plan manifest (detached PLAN.json.sig)", ""},
-	{"verify", cmd_verify, "check a plan manifest's signature against public keys", ""},
-	{"compile", cmd_compile, "batch: many host profiles -> (signed) plan manifests", ""},
-	{"schema", cmd_schema, "print the JSON Schema of the profile language", ""},
+	{"validate", cmd_validate, "check profiles against the schema and NIC capability tables"},
+	{"plan", cmd_plan, "show the changes that would converge a host to its profile"},
+	{"apply", cmd_apply, "converge this Linux host: journal, write, verify, roll back on failure"},
+	{"observe", cmd_observe, "print the live state (--json: a snapshot for plan --state)"},
+	{"rollback", cmd_rollback, "restore the previous values from an apply journal"},
+	{"confirm", cmd_confirm, "keep the changes of an apply --confirm-timeout"},
+	{"history", cmd_history, "the apply journals, newest first, with their states"},
+	{"show", cmd_show, "render a plan manifest with its signature status, or one apply journal"},
+	{"watch", cmd_watch, "measure where traffic lands and judge it against the intended placement"},
+	{"emit", cmd_emit, "write the desired state as an idempotent sh script or PowerShell playbook"},
+	{"collect", cmd_collect, "print the Windows collector whose output is a snapshot for --state"},
+	{"caps", cmd_caps, "list NIC capability tables, or show one"},
+	{"keygen", cmd_keygen, "create an Ed25519 key pair for signing plans"},
+	{"sign", cmd_sign, "sign a plan manifest (detached PLAN.json.sig)"},
+	{"verify", cmd_verify, "check a plan manifest's signature against public keys"},
+	{"compile", cmd_compile, "batch: many host profiles -> (signed) plan manifests"},
+	{"schema", cmd_schema, "print the JSON Schema of the profile language"},
 };
 
 static void usage(FILE *f)
@@ -99,23 +92,6 @@ int nt_usage_error(const char *cmd, const char *fmt, ...)
 	nt_buf_free(&msg);
 	fprintf(stderr, "\nTry 'nettune %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
 	return NT_EXIT_USAGE;
-}
-
-int nt_unknown_option(const char *cmd, const char *opt)
-{
-	const char *names[16];
-	char buf[256];
-	size_t k, n = 0;
-
-	for (k = 0; k < NT_ARRAY_SIZE(subcommands); k++)
-		if (cmd && !strcmp(cmd, subcommands[k].name))
-			break;
-	if (k < NT_ARRAY_SIZE(subcommands) && strlen(subcommands[k].opts) < sizeof(buf)) {
-		strcpy(buf, subcommands[k].opts);
-		for (char *t = strtok(buf, " "); t && n < NT_ARRAY_SIZE(names); t = strtok(NULL, " "))
-			names[n++] = t;
-	}
-	return nt_unknown_option_in(cmd, opt, names, n);
 }
 
 struct nt_load_opts nt_cli_load_opts(void)

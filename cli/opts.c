@@ -54,7 +54,7 @@ static int unknown(const struct nt_opts *s, const char *opt)
 	size_t n = 0;
 
 	for (const struct nt_opt *o = s->rows; o && o->name && n < NT_ARRAY_SIZE(names); o++)
-		if (o->name[1] == '-')
+		if (o->name[1] == '-' && !(o->flags & NT_OPT_UNLISTED))
 			names[n++] = o->name;
 	return nt_unknown_option_in(s->cmd, opt, names, n);
 }

@@ -30,7 +30,7 @@
  *                  positive exit status (it printed why itself).
  *  --              per spec->dashdash: skipped, the end of the options,
  *                  or an unknown option
- *  -X...           nt_unknown_option() with a did-you-mean among the
+ *  -X...           nt_unknown_option_in() with a did-you-mean among the
  *                  rows' names and the global options ("-" alone is a
  *                  positional argument with spec->dash_is_arg)
  *  anything else   spec->arg(a, ctx) (NT_OPTS_GO or an exit status); or
@@ -40,7 +40,8 @@
  *
  * The row order is the did-you-mean order: between two options equally
  * near the one typed the earlier row wins.  Only "--long" names are
- * suggested (a row named "-o" is accepted, never suggested).
+ * suggested (a row named "-o" is accepted, never suggested), and not a
+ * row with NT_OPT_UNLISTED.
  */
 #ifndef NT_CLI_OPTS_H
 #define NT_CLI_OPTS_H
@@ -54,6 +55,7 @@
 enum {
 	NT_OPT_VALUE = 1 << 0,		/* takes a value: --name VALUE */
 	NT_OPT_EQ = 1 << 1,		/* also --name=VALUE */
+	NT_OPT_UNLISTED = 1 << 2,	/* accepted, never a did-you-mean */
 };
 
 typedef int (*nt_opt_parse_fn)(const char *opt, const char *val, void *to);

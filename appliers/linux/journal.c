@@ -33,6 +33,8 @@ static const char *const state_names[NT_JS__COUNT] = {
 	[NT_JS_FAILED] = "failed",
 };
 
+static int journal_save(int jfd, const struct nt_journal *j);
+
 const char *nt_jstate_name(enum nt_jstate s)
 {
 	return (unsigned)s < NT_JS__COUNT ? state_names[s] : "?";
@@ -156,7 +158,7 @@ int nt_journal_create(int jfd, struct nt_journal *j, enum nt_jstate state, char 
 			return r;
 		}
 		close(fd);
-		r = nt_journal_save(jfd, j);
+		r = journal_save(jfd, j);
 		if (r)
 			snprintf(err, errlen, "cannot write the journal %s/journal/%s.json: %s",
 				 nt_state_dir(), j->id, strerror(-r));
@@ -264,7 +266,8 @@ void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
 	nt_buf_putc(b, '\n');
 }
 
-int nt_journal_save(int jfd, const struct nt_journal *j)
+/* Atomic replace: temp file (O_EXCL), fsync, rename, fsync the directory. */
+static int journal_save(int jfd, const struct nt_journal *j)
 {
 	static unsigned seq;
 	struct nt_buf b = {0};
@@ -325,7 +328,7 @@ int nt_journal_transition(int jfd, struct nt_journal *j, enum nt_jstate to)
 	j->state = to;
 	j->tr = nt_xrealloc(j->tr, (j->ntr + 1) * sizeof(*j->tr));
 	j->tr[j->ntr++] = (struct nt_jtransition){to, nt_now_ns(), (int)getpid()};
-	r = nt_journal_save(jfd, j);
+	r = journal_save(jfd, j);
 	/* No fsync of the directory after the unlink: the save made the
 	 * closed state durable (file, then directory) before the marker goes.
 	 * A crash that loses the unlink leaves a marker beside a finished
@@ -344,7 +347,7 @@ int nt_journal_set_owner(int jfd, struct nt_journal *j)
 {
 	j->pid = (int)getpid();
 	j->pid_start = nt_proc_start(j->pid);
-	return nt_journal_save(jfd, j);
+	return journal_save(jfd, j);
 }
 
 long long nt_journal_when(const struct nt_journal *j, enum nt_jstate s)

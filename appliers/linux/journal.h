@@ -132,8 +132,6 @@ int nt_journal_create(int jfd, struct nt_journal *j, enum nt_jstate state, char 
 int nt_journal_transition(int jfd, struct nt_journal *j, enum nt_jstate to);
 /* Makes this process the journal's owner (the confirm watcher) and saves. */
 int nt_journal_set_owner(int jfd, struct nt_journal *j);
-/* Atomic replace: temp file (O_EXCL), fsync, rename, fsync the directory. */
-int nt_journal_save(int jfd, const struct nt_journal *j);
 
 /* Loads and checks ID.json (untrusted: every field and entry is checked,
  * located errors in d).  0, -ENOENT, or -EINVAL with errors in d. */

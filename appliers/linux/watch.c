@@ -202,7 +202,11 @@ static void read_softnet(struct nt_watch_sample *s, const struct nt_facts *f, co
 	}
 }
 
-bool nt_watch_stat_name(const char *name, uint32_t *queue, enum nt_qfield *field)
+/* Maps one ETH_SS_STATS name to (queue, field): i40e "rx-3.packets", ice,
+ * ixgbe, virtio "rx_queue_3_packets", mlx5 and newer virtio "rx3_packets",
+ * bnxt "[3]: rx_ucast_packets" (ucast, mcast and bcast add up), veth
+ * "rx_queue_3_xdp_packets".  Returns false for anything else. */
+static bool watch_stat_name(const char *name, uint32_t *queue, enum nt_qfield *field)
 {
 	static const struct {
 		const char *prefix;	/* then the queue number */
@@ -255,7 +259,7 @@ static void add_qstat(struct nt_watch_ifsample *is, const char *name, uint64_t v
 	uint32_t q;
 	enum nt_qfield fld;
 
-	if (!nt_watch_stat_name(name, &q, &fld))
+	if (!watch_stat_name(name, &q, &fld))
 		return;
 	if (q >= is->nq) {
 		is->q = nt_xrealloc(is->q, (q + 1) * sizeof(*is->q));

@@ -19,12 +19,6 @@
 #include "../../compiler/model/facts.h"
 #include "../../report/watch.h"
 
-/* Maps one ETH_SS_STATS name to (queue, field): i40e "rx-3.packets", ice,
- * ixgbe, virtio "rx_queue_3_packets", mlx5 and newer virtio "rx3_packets",
- * bnxt "[3]: rx_ucast_packets" (ucast, mcast and bcast add up), veth
- * "rx_queue_3_xdp_packets".  Returns false for anything else. */
-bool nt_watch_stat_name(const char *name, uint32_t *queue, enum nt_qfield *field);
-
 /* Reads one sample under nt_sys_root for the interfaces (facts give the
  * CPU count and queue -> IRQ map).  0 or -errno (no /proc/interrupts). */
 int nt_watch_sample(const struct nt_facts *f, const char *const *ifaces, size_t nifaces,

@@ -110,8 +110,11 @@ out:
 	nt_buf_free(&t);
 }
 
-int nt_ps1_sign(const struct nt_buf *script, const char *cert, const char *key,
-		struct nt_buf *out, struct nt_buf *err)
+/* Signs script (encoded by nt_ps1_encode(), CRLF) with the PEM certificate
+ * (chain) cert and the unencrypted PEM private key key; out receives the
+ * signed script.  Returns 0, or -1 with the reason in err. */
+static int ps1_sign(const struct nt_buf *script, const char *cert, const char *key,
+		    struct nt_buf *out, struct nt_buf *err)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096], in_path[4200], out_path[4200], log_path[4200];
@@ -175,7 +178,7 @@ int nt_ps1_write(const struct nt_buf *script, const char *cert, const char *key,
 	int r = -1;
 
 	if (cert) {
-		if (nt_ps1_sign(script, cert, key, &out, &err)) {
+		if (ps1_sign(script, cert, key, &out, &err)) {
 			fprintf(stderr, "nettune %s: cannot sign: %s\n", who, err.p);
 			goto out;
 		}

@@ -17,12 +17,6 @@
  * none yet), LF turned into CRLF when crlf. */
 void nt_ps1_encode(const struct nt_buf *in, bool crlf, struct nt_buf *out);
 
-/* Signs script (encoded as above, CRLF) with the PEM certificate (chain)
- * cert and the unencrypted PEM private key key; out receives the signed
- * script.  Returns 0, or -1 with the reason in err. */
-int nt_ps1_sign(const struct nt_buf *script, const char *cert, const char *key,
-		struct nt_buf *out, struct nt_buf *err);
-
 /* Writes script to path (stdout when NULL): signed when cert is given,
  * else only encoded.  Errors go to stderr as "nettune WHO: ..."; returns 0
  * or -1. */

@@ -40,7 +40,7 @@ static void sip_key(void)
 		v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32); \
 	} while (0)
 
-uint64_t nt_strhash(const char *s, size_t len)
+static uint64_t strhash(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	uint64_t v0, v1, v2, v3, m, b = (uint64_t)len << 56;
@@ -76,7 +76,7 @@ uint64_t nt_strhash(const char *s, size_t len)
 static void put(struct nt_strindex *x, const void *arr, nt_strindex_key_fn key, size_t i)
 {
 	const char *s = key(arr, i);
-	size_t mask = x->cap - 1, h = (size_t)nt_strhash(s, strlen(s)) & mask;
+	size_t mask = x->cap - 1, h = (size_t)strhash(s, strlen(s)) & mask;
 
 	while (x->slot[h]) {
 		if (!strcmp(key(arr, x->slot[h] - 1), s))
@@ -115,7 +115,7 @@ size_t nt_strindex_find(struct nt_strindex *x, const void *arr, size_t n,
 	for (; x->n < n; x->n++)
 		put(x, arr, key, x->n);
 	mask = x->cap - 1;
-	for (h = (size_t)nt_strhash(s, strlen(s)) & mask; x->slot[h]; h = (h + 1) & mask)
+	for (h = (size_t)strhash(s, strlen(s)) & mask; x->slot[h]; h = (h + 1) & mask)
 		if (!strcmp(key(arr, x->slot[h] - 1), s))
 			return x->slot[h] - 1;
 	return SIZE_MAX;

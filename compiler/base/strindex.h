@@ -25,8 +25,6 @@ struct nt_strindex {
 	size_t n;		/* positions 0..n-1 are indexed */
 };
 
-uint64_t nt_strhash(const char *s, size_t len);
-
 /* Indexes positions up to n - 1 that are not indexed yet, then looks s
  * up.  Returns its position, or SIZE_MAX.  When two positions hold equal
  * strings the first one is found. */

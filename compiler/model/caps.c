@@ -795,7 +795,9 @@ const struct nt_caps *nt_caps_find(const struct nt_capsdb *db, const char *id)
 	return NULL;
 }
 
-bool nt_kernel_older(const char *kernel, const char *version)
+/* Whether kernel release (as in uname -r) is older than version ("6.2");
+ * false when either cannot be parsed. */
+static bool kernel_older(const char *kernel, const char *version)
 {
 	unsigned a, b, x, y;
 
@@ -975,7 +977,7 @@ bool nt_caps_ring_before(const struct nt_caps *c, const char *kernel)
 	size_t i;
 
 	if (!c || !c->ring_max_since || !c->ring_max_before.known ||
-	    !nt_kernel_older(kernel, c->ring_max_since) ||
+	    !kernel_older(kernel, c->ring_max_since) ||
 	    sscanf(kernel, "%u.%u.%u", &a, &b, &z) < 2)
 		return false;
 	for (i = 0; i < c->nbackports; i++)

@@ -143,9 +143,6 @@ char *nt_caps_driver_ids(const struct nt_capsdb *db, const char *driver);
 /* The table id closest to a misspelt one (an id ending in "-NAME" or
  * containing it, else the nearest by edit distance), or NULL. */
 const char *nt_caps_suggest(const struct nt_capsdb *db, const char *name);
-/* Whether kernel release (as in uname -r) is older than version ("6.2");
- * false when either cannot be parsed. */
-bool nt_kernel_older(const char *kernel, const char *version);
 struct nt_iface;
 /* The rx ring maximum that holds for interface f on table c: rings.rx_max,
  * or rings.rx_max_no_agg when f turns off everything that makes the driver
