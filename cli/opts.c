@@ -27,7 +27,10 @@ static void closer(const char *o, const char *typed, const char **best, unsigned
 	}
 }
 
-int nt_unknown_option_in(const char *cmd, const char *opt, const char *const *names, size_t n)
+/* nt_usage_error() "unknown option 'OPT'", with "; did you mean '--x'?"
+ * for the one of names[0..n) or the global options at most two edits away
+ * (the first of equally near ones). */
+static int unknown_option(const char *cmd, const char *opt, const char *const *names, size_t n)
 {
 	char typed[64];
 	const char *best = NULL;
@@ -56,7 +59,7 @@ static int unknown(const struct nt_opts *s, const char *opt)
 	for (const struct nt_opt *o = s->rows; o && o->name && n < NT_ARRAY_SIZE(names); o++)
 		if (o->name[1] == '-' && !(o->flags & NT_OPT_UNLISTED))
 			names[n++] = o->name;
-	return nt_unknown_option_in(s->cmd, opt, names, n);
+	return unknown_option(s->cmd, opt, names, n);
 }
 
 /* The row a is, and its value when given as --name=VALUE. */

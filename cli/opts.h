@@ -30,7 +30,7 @@
  *                  positive exit status (it printed why itself).
  *  --              per spec->dashdash: skipped, the end of the options,
  *                  or an unknown option
- *  -X...           nt_unknown_option_in() with a did-you-mean among the
+ *  -X...           "unknown option", with a did-you-mean among the
  *                  rows' names and the global options ("-" alone is a
  *                  positional argument with spec->dash_is_arg)
  *  anything else   spec->arg(a, ctx) (NT_OPTS_GO or an exit status); or
@@ -95,10 +95,5 @@ int nt_opts_parse(const struct nt_opts *spec, int argc, char **argv);
  * *(size_t *)to 1..256 workers. */
 int nt_opt_duration(const char *opt, const char *val, void *to);
 int nt_opt_jobs(const char *opt, const char *val, void *to);
-
-/* nt_usage_error() "unknown option 'OPT'", with "; did you mean '--x'?"
- * for the one of names[0..n) or the global options at most two edits away
- * (the first of equally near ones). */
-int nt_unknown_option_in(const char *cmd, const char *opt, const char *const *names, size_t n);
 
 #endif

@@ -18,10 +18,10 @@ none=0; own=0
 for f in $(ctags --c-kinds=f --fields=+K -o - $files | awk -F'\t' '$0 !~ /\tfile:/ { print $1 ":" $2 }' | sort -u); do
 	name=${f%%:*}; def=${f#*:}
 	git grep -qw "$name" -- '*.c' '*.h' '*.in' ':!tests' ':!fuzz' ':!bench' ":!$def" ":!${def%.c}.h" && continue
-	if [ "$(git grep -cw "$name" -- "$def" | cut -d: -f2)" -gt 1 ]; then
+	if git grep -qw "$name" -- tests fuzz; then
+		echo "  called only by tests or fuzz targets (kept: a tested interface): $name ($def)"
+	elif [ "$(git grep -cw "$name" -- "$def" | cut -d: -f2)" -gt 1 ]; then
 		own=$((own + 1)); echo "  called only in its own file: $name ($def)"
-	elif git grep -qw "$name" -- tests fuzz; then
-		echo "  called only by tests or fuzz targets: $name ($def)"
 	else
 		none=$((none + 1)); echo "  no caller: $name ($def)"
 	fi

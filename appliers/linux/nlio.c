@@ -78,10 +78,13 @@ static const struct {
 	[NT_IO_PRIVFLAGS_SET] = {"privflags-set", .set = true},
 };
 
-const char *nt_io_req_name(enum nt_io_req r)
+#ifdef NT_FAULT_INJECTION
+/* The name of a request kind ("features-dump"), for NETTUNE_NL_TRACE. */
+static const char *io_req_name(enum nt_io_req r)
 {
 	return r < NT_IO__COUNT ? io_reqs[r].name : "?";
 }
+#endif
 
 bool nt_io_is_set(enum nt_io_req r)
 {
@@ -210,11 +213,6 @@ void nt_nl_close(struct nt_nl *s)
 bool nt_nl_transient(const struct nt_nl *s)
 {
 	return s && s->transient;
-}
-
-const char *nt_nl_extack(const struct nt_nl *s)
-{
-	return s && s->extack[0] ? s->extack : NULL;
 }
 
 const char *nt_nl_reason(const struct nt_nl *s, int err, char *buf, size_t len)
@@ -388,7 +386,7 @@ static int tx_prepare(struct nt_nl *s, struct nlmsghdr *req, struct rx *t, enum 
 	t->fault = fault_for(++count);
 	t->first = true;
 	if (trace && *trace && strcmp(trace, "0"))
-		fprintf(stderr, "nettune: nl request %lu: %s\n", count, nt_io_req_name(what));
+		fprintf(stderr, "nettune: nl request %lu: %s\n", count, io_req_name(what));
 #endif
 	nt_io_count(what);
 	s->extack[0] = '\0';

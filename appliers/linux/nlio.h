@@ -45,8 +45,8 @@ typedef int (*nt_nl_cb)(const struct nlmsghdr *h, void *arg);
  * Sends req (its length, type, flags and payload set; the sequence number
  * and port are filled in here, and NLM_F_ACK for a request that is not a
  * dump) and reads every reply until its ack, error or end of dump.
- * Returns 0, the kernel's -errno (its extended ack text in the socket,
- * nt_nl_extack), or a transport failure: -EIO (send), -ENOBUFS, -EMSGSIZE
+ * Returns 0, the kernel's -errno (its extended ack text kept in the socket
+ * for nt_nl_reason), or a transport failure: -EIO (send), -ENOBUFS, -EMSGSIZE
  * (truncated), -EPROTO (malformed), -ETIMEDOUT, -EAGAIN (a dump
  * interrupted by a change: NLM_F_DUMP_INTR), -EINTR (a signal).
  */
@@ -55,13 +55,9 @@ int nt_nl_transact(struct nt_nl *s, struct nlmsghdr *req, nt_nl_cb cb, void *arg
 /* Whether the last failure of nt_nl_transact was the transport's (not
  * the kernel's answer). */
 bool nt_nl_transient(const struct nt_nl *s);
-/* The kernel's extended ack message of the last failure, or NULL. */
-const char *nt_nl_extack(const struct nt_nl *s);
 /* The words for a failure of the last request ("no answer within 15 s",
  * the kernel's extended ack, or strerror). */
 const char *nt_nl_reason(const struct nt_nl *s, int err, char *buf, size_t len);
 
-/* The name of a request kind ("features-dump"). */
-const char *nt_io_req_name(enum nt_io_req r);
 
 #endif
