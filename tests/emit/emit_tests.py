@@ -275,6 +275,16 @@ def t_netns():
             third_file = saved_in(third.stdout)
             assert third_file != first_file and os.path.getsize(first_file) > 0, (first_file, third_file)
             assert sorted(glob.glob(f"{tmp}/state/rollback-veth-lab-*")) == sorted([first_file, third_file])
+            # a record file naming a kind this script does not carry (a
+            # script carries its own kinds' getters and setters only) is
+            # refused before any write
+            other = os.path.join(tmp, "other.tsv")
+            with open(first_file) as src, open(other, "w") as dst:
+                dst.write(src.read() + "ring\tntlab0\trx\t256\n")
+            rb = ns.sh(f"sh '{script}' rollback '{other}'")
+            assert rb.returncode == 1 and "does not set kind 'ring'" in rb.stderr and \
+                "nothing was changed" in rb.stderr, rb.stdout + rb.stderr
+            assert not rb.stdout.strip() and state_of(ns) == after, rb.stdout
             # rollback of the first run restores the state before it
             rb = ns.sh(f"sh '{script}' rollback '{first_file}'")
             print(rb.stdout, rb.stderr)

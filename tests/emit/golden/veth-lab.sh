@@ -313,9 +313,15 @@ nt_rollback() {
 	nt_file="$1"
 	[ -r "$nt_file" ] || nt_die "cannot read rollback file $nt_file"
 	nt_tab="$(printf '\t')"
-	# interfaces first, so a missing one stops us before any write
+	# interfaces and kinds first, so a missing one stops us before any
+	# write (a script carries the getters and setters of its own kinds only)
 	set --
 	while IFS="$nt_tab" read -r nt_rk nt_ro _; do
+		case "$nt_rk" in
+		'#'*) ;;
+		*) command -v "nt_get_$nt_rk" >/dev/null 2>&1 ||
+			nt_die "$nt_file: this script does not set kind '$nt_rk'; roll back with the script that wrote the file; nothing was changed" ;;
+		esac
 		case "$nt_rk" in
 		'#'* | sysctl | banned_irqs | service | cpus) ;;
 		*) set -- "$@" "$nt_ro" ;;
