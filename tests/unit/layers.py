@@ -6,7 +6,9 @@ down (or sideways within a folder), never up.
 compiler/ is five layers, lowest first: base, language, model, passes,
 formats; a file includes only headers of its own folder or the folders
 below it.  Above compiler/: report/, then appliers/, then pipeline/, then
-the front ends cli/ and ansible/ (which do not include each other).  The
+agent/ (the long-running agent, on the pipeline and the transaction),
+then the front ends cli/ and ansible/ (which do not include each other).
+The
 Linux applier includes nothing from compiler/language or compiler/passes:
 pipeline/want.c tells it what to observe (struct nt_observe_req of
 appliers/linux/linux.h), and pipeline/emit_profile.c what the script
@@ -21,8 +23,9 @@ import sys
 COMPILER = ["base", "language", "model", "passes", "formats"]
 # rank of each area: an include may go to the same or a lower rank only
 RANK = {"compiler/" + d: i for i, d in enumerate(COMPILER)}
-RANK.update({"report": 10, "appliers": 20, "pipeline": 30, "cli": 40, "ansible": 40})
-SCANNED = ["compiler", "pipeline", "appliers", "report", "cli", "ansible"]
+RANK.update({"report": 10, "appliers": 20, "pipeline": 30, "agent": 35, "cli": 40,
+             "ansible": 40})
+SCANNED = ["compiler", "pipeline", "appliers", "report", "agent", "cli", "ansible"]
 # the include path of meson.build, for includes that name no folder
 INCDIRS = ["", "compiler"] + ["compiler/" + d for d in COMPILER]
 # appliers/ reads the model, never the language or the passes
