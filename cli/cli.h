@@ -43,6 +43,7 @@ int cmd_observe(int argc, char **argv);
 int cmd_rollback(int argc, char **argv);
 int cmd_confirm(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);

@@ -68,11 +68,51 @@ static void history_json(const struct nt_journal *j, size_t i, struct nt_buf *ou
 	nt_buf_json_str(out, j->profile ? j->profile : "");
 	nt_buf_puts(out, ", \"command\": ");
 	nt_buf_json_str(out, j->command ? j->command : "apply");
+	if (j->cause) {
+		nt_buf_puts(out, ", \"cause\": ");
+		nt_buf_json_str(out, j->cause);
+	}
 	nt_buf_puts(out, ", \"error\": ");
 	nt_buf_json_str_or_null(out, j->error);
 	nt_buf_puts(out, ", \"target_gone\": ");
 	nt_buf_json_str_or_null(out, gone ? why : NULL);
 	nt_buf_puts(out, "}");
+}
+
+/* "OBJECT ATTR: FROM -> TO" and a newline. */
+static void change_line(const struct nt_jentry *e, struct nt_buf *out)
+{
+	char *attr = nt_setting_label(e->kind, e->object, e->arg);
+	struct nt_buf from = {0}, to = {0};
+
+	if (e->had)
+		nt_value_format(&e->before, &from, false);
+	else
+		nt_buf_puts(&from, "(none)");
+	nt_value_format(&e->after, &to, false);
+	/* an empty value (irqbalance bans none) prints as "" */
+	nt_buf_printf(out, "%s: %s -> %s\n", nt_esc(attr), from.p ? from.p : "\"\"",
+		      to.p ? to.p : "\"\"");
+	free(attr);
+	nt_buf_free(&from);
+	nt_buf_free(&to);
+}
+
+/* An agent's correction says why, and what it changed (the first few). */
+static void history_cause(const struct nt_journal *j, struct nt_buf *out)
+{
+	size_t k;
+
+	if (!j->cause)
+		return;
+	nt_buf_printf(out, "%*scause: %s\n", 27, "", nt_esc(j->cause));
+	for (k = 0; k < j->n && k < 4; k++) {
+		nt_buf_printf(out, "%*s", 29, "");
+		change_line(&j->e[k], out);
+	}
+	if (k < j->n)
+		nt_buf_printf(out, "%*s... %zu more ('nettune show %s')\n", 29, "", j->n - k,
+			      nt_esc(j->id));
 }
 
 /* One journal of nettune history: its line, ID and error. */
@@ -91,6 +131,7 @@ static void history_text(const struct nt_journal *j, size_t i, struct nt_buf *ou
 		      27, "", nt_esc(j->id));
 	if (j->error)
 		nt_buf_printf(out, "%*serror: %s\n", 27, "", nt_esc(j->error));
+	history_cause(j, out);
 	nt_buf_free(&t);
 }
 
@@ -106,7 +147,9 @@ static void help(void)
 	       "of changes, profile and ID, and the error of a failed apply.  rolled-back\n"
 	       "is an operator's rollback; failed is a failed or interrupted apply whose\n"
 	       "changes are undone.  --json adds \"error\" (null: none) and \"target_gone\"\n"
-	       "(null, or why).\n"
+	       "(null, or why).  A correction of 'nettune agent' (command \"agent\") also\n"
+	       "says its cause (the event or the periodic check) and what it changed, old\n"
+	       "and new value (--json: \"cause\").\n"
 	       "'nettune show ID' prints one.  Exit status: 0, 1 error.\n");
 }
 
@@ -200,6 +243,8 @@ static void journal_head(const struct nt_journal *j, struct nt_buf *out)
 	nt_buf_printf(out, "  profile  %s\n  command  nettune %s (pid %d)\n",
 		      j->profile && *j->profile ? nt_esc(j->profile) : "(none)",
 		      j->command ? nt_esc(j->command) : "apply", j->tr[0].pid);
+	if (j->cause)
+		nt_buf_printf(out, "  cause    %s\n", nt_esc(j->cause));
 	if (j->deadline_ns) {
 		nt_local_time(j->deadline_ns, when, sizeof(when));
 		nt_buf_printf(out, "  deadline %s\n", when);
@@ -220,21 +265,8 @@ static void journal_body(const struct nt_journal *j, struct nt_buf *out)
 	}
 	nt_buf_printf(out, "\nChanges (%zu, in apply order)\n", j->n);
 	for (size_t k = 0; k < j->n; k++) {
-		const struct nt_jentry *e = &j->e[k];
-		char *attr = nt_setting_label(e->kind, e->object, e->arg);
-		struct nt_buf from = {0}, to = {0};
-
-		if (e->had)
-			nt_value_format(&e->before, &from, false);
-		else
-			nt_buf_puts(&from, "(none)");
-		nt_value_format(&e->after, &to, false);
-		/* an empty value (irqbalance bans none) prints as "" */
-		nt_buf_printf(out, "  %3zu  %s: %s -> %s\n", k + 1, nt_esc(attr),
-			      from.p ? from.p : "\"\"", to.p ? to.p : "\"\"");
-		free(attr);
-		nt_buf_free(&from);
-		nt_buf_free(&to);
+		nt_buf_printf(out, "  %3zu  ", k + 1);
+		change_line(&j->e[k], out);
 	}
 	if (!j->nunrestored)
 		return;

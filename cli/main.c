@@ -33,6 +33,7 @@ static const struct {
 	{"observe", cmd_observe, "print the live state (--json: a snapshot for plan --state)"},
 	{"rollback", cmd_rollback, "restore the previous values from an apply journal"},
 	{"confirm", cmd_confirm, "keep the changes of an apply --confirm-timeout"},
+	{"agent", cmd_agent, "keep the host converged: correct drift on events and a periodic check"},
 	{"history", cmd_history, "the apply journals, newest first, with their states"},
 	{"show", cmd_show, "render a plan manifest with its signature status, or one apply journal"},
 	{"watch", cmd_watch, "measure where traffic lands and judge it against the intended placement"},

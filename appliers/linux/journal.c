@@ -197,6 +197,8 @@ static void format_head(const struct nt_journal *j, struct nt_jw *w)
 	nt_jw_int(w, "pid", j->pid);
 	nt_jw_uint(w, "pid_start", j->pid_start);
 	nt_jw_str(w, "command", j->command ? j->command : "apply");
+	if (j->cause)
+		nt_jw_str(w, "cause", j->cause);
 	nt_jw_break(w);
 	nt_jw_obj(w, "host", NT_JW_INLINE);
 	nt_jw_str(w, "hostname", j->hostname);
@@ -433,6 +435,7 @@ void nt_journal_free(struct nt_journal *j)
 	free(j->tr);
 	free(j->id);
 	free(j->command);
+	free(j->cause);
 	free(j->hostname);
 	free(j->machine_id);
 	free(j->boot_id);
@@ -621,6 +624,7 @@ static void load_head(const struct nt_json *r, struct nt_journal *j, struct nt_d
 	*ok &= want_i64(r, "pid_start", 0, 1LL << 62, &v, false, d);
 	j->pid_start = (unsigned long long)v;
 	j->command = dup_str(r, "command", 64, false, d, ok);
+	j->cause = dup_str(r, "cause", NT_JOURNAL_CAUSE_MAX, false, d, ok);
 }
 
 /* host: {hostname, machine_id, boot_id} */

@@ -90,7 +90,10 @@ struct nt_journal {
 	long long deadline_ns;		/* confirm deadline; 0: none */
 	int pid;			/* the process that owns it now */
 	unsigned long long pid_start;	/* its start time (nt_proc_start) */
-	char *command;			/* "apply", "apply PLAN.json" */
+	char *command;			/* "apply", "apply PLAN.json", "agent" */
+	/* why the agent applied it ("ethtool notification (features) on
+	 * eth0", "periodic check"); NULL: not recorded (an apply's) */
+	char *cause;
 	char *hostname, *machine_id, *boot_id;
 	char *netns;			/* --netns name; NULL: the namespace nettune ran in */
 	unsigned long long netns_ino;	/* inode of that namespace (/proc/self/ns/net) */
@@ -106,6 +109,8 @@ struct nt_journal {
 	size_t nunrestored;
 };
 
+/* The longest cause a journal records. */
+#define NT_JOURNAL_CAUSE_MAX 256
 /* The longest error a journal records (longer ones are cut). */
 #define NT_JOURNAL_ERROR_MAX 1024
 

@@ -481,6 +481,7 @@ static int begin_journal(int jfd, struct nt_journal *j, const struct nt_apply_op
 	}
 	j->profile = nt_xstrdup(o->profile ? o->profile : "");
 	j->command = nt_xstrdup(o->command ? o->command : "apply");
+	j->cause = o->cause ? nt_xstrdup(o->cause) : NULL;
 	if (o->confirm_timeout)
 		j->deadline_ns = nt_now_ns() + (long long)o->confirm_timeout * 1000000000LL;
 	if (nt_journal_create(jfd, j, NT_JS_APPLYING, err, sizeof(err))) {
@@ -597,6 +598,8 @@ static int apply_locked(struct nt_journal *j, const struct nt_state *desired,
 				(int)interrupted);
 		else
 			rc = transact(&f, j, desired, facts, o, t0);
+		if (o->journal_out && o->journal_out_len)
+			snprintf(o->journal_out, o->journal_out_len, "%s", j->id ? j->id : "");
 	}
 	fds_close(&f);
 	return rc;

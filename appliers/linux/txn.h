@@ -34,6 +34,9 @@ struct nt_apply_opts {
 	/* said instead of "Nothing to do: ..." when the plan is empty (a signed
 	 * plan whose every "to" value the host already holds) */
 	const char *nothing_msg;
+	const char *cause;		/* recorded in the journal (the agent's) */
+	char *journal_out;		/* if set: the journal's id, when one was made */
+	size_t journal_out_len;
 };
 
 /* Who approves an apply: on a terminal the plan is shown and "yes" asked

@@ -2,7 +2,7 @@
 """Reads the apply journals of a state directory for the tests.
 
 journal.py STATE_DIR FIELD [N]: FIELD (id, state, pid, netns, profile,
-error, open) of the N-th newest journal by recorded creation time (0: newest);
+error, open, cause, changes: the number of entries) of the N-th newest journal by recorded creation time (0: newest);
 'count' prints how many journals there are; 'wait STATE SECONDS' waits
 until the newest journal is in STATE (exit 1 on timeout)."""
 import json
@@ -42,7 +42,12 @@ def main():
         return 1
     n = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     j = journals(state_dir)[n]
-    v = j["target"]["netns"] if field == "netns" else j[field]
+    if field == "netns":
+        v = j["target"]["netns"]
+    elif field == "changes":
+        v = len(j["entries"])
+    else:
+        v = j.get(field) if field == "cause" else j[field]
     print("null" if v is None else str(v).lower() if isinstance(v, bool) else v)
     return 0
 

@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One correction: the pipeline plans the interface (or the whole
+ * profile) against the live host; every drifted setting is counted; the
+ * ones not held, not damped and not only reported are applied as one
+ * journaled transaction (nt_txn_apply), which reads them back.  Damping:
+ * a setting corrected more than damp_n times within damp_window is left
+ * alone for backoff, and the conflict is reported.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../appliers/linux/journal.h"
+#include "../appliers/linux/statedir.h"
+#include "../appliers/linux/txn.h"
+#include "../compiler/base/diag.h"
+#include "../compiler/model/actions.h"
+#include "agent_int.h"
+#include "metrics.h"
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Tracked settings -------------------------------------------------------- */
+
+/* The index of a setting's entry (made if new); an index, since the
+ * array moves as it grows. */
+static size_t tracked(struct nt_agent *a, const char *object, const char *attr)
+{
+	char *key = nt_xasprintf("%s\t%s", object, attr);
+	size_t i, old = 0;
+
+	for (i = 0; i < a->ntr; i++) {
+		if (!strcmp(a->tr[i].key, key)) {
+			free(key);
+			a->tr[i].seen_ms = nt_agent_mono_ms();
+			return i;
+		}
+		if (a->tr[i].seen_ms < a->tr[old].seen_ms && !a->tr[i].backoff_until_ms)
+			old = i;
+	}
+	if (a->ntr == NT_AGENT_MAX_TRACKED) {
+		/* bounded: the setting seen least recently (not backing off) goes */
+		i = old;
+		a->outstanding -= a->tr[i].outstanding;
+		free(a->tr[i].key);
+		free(a->tr[i].reported);
+	} else {
+		a->tr = nt_xrealloc(a->tr, (a->ntr + 1) * sizeof(*a->tr));
+		i = a->ntr++;
+	}
+	memset(&a->tr[i], 0, sizeof(a->tr[i]));
+	a->tr[i].key = key;
+	a->tr[i].seen_ms = nt_agent_mono_ms();
+	return i;
+}
+
+static void set_outstanding(struct nt_agent *a, struct nt_tracked *t, bool on)
+{
+	if (t->outstanding != on) {
+		a->outstanding += on ? 1 : (size_t)-1;
+		t->outstanding = on;
+	}
+}
+
+size_t nt_agent_conflicts(const struct nt_agent *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->ntr; i++)
+		n += a->tr[i].backoff_until_ms != 0;
+	return n;
+}
+
+static void split_key(const char *key, char *obj, size_t n, const char **attr)
+{
+	size_t k = strcspn(key, "\t");
+
+	snprintf(obj, n, "%.*s", (int)k, key);
+	*attr = key[k] ? key + k + 1 : "";
+}
+
+/* Back-offs that ended: the setting is corrected again (at once). */
+void nt_agent_damp_expire(struct nt_agent *a)
+{
+	long long now = nt_agent_mono_ms(), next = 0;
+
+	for (size_t i = 0; i < a->ntr; i++) {
+		struct nt_tracked *t = &a->tr[i];
+		char obj[256];
+		const char *attr;
+
+		if (!t->backoff_until_ms)
+			continue;
+		if (t->backoff_until_ms > now) {
+			if (!next || t->backoff_until_ms < next)
+				next = t->backoff_until_ms;
+			continue;
+		}
+		split_key(t->key, obj, sizeof(obj), &attr);
+		nt_agent_log(a, NT_LOG_NOTICE, "back-off of %s %s ended: correcting it again", obj,
+			     attr);
+		t->backoff_until_ms = 0;
+		t->nt = 0;
+		nt_metrics_conflict(a->m, obj, attr, false);
+		a->metrics_dirty = true;
+		nt_agent_mark_all(a, "periodic", "back-off ended", mono_ns());
+	}
+	a->damp_next_ms = next;
+}
+
+/* Whether a drifted setting is corrected now; else why not (logged). */
+static bool may_correct(struct nt_agent *a, struct nt_tracked *t, const char *obj,
+			const char *attr)
+{
+	long long now = nt_agent_mono_ms(), from = now - a->cfg->damp_window_ms;
+	unsigned k = 0;
+
+	if (t->backoff_until_ms)
+		return false;
+	while (k < t->nt && t->t[k] < from)
+		k++;
+	memmove(t->t, t->t + k, (t->nt - k) * sizeof(t->t[0]));
+	t->nt -= k;
+	if (t->nt < a->cfg->damp_n)
+		return true;
+	t->backoff_until_ms = now + a->cfg->backoff_ms;
+	t->conflicts++;
+	if (!a->damp_next_ms || t->backoff_until_ms < a->damp_next_ms)
+		a->damp_next_ms = t->backoff_until_ms;
+	nt_agent_log(a, NT_LOG_WARNING, "conflict: %s %s undone %u times in %lld s (another "
+		     "manager is setting it?); not corrected for %lld s", obj, attr, t->nt + 1,
+		     a->cfg->damp_window_ms / 1000, a->cfg->backoff_ms / 1000);
+	nt_metrics_conflict(a->m, obj, attr, true);
+	return false;
+}
+
+static void record_correction(struct nt_tracked *t)
+{
+	if (t->nt == sizeof(t->t) / sizeof(t->t[0])) {
+		memmove(t->t, t->t + 1, (t->nt - 1) * sizeof(t->t[0]));
+		t->nt--;
+	}
+	t->t[t->nt++] = nt_agent_mono_ms();
+}
+
+/* Recent corrections, for status ------------------------------------------ */
+
+static void recent_free(struct nt_recent *r)
+{
+	free(r->object);
+	free(r->attr);
+	free(r->from);
+	free(r->to);
+	free(r->cause);
+	memset(r, 0, sizeof(*r));
+}
+
+static void remember(struct nt_agent *a, const char *obj, const char *attr, const char *from,
+		     const char *to, const char *cause, const char *journal, double ms)
+{
+	struct nt_recent *r;
+	struct timespec ts;
+
+	if (a->nrecent < NT_AGENT_RECENT) {
+		r = &a->recent[(a->recent_head + a->nrecent++) % NT_AGENT_RECENT];
+	} else {
+		r = &a->recent[a->recent_head];
+		a->recent_head = (a->recent_head + 1) % NT_AGENT_RECENT;
+		recent_free(r);
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->object = nt_xstrdup(obj);
+	r->attr = nt_xstrdup(attr);
+	r->from = nt_xstrdup(from);
+	r->to = nt_xstrdup(to);
+	r->cause = nt_xstrdup(cause);
+	snprintf(r->journal, sizeof(r->journal), "%s", journal);
+	r->at_ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	r->latency_ms = ms;
+}
+
+void nt_agent_state_free(struct nt_agent *a)
+{
+	for (size_t i = 0; i < a->ntr; i++) {
+		free(a->tr[i].key);
+		free(a->tr[i].reported);
+	}
+	free(a->tr);
+	for (size_t i = 0; i < NT_AGENT_RECENT; i++)
+		recent_free(&a->recent[i]);
+}
+
+/* One convergence ---------------------------------------------------------- */
+
+/* A drifted action: what it is and what happens to it. */
+struct drift {
+	const struct nt_action *act;
+	size_t ti;			/* a->tr[ti] */
+	char *attr;
+	struct nt_buf from, to;
+	bool apply;
+};
+
+static void drift_free(struct drift *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(d[i].attr);
+		nt_buf_free(&d[i].from);
+		nt_buf_free(&d[i].to);
+	}
+	free(d);
+}
+
+/* Why corrections wait: a journal that is open (an apply in progress or
+ * awaiting confirmation, a rollback incomplete) is not overridden. */
+static bool blocked_by_journal(struct nt_agent *a)
+{
+	struct nt_journal *v = NULL;
+	char err[256], was[256];
+	int state_fd = -1, jfd = nt_statedir_open(false, &state_fd, err, sizeof(err));
+	size_t n = 0;
+
+	snprintf(was, sizeof(was), "%s", a->blocked);
+	a->blocked[0] = 0;
+	if (jfd >= 0) {
+		n = nt_journal_list(jfd, true, &v, NULL);
+		close(jfd);
+		close(state_fd);
+	}
+	if (n)
+		snprintf(a->blocked, sizeof(a->blocked), "journal %s is %s (%s): corrections wait "
+			 "until it is confirmed, reverted or rolled back", v[0].id,
+			 nt_jstate_name(v[0].state), v[0].command ? v[0].command : "apply");
+	nt_journal_list_free(v, n);
+	if (*a->blocked && strcmp(was, a->blocked))
+		nt_agent_log(a, NT_LOG_WARNING, "%s", a->blocked);
+	if (!*a->blocked && *was)
+		nt_agent_log(a, NT_LOG_INFO, "no journal is open any more: corrections go on");
+	if (*a->blocked && !a->retry_ms)
+		a->retry_ms = nt_agent_mono_ms() + 1000;
+	return *a->blocked != 0;
+}
+
+/* Each drifted action of the plan: counted, and decided. */
+static size_t classify(struct nt_agent *a, const struct nt_plan *plan, const struct nt_agent_why *w,
+		       struct drift **out)
+{
+	bool held = nt_agent_held(a), report = a->cfg->report_only;
+	struct drift *d = nt_xcalloc(plan->n + 1, sizeof(*d));
+	size_t n = 0, napply = 0;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct nt_action *act = &plan->v[i];
+		struct drift *x = &d[n++];
+		struct nt_tracked *t;
+		bool cannot;
+
+		x->act = act;
+		x->attr = nt_action_attr(act);
+		x->ti = tracked(a, act->object, x->attr);
+		if (act->has_from)
+			nt_value_format(&act->from, &x->from, false);
+		else
+			nt_buf_puts(&x->from, "(unknown)");
+		nt_value_format(&act->to, &x->to, false);
+		if (!x->from.p)
+			nt_buf_puts(&x->from, "\"\"");
+		if (!x->to.p)
+			nt_buf_puts(&x->to, "\"\"");
+		nt_metrics_drift(a->m, act->object, x->attr, w->label);
+		cannot = act->flags & NT_SF_CANNOT_CHANGE;
+		x->apply = !cannot && !report && !held &&
+			   may_correct(a, &a->tr[x->ti], act->object, x->attr);
+		set_outstanding(a, &a->tr[x->ti], true);
+		napply += x->apply;
+		t = &a->tr[x->ti];
+		if (!x->apply && (!t->reported || strcmp(t->reported, x->to.p))) {
+			nt_agent_log(a, NT_LOG_NOTICE, "drift %s %s: %s, wanted %s (%s)%s",
+				     act->object, x->attr, x->from.p, x->to.p, w->cause,
+				     cannot ? "; it cannot be changed on this host" : report ? "" :
+				     held ? "; held" : "; backing off");
+			free(t->reported);
+			t->reported = nt_xstrdup(x->to.p);
+		}
+	}
+	a->metrics_dirty |= n > 0;
+	*out = d;
+	return napply;
+}
+
+/* The plan and desired state of what is applied: the actions decided so,
+ * and every desired setting except those left drifted (the read-back of
+ * the transaction checks that each desired setting holds). */
+static void subset(const struct nt_compiled *c, const struct drift *d, size_t n,
+		   struct nt_plan *plan, struct nt_state *desired)
+{
+	memset(plan, 0, sizeof(*plan));
+	memset(desired, 0, sizeof(*desired));
+	plan->v = nt_xcalloc(n + 1, sizeof(*plan->v));
+	for (size_t i = 0; i < n; i++)
+		if (d[i].apply)
+			plan->v[plan->n++] = *d[i].act;
+	plan->host = c->plan.host;
+	plan->profile = c->plan.profile;
+	plan->target = c->plan.target;
+	desired->v = nt_xcalloc(c->desired.n + 1, sizeof(*desired->v));
+	for (size_t i = 0; i < c->desired.n; i++) {
+		const struct nt_setting *s = &c->desired.v[i];
+		bool left = false;
+
+		for (size_t k = 0; k < n && !left; k++)
+			left = !d[k].apply && d[k].act->kind == s->kind &&
+			       !strcmp(d[k].act->object, s->object) &&
+			       !(d[k].act->arg ? !s->arg || strcmp(d[k].act->arg, s->arg) : !!s->arg);
+		if (!left)
+			desired->v[desired->n++] = *s;
+	}
+}
+
+static void outcome(struct nt_agent *a, struct drift *d, size_t n, int rc, const char *journal,
+		    const struct nt_agent_why *w)
+{
+	double ms = (double)(mono_ns() - w->at_ns) / 1e6;
+
+	for (size_t i = 0; i < n; i++) {
+		struct drift *x = &d[i];
+		struct nt_tracked *t = &a->tr[x->ti];
+
+		if (!x->apply)
+			continue;
+		/* an undo is counted for damping (the start and a reload are
+		 * not one); a failure too: a setting that cannot be made to
+		 * hold is not tried every second for ever */
+		if (strcmp(w->label, "start") && strcmp(w->label, "reload"))
+			record_correction(t);
+		if (rc) {
+			nt_metrics_failed(a->m, x->act->object, x->attr, w->label);
+			continue;
+		}
+		set_outstanding(a, t, false);
+		free(t->reported);
+		t->reported = NULL;
+		a->corrections++;
+		nt_metrics_corrected(a->m, x->act->object, x->attr, w->label, ms / 1000);
+		nt_agent_log(a, NT_LOG_INFO, "corrected %s %s: %s -> %s (%s) in %.2f ms; journal %s",
+			     x->act->object, x->attr, x->from.p, x->to.p, w->cause, ms, journal);
+		remember(a, x->act->object, x->attr, x->from.p, x->to.p, w->cause, journal, ms);
+	}
+	if (rc) {
+		a->failures++;
+		nt_agent_log(a, NT_LOG_ERR, "correction (%s) failed and was rolled back (exit %d; "
+			     "journal %s); tried again in 1 s", w->cause, rc,
+			     *journal ? journal : "none");
+		/* soon: most failures are a race with another change */
+		if (!a->retry_ms)
+			a->retry_ms = nt_agent_mono_ms() + 1000;
+	}
+	a->metrics_dirty = true;
+}
+
+static int apply_subset(struct nt_agent *a, const char *iface, struct nt_compiled *c,
+			struct drift *d, size_t n, const struct nt_agent_why *w, char *journal,
+			size_t jlen)
+{
+	struct nt_apply_opts o = {0};
+	struct nt_plan plan;
+	struct nt_state desired;
+	int rc;
+
+	subset(c, d, n, &plan, &desired);
+	o.only = iface;
+	o.profile = a->cfg->base.profile;
+	o.netns = a->cfg->base.netns;
+	o.command = "agent";
+	o.cause = w->cause;
+	o.quiet = true;
+	o.wait_ms = 5000;
+	o.journal_out = journal;
+	o.journal_out_len = jlen;
+	rc = nt_txn_apply(&plan, &desired, &c->facts, &o);
+	free(plan.v);
+	free(desired.v);
+	return rc;
+}
+
+/* Every tracked setting of iface (all: every one) not in the plan holds now. */
+static void settle(struct nt_agent *a, const char *iface, const struct drift *d, size_t n)
+{
+	size_t len = iface ? strlen(iface) : 0;
+
+	for (size_t i = 0; i < a->ntr; i++) {
+		struct nt_tracked *t = &a->tr[i];
+		bool drifted = false;
+
+		if (!t->outstanding || (iface && (strncmp(t->key, iface, len) || t->key[len] != '\t')))
+			continue;
+		for (size_t k = 0; k < n && !drifted; k++)
+			drifted = d[k].ti == i;
+		if (!drifted) {
+			set_outstanding(a, t, false);
+			free(t->reported);
+			t->reported = NULL;
+		}
+	}
+}
+
+static void log_not_planned(struct nt_agent *a, const char *iface, struct nt_diags *d,
+			    const struct nt_agent_why *w)
+{
+	nt_diags_sort(d);
+	nt_diags_print_text(d, stderr);
+	nt_agent_log(a, NT_LOG_ERR, "%s%s could not be planned (%s): errors above", iface ? iface : "the profile",
+		     iface ? "" : "", w->cause);
+	a->failures++;
+	if (!a->retry_ms)
+		a->retry_ms = nt_agent_mono_ms() + a->cfg->interval_ms;
+}
+
+void nt_agent_converge(struct nt_agent *a, const char *iface, const struct nt_agent_why *w)
+{
+	struct nt_pipeline_req rq = a->cfg->base;
+	struct nt_diags dg = {0};
+	struct nt_compiled c;
+	struct drift *d = NULL;
+	long long t0 = mono_ns();
+	size_t napply;
+	char journal[128] = "";
+
+	rq.data = a->profile.p ? a->profile.p : "";
+	rq.len = a->profile.n;
+	rq.source = NT_STATE_LIVE;
+	rq.only = iface;
+	rq.skip_missing = true;
+	if (nt_pipeline_run(&rq, &c, &dg)) {
+		log_not_planned(a, iface, &dg, w);
+	} else {
+		napply = classify(a, &c.plan, w, &d);
+		settle(a, iface, d, c.plan.n);
+		if (napply && !blocked_by_journal(a)) {
+			int rc = apply_subset(a, iface, &c, d, c.plan.n, w, journal, sizeof(journal));
+
+			outcome(a, d, c.plan.n, rc, journal, w);
+		}
+		if (!c.plan.n)
+			nt_agent_log(a, NT_LOG_DEBUG, "%s: nothing drifted (%s)", iface ? iface : "all",
+				     w->cause);
+		drift_free(d, c.plan.n);
+	}
+	if (!iface) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		a->checks++;
+		a->last_check_real_ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+		a->last_check_dur_ns = mono_ns() - t0;
+		nt_metrics_check(a->m, (double)ts.tv_sec + ts.tv_nsec / 1e9,
+				 (double)a->last_check_dur_ns / 1e9);
+		a->metrics_dirty = true;
+	}
+	nt_metrics_converged(a->m, a->outstanding == 0);
+	nt_diags_free(&dg);
+	nt_compiled_free(&c);
+}
