@@ -25,7 +25,16 @@
  *   nettune_agent_start_time_seconds        gauge
  *
  * cause is one of "start", "link" (rtnetlink), "ethtool" (an ethtool
- * notification), "periodic", "reload", "resume".
+ * notification), "periodic", "reload", "resume"; any other (or NULL) is
+ * counted as "other".
+ *
+ * Bounded: interface and setting values are stored as valid UTF-8 (a byte
+ * that is not becomes U+FFFD) of at most NT_METRICS_LABEL_MAX bytes, and
+ * each of the two label sets ({interface,setting,cause} and
+ * {interface,setting}) holds at most NT_METRICS_MAX_SERIES series; past
+ * that, events of a new interface/setting are counted on the overflow
+ * series, interface="/overflow",setting="/overflow" (cause kept) -- a '/'
+ * is never in a Linux interface name, so it cannot be a real one.
  */
 #ifndef NT_AGENT_METRICS_H
 #define NT_AGENT_METRICS_H
@@ -34,6 +43,10 @@
 #include <stddef.h>
 
 #include "../compiler/base/buf.h"
+
+#define NT_METRICS_MAX_SERIES 4096
+#define NT_METRICS_LABEL_MAX 128
+#define NT_METRICS_OVERFLOW "/overflow"
 
 struct nt_metrics;
 
