@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -467,6 +468,26 @@ static void finish_killed(struct nt_agent *a)
 	nt_journal_list_free(v, n);
 }
 
+/* The metrics file's directory: made (0755) when only it is missing,
+ * as node_exporter's textfile directory is before its package is set up. */
+static int cfg_metrics_dir(struct nt_agent *a)
+{
+	char dir[4096], *slash;
+
+	if (!a->cfg->metrics)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", a->cfg->metrics);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = 0;
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		nt_agent_log(a, NT_LOG_ERR, "metrics directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int start(struct nt_agent *a, int *sfd)
 {
 	char err[512];
@@ -489,6 +510,8 @@ static int start(struct nt_agent *a, int *sfd)
 		nt_agent_log(a, NT_LOG_ERR, "%s", err);
 		return 1;
 	}
+	if (cfg_metrics_dir(a))
+		return 1;
 	a->m = nt_metrics_new();
 	nt_metrics_started(a->m, (double)time(NULL));
 	a->metrics_dirty = true;

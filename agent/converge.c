@@ -253,8 +253,8 @@ static bool blocked_by_journal(struct nt_agent *a)
 }
 
 /* Each drifted action of the plan: counted, and decided. */
-static size_t classify(struct nt_agent *a, const struct nt_plan *plan, const struct nt_agent_why *w,
-		       struct drift **out)
+static size_t classify(struct nt_agent *a, const struct nt_plan *plan, const char *iface,
+		       const struct nt_agent_why *w, struct drift **out, size_t *nd)
 {
 	bool held = nt_agent_held(a), report = a->cfg->report_only;
 	struct drift *d = nt_xcalloc(plan->n + 1, sizeof(*d));
@@ -262,10 +262,15 @@ static size_t classify(struct nt_agent *a, const struct nt_plan *plan, const str
 
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct nt_action *act = &plan->v[i];
-		struct drift *x = &d[n++];
+		struct drift *x;
 		struct nt_tracked *t;
 		bool cannot;
 
+		/* the transaction of one interface takes its own actions only
+		 * (nt_apply_opts.only), as apply --only does */
+		if (iface && strcmp(act->object, iface))
+			continue;
+		x = &d[n++];
 		x->act = act;
 		x->attr = nt_action_attr(act);
 		x->ti = tracked(a, act->object, x->attr);
@@ -296,6 +301,7 @@ static size_t classify(struct nt_agent *a, const struct nt_plan *plan, const str
 	}
 	a->metrics_dirty |= n > 0;
 	*out = d;
+	*nd = n;
 	return napply;
 }
 
@@ -434,7 +440,7 @@ void nt_agent_converge(struct nt_agent *a, const char *iface, const struct nt_ag
 	struct nt_compiled c;
 	struct drift *d = NULL;
 	long long t0 = mono_ns();
-	size_t napply;
+	size_t napply, nd;
 	char journal[128] = "";
 
 	rq.data = a->profile.p ? a->profile.p : "";
@@ -445,17 +451,17 @@ void nt_agent_converge(struct nt_agent *a, const char *iface, const struct nt_ag
 	if (nt_pipeline_run(&rq, &c, &dg)) {
 		log_not_planned(a, iface, &dg, w);
 	} else {
-		napply = classify(a, &c.plan, w, &d);
-		settle(a, iface, d, c.plan.n);
+		napply = classify(a, &c.plan, iface, w, &d, &nd);
+		settle(a, iface, d, nd);
 		if (napply && !blocked_by_journal(a)) {
-			int rc = apply_subset(a, iface, &c, d, c.plan.n, w, journal, sizeof(journal));
+			int rc = apply_subset(a, iface, &c, d, nd, w, journal, sizeof(journal));
 
-			outcome(a, d, c.plan.n, rc, journal, w);
+			outcome(a, d, nd, rc, journal, w);
 		}
-		if (!c.plan.n)
+		if (!nd)
 			nt_agent_log(a, NT_LOG_DEBUG, "%s: nothing drifted (%s)", iface ? iface : "all",
 				     w->cause);
-		drift_free(d, c.plan.n);
+		drift_free(d, nd);
 	}
 	if (!iface) {
 		struct timespec ts;

@@ -61,6 +61,6 @@ check_all() {
 until_ok 30 "32 interfaces created at once all converged" check_all
 [ "$(status_field converged)" = True ] || fail "status not converged after the burst"
 # no process per interface: the agent did it alone
-[ "$(pgrep -c -f "nettune.*apply")" = 0 ] || fail "apply processes were started"
+[ "$(pgrep -c -f "nettune --netns $NS apply")" = 0 ] || fail "apply processes were started"
 stop_agent
 echo "ok: re-created, renamed, down/up and 32 new interfaces converged"
