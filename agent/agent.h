@@ -24,7 +24,7 @@ struct nt_agent_cfg {
 	bool report_only;		/* --mode report */
 	long long interval_ms;		/* the periodic check */
 	const char *metrics;		/* --metrics FILE, or NULL */
-	unsigned damp_n;		/* corrected more than damp_n times ... */
+	unsigned damp_n;		/* corrected more than damp_n times (0: never damped) ... */
 	long long damp_window_ms;	/* ... within this: back off */
 	long long backoff_ms;
 	bool debug;			/* --log-level debug */

@@ -128,6 +128,8 @@ static bool may_correct(struct nt_agent *a, struct nt_tracked *t, const char *ob
 
 	if (t->backoff_until_ms)
 		return false;
+	if (!a->cfg->damp_n)
+		return true;	/* --damp off */
 	while (k < t->nt && t->t[k] < from)
 		k++;
 	memmove(t->t, t->t + k, (t->nt - k) * sizeof(t->t[0]));

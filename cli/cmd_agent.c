@@ -37,7 +37,8 @@ static void agent_help(void)
 	       "                         convention (rewritten atomically, at most once a\n"
 	       "                         second); nettune(1) lists the series\n"
 	       "  --damp N/DURATION      a setting undone more than N times within\n"
-	       "                         DURATION (default 5/60s) is not corrected for\n"
+	       "                         DURATION (default 5/60s; off: never) is not\n"
+	       "                         corrected for\n"
 	       "  --backoff DURATION     (default 5m), and the conflict is reported (log,\n"
 	       "                         metrics, status)\n"
 	       "  --log-level LEVEL      info (default) or debug\n\n"
@@ -108,6 +109,10 @@ static int opt_damp(const char *opt, const char *val, void *to)
 	unsigned long n = strtoul(val, &end, 10);
 
 	(void)opt;
+	if (!strcmp(val, "off")) {
+		*d->n = 0;	/* no damping: every drift is corrected */
+		return 0;
+	}
 	if (end == val || *end != '/' || !n || n > 15 || parse_ms(end + 1, d->window_ms))
 		return -1;
 	*d->n = (unsigned)n;
@@ -218,7 +223,7 @@ static int run_agent(int argc, char **argv)
 		{"--metrics", NULL, NT_OPT_VALUE | NT_OPT_EQ, &metrics, NULL,
 		 "--metrics needs a FILE"},
 		{"--damp", NULL, NT_OPT_VALUE | NT_OPT_EQ, &damp, opt_damp,
-		 "--damp needs N/DURATION", "--damp takes N/DURATION, N 1..15: 5/60s"},
+		 "--damp needs N/DURATION", "--damp takes N/DURATION, N 1..15: 5/60s, or off"},
 		{"--backoff", NULL, NT_OPT_VALUE | NT_OPT_EQ, &cfg.backoff_ms, opt_ms,
 		 "--backoff needs a DURATION", "--backoff takes a DURATION: 5m, 300s"},
 		{"--log-level", NULL, NT_OPT_VALUE | NT_OPT_EQ, &cfg.debug, opt_level,
