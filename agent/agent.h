@@ -28,12 +28,14 @@ struct nt_agent_cfg {
 	long long damp_window_ms;	/* ... within this: back off */
 	long long backoff_ms;
 	bool debug;			/* --log-level debug */
+	size_t keep_journals;		/* of its own, the newest kept; 0: all */
 };
 
 #define NT_AGENT_INTERVAL_MS 30000
 #define NT_AGENT_DAMP_N 5
 #define NT_AGENT_DAMP_WINDOW_MS 60000
 #define NT_AGENT_BACKOFF_MS 300000
+#define NT_AGENT_KEEP_JOURNALS 1000
 
 /* Runs until SIGTERM or SIGINT (0), or fails to start (1). */
 int nt_agent_run(const struct nt_agent_cfg *cfg);

@@ -84,6 +84,8 @@ struct nt_agent {
 	struct nt_recent recent[NT_AGENT_RECENT];
 	size_t nrecent;			/* ring: recent[(head + i) % N] */
 	size_t recent_head;
+	char **kept;			/* ring of the journals this agent made */
+	size_t nkept, kept_head;
 	char blocked[256];		/* why corrections wait (an open journal), or "" */
 };
 

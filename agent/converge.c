@@ -8,6 +8,7 @@
  * alone for backoff, and the conflict is reported.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "../appliers/linux/statedir.h"
 #include "../appliers/linux/txn.h"
 #include "../compiler/base/diag.h"
+#include "../pipeline/netns.h"
 #include "../compiler/model/actions.h"
 #include "agent_int.h"
 #include "metrics.h"
@@ -199,6 +201,9 @@ void nt_agent_state_free(struct nt_agent *a)
 		free(a->tr[i].reported);
 	}
 	free(a->tr);
+	for (size_t i = 0; i < a->nkept; i++)
+		free(a->kept[i]);
+	free(a->kept);
 	for (size_t i = 0; i < NT_AGENT_RECENT; i++)
 		recent_free(&a->recent[i]);
 }
@@ -237,6 +242,19 @@ static bool blocked_by_journal(struct nt_agent *a)
 	a->blocked[0] = 0;
 	if (jfd >= 0) {
 		n = nt_journal_list(jfd, true, &v, NULL);
+		if (n && v[0].state == NT_JS_PENDING_CONFIRM && v[0].deadline_ns &&
+		    nt_now_ns() >= v[0].deadline_ns) {
+			/* the confirm window is the agent's to hold too: an
+			 * unconfirmed apply past its deadline is reverted now,
+			 * whether or not its watcher or a timer is still there */
+			struct nt_txn_where where = {NULL, a->cfg->base.netns, nt_enter_netns};
+
+			nt_agent_log(a, NT_LOG_WARNING, "journal %s was not confirmed in time: "
+				     "reverting it", v[0].id);
+			nt_journal_list_free(v, n);
+			nt_txn_recover("agent", &where);
+			n = nt_journal_list(jfd, true, &v, NULL);
+		}
 		close(jfd);
 		close(state_fd);
 	}
@@ -377,6 +395,46 @@ static void outcome(struct nt_agent *a, struct drift *d, size_t n, int rc, const
 	a->metrics_dirty = true;
 }
 
+/* Drifted settings left for an open journal: corrected once it closes. */
+static void drifts_wait(struct nt_agent *a, struct drift *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (d[i].apply)
+			set_outstanding(a, &a->tr[d[i].ti], true);
+	a->metrics_dirty = true;
+}
+
+/* The agent's own journals beyond --keep-journals go, oldest first (each
+ * is closed: its transaction has returned); a directory of thousands of
+ * journals would make every later command list them all. */
+static void keep_journals(struct nt_agent *a, const char *id)
+{
+	char err[256], name[160];
+	int state_fd = -1, jfd;
+
+	if (!a->cfg->keep_journals)
+		return;
+	if (a->nkept == a->cfg->keep_journals) {
+		jfd = nt_statedir_open(false, &state_fd, err, sizeof(err));
+		if (jfd >= 0) {
+			snprintf(name, sizeof(name), "%s.open", a->kept[a->kept_head]);
+			if (faccessat(jfd, name, F_OK, AT_SYMLINK_NOFOLLOW)) {
+				snprintf(name, sizeof(name), "%s.json", a->kept[a->kept_head]);
+				unlinkat(jfd, name, 0);
+			}
+			close(jfd);
+			close(state_fd);
+		}
+		free(a->kept[a->kept_head]);
+		a->kept[a->kept_head] = nt_xstrdup(id);
+		a->kept_head = (a->kept_head + 1) % a->cfg->keep_journals;
+		return;
+	}
+	if (!a->kept)
+		a->kept = nt_xcalloc(a->cfg->keep_journals, sizeof(char *));
+	a->kept[(a->kept_head + a->nkept++) % a->cfg->keep_journals] = nt_xstrdup(id);
+}
+
 static int apply_subset(struct nt_agent *a, const char *iface, struct nt_compiled *c,
 			struct drift *d, size_t n, const struct nt_agent_why *w, char *journal,
 			size_t jlen)
@@ -455,10 +513,17 @@ void nt_agent_converge(struct nt_agent *a, const char *iface, const struct nt_ag
 	} else {
 		napply = classify(a, &c.plan, iface, w, &d, &nd);
 		settle(a, iface, d, nd);
-		if (napply && !blocked_by_journal(a)) {
+		if (napply && (!*a->blocked || !blocked_by_journal(a))) {
 			int rc = apply_subset(a, iface, &c, d, nd, w, journal, sizeof(journal));
 
-			outcome(a, d, nd, rc, journal, w);
+			/* refused before any journal: an open one in the way (the
+			 * transaction said which), or the lock not had in time */
+			if (rc && !*journal && blocked_by_journal(a))
+				drifts_wait(a, d, nd);
+			else
+				outcome(a, d, nd, rc, journal, w);
+			if (*journal)
+				keep_journals(a, journal);
 		}
 		if (!nd)
 			nt_agent_log(a, NT_LOG_DEBUG, "%s: nothing drifted (%s)", iface ? iface : "all",

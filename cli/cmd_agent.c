@@ -16,7 +16,7 @@ static void agent_help(void)
 {
 	printf("Usage: nettune agent PROFILE [--mode correct|report] [--interval DURATION]\n"
 	       "                     [--metrics FILE] [--damp N/DURATION] [--backoff DURATION]\n"
-	       "                     [--log-level info|debug]\n"
+	       "                     [--keep-journals N] [--log-level info|debug]\n"
 	       "       nettune agent status [--json]\n"
 	       "       nettune agent hold [--for DURATION]\n"
 	       "       nettune agent resume\n\n"
@@ -41,6 +41,8 @@ static void agent_help(void)
 	       "                         corrected for\n"
 	       "  --backoff DURATION     (default 5m), and the conflict is reported (log,\n"
 	       "                         metrics, status)\n"
+	       "  --keep-journals N      keep the newest N journals of its own corrections\n"
+	       "                         (default 1000; 0: every one); older ones go\n"
 	       "  --log-level LEVEL      info (default) or debug\n\n"
 	       "  status [--json]        what a running agent knows: converged or not, held,\n"
 	       "                         conflicts, last check, last corrections\n"
@@ -116,6 +118,18 @@ static int opt_damp(const char *opt, const char *val, void *to)
 	if (end == val || *end != '/' || !n || n > 15 || parse_ms(end + 1, d->window_ms))
 		return -1;
 	*d->n = (unsigned)n;
+	return 0;
+}
+
+static int opt_keep(const char *opt, const char *val, void *to)
+{
+	char *end;
+	unsigned long n = strtoul(val, &end, 10);
+
+	(void)opt;
+	if (end == val || *end || n > 1000000)
+		return -1;
+	*(size_t *)to = n;
 	return 0;
 }
 
@@ -226,6 +240,8 @@ static int run_agent(int argc, char **argv)
 		 "--damp needs N/DURATION", "--damp takes N/DURATION, N 1..15: 5/60s, or off"},
 		{"--backoff", NULL, NT_OPT_VALUE | NT_OPT_EQ, &cfg.backoff_ms, opt_ms,
 		 "--backoff needs a DURATION", "--backoff takes a DURATION: 5m, 300s"},
+		{"--keep-journals", NULL, NT_OPT_VALUE | NT_OPT_EQ, &cfg.keep_journals, opt_keep,
+		 "--keep-journals needs a number", "--keep-journals takes 0 (all) to 1000000"},
 		{"--log-level", NULL, NT_OPT_VALUE | NT_OPT_EQ, &cfg.debug, opt_level,
 		 "--log-level needs info or debug", "--log-level takes info or debug"},
 		{NULL},
@@ -237,6 +253,7 @@ static int run_agent(int argc, char **argv)
 	cfg.damp_n = NT_AGENT_DAMP_N;
 	cfg.damp_window_ms = NT_AGENT_DAMP_WINDOW_MS;
 	cfg.backoff_ms = NT_AGENT_BACKOFF_MS;
+	cfg.keep_journals = NT_AGENT_KEEP_JOURNALS;
 	r = nt_opts_parse(&spec, argc, argv);
 	if (r != NT_OPTS_GO)
 		return r;
