@@ -35,16 +35,16 @@ until_ok 10 "rx channels corrected after ethtool -L" chan_is dra0 RX 2
 # mtu: ip link set
 ip -n "$NS" link set dra0 mtu 1500
 until_ok 10 "mtu corrected after ip link set mtu" mtu_is dra0 1400
-until_ok 5 "the mtu correction journaled" sh -c "python3 '$SRCROOT/tests/linux/journal.py' '$NETTUNE_STATE_DIR' cause | grep -q '^link event on dra0'"
+until_ok 5 "the mtu correction journaled" sh -c "python3 '$SRCROOT/tests/linux/journal.py' '$NETTUNE_STATE_DIR' cause | grep -q 'on dra0'"
 # every correction is its own journal (only the drifted settings)
 n1=$(ls "$NETTUNE_STATE_DIR/journal" | grep -c '\.json$')
 [ $((n1 - n0)) -ge 3 ] || fail "expected >= 3 correction journals, got $((n1 - n0))"
 nt show "$(jr id)" > "$WORK/show"
-grep -q "cause    link event on dra0" "$WORK/show" || fail "show lacks the cause"
+grep -q "cause    .* on dra0" "$WORK/show" || fail "show lacks the cause"
 grep -q "dra0 mtu: 1500 -> 1400" "$WORK/show" || fail "show lacks the old and new value"
 expect_eq "$(jr changes)" 1 "entries of the mtu correction (only the drifted setting)"
 nt history > "$WORK/hist"
-grep -q "cause: link event on dra0" "$WORK/hist" || fail "history lacks the cause"
+grep -q "cause: .* on dra0" "$WORK/hist" || fail "history lacks the cause"
 grep -q "dra0 mtu: 1500 -> 1400" "$WORK/hist" || fail "history lacks the change"
 # status names the last corrections and counts them
 nt agent status > "$WORK/st"
