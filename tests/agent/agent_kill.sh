@@ -33,7 +33,7 @@ import json, os, sys
 print(json.load(open(os.path.join(sys.argv[1], "journal", sys.argv[2] + ".json")))["state"])
 PY
 )
-expect_eq "$st" failed "state of the killed agent's journal after the restart"
+expect_eq "$st" rolled-back "state of the killed agent's journal after the restart"
 [ ! -e "$NETTUNE_STATE_DIR/journal/$killed.open" ] || fail "its open marker stayed"
 until_ok 10 "converged after the restart (kla0)" mtu_is kla0 1400
 until_ok 10 "converged after the restart (klb0)" mtu_is klb0 1300
