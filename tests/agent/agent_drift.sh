@@ -24,7 +24,7 @@ expect_eq "$(chan dra0 RX)" 2 "rx channels at start"
 expect_eq "$(status_field converged)" True "converged after start"
 expect_eq "$(jr command)" agent "journal command"
 expect_eq "$(jr cause)" start "cause of the first journal"
-n0=$(ls "$NETTUNE_STATE_DIR/journal" | grep -c '\.json$')
+n0=$(jr count)
 # features: ethtool -K
 nsx ethtool -K dra0 tso on
 until_ok 10 "tso corrected after ethtool -K" feature_is dra0 tx-tcp-segmentation off
@@ -37,7 +37,7 @@ ip -n "$NS" link set dra0 mtu 1500
 until_ok 10 "mtu corrected after ip link set mtu" mtu_is dra0 1400
 until_ok 5 "the mtu correction journaled" sh -c "python3 '$SRCROOT/tests/linux/journal.py' '$NETTUNE_STATE_DIR' cause | grep -q 'on dra0'"
 # every correction is its own journal (only the drifted settings)
-n1=$(ls "$NETTUNE_STATE_DIR/journal" | grep -c '\.json$')
+n1=$(jr count)
 [ $((n1 - n0)) -ge 3 ] || fail "expected >= 3 correction journals, got $((n1 - n0))"
 nt show "$(jr id)" > "$WORK/show"
 grep -q "cause    .* on dra0" "$WORK/show" || fail "show lacks the cause"
@@ -60,7 +60,9 @@ if command -v promtool >/dev/null; then
 elif [ "${CI:-}" = true ]; then
 	fail "promtool missing (scripts/deps.sh test installs prometheus)"
 fi
-ls "$WORK/m" | grep -v '^nettune.prom$' && fail "temporary metrics files left behind"
+for f in "$WORK"/m/* "$WORK"/m/.*; do
+	case "$f" in */nettune.prom|*/.|*/..) ;; *) fail "temporary metrics file left behind: $f" ;; esac
+done
 # rollback of the agent's last correction works like any apply's: hold
 # first, or the agent corrects it again at once
 nt agent hold > /dev/null

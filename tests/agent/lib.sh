@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Helpers of the agent tests (sourced after tests/linux/lib.sh): start
 # the agent in the test's namespace, ask it, wait for a condition with a
 # bounded deadline (never a fixed sleep for a correction to happen).
