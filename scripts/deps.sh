@@ -4,8 +4,10 @@
 set -eu
 build_pkgs="meson ninja-build pkg-config gcc libyaml-dev libcyaml-dev libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libssl-dev libcunit1-dev"
 # chromium (and a font for its text): watch-render draws the --svg map
-# headless and checks the PNG; it fails in CI (CI=true) without it
-test_pkgs="ethtool iproute2 shellcheck python3-jsonschema python3-yaml openssl procps ansible-core groff-base strace valgrind clang osslsigncode pre-commit yamllint debhelper dpkg-dev lintian chromium fonts-dejavu-core"
+# headless and checks the PNG; it fails in CI (CI=true) without it;
+# prometheus: promtool checks the agent's metrics textfile (agent_promtool),
+# which fails in CI without it too
+test_pkgs="ethtool iproute2 shellcheck python3-jsonschema python3-yaml openssl procps ansible-core groff-base strace valgrind clang osslsigncode pre-commit yamllint debhelper dpkg-dev lintian chromium fonts-dejavu-core prometheus"
 want="$build_pkgs"
 [ "${1:-build}" = test ] && want="$want $test_pkgs"
 # emit tests: tree-sitter-powershell (a real PowerShell grammar) for the .ps1
