@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../compiler/base/buf.h"
+#include "../appliers/linux/nlio.h"
 #include "events.h"
 
 #ifndef SOL_NETLINK
@@ -205,23 +206,6 @@ static bool link_event(struct nt_events *ev, const struct nlmsghdr *h, struct nt
 	return true;
 }
 
-static const char *ntf_what(unsigned cmd)
-{
-	switch (cmd) {
-	case ETHTOOL_MSG_FEATURES_NTF: return "features";
-	case ETHTOOL_MSG_CHANNELS_NTF: return "channels";
-	case ETHTOOL_MSG_RINGS_NTF: return "rings";
-	case ETHTOOL_MSG_COALESCE_NTF: return "coalesce";
-	case ETHTOOL_MSG_PAUSE_NTF: return "pause";
-	case ETHTOOL_MSG_PRIVFLAGS_NTF: return "private flags";
-	case ETHTOOL_MSG_LINKINFO_NTF: return "link info";
-	case ETHTOOL_MSG_LINKMODES_NTF: return "link modes";
-	case ETHTOOL_MSG_EEE_NTF: return "eee";
-	case ETHTOOL_MSG_FEC_NTF: return "fec";
-	default: return NULL;	/* cable tests, module, ...: nothing nettune sets */
-	}
-}
-
 static bool ethtool_event(const struct nt_events *ev, const struct nlmsghdr *h,
 			  struct nt_event *e)
 {
@@ -229,7 +213,7 @@ static bool ethtool_event(const struct nt_events *ev, const struct nlmsghdr *h,
 	size_t len;
 
 	if (h->nlmsg_type != ev->family || h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
-	    !(e->what = ntf_what(g->cmd)))
+	    !(e->what = nt_ethnl_ntf_name(g->cmd)))
 		return false;
 	len = h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
 	e->type = NT_EV_ETHTOOL;

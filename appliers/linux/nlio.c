@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The netlink transport: one bounded request at a time (nlio.h). */
 #include <errno.h>
+#include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 #include <linux/rtnetlink.h>
 #include <poll.h>
@@ -584,5 +585,22 @@ int nt_nl_transact(struct nt_nl *s, struct nlmsghdr *req, nt_nl_cb cb, void *arg
 			r = rx_messages(s, &t, len);
 		if (r != RX_MORE)
 			return r;
+	}
+}
+
+const char *nt_ethnl_ntf_name(unsigned cmd)
+{
+	switch (cmd) {
+	case ETHTOOL_MSG_FEATURES_NTF: return "features";
+	case ETHTOOL_MSG_CHANNELS_NTF: return "channels";
+	case ETHTOOL_MSG_RINGS_NTF: return "rings";
+	case ETHTOOL_MSG_COALESCE_NTF: return "coalesce";
+	case ETHTOOL_MSG_PAUSE_NTF: return "pause";
+	case ETHTOOL_MSG_PRIVFLAGS_NTF: return "private flags";
+	case ETHTOOL_MSG_LINKINFO_NTF: return "link info";
+	case ETHTOOL_MSG_LINKMODES_NTF: return "link modes";
+	case ETHTOOL_MSG_EEE_NTF: return "eee";
+	case ETHTOOL_MSG_FEC_NTF: return "fec";
+	default: return NULL;
 	}
 }

@@ -60,4 +60,9 @@ bool nt_nl_transient(const struct nt_nl *s);
 const char *nt_nl_reason(const struct nt_nl *s, int err, char *buf, size_t len);
 
 
+/* The family an ethtool notification (ETHTOOL_MSG_*_NTF) is of, in
+ * words ("features", "channels"), or NULL for one that carries nothing
+ * nettune sets (cable tests, modules). */
+const char *nt_ethnl_ntf_name(unsigned cmd);
+
 #endif
