@@ -100,7 +100,8 @@ def main():
     add("plugins/modules/nettune.yml", read(os.path.join(src, "ansible", "nettune.yml")))
     add("roles/persist/files/nettune", read_stripped(cli), True)
     add("roles/persist/files/80-nettune.rules", read(os.path.join(src, "dist", "udev", "80-nettune.rules")))
-    for u in ("nettune.service", "nettune@.service", "nettune-drift.service", "nettune-drift.timer"):
+    for u in ("nettune.service", "nettune@.service", "nettune-drift.service", "nettune-drift.timer",
+              "nettune-agent.service"):
         text = read(os.path.join(src, "dist", "systemd", u)).decode()
         if "{{" in text or "{%" in text:
             print("build_collection.py: %s contains Jinja syntax" % u, file=sys.stderr)

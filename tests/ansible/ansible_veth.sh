@@ -169,6 +169,14 @@ play nettune_json "$WORK/host.yaml" -e nettune_persist=true -e nettune_persist_r
 	-e nettune_persist_enable=false -e nettune_bindir=/opt/nt/bin
 [ "$rc" -eq 0 ] || fail "second persist run exited $rc"
 expect_eq "$(stat_of changed)" 0 "second persist run: stats changed"
+grep -qx 'ExecStart=/opt/nt/bin/nettune agent --metrics /var/lib/prometheus/node-exporter/nettune.prom /etc/nettune/host.yaml' \
+	"$R/etc/systemd/system/nettune-agent.service" || fail "persist: nettune-agent.service ExecStart"
+# nettune_persist_agent: the agent unit in place of the udev rule
+play nettune_json "$WORK/host.yaml" -e nettune_persist=true -e nettune_persist_root="$WORK/root" \
+	-e nettune_persist_enable=false -e nettune_bindir=/opt/nt/bin -e nettune_persist_agent=true
+[ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "persist run with the agent exited $rc"; }
+[ ! -e "$R/etc/udev/rules.d/80-nettune.rules" ] || fail "persist with the agent: the udev rule is still there"
+[ -f "$R/etc/systemd/system/nettune-agent.service" ] || fail "persist with the agent: no nettune-agent.service"
 
 # nothing under the real HOME: Ansible wrote only below $WORK
 [ ! -e "$WORK/home/.ansible" ] || [ -z "$(find "$WORK/home/.ansible" -type f)" ] ||

@@ -43,7 +43,8 @@ dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' > "$W/contents"
 for f in /usr/bin/nettune /usr/share/man/man1/nettune.1.gz /usr/share/man/man5/nettune-profile.5.gz \
 	/usr/share/bash-completion/completions/nettune /lib/systemd/system/nettune.service \
 	/lib/systemd/system/nettune@.service /lib/systemd/system/nettune-drift.service \
-	/lib/systemd/system/nettune-drift.timer /lib/udev/rules.d/80-nettune.rules \
+	/lib/systemd/system/nettune-drift.timer /lib/systemd/system/nettune-agent.service \
+	/lib/udev/rules.d/80-nettune.rules \
 	/usr/share/nettune/nettune.schema.json /usr/share/ansible/plugins/modules/nettune.yml \
 	/usr/share/ansible/plugins/modules/nettune /usr/lib/nettune/ansible/nettune; do
 	grep -qx "$f" "$W/contents" || fail "the package lacks $f"

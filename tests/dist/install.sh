@@ -37,9 +37,12 @@ want "/systemd/system/nettune.service" > /dev/null
 want "/systemd/system/nettune@.service" > /dev/null
 want "/systemd/system/nettune-drift.service" > /dev/null
 want "/systemd/system/nettune-drift.timer" > /dev/null
+want "/systemd/system/nettune-agent.service" > /dev/null
 want "/udev/rules.d/80-nettune.rules" > /dev/null
 grep -q "^ExecStart=$prefix/bin/nettune apply" "$(want /systemd/system/nettune.service)" ||
 	fail "installed nettune.service does not run $prefix/bin/nettune"
+grep -q "^ExecStart=$prefix/bin/nettune agent" "$(want /systemd/system/nettune-agent.service)" ||
+	fail "installed nettune-agent.service does not run $prefix/bin/nettune agent"
 for f in "$SRCROOT"/schema/nics/*.yaml; do
 	[ -f "$P/share/nettune/nics/$(basename "$f")" ] || fail "capability table $(basename "$f") not installed"
 done
