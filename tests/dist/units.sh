@@ -57,17 +57,17 @@ has NoNewPrivileges yes
 has ProtectSystem strict
 has ProtectHome yes
 has PrivateTmp yes
-has RestrictAddressFamilies 'AF_UNIX AF_NETLINK AF_INET AF_INET6'
+has RestrictAddressFamilies 'AF_UNIX AF_NETLINK AF_INET'
 for d in LockPersonality MemoryDenyWriteExecute ProtectClock ProtectHostname RestrictRealtime \
 	RestrictSUIDSGID ProtectControlGroups ProtectKernelModules; do
 	has "$d" yes
 done
 has SystemCallArchitectures native
 caps=$(val CapabilityBoundingSet | tr ' ' '\n' | sort | tr '\n' ' ')
-[ "$caps" = "CAP_NET_ADMIN CAP_SYS_ADMIN " ] ||
-	fail "nettune-agent.service: CapabilityBoundingSet is '$caps', want exactly CAP_NET_ADMIN CAP_SYS_ADMIN"
+[ "$caps" = "CAP_NET_ADMIN CAP_SYS_NICE " ] ||
+	fail "nettune-agent.service: CapabilityBoundingSet is '$caps', want exactly CAP_NET_ADMIN CAP_SYS_NICE"
 rw=" $(val ReadWritePaths) "
-for p in /var/lib/nettune -/var/lib/prometheus/node-exporter /proc/sys/net /sys/class/net; do
+for p in /var/lib/nettune -/var/lib/prometheus/node-exporter -/etc/systemd/system/irqbalance.service.d; do
 	case $rw in *" $p "*) ;; *) fail "nettune-agent.service: ReadWritePaths lacks $p" ;; esac
 done
 # it writes /proc/sys and /sys: ProtectKernelTunables= would make them read-only
