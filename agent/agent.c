@@ -453,7 +453,11 @@ static void finish_killed(struct nt_agent *a)
 		struct nt_rollback_req rq = {0};
 		int rc;
 
-		if (!v[i].command || strcmp(v[i].command, "agent") || nt_journal_owner_alive(&v[i]))
+		/* an agent's of this target only: another namespace's agent
+		 * finishes its own */
+		if (!v[i].command || strcmp(v[i].command, "agent") || nt_journal_owner_alive(&v[i]) ||
+		    !!v[i].netns != !!a->cfg->base.netns ||
+		    (v[i].netns && strcmp(v[i].netns, a->cfg->base.netns)))
 			continue;
 		nt_agent_log(a, NT_LOG_WARNING, "journal %s of an agent that was stopped mid-"
 			     "correction (%s): rolling it back", v[i].id, nt_jstate_name(v[i].state));

@@ -334,9 +334,11 @@ static void answer(struct nt_agent *a, const char *req, struct nt_buf *o)
 		else
 			nt_agent_log(a, NT_LOG_NOTICE, "held until 'nettune agent resume': drift is "
 				     "reported, not corrected");
-		nt_buf_printf(o, "ok\nheld %s\n", s ? "" : "until 'nettune agent resume'");
 		if (s)
-			nt_buf_printf(o, "for %lld s\n", s);
+			nt_buf_printf(o, "ok\nheld for %lld s (until 'nettune agent resume' ends it "
+				      "sooner)\n", s);
+		else
+			nt_buf_puts(o, "ok\nheld until 'nettune agent resume'\n");
 	} else if (!strcmp(req, "resume")) {
 		bool was = a->hold_until_ms != 0;
 
