@@ -27,7 +27,9 @@
 # usage: bench/agent.sh [--only floor,agent] [--no-write]
 # env: NETTUNE (default build/nettune), AGENT_BENCH_DRIFTS (1000),
 #      AGENT_BENCH_CMD_DRIFTS (100), AGENT_BENCH_RPS_DRIFTS (20),
-#      AGENT_BENCH_LONG_DRIFTS (10000), AGENT_BENCH_IDLE_S (60)
+#      AGENT_BENCH_LONG_DRIFTS (10000), AGENT_BENCH_IDLE_S (60),
+#      AGENT_BENCH_KEEP=1 keeps the logs (the drift maker's one line per drift,
+#      the agent's stderr)
 # Needs root; the namespace is deleted at exit, also on SIGINT, SIGTERM or
 # SIGHUP.  Writes the section "(f) agent" of bench/RESULTS.md.
 set -eu
@@ -41,7 +43,7 @@ for a in "$@"; do
 	--only=*) only=${a#--only=} ;;
 	--no-write) write=0 ;;
 	--only) ;;
-	-h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,34p' "$0"; exit 0 ;;
 	*) [ "$prev" = --only ] || { echo "bench/agent.sh: unknown argument $a" >&2; exit 64; } ;;
 	esac
 	prev=$a
@@ -86,7 +88,11 @@ cleanup() {
 		wait "$p" 2>/dev/null || true
 	done
 	ip netns del "$NS" 2>/dev/null || true
-	rm -rf "$WORK"
+	if [ -n "${AGENT_BENCH_KEEP:-}" ]; then
+		echo "bench/agent.sh: logs kept in $WORK" >&2
+	else
+		rm -rf "$WORK"
+	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -184,7 +190,7 @@ start_agent() {	# start_agent PROFILE [ARGS...]: nettune agent, until it answers
 	p=$1
 	shift
 	NETTUNE_STATE_DIR=$WORK/state "$NETTUNE" --netns "$NS" agent "$p" --metrics "$WORK/metrics.prom" \
-		--damp 1000000/1s "$@" 2>>"$WORK/agent.log" &
+		--damp 15/250ms "$@" 2>>"$WORK/agent.log" &
 	APID=$!
 	CPID=$APID
 	PIDS="$PIDS $APID"
@@ -295,10 +301,14 @@ if [ "$run_agent" = 1 ]; then
 	idle_pct=$(awk -v a="$c0" -v b="$c1" -v hz="$clk" -v s="$IDLE_S" 'BEGIN { printf "%.3f", (b - a) / hz / s * 100 }')
 	idle_ns_pct=$(awk -v a="$s0" -v b="$s1" -v s="$IDLE_S" 'BEGIN { printf "%.4f", (b - a) / 1e9 / s * 100 }')
 	rss_idle=$(rss)
-	c_before=$(grep -c ' corrected ' "$WORK/agent.log" || true)
+	l0=$(wc -l <"$WORK/agent.log")
 	drifts agent.netlink netlink "$T" "$@"
-	c_after=$(grep -c ' corrected ' "$WORK/agent.log" || true)
-	agent_corr=$((c_after - c_before))
+	# the corrections of those drifts: their journals (a correction of channels
+	# rx and tx is one journal and two "corrected" lines)
+	tail -n +"$((l0 + 1))" "$WORK/agent.log" | grep ' corrected ' >"$WORK/agent.corrected" || true
+	agent_lines=$(wc -l <"$WORK/agent.corrected")
+	agent_corr=$(sed -n 's/.*; journal \([^ ]\{1,\}\)$/\1/p' "$WORK/agent.corrected" | sort -u | wc -l)
+	agent_nojournal=$(grep -c '; journal $' "$WORK/agent.corrected" || true)
 	drifts agent.cmd cmd "$TC" "$@"
 	rss_before=$(rss)
 	drifts agent.long netlink "$LONG_DRIFTS" "$@"
@@ -386,11 +396,11 @@ out=$WORK/section.md
 	[ -f "$WORK/apply.create.out" ] && echo "| then 64 \`nettune apply --yes --only IFACE\` started at once | $(conv_ms "$WORK/apply.create.out") |"
 	echo
 	if [ "$run_agent" = 1 ]; then
-		echo "nettune agent (\`--damp 1000000/1s\`, so that the benchmark's own repeated drifts are not damped):"
+		echo "nettune agent (\`--damp 15/250ms\`, so that the benchmark's own repeated drifts are not damped):"
 		echo
 		echo "| figure | measured | target |"
 		echo "|---|---|---|"
-		echo "| corrections logged per netlink drift | $agent_corr / $T | ~1 |"
+		echo "| corrections (journals) per netlink drift | $agent_corr / $T (\"corrected\" lines: $agent_lines, of which without a journal id: $agent_nojournal) | ~1 |"
 		echo "| no-event drift (rx-0/rps_cpus, \`--interval 2s\`): p50 / p99 / max (ms), n $(field "$WORK/agent.rps.out" rps n) | $(ms "$(field "$WORK/agent.rps.out" rps p50_us)") / $(ms "$(field "$WORK/agent.rps.out" rps p99_us)") / $(ms "$(field "$WORK/agent.rps.out" rps max_us)"); later than 2010 ms: $(field "$WORK/agent.rps.out" rps late) | <= period + 10 ms |"
 		echo "| idle CPU over $IDLE_S s, default period (utime+stime; schedstat) | $idle_pct %; $idle_ns_pct % | <= 0.1 % |"
 		echo "| VmRSS idle | $rss_idle kB | <= 10 MB |"
