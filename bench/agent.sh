@@ -36,6 +36,7 @@ set -eu
 cd "$(dirname "$0")/.."
 only=floor,agent
 write=1
+invocation="bench/agent.sh${*:+ $*}"
 prev=
 for a in "$@"; do
 	[ "$prev" = --only ] && only=$a
@@ -334,7 +335,8 @@ out=$WORK/section.md
 {
 	echo "## (f) agent: drift corrected on 64 veths"
 	echo
-	echo "Written by \`bench/agent.sh\` on $stamp; load average at start $load0; $(nproc) CPUs, kernel $(uname -r)."
+	echo "Written by \`$invocation\` on $stamp (drifts per kind: $DRIFTS by netlink, $CMD_DRIFTS by command);"
+	echo "load average at start $load0; $(nproc) CPUs, kernel $(uname -r)."
 	echo "64 veth devices (32 pairs, 4 queues each, no traffic, no addresses) in a private namespace, wanted"
 	echo "rx-checksum off, channels rx $CH tx $CH, MTU $MTU; a drift puts one back to the kernel's default"
 	echo "(rx-checksum on, channels $CH_DRIFT, MTU $MTU_DRIFT) on a random device, the three kinds in turn, from"

@@ -56,7 +56,9 @@
  * "converged ms=.. devices=N".  Exit 0, 1 if a drift timed out or did not
  * converge, 2 on a usage or netlink error.
  */
+#ifndef _GNU_SOURCE	/* meson passes it */
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

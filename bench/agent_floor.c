@@ -30,7 +30,9 @@
  * per correction: "KIND DEV SEQ T_DRIFT T_NOTIFIED T_SET_ACKED T_VERIFIED"
  * (nanoseconds, CLOCK_MONOTONIC).
  */
+#ifndef _GNU_SOURCE	/* meson passes it */
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
