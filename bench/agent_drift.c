@@ -82,6 +82,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nlraw.h"
+
 extern char **environ;
 
 #define MAXDEV 1024
@@ -110,7 +112,6 @@ static int want_bit = -1, want_on;
 static uint32_t want_ch = 2, want_mtu = 9000, drift_ch = 4, drift_mtu = 1500;
 static unsigned long want_rps = 3, drift_rps = 0;
 static int mon_r, mon_g, req_r, req_g, family, mcgrp;
-static unsigned seq = 1;
 static char buf[1 << 16], rbuf[1 << 16];
 static volatile uint64_t *shm;
 
@@ -158,66 +159,6 @@ static void add_dev(const char *name)
 	for (h = hash(devs[ndev].name); slot[h]; h = (h + 1) & (HSLOTS - 1))
 		;
 	slot[h] = ++ndev;
-}
-
-struct msg {
-	char b[4096];
-	size_t n;
-};
-
-static struct nlattr *put(struct msg *m, int type, const void *data, size_t len)
-{
-	struct nlattr *a = (struct nlattr *)(m->b + m->n);
-
-	a->nla_type = (uint16_t)type;
-	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
-	if (len)
-		memcpy((char *)a + NLA_HDRLEN, data, len);
-	m->n += NLA_ALIGN(a->nla_len);
-	return a;
-}
-
-static void put_u32(struct msg *m, int type, uint32_t v)
-{
-	put(m, type, &v, 4);
-}
-
-static struct nlattr *nest(struct msg *m, int type)
-{
-	return put(m, type | NLA_F_NESTED, NULL, 0);
-}
-
-static void nest_end(struct msg *m, struct nlattr *a)
-{
-	a->nla_len = (uint16_t)(m->b + m->n - (char *)a);
-}
-
-static void start(struct msg *m, int type, int flags, int cmd)
-{
-	struct nlmsghdr *h = (struct nlmsghdr *)m->b;
-
-	memset(m->b, 0, NLMSG_HDRLEN + GENL_HDRLEN);
-	h->nlmsg_type = (uint16_t)type;
-	h->nlmsg_flags = (uint16_t)(NLM_F_REQUEST | flags);
-	h->nlmsg_seq = seq++;
-	m->n = NLMSG_HDRLEN;
-	if (cmd >= 0) {
-		struct genlmsghdr *g = (struct genlmsghdr *)(m->b + NLMSG_HDRLEN);
-
-		g->cmd = (uint8_t)cmd;
-		g->version = 1;
-		m->n += GENL_HDRLEN;
-	}
-}
-
-static void start_link(struct msg *m, int type, int flags, int ifindex)
-{
-	struct ifinfomsg ifi = {0};
-
-	start(m, type, flags, -1);
-	ifi.ifi_index = ifindex;
-	memcpy(m->b + m->n, &ifi, sizeof(ifi));
-	m->n += NLMSG_ALIGN(sizeof(ifi));
 }
 
 typedef void (*on_msg)(struct nlmsghdr *h);
