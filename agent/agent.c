@@ -35,18 +35,7 @@
 
 long long nt_agent_mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return nt_agent_mono_ns() / 1000000;
 }
 
 void nt_agent_log(const struct nt_agent *a, int prio, const char *fmt, ...)
@@ -182,7 +171,7 @@ static void reload(struct nt_agent *a)
 		a->match = match;
 		a->reloads++;
 		nt_agent_log(a, NT_LOG_INFO, "reloaded %s", a->cfg->base.profile);
-		nt_agent_mark_all(a, "reload", "profile reloaded", mono_ns());
+		nt_agent_mark_all(a, "reload", "profile reloaded", nt_agent_mono_ns());
 	}
 	nt_notify("READY=1");
 }
@@ -274,7 +263,7 @@ bool nt_agent_held(struct nt_agent *a)
 		nt_agent_log(a, NT_LOG_NOTICE, "hold expired: corrections resume");
 		nt_metrics_held(a->m, false);
 		a->metrics_dirty = true;
-		nt_agent_mark_all(a, "resume", "hold expired", mono_ns());
+		nt_agent_mark_all(a, "resume", "hold expired", nt_agent_mono_ns());
 	}
 	return a->hold_until_ms != 0;
 }
@@ -340,10 +329,10 @@ static void tick(struct nt_agent *a)
 	if (a->retry_ms && now >= a->retry_ms) {
 		a->retry_ms = 0;
 		nt_agent_mark_all(a, "periodic", "retry after a refused or failed correction",
-				  mono_ns());
+				  nt_agent_mono_ns());
 	}
 	if (now >= a->next_check_ms) {
-		nt_agent_mark_all(a, "periodic", "periodic check", mono_ns());
+		nt_agent_mark_all(a, "periodic", "periodic check", nt_agent_mono_ns());
 		a->next_check_ms = now + a->cfg->interval_ms;
 	}
 }
@@ -495,7 +484,6 @@ static int cfg_metrics_dir(struct nt_agent *a)
 static int start(struct nt_agent *a, int *sfd)
 {
 	char err[512];
-	const char *wd;
 
 	a->journald = getenv("JOURNAL_STREAM") != NULL;
 	if (load_profile(a, &a->profile, &a->names, &a->nnames, &a->match))
@@ -519,16 +507,14 @@ static int start(struct nt_agent *a, int *sfd)
 	a->m = nt_metrics_new();
 	nt_metrics_started(a->m, (double)time(NULL));
 	a->metrics_dirty = true;
-	wd = getenv("WATCHDOG_USEC");
 	a->watchdog_ms = (long long)(nt_notify_watchdog_usec() / 2000);
-	(void)wd;
 	finish_killed(a);
 	nt_agent_log(a, NT_LOG_INFO, "started: %s, mode %s, check every %lld ms%s%s",
 		     a->cfg->base.profile, a->cfg->report_only ? "report" : "correct",
 		     a->cfg->interval_ms, a->cfg->base.netns ? ", network namespace " : "",
 		     a->cfg->base.netns ? a->cfg->base.netns : "");
 	{
-		struct nt_agent_why w = {.at_ns = mono_ns(), .label = "start", .cause = "start"};
+		struct nt_agent_why w = {.at_ns = nt_agent_mono_ns(), .label = "start", .cause = "start"};
 
 		nt_agent_converge(a, NULL, &w);
 	}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "agent.h"
+#include "monotime.h"
 
 enum { NT_LOG_ERR = 3, NT_LOG_WARNING = 4, NT_LOG_NOTICE = 5, NT_LOG_INFO = 6, NT_LOG_DEBUG = 7 };
 

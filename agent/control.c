@@ -348,7 +348,7 @@ static void answer(struct nt_agent *a, const char *req, struct nt_buf *o)
 		if (was) {
 			nt_agent_log(a, NT_LOG_NOTICE, "resumed: checking every setting");
 			nt_agent_mark_all(a, "resume", "resumed after a hold",
-					  nt_agent_mono_ms() * 1000000LL);
+					  nt_agent_mono_ns());
 		}
 		nt_buf_puts(o, was ? "ok\nresumed: checking every setting now\n" :
 			    "ok\nnot held: nothing to resume\n");

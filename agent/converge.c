@@ -25,14 +25,6 @@
 #include "agent_int.h"
 #include "metrics.h"
 
-static long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Tracked settings -------------------------------------------------------- */
 
 /* The index of a setting's entry (made if new); an index, since the
@@ -116,7 +108,7 @@ void nt_agent_damp_expire(struct nt_agent *a)
 		t->nt = 0;
 		nt_metrics_conflict(a->m, obj, attr, false);
 		a->metrics_dirty = true;
-		nt_agent_mark_all(a, "periodic", "back-off ended", mono_ns());
+		nt_agent_mark_all(a, "periodic", "back-off ended", nt_agent_mono_ns());
 	}
 	a->damp_next_ms = next;
 }
@@ -357,7 +349,7 @@ static void subset(const struct nt_compiled *c, const struct drift *d, size_t n,
 static void outcome(struct nt_agent *a, struct drift *d, size_t n, int rc, const char *journal,
 		    const struct nt_agent_why *w)
 {
-	double ms = (double)(mono_ns() - w->at_ns) / 1e6;
+	double ms = (double)(nt_agent_mono_ns() - w->at_ns) / 1e6;
 
 	for (size_t i = 0; i < n; i++) {
 		struct drift *x = &d[i];
@@ -486,8 +478,8 @@ static void log_not_planned(struct nt_agent *a, const char *iface, struct nt_dia
 {
 	nt_diags_sort(d);
 	nt_diags_print_text(d, stderr);
-	nt_agent_log(a, NT_LOG_ERR, "%s%s could not be planned (%s): errors above", iface ? iface : "the profile",
-		     iface ? "" : "", w->cause);
+	nt_agent_log(a, NT_LOG_ERR, "%s could not be planned (%s): errors above",
+		     iface ? iface : "the profile", w->cause);
 	a->failures++;
 	if (!a->retry_ms)
 		a->retry_ms = nt_agent_mono_ms() + a->cfg->interval_ms;
@@ -499,7 +491,7 @@ void nt_agent_converge(struct nt_agent *a, const char *iface, const struct nt_ag
 	struct nt_diags dg = {0};
 	struct nt_compiled c;
 	struct drift *d = NULL;
-	long long t0 = mono_ns();
+	long long t0 = nt_agent_mono_ns();
 	size_t napply, nd;
 	char journal[128] = "";
 
@@ -536,7 +528,7 @@ void nt_agent_converge(struct nt_agent *a, const char *iface, const struct nt_ag
 		clock_gettime(CLOCK_REALTIME, &ts);
 		a->checks++;
 		a->last_check_real_ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-		a->last_check_dur_ns = mono_ns() - t0;
+		a->last_check_dur_ns = nt_agent_mono_ns() - t0;
 		nt_metrics_check(a->m, (double)ts.tv_sec + ts.tv_nsec / 1e9,
 				 (double)a->last_check_dur_ns / 1e9);
 		a->metrics_dirty = true;

@@ -17,6 +17,7 @@
 #include "../compiler/base/buf.h"
 #include "../appliers/linux/nlio.h"
 #include "events.h"
+#include "monotime.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -34,19 +35,19 @@ struct nt_events {
 	size_t nnames;
 };
 
-static long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* A receive buffer that holds a burst (64 links created at once send
  * ~200 notifications); SO_RCVBUFFORCE as root, else what the limit allows. */
 static void big_rcvbuf(int fd)
 {
 	int sz = 4 << 20;
+
+#ifdef NT_FAULT_INJECTION
+	if (getenv("NETTUNE_AGENT_RCVBUF")) {
+		sz = atoi(getenv("NETTUNE_AGENT_RCVBUF"));
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+		return;
+	}
+#endif
 
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
@@ -259,7 +260,7 @@ static size_t drain(struct nt_events *ev, int which, nt_event_fn fn, void *ctx, 
 
 			if (!ok)
 				continue;
-			e.at_ns = mono_ns();
+			e.at_ns = nt_agent_mono_ns();
 			fn(&e, ctx);
 			n++;
 		}
@@ -272,7 +273,7 @@ size_t nt_events_read(struct nt_events *ev, nt_event_fn fn, void *ctx)
 	size_t n = drain(ev, 0, fn, ctx, &lost) + drain(ev, 1, fn, ctx, &lost);
 
 	if (lost) {
-		struct nt_event e = {.type = NT_EV_OVERFLOW, .at_ns = mono_ns()};
+		struct nt_event e = {.type = NT_EV_OVERFLOW, .at_ns = nt_agent_mono_ns()};
 
 		fn(&e, ctx);
 		n++;
