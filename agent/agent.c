@@ -212,10 +212,24 @@ static void mark_iface(struct nt_agent *a, const char *name, const char *label, 
 	snprintf(a->dirty[i].cause, sizeof(a->dirty[i].cause), "%s", cause);
 }
 
+/* A name the kernel gave, for a log line or a journal's cause: any
+ * interface name is allowed there (not only the profile's), and a byte
+ * outside printable ASCII is shown as \xHH. */
+static const char *shown(const char *name, char *out, size_t n)
+{
+	size_t k = 0;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p && k + 5 < n; p++)
+		k += (size_t)snprintf(out + k, n - k, *p > 0x20 && *p < 0x7f && *p != '\\' ?
+				      "%c" : "\\x%02x", *p);
+	out[k] = 0;
+	return out;
+}
+
 static void on_event(const struct nt_event *e, void *ctx)
 {
 	struct nt_agent *a = ctx;
-	char cause[160];
+	char cause[160], old[IF_NAMESIZE * 4 + 1], now[IF_NAMESIZE * 4 + 1];
 
 	a->events++;
 	switch (e->type) {
@@ -231,12 +245,13 @@ static void on_event(const struct nt_event *e, void *ctx)
 		return;
 	case NT_EV_LINK:
 		if (e->old_name[0] && in_profile(a, e->old_name))
-			nt_agent_log(a, NT_LOG_INFO, "%s was renamed %s", e->old_name, e->name);
+			nt_agent_log(a, NT_LOG_INFO, "%s was renamed %s", e->old_name,
+				     shown(e->name, now, sizeof(now)));
 		if (!in_profile(a, e->name))
 			return;
 		if (e->old_name[0])
-			snprintf(cause, sizeof(cause), "link renamed from %s to %s", e->old_name,
-				 e->name);
+			snprintf(cause, sizeof(cause), "link renamed from %s to %s",
+				 shown(e->old_name, old, sizeof(old)), e->name);
 		else if (e->change & IFF_UP)
 			snprintf(cause, sizeof(cause), "link event on %s (%s)", e->name,
 				 e->flags & IFF_UP ? "set up" : "set down");

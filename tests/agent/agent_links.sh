@@ -14,6 +14,7 @@ target: linux
 interfaces:
   - {name: lka0, mtu: 1400, offloads: {gro: on}}
   - {name: lkn0, mtu: 1360, offloads: {tso: off}}
+  - {name: lkn2, mtu: 1350}
 YAML
 	i=0
 	while [ $i -lt 32 ]; do
@@ -34,6 +35,15 @@ ip -n "$NS" link set tmpx0 name lkn0
 until_ok 10 "renamed interface converged" mtu_is lkn0 1360
 until_ok 10 "renamed interface tso" feature_is lkn0 tcp-segmentation-offload off
 log_has "link renamed from tmpx0 to lkn0" || fail "the rename was not named as the cause"
+# a kernel name may hold any byte but '/', ':' and spaces: a control
+# character reaches the log and the journal as \xHH, never raw
+ctl=$(printf 'tq\001z')
+ip -n "$NS" link add "$ctl" type veth peer name tqz1
+ip -n "$NS" link set "$ctl" name lkn2
+until_ok 10 "interface renamed from a control-character name converged" mtu_is lkn2 1350
+grep -qF 'link renamed from tq\x01z to lkn2' "$WORK/agent.log" || fail "the odd name is not shown escaped"
+! grep -q "$(printf '\001')" "$WORK/agent.log" || fail "a raw control character reached the log"
+expect_eq "$(jr cause)" 'link renamed from tq\x01z to lkn2' "the journal's cause"
 # down and up: settings changed while down are corrected; on up again
 ip -n "$NS" link set lka0 down
 ip -n "$NS" link set lka0 mtu 1500
