@@ -202,14 +202,22 @@ class Host:
             os.close(fd)
 
 
-def leftover_nettunes():
-    """Pids of live processes of this nettune binary."""
+def leftover_nettunes(ns):
+    """Pids of live processes of this nettune binary run for namespace NS
+    (Host.run passes --netns NS; a forked watcher keeps that command
+    line): other tests' nettune processes, running beside this one, are
+    not this one's leftovers."""
     pids = []
+    want = ("--netns", ns)
     for p in os.listdir("/proc"):
         if not p.isdigit():
             continue
         try:
             if os.readlink("/proc/%s/exe" % p) != NETTUNE:
+                continue
+            with open("/proc/%s/cmdline" % p, "rb") as f:
+                argv = [a.decode(errors="replace") for a in f.read().split(b"\0")]
+            if not any(tuple(argv[i:i + 2]) == want for i in range(len(argv) - 1)):
                 continue
             with open("/proc/%s/stat" % p) as f:
                 if f.read().rsplit(")", 1)[1].split()[0] in "ZXx":
@@ -338,7 +346,7 @@ def check_common(h, m, k, rc, out, err, jcount_before):
     if rc == 124:
         m.fail(k, "still running after %g s (hang)" % RUN_TIMEOUT, tail(err))
         ok = False
-    left = leftover_nettunes()
+    left = leftover_nettunes(h.ns)
     if left:
         m.fail(k, "nettune processes left running: %s" % left)
         for pid in left:

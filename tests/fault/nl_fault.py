@@ -40,9 +40,19 @@ for rollback, about 530 cases and 870 nettune runs, 252 s in the ASan +
 UBSan fault build on the 2-core CI machine (of which 60 s were two signal
 cases that waited out their 30 s bound; each summary line gives its row's
 time).  FAULT_NL_SPREAD=N keeps every K for enobufs and send and runs N
-evenly spread K for the other kinds.  The test fails if the build has no
-trace (the switch is missing), if fewer than 10 requests are counted, if
-no faulted apply rolls back, or if no case reaches exit 3.
+evenly spread K for the other kinds.
+
+The rows are run in three parts of about the same time, each a test of
+its own (tests/fault/meson.build), so that the two cores of a CI machine
+share them: the argument 'rollback-a' runs the rollback matrix of error,
+send, enobufs and trunc, 'rollback-b' that of seq and timeout (the slow
+kinds), 'apply' every other row; no argument runs all three.  Each part
+has its own namespace and state directory (faultlib.Host).  The test
+fails if the build has no trace (the switch is missing), if fewer than 10
+requests are counted, if no faulted apply rolls back or no case reaches
+exit 3 (part 'apply'), or if no faulted rollback ends in exit 0 or no
+case ends in exit 1 or 3 (part 'rollback-a': the error kind reaches
+exit 3).
 """
 import os
 import re
@@ -54,6 +64,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import faultlib as fl  # noqa: E402
 
 KINDS = ["error", "send", "enobufs", "trunc", "seq", "timeout"]
+# the parts of the test (the docstring): which kinds each runs the rollback
+# matrix for; the apply matrix and the other rows are part 'apply'
+PARTS = {"apply": [], "rollback-a": KINDS[:4], "rollback-b": KINDS[4:]}
 TRACE = re.compile(r"^nettune: nl request (\d+): (\S+)$", re.M)
 SIGNAL_BOUND = 5.0
 
@@ -158,6 +171,11 @@ def main():
         print("SKIP: needs root")
         return 77
     spread = int(os.environ.get("FAULT_NL_SPREAD", "0"))
+    parts = sys.argv[1:] or list(PARTS)
+    if any(p not in PARTS for p in parts):
+        print("usage: nl_fault.py [%s]..." % "|".join(PARTS))
+        return 64
+    rb_kinds = [k for p in parts for k in PARTS[p]]
     t0 = time.monotonic()
     h = fl.Host("n")
     failures = 0
@@ -200,8 +218,9 @@ def main():
             return False
 
         # apply and rollback, every request, every kind
-        for cmd, ref in (("apply", ap_names), ("rollback", rb_names)):
-            for kind in KINDS:
+        for cmd, ref, kinds in (("apply", ap_names, KINDS if "apply" in parts else []),
+                                ("rollback", rb_names, rb_kinds)):
+            for kind in kinds:
                 m = fl.Matrix(cmd, kind)
                 t = time.monotonic()
                 for k in kset(kind, len(ref), spread):
@@ -218,128 +237,22 @@ def main():
                 m.secs = time.monotonic() - t
                 rows.append(m)
 
-        # the apply's own rollback under faults
-        k1 = sets[-1]
-        rc, out, err, names, nums, jc = faulted(h, "apply", "%d:error" % k1)
-        m0 = fl.Matrix("apply", "error at its last SET")
-        fl.check_apply(h, m0, k1, rc, out, err, jc, converged)
-        after = len(names) - k1
-        fl.log("apply with request %d (%s) failing: exit %d, %d requests after it" %
-               (k1, ap_names[k1 - 1], rc, after))
-        if rc != 1 or after < 1:
-            m0.fail(k1, "expected exit 1 and a rollback with requests after the failed SET")
-        rows.append(m0)
-        for kind in ("error", "enobufs"):
-            m = fl.Matrix("apply", "SET %d error + its rollback's K2 %s" % (k1, kind))
-            t = time.monotonic()
-            for k2 in range(k1 + 1, k1 + after + 1):
-                if stop(m, k2):
-                    break
-                rc, out, err, names, nums, jc = faulted(h, "apply", "%d:error,%d:%s" %
-                                                        (k1, k2, kind))
-                reached(m, k2, names, nums, ap_names[:k1])
-                fl.check_apply(h, m, k2, rc, out, err, jc, converged)
-            m.secs = time.monotonic() - t
-            rows.append(m)
-        m = fl.Matrix("apply", "SET %d error + every request from K2 on" % k1)
-        t = time.monotonic()
-        for k2 in fl.spread(after, 6):
-            k2 += k1
-            if stop(m, k2):
-                break
-            rc, out, err, names, nums, jc = faulted(h, "apply", "%d:error,%s" %
-                                                    (k1, from_on(k2)))
-            fl.check_apply(h, m, k2, rc, out, err, jc, converged)
-        if not m.outcome.get("exit 3 rollback-incomplete"):
-            m.fail("-", "no case ended in exit 3 although its rollback could not write")
-        m.secs = time.monotonic() - t
-        rows.append(m)
-        m = fl.Matrix("rollback", "every request from K on")
-        t = time.monotonic()
-        for k in fl.spread(len(rb_names), 8):
-            if stop(m, k) or not fl.setup_applied(h, m, k, converged):
-                continue
-            rc, out, err, names, nums, jc = faulted(h, "rollback", from_on(k))
-            fl.check_rollback(h, m, k, rc, out, err, converged)
-        if not m.outcome.get("exit 3 rollback-incomplete"):
-            m.fail("-", "no case ended in exit 3 although the rollback could not finish")
-        m.secs = time.monotonic() - t
-        rows.append(m)
-
-        # signals during a wait
-        m = fl.Matrix("apply", "signal during a wait")
-        t = time.monotonic()
-        reads = [k for k in range(1, sets[0]) if not ap_names[k - 1].endswith("-set")]
-        for k, sig in ((sets[1], signal.SIGTERM), (sets[1], signal.SIGINT),
-                       (reads[1], signal.SIGTERM), (reads[-1], signal.SIGTERM)):
-            rc, out, err, jc, took = signal_case(h, m, "apply", k, sig, converged, ap_names)
-            label = "%s %s" % (signal.Signals(sig).name, k)
-            m.cases += 1
-            fl.check_common(h, m, label, rc, out, err, jc)
-            j = h.newest()
-            new = len(h.journals()) > jc
-            now = h.state()
-            if rc != 1:
-                m.fail(label, "exit %d, expected 1" % rc, fl.tail(err))
-            elif now != h.before:
-                m.fail(label, "the host differs from before: " +
-                       fl.fmt_diff(fl.differences(h.before, now), h.before, now))
-            elif k in sets and not (new and j["state"] == "failed" and
-                                    (j.get("error") or "").startswith(
-                                        "interrupted by signal %d" % sig)):
-                m.fail(label, "journal %s (error %r), expected failed, \"interrupted by "
-                       "signal %d\"" % (j["state"] if new else "none",
-                                        j.get("error") if new else None, sig))
-            else:
-                m.count("exit 1 in %.1f s" % took if took is not None else "exit 1")
-            fl.reset(h, m, label, len(m.failures))
-        m.secs = time.monotonic() - t
-        rows.append(m)
-        m = fl.Matrix("rollback", "signal during a wait")
-        t = time.monotonic()
-        k = rb_sets[len(rb_sets) // 2]
-        if fl.setup_applied(h, m, "SIGKILL %d" % k, converged):
-            rc, out, err, jc, took = signal_case(h, m, "rollback", k, signal.SIGKILL,
-                                                 converged, rb_names)
-            m.cases += 1
-            label = "SIGKILL %d" % k
-            j = h.newest()
-            if rc != -signal.SIGKILL:
-                m.fail(label, "exit %d, expected the SIGKILL" % rc)
-            if j["state"] != "rolling-back":
-                m.fail(label, "journal %s after a rollback killed half-way, expected "
-                       "rolling-back" % j["state"])
-            hrc, hout, herr, _ = h.run(["history"])
-            if "rolling-back" not in hout + herr:
-                m.fail(label, "'nettune history' does not show the rollback killed half-way",
-                       fl.tail(hout + herr))
-            if fl.restore(h, m, label, "SIGKILL half-way"):
-                m.count("killed, rolling-back, finished")
-            fl.reset(h, m, label, len(m.failures))
-        if fl.setup_applied(h, m, "SIGTERM %d" % k, converged):
-            # nettune(1): a signal does not stop a rollback, whose requests
-            # stay bounded: it finishes within the wait's bound (3 s here)
-            rc, out, err, jc, took = signal_case(h, m, "rollback", k, signal.SIGTERM,
-                                                 converged, rb_names, 3000)
-            m.cases += 1
-            label = "SIGTERM %d" % k
-            fl.check_common(h, m, label, rc, out, err, jc)
-            j = h.newest()
-            if rc != 0:
-                m.fail(label, "exit %d, expected 0 (the rollback finishes)" % rc, fl.tail(err))
-                fl.restore(h, m, label, "SIGTERM")
-            elif h.state() != h.before or j["state"] != "rolled-back":
-                m.fail(label, "exit 0 but not rolled back (journal %s)" % j["state"])
-            else:
-                m.count("exit 0 rolled-back")
-            fl.reset(h, m, label, len(m.failures))
-        m.secs = time.monotonic() - t
-        rows.append(m)
+        if "apply" in parts:
+            more_rows(h, stop=stop, rows=rows, converged=converged, sets=sets,
+                      ap_names=ap_names, rb_names=rb_names, rb_sets=rb_sets)
 
         # not vacuous
         ap = [r for r in rows if r.cmd == "apply"]
-        if not any(r.outcome.get("exit 1 failed") for r in ap):
+        if "apply" in parts and not any(r.outcome.get("exit 1 failed") for r in ap):
             print("FAIL: no faulted apply rolled back (exit 1, journal failed)")
+            failures += 1
+        rb = [r for r in rows if r.cmd == "rollback"]
+        if rb_kinds and not any(r.outcome.get("exit 0 rolled-back") for r in rb):
+            print("FAIL: no faulted rollback ended rolled back (exit 0)")
+            failures += 1
+        if "error" in rb_kinds and not any(n for r in rb for o, n in r.outcome.items()
+                                           if o.startswith(("exit 1", "exit 3"))):
+            print("FAIL: no faulted rollback ended in exit 1 or exit 3")
             failures += 1
         for r in rows:
             fl.log("%s [%.0f s]" % (r.summary(), getattr(r, "secs", 0)))
@@ -348,6 +261,128 @@ def main():
     finally:
         h.cleanup()
     return 1 if failures else 0
+
+
+def more_rows(h, stop, rows, converged, sets, ap_names, rb_names, rb_sets):
+    """The rows after the apply x KIND matrix: the apply's own rollback
+    under faults, rollbacks failing from K on, signals during a wait."""
+    # the apply's own rollback under faults
+    k1 = sets[-1]
+    rc, out, err, names, nums, jc = faulted(h, "apply", "%d:error" % k1)
+    m0 = fl.Matrix("apply", "error at its last SET")
+    fl.check_apply(h, m0, k1, rc, out, err, jc, converged)
+    after = len(names) - k1
+    fl.log("apply with request %d (%s) failing: exit %d, %d requests after it" %
+           (k1, ap_names[k1 - 1], rc, after))
+    if rc != 1 or after < 1:
+        m0.fail(k1, "expected exit 1 and a rollback with requests after the failed SET")
+    rows.append(m0)
+    for kind in ("error", "enobufs"):
+        m = fl.Matrix("apply", "SET %d error + its rollback's K2 %s" % (k1, kind))
+        t = time.monotonic()
+        for k2 in range(k1 + 1, k1 + after + 1):
+            if stop(m, k2):
+                break
+            rc, out, err, names, nums, jc = faulted(h, "apply", "%d:error,%d:%s" %
+                                                    (k1, k2, kind))
+            reached(m, k2, names, nums, ap_names[:k1])
+            fl.check_apply(h, m, k2, rc, out, err, jc, converged)
+        m.secs = time.monotonic() - t
+        rows.append(m)
+    m = fl.Matrix("apply", "SET %d error + every request from K2 on" % k1)
+    t = time.monotonic()
+    for k2 in fl.spread(after, 6):
+        k2 += k1
+        if stop(m, k2):
+            break
+        rc, out, err, names, nums, jc = faulted(h, "apply", "%d:error,%s" %
+                                                (k1, from_on(k2)))
+        fl.check_apply(h, m, k2, rc, out, err, jc, converged)
+    if not m.outcome.get("exit 3 rollback-incomplete"):
+        m.fail("-", "no case ended in exit 3 although its rollback could not write")
+    m.secs = time.monotonic() - t
+    rows.append(m)
+    m = fl.Matrix("rollback", "every request from K on")
+    t = time.monotonic()
+    for k in fl.spread(len(rb_names), 8):
+        if stop(m, k) or not fl.setup_applied(h, m, k, converged):
+            continue
+        rc, out, err, names, nums, jc = faulted(h, "rollback", from_on(k))
+        fl.check_rollback(h, m, k, rc, out, err, converged)
+    if not m.outcome.get("exit 3 rollback-incomplete"):
+        m.fail("-", "no case ended in exit 3 although the rollback could not finish")
+    m.secs = time.monotonic() - t
+    rows.append(m)
+
+    # signals during a wait
+    m = fl.Matrix("apply", "signal during a wait")
+    t = time.monotonic()
+    reads = [k for k in range(1, sets[0]) if not ap_names[k - 1].endswith("-set")]
+    for k, sig in ((sets[1], signal.SIGTERM), (sets[1], signal.SIGINT),
+                   (reads[1], signal.SIGTERM), (reads[-1], signal.SIGTERM)):
+        rc, out, err, jc, took = signal_case(h, m, "apply", k, sig, converged, ap_names)
+        label = "%s %s" % (signal.Signals(sig).name, k)
+        m.cases += 1
+        fl.check_common(h, m, label, rc, out, err, jc)
+        j = h.newest()
+        new = len(h.journals()) > jc
+        now = h.state()
+        if rc != 1:
+            m.fail(label, "exit %d, expected 1" % rc, fl.tail(err))
+        elif now != h.before:
+            m.fail(label, "the host differs from before: " +
+                   fl.fmt_diff(fl.differences(h.before, now), h.before, now))
+        elif k in sets and not (new and j["state"] == "failed" and
+                                (j.get("error") or "").startswith(
+                                    "interrupted by signal %d" % sig)):
+            m.fail(label, "journal %s (error %r), expected failed, \"interrupted by "
+                   "signal %d\"" % (j["state"] if new else "none",
+                                    j.get("error") if new else None, sig))
+        else:
+            m.count("exit 1 in %.1f s" % took if took is not None else "exit 1")
+        fl.reset(h, m, label, len(m.failures))
+    m.secs = time.monotonic() - t
+    rows.append(m)
+    m = fl.Matrix("rollback", "signal during a wait")
+    t = time.monotonic()
+    k = rb_sets[len(rb_sets) // 2]
+    if fl.setup_applied(h, m, "SIGKILL %d" % k, converged):
+        rc, out, err, jc, took = signal_case(h, m, "rollback", k, signal.SIGKILL,
+                                             converged, rb_names)
+        m.cases += 1
+        label = "SIGKILL %d" % k
+        j = h.newest()
+        if rc != -signal.SIGKILL:
+            m.fail(label, "exit %d, expected the SIGKILL" % rc)
+        if j["state"] != "rolling-back":
+            m.fail(label, "journal %s after a rollback killed half-way, expected "
+                   "rolling-back" % j["state"])
+        hrc, hout, herr, _ = h.run(["history"])
+        if "rolling-back" not in hout + herr:
+            m.fail(label, "'nettune history' does not show the rollback killed half-way",
+                   fl.tail(hout + herr))
+        if fl.restore(h, m, label, "SIGKILL half-way"):
+            m.count("killed, rolling-back, finished")
+        fl.reset(h, m, label, len(m.failures))
+    if fl.setup_applied(h, m, "SIGTERM %d" % k, converged):
+        # nettune(1): a signal does not stop a rollback, whose requests
+        # stay bounded: it finishes within the wait's bound (3 s here)
+        rc, out, err, jc, took = signal_case(h, m, "rollback", k, signal.SIGTERM,
+                                             converged, rb_names, 3000)
+        m.cases += 1
+        label = "SIGTERM %d" % k
+        fl.check_common(h, m, label, rc, out, err, jc)
+        j = h.newest()
+        if rc != 0:
+            m.fail(label, "exit %d, expected 0 (the rollback finishes)" % rc, fl.tail(err))
+            fl.restore(h, m, label, "SIGTERM")
+        elif h.state() != h.before or j["state"] != "rolled-back":
+            m.fail(label, "exit 0 but not rolled back (journal %s)" % j["state"])
+        else:
+            m.count("exit 0 rolled-back")
+        fl.reset(h, m, label, len(m.failures))
+    m.secs = time.monotonic() - t
+    rows.append(m)
 
 
 sys.exit(main())
