@@ -14,8 +14,9 @@ OUTCOMES = ("not-applied", "planned", "unchanged", "converged", "rolled-back",
             "rollback-incomplete")
 
 
-def main():
-    text = open(sys.argv[1], encoding="utf-8").read()
+def load(path):
+    """The one result object of path, or exit with what is wrong."""
+    text = open(path, encoding="utf-8").read()
     if not text.endswith("}\n"):
         sys.exit("stdout does not end with one JSON object and a newline: %r" % text[-200:])
     try:
@@ -29,8 +30,14 @@ def main():
         sys.exit("result lacks %s" % ", ".join(missing))
     if res["outcome"] not in OUTCOMES:
         sys.exit("unknown outcome %r" % res["outcome"])
+    return res
+
+
+def main():
+    res = load(sys.argv[1])
     if sys.argv[2] != "-":
         print(json.dumps(res[sys.argv[2]]))
 
 
-main()
+if __name__ == "__main__":
+    main()
