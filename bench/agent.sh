@@ -6,6 +6,10 @@
 # setting at a time from another process.  The correctors:
 #   floor   bench/agent_floor.c (raw netlink, one SET and one GET per
 #           differing notification)
+#   floorj  the same with -j: each correction also journaled the least a
+#           crash-consistent journal of nettune's layout must (marker,
+#           journal renamed in place before the SET; rewritten, marker
+#           removed after the verification; fsyncs when idle)
 #   agent   $NETTUNE --netns NS agent PROFILE --metrics FILE (skipped, with a
 #           message, when '$NETTUNE agent --help' fails)
 # Measured (every figure of the table comes from this run):
@@ -24,7 +28,7 @@
 #   - 64 veths created at once (one ip -batch) while the corrector runs, to
 #     all converged; beside it the same creation followed by 64
 #     'nettune apply --yes --only IFACE' processes started at once
-# usage: bench/agent.sh [--only floor,agent] [--no-write]
+# usage: bench/agent.sh [--only floor,floorj,agent] [--no-write]
 # env: NETTUNE (default build/nettune), AGENT_BENCH_DRIFTS (1000),
 #      AGENT_BENCH_CMD_DRIFTS (100), AGENT_BENCH_RPS_DRIFTS (20),
 #      AGENT_BENCH_LONG_DRIFTS (10000), AGENT_BENCH_IDLE_S (60),
@@ -34,7 +38,7 @@
 # SIGHUP.  Writes the section "(f) agent" of bench/RESULTS.md.
 set -eu
 cd "$(dirname "$0")/.."
-only=floor,agent
+only=floor,floorj,agent
 write=1
 invocation="bench/agent.sh${*:+ $*}"
 prev=
@@ -68,8 +72,10 @@ FLOOR=$PWD/build/agent_floor
 DRIFT=$PWD/build/agent_drift
 
 run_floor=0
+run_floorj=0
 run_agent=0
 case ",$only," in *,floor,*) run_floor=1 ;; esac
+case ",$only," in *,floorj,*) run_floorj=1 ;; esac
 case ",$only," in *,agent,*) run_agent=1 ;; esac
 agent_skip=
 if [ "$run_agent" = 1 ] && ! "$NETTUNE" agent --help >/dev/null 2>&1; then
@@ -175,7 +181,8 @@ CPID=
 start_floor() {	# start_floor DEV...: the floor in the namespace, until "ready"
 	rm -f "$WORK/floor.ready"
 	# not through the function inns: $! must be the floor itself (ip netns exec execs it)
-	ip netns exec "$NS" "$FLOOR" rx-checksum=0 "$CH" "$MTU" -- "$@" >"$WORK/floor.ready" 2>>"$WORK/floor.err" &
+	# shellcheck disable=SC2086 # FLOOR_ARGS: words on purpose
+	ip netns exec "$NS" "$FLOOR" ${FLOOR_ARGS:-} rx-checksum=0 "$CH" "$MTU" -- "$@" >"$WORK/floor.ready" 2>>"$WORK/floor.err" &
 	CPID=$!
 	PIDS="$PIDS $CPID"
 	n=0
@@ -278,6 +285,18 @@ if [ "$run_floor" = 1 ]; then
 	stop_corrector
 fi
 
+if [ "$run_floorj" = 1 ]; then
+	echo "bench/agent.sh: journaled floor: $T drifts by netlink" >&2
+	mkdir -p "$WORK/floorj"
+	: >"$WORK/floor.err"
+	FLOOR_ARGS="-j $WORK/floorj"
+	# shellcheck disable=SC2086
+	start_floor $DEVS
+	drifts floorj.netlink netlink "$T" "$@"
+	stop_corrector
+	FLOOR_ARGS=
+fi
+
 if [ "$run_agent" = 1 ]; then
 	echo "bench/agent.sh: nettune agent: idle ${IDLE_S} s, $T drifts by netlink, $TC by ethtool/ip, $RPS_DRIFTS rps, $LONG_DRIFTS for RSS" >&2
 	start_agent "$WORK/agent.yaml"
@@ -346,16 +365,26 @@ out=$WORK/section.md
 	echo "notification (a command's start says nothing precise).  SETs per drift: the changes of the setting"
 	echo "the drift maker's own monitor socket saw until the next drift, minus the drift's own (a SET that"
 	echo "changes nothing raises no notification and is not counted).  Floor: \`bench/agent_floor.c\`, raw"
-	echo "netlink, one SET and one GET per notification that differs from the wanted state."
+	echo "netlink, one SET and one GET per notification that differs from the wanted state.  Journaled floor:"
+	echo "the same (\`-j\`) with each correction journaled as the least a crash-consistent journal of"
+	echo "nettune's layout must be (before the SET a marker and the journal renamed in place, after the"
+	echo "verification the journal rewritten and the marker removed, 1000 kept; fsyncs when idle, as the agent)."
 	echo
-	echo "| drift | how | n | floor p50 / p99 / max (ms) | nettune agent p50 / p99 / max (ms) | agent / floor (p50, p99) | SETs per drift (floor, agent) |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| drift | how | n | floor p50 / p99 / max (ms) | journaled floor p50 / p99 / max (ms) | nettune agent p50 / p99 / max (ms) | agent / floor (p50, p99) | agent / journaled floor (p50, p99) | SETs per drift (floor, agent) |"
+	echo "|---|---|---|---|---|---|---|---|---|"
 	for how in netlink cmd; do
 		for k in features channels mtu; do
 			f=$WORK/floor.$how.out
+			fj=$WORK/floorj.$how.out
 			a=$WORK/agent.$how.out
-			fl="-"; ag="-"; rt="-"; sp="-"
+			fl="-"; fjl="-"; ag="-"; rt="-"; rtj="-"; sp="-"
 			fn=
+			if [ -f "$fj" ]; then
+				fjl="$(ms "$(field "$fj" "$k" p50_us)") / $(ms "$(field "$fj" "$k" p99_us)") / $(ms "$(field "$fj" "$k" max_us)")"
+				if [ -f "$a" ]; then
+					rtj="$(ratio "$(field "$a" "$k" p50_us)" "$(field "$fj" "$k" p50_us)"), $(ratio "$(field "$a" "$k" p99_us)" "$(field "$fj" "$k" p99_us)")"
+				fi
+			fi
 			if [ -f "$f" ]; then
 				fn=$(field "$f" "$k" n)
 				fl="$(ms "$(field "$f" "$k" p50_us)") / $(ms "$(field "$f" "$k" p99_us)") / $(ms "$(field "$f" "$k" max_us)")"
@@ -374,7 +403,7 @@ out=$WORK/section.md
 			h=$how
 			[ "$how" = netlink ] && h="one netlink SET"
 			[ "$how" = cmd ] && case $k in features) h="ethtool -K" ;; channels) h="ethtool -L" ;; mtu) h="ip link set mtu" ;; esac
-			echo "| $k | $h | $fn | $fl | $ag | $rt | $sp |"
+			echo "| $k | $h | $fn | $fl | $fjl | $ag | $rt | $rtj | $sp |"
 		done
 	done
 	echo

@@ -4,7 +4,7 @@
  * event-driven corrector has to do, with raw netlink sockets and no
  * library.
  *
- *   agent_floor [-l LOG] FEATURE=0|1 CHANNELS MTU -- DEV...
+ *   agent_floor [-l LOG] [-j DIR] FEATURE=0|1 CHANNELS MTU -- DEV...
  *
  * Listens on one NETLINK_ROUTE socket joined to RTNLGRP_LINK and one
  * NETLINK_GENERIC socket joined to the ethtool "monitor" multicast group
@@ -18,6 +18,15 @@
  * (created while it runs) is read whole (one GET per family) and every
  * differing setting set and verified; an ENOBUFS on a monitor socket does
  * the same for every device.
+ *
+ * With -j DIR each correction is also journaled in DIR the way a
+ * crash-consistent journal of that layout must be at least: before the
+ * SET, a marker NAME.open created (O_EXCL) and the journal (about 900
+ * bytes, the size of nettune's) written to a temporary file renamed to
+ * NAME.json; after the verifying GET, the journal written again and
+ * renamed over NAME.json, and the marker removed; the newest 1000 kept
+ * (older ones removed).  As nettune agent does, it leaves the fsyncs (of
+ * each journal written and of DIR) to when no notification waits.
  *
  * At start it converges the listed devices that exist, then prints
  * "ready" on stdout.  SIGTERM/SIGINT: prints its counts and, per kind,
@@ -82,6 +91,13 @@ static FILE *logf;
 static uint64_t *lat[NKIND];
 static size_t nlat[NKIND];
 static uint64_t last_seq[NKIND];
+/* -j: the journal directory, its journals by number (a ring of JKEEP),
+ * and those not yet fsynced */
+#define JKEEP 1000
+static int jfd = -1;
+static unsigned long jnext, junsynced[64];
+static size_t njunsynced;
+static char jbody[900];
 
 static uint64_t now_ns(void)
 {
@@ -387,13 +403,87 @@ static void record(int kind, struct dev *d, uint64_t dseq, uint64_t t0, uint64_t
 	}
 }
 
-/* One correction: one SET, one GET to verify. */
+/* NAME.json written whole: a temporary file renamed in place. */
+static int jwrite(unsigned long n, const char *state)
+{
+	char tmp[64], name[64];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), ".%lu.tmp", n);
+	snprintf(name, sizeof(name), "%lu.json", n);
+	memcpy(jbody, state, strlen(state));
+	fd = openat(jfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, jbody, sizeof(jbody)) != (ssize_t)sizeof(jbody)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return renameat(jfd, tmp, jfd, name);
+}
+
+/* Before the SET: the marker, then the journal. */
+static int jbegin(unsigned long n)
+{
+	char mark[64];
+	int fd;
+
+	snprintf(mark, sizeof(mark), "%lu.open", n);
+	fd = openat(jfd, mark, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return jwrite(n, "applying");
+}
+
+/* After the verification: the journal closed, the marker gone, the
+ * oldest beyond JKEEP removed. */
+static void jend(unsigned long n)
+{
+	char name[64];
+
+	if (jwrite(n, "applied"))
+		errors++;
+	snprintf(name, sizeof(name), "%lu.open", n);
+	unlinkat(jfd, name, 0);
+	if (n >= JKEEP) {
+		snprintf(name, sizeof(name), "%lu.json", n - JKEEP);
+		unlinkat(jfd, name, 0);
+	}
+	if (njunsynced < sizeof(junsynced) / sizeof(junsynced[0]))
+		junsynced[njunsynced++] = n;
+}
+
+/* When nothing waits: what was journaled made durable. */
+static void jsync(void)
+{
+	for (size_t i = 0; i < njunsynced; i++) {
+		char name[64];
+		int fd;
+
+		snprintf(name, sizeof(name), "%lu.json", junsynced[i]);
+		fd = openat(jfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			fsync(fd);
+			close(fd);
+		}
+	}
+	njunsynced = 0;
+	fsync(jfd);
+}
+
+/* One correction: one SET, one GET to verify (with -j, journaled). */
 static void correct(int kind, struct dev *d, uint64_t tn, uint64_t dseq, uint64_t t0)
 {
 	struct obs o;
 	uint64_t ta;
+	unsigned long jn = jnext++;
 
 	corrections++;
+	if (jfd >= 0 && jbegin(jn)) {
+		errors++;
+		return;
+	}
 	if (set(kind, d)) {
 		errors++;
 		return;
@@ -404,6 +494,8 @@ static void correct(int kind, struct dev *d, uint64_t tn, uint64_t dseq, uint64_
 		return;
 	}
 	record(kind, d, dseq, t0, tn, ta, now_ns());
+	if (jfd >= 0)
+		jend(jn);
 }
 
 /* A device read whole (new ifindex, start, or a lost notification). */
@@ -571,12 +663,24 @@ int main(int argc, char **argv)
 	const char *logpath = NULL;
 	int i = 1;
 
-	if (argc > 2 && !strcmp(argv[1], "-l")) {
-		logpath = argv[2];
-		i = 3;
+	for (;;) {
+		if (argc - i > 2 && !strcmp(argv[i], "-l")) {
+			logpath = argv[i + 1];
+			i += 2;
+		} else if (argc - i > 2 && !strcmp(argv[i], "-j")) {
+			jfd = open(argv[i + 1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (jfd < 0) {
+				perror(argv[i + 1]);
+				return 2;
+			}
+			memset(jbody, ' ', sizeof(jbody));
+			i += 2;
+		} else {
+			break;
+		}
 	}
 	if (argc - i < 5 || !strchr(argv[i], '=') || strcmp(argv[i + 3], "--")) {
-		fprintf(stderr, "usage: agent_floor [-l LOG] FEATURE=0|1 CHANNELS MTU -- DEV...\n");
+		fprintf(stderr, "usage: agent_floor [-l LOG] [-j DIR] FEATURE=0|1 CHANNELS MTU -- DEV...\n");
 		return 2;
 	}
 	*strchr(argv[i], '=') = '\0';
@@ -647,7 +751,11 @@ int main(int argc, char **argv)
 	pf[0] = (struct pollfd){.fd = mon_g, .events = POLLIN};
 	pf[1] = (struct pollfd){.fd = mon_r, .events = POLLIN};
 	while (!stop) {
-		if (poll(pf, 2, -1) < 0)
+		int r = poll(pf, 2, jfd >= 0 && njunsynced ? 0 : -1);
+
+		if (r == 0)
+			jsync();
+		if (r <= 0)
 			continue;
 		if (pf[0].revents)
 			drain(mon_g, 1);
