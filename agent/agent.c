@@ -84,8 +84,8 @@ static int read_all(const char *path, size_t max, struct nt_buf *out)
 
 /* The profile read and validated (no host needed); its interface names
  * kept.  0, or -1 after printing the located errors. */
-static int load_profile(struct nt_agent *a, struct nt_buf *bytes, char ***names, size_t *n,
-			bool *match)
+static int load_profile(struct nt_agent *a, struct nt_buf *bytes, struct nt_loaded *loaded,
+			char ***names, size_t *n, bool *match)
 {
 	struct nt_pipeline_req rq = a->cfg->base;
 	struct nt_diags d = {0};
@@ -119,6 +119,10 @@ static int load_profile(struct nt_agent *a, struct nt_buf *bytes, char ***names,
 				(*names)[(*n)++] = nt_xstrdup(f->name);
 			*match |= f->match != NULL;
 		}
+		/* kept, loaded and validated, for every correction until the
+		 * next reload */
+		*loaded = c.l;
+		c.l_borrowed = true;
 		r = 0;
 	} else {
 		r = -1;
@@ -153,19 +157,22 @@ static bool in_profile(const struct nt_agent *a, const char *name)
 static void reload(struct nt_agent *a)
 {
 	struct nt_buf bytes;
+	struct nt_loaded loaded;
 	char **names;
 	size_t n;
 	bool match;
 
 	nt_notify("RELOADING=1\nSTATUS=reloading the profile");
-	if (load_profile(a, &bytes, &names, &n, &match)) {
+	if (load_profile(a, &bytes, &loaded, &names, &n, &match)) {
 		nt_agent_log(a, NT_LOG_ERR, "reload refused: %s is not valid (errors above); the "
 			     "previous profile stays in force", a->cfg->base.profile);
 		a->reload_failures++;
 	} else {
 		nt_buf_free(&a->profile);
+		nt_loaded_free(&a->loaded);
 		free_names(a->names, a->nnames);
 		a->profile = bytes;
+		a->loaded = loaded;
 		a->names = names;
 		a->nnames = n;
 		a->match = match;
@@ -325,9 +332,29 @@ static int next_timeout(struct nt_agent *a)
 		next = a->damp_next_ms;
 	if (a->retry_ms && a->retry_ms < next)
 		next = a->retry_ms;
-	if (a->all_dirty || a->ndirty)
+	if (a->all_dirty || a->ndirty || nt_journal_unsynced())
 		return 0;
 	return next <= now ? 0 : next - now > INT_MAX ? INT_MAX : (int)(next - now);
+}
+
+/* The journals of the corrections made durable, once nothing waits: a
+ * correction is not slowed by the disk (nt_journal_sync_later). */
+static void sync_journals(struct nt_agent *a)
+{
+	char err[256];
+	int state_fd = -1, jfd, r;
+
+	if (!nt_journal_unsynced())
+		return;
+	jfd = nt_statedir_open(false, &state_fd, err, sizeof(err));
+	r = jfd >= 0 ? nt_journal_sync(jfd) : jfd;
+	if (r)
+		nt_agent_log(a, NT_LOG_WARNING, "cannot fsync the journals in %s/journal: %s",
+			     nt_state_dir(), jfd >= 0 ? strerror(-r) : err);
+	if (jfd >= 0) {
+		close(jfd);
+		close(state_fd);
+	}
 }
 
 static void tick(struct nt_agent *a)
@@ -427,6 +454,8 @@ static int run_loop(struct nt_agent *a, int sfd)
 
 		if (r < 0 && errno != EINTR)
 			return 1;
+		if (!r && !a->all_dirty && !a->ndirty)
+			sync_journals(a);
 		if (p[3].revents && on_signals(a, sfd))
 			return 0;
 		if (p[0].revents || p[1].revents)
@@ -501,7 +530,7 @@ static int start(struct nt_agent *a, int *sfd)
 	char err[512];
 
 	a->journald = getenv("JOURNAL_STREAM") != NULL;
-	if (load_profile(a, &a->profile, &a->names, &a->nnames, &a->match))
+	if (load_profile(a, &a->profile, &a->loaded, &a->names, &a->nnames, &a->match))
 		return 1;
 	*sfd = block_signals();
 	if (*sfd < 0) {
@@ -524,6 +553,8 @@ static int start(struct nt_agent *a, int *sfd)
 	a->metrics_dirty = true;
 	a->watchdog_ms = (long long)(nt_notify_watchdog_usec() / 2000);
 	finish_killed(a);
+	nt_journal_sync_later(true);
+	nt_statedir_keep(true);
 	nt_agent_log(a, NT_LOG_INFO, "started: %s, mode %s, check every %lld ms%s%s",
 		     a->cfg->base.profile, a->cfg->report_only ? "report" : "correct",
 		     a->cfg->interval_ms, a->cfg->base.netns ? ", network namespace " : "",
@@ -551,6 +582,7 @@ int nt_agent_run(const struct nt_agent_cfg *cfg)
 	if (!rc) {
 		rc = run_loop(a, sfd);
 		nt_notify("STOPPING=1");
+		sync_journals(a);
 		nt_agent_log(a, NT_LOG_INFO, "stopped after %llu correction%s", a->corrections,
 			     a->corrections == 1 ? "" : "s");
 		write_metrics(a, true);
@@ -562,6 +594,7 @@ int nt_agent_run(const struct nt_agent_cfg *cfg)
 	nt_metrics_free(a->m);
 	nt_agent_state_free(a);
 	nt_buf_free(&a->profile);
+	nt_loaded_free(&a->loaded);
 	free_names(a->names, a->nnames);
 	free(a);
 	return rc;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "agent.h"
+#include "../compiler/language/load.h"
 #include "monotime.h"
 
 enum { NT_LOG_ERR = 3, NT_LOG_WARNING = 4, NT_LOG_NOTICE = 5, NT_LOG_INFO = 6, NT_LOG_DEBUG = 7 };
@@ -53,6 +54,7 @@ struct nt_events;
 struct nt_agent {
 	const struct nt_agent_cfg *cfg;
 	struct nt_buf profile;		/* its bytes, as last (re)loaded */
+	struct nt_loaded loaded;	/* ... loaded and validated */
 	char **names;
 	size_t nnames;
 	bool match;			/* an interface is matched, not named */

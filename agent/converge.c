@@ -495,17 +495,22 @@ void nt_agent_converge(struct nt_agent *a, const char *iface, const struct nt_ag
 	size_t napply, nd;
 	char journal[128] = "";
 
-	rq.data = a->profile.p ? a->profile.p : "";
-	rq.len = a->profile.n;
+	rq.loaded = &a->loaded;
 	rq.source = NT_STATE_LIVE;
 	rq.only = iface;
+	rq.narrow = iface != NULL;
 	rq.skip_missing = true;
 	if (nt_pipeline_run(&rq, &c, &dg)) {
 		log_not_planned(a, iface, &dg, w);
 	} else {
 		napply = classify(a, &c.plan, iface, w, &d, &nd);
 		settle(a, iface, d, nd);
-		if (napply && (!*a->blocked || !blocked_by_journal(a))) {
+		/* while corrections wait for an open journal, every convergence
+		 * (the retry each second among them) looks again, so that status
+		 * stops saying so as soon as it is closed, drift or not */
+		if (*a->blocked)
+			blocked_by_journal(a);
+		if (napply && !*a->blocked) {
 			int rc = apply_subset(a, iface, &c, d, nd, w, journal, sizeof(journal));
 
 			/* refused before any journal: an open one in the way (the

@@ -9,6 +9,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include "../appliers/linux/journal.h"
 #include "netns.h"
 
 int nt_enter_netns(const char *name, bool remount_sys)
@@ -35,6 +36,7 @@ int nt_enter_netns(const char *name, bool remount_sys)
 		return -1;
 	}
 	close(fd);
+	nt_journal_netns_moved();
 	if (remount_sys && (unshare(CLONE_NEWNS) ||
 			    mount("", "/", "none", MS_SLAVE | MS_REC, NULL) ||
 			    (umount2("/sys", MNT_DETACH) && errno != EINVAL) ||

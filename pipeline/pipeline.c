@@ -120,7 +120,7 @@ static int observe(const struct nt_pipeline_req *rq, const char *want, struct nt
 		struct nt_want w;
 		int r;
 
-		nt_want_profile(&c->l, &w);
+		nt_want_profile(&c->l, rq->narrow ? rq->only : NULL, &w);
 		r = nt_linux_observe(&w.req, &c->facts, &c->observed, d);
 		nt_want_free(&w);
 		if (r)
@@ -141,6 +141,11 @@ static int load_host_profile(const struct nt_pipeline_req *rq, struct nt_compile
 	int r;
 
 	c->db = rq->db ? rq->db : nt_capsdb_default(d);
+	if (rq->loaded) {
+		c->l = *rq->loaded;
+		c->l_borrowed = true;
+		return 0;
+	}
 	if (rq->data)
 		r = nt_load_profile_data(rq->profile, rq->data, rq->len, &rq->load, &c->l, d);
 	else
@@ -210,6 +215,7 @@ static int lower_and_plan(const struct nt_pipeline_req *rq, struct nt_compiled *
 	if (facts->hostname && !same_host_name(facts->hostname, L.hostname))
 		L.hostname = facts->hostname;
 	L.only = rq->only;
+	L.narrow = rq->narrow && rq->only;
 	L.skip_missing = rq->skip_missing;
 	r = nt_lower(&L);
 	/* after lowering, so that settings implied by a policy are refused too;
@@ -267,5 +273,8 @@ void nt_compiled_free(struct nt_compiled *c)
 	if (c->facts_ready)
 		nt_facts_free(&c->facts);
 	c->facts_ready = false;
-	nt_loaded_free(&c->l);
+	if (!c->l_borrowed)
+		nt_loaded_free(&c->l);
+	memset(&c->l, 0, sizeof(c->l));
+	c->l_borrowed = false;
 }

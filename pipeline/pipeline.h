@@ -25,6 +25,7 @@
  * (also after a failed run). */
 struct nt_compiled {
 	struct nt_loaded l;
+	bool l_borrowed;		/* l is rq->loaded's: not freed here */
 	const struct nt_capsdb *db;
 	struct nt_state observed;
 	struct nt_state desired;
@@ -90,6 +91,9 @@ struct nt_pipeline_req {
 	const char *data;		/* profile text in memory; NULL: read the file */
 	size_t len;
 	const struct nt_manifest *manifest;
+	/* a HostProfile loaded and validated before (the agent keeps its
+	 * profile between events): borrowed, neither loaded nor freed again */
+	const struct nt_loaded *loaded;
 	/* where the state comes from */
 	enum nt_state_source source;
 	const char *state_path;		/* NT_STATE_SNAPSHOT */
@@ -99,6 +103,10 @@ struct nt_pipeline_req {
 	const struct nt_capsdb *db;	/* NULL: the built-in tables */
 	const char *netns;		/* --netns: host-wide settings are refused */
 	const char *only;		/* apply --only: other missing interfaces are skipped */
+	/* with only: observe and lower only that interface and the underlays
+	 * it rides on (the agent's correction of one interface); host-wide
+	 * settings and the other interfaces are left out of the plan */
+	bool narrow;
 	bool skip_missing;		/* apply --skip-missing */
 	bool any_host;			/* --any-host: a live plan of a profile whose
 					 * metadata.name is not this host is not refused */

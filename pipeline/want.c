@@ -6,6 +6,7 @@
 
 #include "../compiler/base/strindex.h"
 #include "../compiler/model/offloads.h"
+#include "../compiler/model/tunnel.h"
 #include "want.h"
 
 /* "interfaces[].rss.flow_hash; ..." -> whether interface i of the profile
@@ -39,8 +40,8 @@ static bool names_key(const struct nt_loaded *l, size_t i, const char *keys)
 }
 
 /* skip[k] for the kinds the rows observe (NT_LR_OBSERVE): true unless
- * some interface of the profile names one of the kind's profile keys. */
-static void want_rows(const struct nt_loaded *l, bool skip[NT_K__COUNT])
+ * some interface of the request names one of the kind's profile keys. */
+static void want_rows(const struct nt_loaded *l, const bool *in, bool skip[NT_K__COUNT])
 {
 	size_t k, i, n = l->p ? l->p->interfaces_count : 0;
 
@@ -49,7 +50,7 @@ static void want_rows(const struct nt_loaded *l, bool skip[NT_K__COUNT])
 
 		skip[k] = true;
 		for (i = 0; r && (r->flags & NT_LR_OBSERVE) && i < n && skip[k]; i++)
-			skip[k] = !names_key(l, i, nt_kinds[k].keys);
+			skip[k] = !in[i] || !names_key(l, i, nt_kinds[k].keys);
 	}
 }
 
@@ -76,7 +77,7 @@ static const char *want_iface_key(const void *arr, size_t i)
 
 /* The features lowering can set or read, one entry per interface name:
  * the feature groups of its offloads and its linux: features. */
-static void want_features(const struct nt_profile *p, struct nt_want *w)
+static void want_features(const struct nt_profile *p, const bool *in, struct nt_want *w)
 {
 	struct nt_strindex ix = {0};
 	size_t i, n = 0;
@@ -84,11 +85,14 @@ static void want_features(const struct nt_profile *p, struct nt_want *w)
 	w->features = nt_xcalloc(p->interfaces_count + 1, sizeof(*w->features));
 	for (i = 0; i < p->interfaces_count; i++) {
 		const struct nt_iface *f = &p->interfaces[i];
-		size_t at = nt_strindex_find(&ix, w->features, n, want_iface_key, f->name);
+		size_t at;
 		struct nt_feature_want *e;
 		const char **names;
 		unsigned j;
 
+		if (!in[i])
+			continue;
+		at = nt_strindex_find(&ix, w->features, n, want_iface_key, f->name);
 		if (at == SIZE_MAX) {
 			at = n++;
 			w->features[at].iface = f->name;
@@ -109,10 +113,24 @@ static void want_features(const struct nt_profile *p, struct nt_want *w)
 	w->req.nfeatures = n;
 }
 
-void nt_want_profile(const struct nt_loaded *l, struct nt_want *w)
+/* The interfaces of the request: every one, or (narrow) the entries of
+ * that interface and of its underlays (nt_tunnel_chain). */
+static bool *in_request(const struct nt_profile *p, const char *narrow)
+{
+	bool *in = nt_xcalloc(p->interfaces_count + 1, sizeof(*in));
+
+	if (narrow)
+		nt_tunnel_chain(p, narrow, in);
+	else
+		memset(in, 1, p->interfaces_count * sizeof(*in));
+	return in;
+}
+
+void nt_want_profile(const struct nt_loaded *l, const char *narrow, struct nt_want *w)
 {
 	const struct nt_profile *p = l->p;
 	struct nt_observe_req *req = &w->req;
+	bool *in = in_request(p, narrow);
 	size_t i;
 
 	memset(w, 0, sizeof(*w));
@@ -120,30 +138,34 @@ void nt_want_profile(const struct nt_loaded *l, struct nt_want *w)
 	w->sysctls = nt_xcalloc(p->sysctl_count + 1, sizeof(char *));
 	w->processes = nt_xcalloc(p->processes_count + 1, sizeof(char *));
 	req->skip = NT_OBS_RINGS | NT_OBS_COALESCE | NT_OBS_RSS | NT_OBS_QUEUES;
-	want_rows(l, w->skip_rows);
+	want_rows(l, in, w->skip_rows);
 	req->skip_rows = w->skip_rows;
 	for (i = 0; i < p->interfaces_count; i++) {
 		const struct nt_iface *f = &p->interfaces[i];
 
-		w->ifaces[i] = f->name;
-		req->irqbalance |= f->irq != NULL;
+		if (!in[i])
+			continue;
+		w->ifaces[req->nifaces++] = f->name;
+		req->irqbalance |= f->irq != NULL && !narrow;
 		req->skip = want_groups(f, req->skip);
 	}
-	for (i = 0; i < p->sysctl_count; i++)
-		w->sysctls[i] = p->sysctl[i].key;
-	for (i = 0; i < p->processes_count; i++) {
+	/* host-wide settings are not in a narrow request */
+	for (i = 0; !narrow && i < p->sysctl_count; i++)
+		w->sysctls[req->nsysctls++] = p->sysctl[i].key;
+	for (i = 0; !narrow && i < p->processes_count; i++) {
 		const struct nt_process_match *m = &p->processes[i].match;
 
-		w->processes[i] = nt_xasprintf("process %s", m->systemd_unit ? m->systemd_unit :
-					       m->comm ? m->comm : m->pidfile);
+		w->processes[req->nprocesses++] = nt_xasprintf("process %s", m->systemd_unit ?
+							       m->systemd_unit : m->comm ? m->comm :
+							       m->pidfile);
 	}
-	want_features(p, w);
+	want_features(p, in, w);
+	free(in);
 	req->ifaces = w->ifaces;
-	req->nifaces = p->interfaces_count;
 	req->sysctls = w->sysctls;
-	req->nsysctls = p->sysctl_count;
 	req->processes = (const char *const *)w->processes;
-	req->nprocesses = p->processes_count;
+	/* the applier reads one device at a time rather than dumping all */
+	req->narrow = narrow != NULL;
 }
 
 void nt_want_free(struct nt_want *w)

@@ -24,8 +24,11 @@ struct nt_want {
 
 /* The request of plan and apply without --state: the profile's
  * interfaces, sysctls and processes, irqbalance when it places IRQs, and
- * only the groups, row kinds and features some interface can set. */
-void nt_want_profile(const struct nt_loaded *l, struct nt_want *w);
+ * only the groups, row kinds and features some interface can set.
+ * narrow (or NULL): only that interface's entries and those of the
+ * underlays it rides on, no host-wide setting (the agent's correction of
+ * one interface; nt_pipeline_req.narrow). */
+void nt_want_profile(const struct nt_loaded *l, const char *narrow, struct nt_want *w);
 void nt_want_free(struct nt_want *w);
 
 #endif

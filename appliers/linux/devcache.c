@@ -20,6 +20,8 @@ static const struct nt_ethnl_family *const fams[NT_DC__COUNT] = {
 struct dev {
 	char *name;
 	unsigned have;			/* 1 << family: in that family's last dump */
+	unsigned got;			/* 1 << family: read alone since it went stale */
+	int gerr[NT_DC__COUNT];		/* ... and the answer, when not 0 */
 	uint32_t link[NT_LINK_ATTRS_MAX];	/* by nt_link_attrs index */
 	char *kind;
 	struct nt_features feat;
@@ -45,6 +47,8 @@ static struct {
 	bool failed_transient[NT_DC__COUNT];
 	char **no_rss;			/* link kinds whose devices refuse ETHTOOL_GRSSH */
 	size_t nno_rss;
+	char **narrow;			/* devices read alone (a GET each), not dumped */
+	size_t nnarrow;
 } dc;
 
 int nt_devcache_failure(char *buf, size_t len)
@@ -111,6 +115,7 @@ void nt_devcache_reset(void)
 	for (k = 0; k < dc.nno_rss; k++)
 		free(dc.no_rss[k]);
 	free(dc.no_rss);
+	nt_devcache_narrow(NULL, 0);
 	nt_ethnl_close(dc.nl);
 	nt_link_close();
 	memset(&dc, 0, sizeof(dc));
@@ -120,6 +125,8 @@ void nt_devcache_stale(enum nt_dc_family f)
 {
 	dc.loaded[f] = false;
 	dc.failed[f] = 0;
+	for (size_t k = 0; k < dc.n; k++)
+		dc.v[k].got &= ~(1u << f);
 }
 
 void nt_devcache_stale_all(void)
@@ -133,7 +140,27 @@ void nt_devcache_stale_all(void)
 	for (k = 0; k < dc.n; k++) {
 		nt_rss_free(&dc.v[k].rss);
 		dc.v[k].rss_read = false;
+		dc.v[k].got = 0;
 	}
+}
+
+void nt_devcache_narrow(const char *const *devs, size_t n)
+{
+	for (size_t k = 0; k < dc.nnarrow; k++)
+		free(dc.narrow[k]);
+	free(dc.narrow);
+	dc.narrow = n ? nt_xcalloc(n, sizeof(char *)) : NULL;
+	dc.nnarrow = n;
+	for (size_t k = 0; k < n; k++)
+		dc.narrow[k] = nt_xstrdup(devs[k]);
+}
+
+static bool narrowed(const char *name)
+{
+	for (size_t k = 0; k < dc.nnarrow; k++)
+		if (!strcmp(dc.narrow[k], name))
+			return true;
+	return false;
 }
 
 static uint32_t hash(const char *s)
@@ -229,12 +256,72 @@ static void on_vals(void *ctx, const char *name, void *state)
 	d->have |= 1u << f;
 }
 
-/* The family's reply for dev, dumping the family first when stale. */
+/* The family's reply for one device alone (a narrowed device): a GET,
+ * asked again after a transport failure like a dump.  What the kernel
+ * answers is kept until the family goes stale: the device's values, or
+ * that it has no such device (-ENODEV) or operation (-EOPNOTSUPP, as a
+ * dump leaves it out); another failure counts as the family's. */
+static struct dev *load_one(enum nt_dc_family f, const char *name, int *err)
+{
+	struct nt_ethnl *nl = f == NT_DC_LINK ? NULL : nt_devcache_ethnl();
+	struct dev *d = find(name);
+	bool transient = false;
+	int r, tries = 0;
+
+	if (!d || !(d->got & (1u << f))) {
+		do {
+			struct nt_ethnl_vals v;
+			struct nt_features ft;
+
+			if (f != NT_DC_LINK && !nl) {
+				r = dc.nl_err ? dc.nl_err : -EOPNOTSUPP;
+			} else if (f == NT_DC_LINK) {
+				r = nt_link_get(name, on_link, NULL);
+			} else if (f == NT_DC_FEATURES) {
+				r = nt_ethnl_features_get(nl, name, &ft);
+				if (!r)
+					on_features(NULL, name, &ft);
+			} else {
+				r = nt_ethnl_vals_get(nl, fams[f], name, &v);
+				if (!r)
+					on_vals((void *)(intptr_t)f, name, &v);
+			}
+			transient = r && (f == NT_DC_LINK ? nt_link_transient() :
+					  nl ? nt_ethnl_transient(nl) : dc.nl_transient);
+		} while (transient && f == NT_DC_LINK && r != -EINTR && ++tries < NT_ETHNL_READ_TRIES);
+		dc.last_transient = transient;
+		if (transient) {
+			dc.failed[f] = r;
+			dc.failed_transient[f] = true;
+			*err = r;
+			return NULL;
+		}
+		if (r == -ENODEV || r == -ENOENT)
+			r = f == NT_DC_LINK ? -ENODEV : -EOPNOTSUPP;
+		if (r && r != -EOPNOTSUPP && r != -ENODEV) {
+			dc.failed[f] = r;
+			dc.failed_transient[f] = false;
+		}
+		d = get(name);
+		d->got |= 1u << f;
+		d->gerr[f] = r;
+		if (r)
+			d->have &= ~(1u << f);
+	}
+	dc.last_transient = false;
+	*err = d->gerr[f];
+	return *err ? NULL : d;
+}
+
+/* The family's reply for dev, dumping the family first when stale (or
+ * reading the device alone when it is narrowed). */
 static struct dev *load(enum nt_dc_family f, const char *name, int *err)
 {
 	struct dev *d;
 	size_t k;
 
+	if (!dc.loaded[f] && dc.nnarrow && narrowed(name))
+		return load_one(f, name, err);
 	if (!dc.loaded[f]) {
 		struct nt_ethnl *nl = f == NT_DC_LINK ? NULL : nt_devcache_ethnl();
 		bool transient = false;

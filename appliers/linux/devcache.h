@@ -48,6 +48,11 @@ bool nt_devcache_transient(void);
 int nt_devcache_failure(char *buf, size_t len);
 /* Drops every cached reply and closes the sockets. */
 void nt_devcache_reset(void);
+/* Devices read alone, a GET each, rather than one dump per family of
+ * every device (the agent corrects one interface of many); n == 0: none.
+ * A narrowed device's reply is kept until its family goes stale, like a
+ * dump's. */
+void nt_devcache_narrow(const char *const *devs, size_t n);
 /* After a write of that family: the next read dumps it again. */
 void nt_devcache_stale(enum nt_dc_family f);
 void nt_devcache_stale_all(void);

@@ -98,6 +98,8 @@ int nt_ethnl_features_set(struct nt_ethnl *e, const char *dev, const char *const
  */
 typedef void (*nt_ethnl_each)(void *ctx, const char *dev, void *state);
 int nt_ethnl_features_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx);
+/* One device's features (a GET); *out freed with nt_features_free. */
+int nt_ethnl_features_get(struct nt_ethnl *e, const char *dev, struct nt_features *out);
 
 /* A device's private flags by name (ETHTOOL_MSG_PRIVFLAGS_GET). */
 struct nt_privflags {

@@ -169,6 +169,11 @@ static int parse_compact(struct nlattr *set, uint32_t *dst, size_t words)
 	return 0;
 }
 
+static void features_reset(void *out)
+{
+	nt_features_free(out);
+}
+
 static int parse_features(struct nlattr **tb, void *out, const void *aux)
 {
 	static const int attr[4] = {ETHTOOL_A_FEATURES_HW, ETHTOOL_A_FEATURES_WANTED,
@@ -201,6 +206,25 @@ int nt_ethnl_features_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx)
 	m = nt_ethnl_dump_request(e, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_A_FEATURES_HEADER,
 			 ETHTOOL_FLAG_COMPACT_BITSETS);
 	return m ? nt_ethnl_transact(e, m, &r, NT_IO_FEATURES_DUMP) : -ENOMEM;
+}
+
+int nt_ethnl_features_get(struct nt_ethnl *e, const char *dev, struct nt_features *out)
+{
+	struct nt_ethnl_reply r = {.parse = parse_features, .out = out,
+				   .maxattr = ETHTOOL_A_FEATURES_MAX};
+	struct nl_msg *m;
+	int err = feature_names(e, (const struct nt_feature_names **)&r.aux);
+
+	memset(out, 0, sizeof(*out));
+	if (err)
+		return err;
+	r.reset = features_reset;
+	m = nt_ethnl_request(e, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_A_FEATURES_HEADER, dev,
+			     ETHTOOL_FLAG_COMPACT_BITSETS);
+	err = m ? nt_ethnl_transact(e, m, &r, NT_IO_FEATURES_GET) : -ENOMEM;
+	if (err)
+		nt_features_free(out);
+	return err;
 }
 
 void nt_features_free(struct nt_features *f)

@@ -269,7 +269,7 @@ static bool is_virtio(const char *iface)
 static size_t read_vectors(const char *iface, struct vec **out)
 {
 	char *dir = nt_sys_path("/sys/class/net/%s/device/msi_irqs", iface);
-	DIR *d = dir ? nt_sys_opendir(dir) : NULL;
+	struct nt_dir *d = dir ? nt_sys_opendir(dir) : NULL;
 	struct dirent *de;
 	size_t n = 0;
 
@@ -283,7 +283,7 @@ static size_t read_vectors(const char *iface, struct vec **out)
 		d = dir ? nt_sys_opendir(dir) : NULL;
 	}
 	free(dir);
-	while (d && (de = readdir(d))) {
+	while (d && (de = nt_sys_readdir(d))) {
 		char *e;
 		unsigned long irq;
 
@@ -297,7 +297,7 @@ static size_t read_vectors(const char *iface, struct vec **out)
 		(*out)[n++] = (struct vec){.irq = (unsigned)irq};
 	}
 	if (d)
-		closedir(d);
+		nt_sys_closedir(d);
 	if (n > 1)
 		qsort(*out, n, sizeof(**out), cmp_vec);
 	return n;
@@ -309,12 +309,12 @@ static size_t read_vectors(const char *iface, struct vec **out)
 static void read_vmbus(struct nt_iface_facts *i, const char *iface)
 {
 	char *dir = nt_sys_path("/sys/class/net/%s/device/channels", iface);
-	DIR *d = dir ? nt_sys_opendir(dir) : NULL;
+	struct nt_dir *d = dir ? nt_sys_opendir(dir) : NULL;
 	struct dirent *de;
 
 	free(dir);
 	i->vmbus = true;
-	while (d && (de = readdir(d))) {
+	while (d && (de = nt_sys_readdir(d))) {
 		char *p, *s, *e;
 		unsigned long relid, sub;
 
@@ -339,7 +339,7 @@ static void read_vmbus(struct nt_iface_facts *i, const char *iface)
 			.irq = (unsigned)relid, .name = nt_xasprintf("vmbus channel %lu", relid)};
 	}
 	if (d)
-		closedir(d);
+		nt_sys_closedir(d);
 }
 
 /* Keeps the first (lowest IRQ) vector of each queue in t; the others move

@@ -107,28 +107,88 @@ static char *read_text(const char *path)
 	return s;
 }
 
+/* What names this process and host in a journal, read once per process
+ * (a long-running agent journals every correction): the boot's id, the
+ * machine's, and the process's start time (a forked child reads its own). */
+static const char *boot_id(void)
+{
+	static char *id;
+
+	if (!id)
+		id = read_text("/proc/sys/kernel/random/boot_id");
+	return id ? id : "";
+}
+
+static const char *machine_id(void)
+{
+	static char *id;
+	static bool read;
+
+	if (!read)
+		id = read_text("/etc/machine-id");
+	read = true;
+	return id;
+}
+
+static unsigned long long self_start(void)
+{
+	static int pid;
+	static unsigned long long start;
+
+	if (pid != (int)getpid()) {
+		pid = (int)getpid();
+		start = nt_proc_start(pid);
+	}
+	return start;
+}
+
+/* The network namespace this process is in (inode and cookie), read
+ * again after nt_journal_netns_moved and in a forked child. */
+static struct {
+	int pid;
+	bool known;
+	unsigned long long ino, cookie;
+} netns_self;
+
+void nt_journal_netns_moved(void)
+{
+	netns_self.known = false;
+}
+
+static void self_netns(unsigned long long *ino, unsigned long long *cookie)
+{
+	struct stat st;
+
+	if (!netns_self.known || netns_self.pid != (int)getpid()) {
+		netns_self.ino = stat("/proc/self/ns/net", &st) ? 0 : (unsigned long long)st.st_ino;
+		netns_self.cookie = nt_netns_cookie();
+		netns_self.pid = (int)getpid();
+		netns_self.known = true;
+	}
+	*ino = netns_self.ino;
+	*cookie = netns_self.cookie;
+}
+
 int nt_journal_create(int jfd, struct nt_journal *j, enum nt_jstate state, char *err,
 		      size_t errlen)
 {
 	char stamp[32], host[256];
-	struct stat st;
 	time_t t;
 	struct tm tm;
 	int r;
 
 	j->created_ns = nt_now_ns();
 	j->pid = (int)getpid();
-	j->pid_start = nt_proc_start(j->pid);
+	j->pid_start = self_start();
 	j->state = state;
 	if (!gethostname(host, sizeof(host)))
 		host[sizeof(host) - 1] = '\0';
 	else
 		strcpy(host, "?");
 	j->hostname = nt_xstrdup(host);
-	j->machine_id = read_text("/etc/machine-id");
-	j->boot_id = read_text("/proc/sys/kernel/random/boot_id");
-	j->netns_ino = stat("/proc/self/ns/net", &st) ? 0 : (unsigned long long)st.st_ino;
-	j->netns_cookie = nt_netns_cookie();
+	j->machine_id = machine_id() ? nt_xstrdup(machine_id()) : NULL;
+	j->boot_id = *boot_id() ? nt_xstrdup(boot_id()) : NULL;
+	self_netns(&j->netns_ino, &j->netns_cookie);
 	if (!j->root)
 		j->root = nt_xstrdup("");
 	if (!j->profile)
@@ -268,7 +328,60 @@ void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
 	nt_buf_putc(b, '\n');
 }
 
-/* Atomic replace: temp file (O_EXCL), fsync, rename, fsync the directory. */
+/* Journals written but not yet made durable (nt_journal_sync_later). */
+static struct {
+	bool later;
+	char **ids;
+	size_t n;
+} unsynced;
+
+void nt_journal_sync_later(bool on)
+{
+	unsynced.later = on;
+}
+
+static void remember_unsynced(const char *id)
+{
+	for (size_t i = 0; i < unsynced.n; i++)
+		if (!strcmp(unsynced.ids[i], id))
+			return;
+	unsynced.ids = nt_xrealloc(unsynced.ids, (unsynced.n + 1) * sizeof(char *));
+	unsynced.ids[unsynced.n++] = nt_xstrdup(id);
+}
+
+bool nt_journal_unsynced(void)
+{
+	return unsynced.n > 0;
+}
+
+int nt_journal_sync(int jfd)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < unsynced.n; i++) {
+		char *name = nt_xasprintf("%s.json", unsynced.ids[i]);
+		int fd = openat(jfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+		/* gone: removed since (retention), nothing to keep */
+		if (fd >= 0) {
+			if (fsync(fd) && !r)
+				r = -errno;
+			close(fd);
+		}
+		free(name);
+		free(unsynced.ids[i]);
+	}
+	free(unsynced.ids);
+	unsynced.ids = NULL;
+	unsynced.n = 0;
+	/* the names: the renames, the markers made and removed */
+	if (fsync(jfd) && !r)
+		r = -errno;
+	return r;
+}
+
+/* Atomic replace: temp file (O_EXCL), fsync, rename, fsync the directory
+ * (the fsyncs later, in nt_journal_sync, after nt_journal_sync_later). */
 static int journal_save(int jfd, const struct nt_journal *j)
 {
 	static unsigned seq;
@@ -288,8 +401,12 @@ static int journal_save(int jfd, const struct nt_journal *j)
 		r = -errno;
 		goto out;
 	}
+	/* its blocks now (no delayed allocation): ext4 would otherwise write
+	 * the data out in the rename over the previous journal
+	 * (auto_da_alloc), a disk write in the middle of a correction */
+	(void)!fallocate(fd, 0, 0, (off_t)b.n);
 	r = nt_write_all(fd, b.p, b.n);
-	if (!r && fsync(fd))
+	if (!r && !unsynced.later && fsync(fd))
 		r = -errno;
 	if (close(fd) && !r)
 		r = -errno;
@@ -297,6 +414,8 @@ static int journal_save(int jfd, const struct nt_journal *j)
 		r = -errno;
 	if (r)
 		unlinkat(jfd, tmp, 0);
+	else if (unsynced.later)
+		remember_unsynced(j->id);
 	else if (fsync(jfd))
 		r = -errno;
 out:
@@ -318,7 +437,7 @@ int nt_journal_transition(int jfd, struct nt_journal *j, enum nt_jstate to)
 		 * every command (they look for markers) */
 		int fd = openat(jfd, mark, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
-		if (fd < 0 || fsync(jfd)) {
+		if (fd < 0 || (!unsynced.later && fsync(jfd))) {
 			r = -errno;
 			if (fd >= 0)
 				close(fd);
@@ -358,15 +477,6 @@ long long nt_journal_when(const struct nt_journal *j, enum nt_jstate s)
 		if (j->tr[i].state == s)
 			return j->tr[i].at_ns;
 	return 0;
-}
-
-static const char *boot_id(void)
-{
-	static char *id;
-
-	if (!id)
-		id = read_text("/proc/sys/kernel/random/boot_id");
-	return id ? id : "";
 }
 
 unsigned long long nt_netns_cookie(void)
@@ -813,6 +923,15 @@ int nt_journal_load(int jfd, const char *id, struct nt_journal *j, struct nt_dia
 		}
 		goto out;
 	}
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !st.st_size) {
+		/* never written: nettune writes a journal whole and renames it
+		 * in place, so an empty one is a creation that a crash cut
+		 * short before its data reached the disk (a journal made
+		 * durable later: nt_journal_sync_later) */
+		close(fd);
+		rc = -ENOENT;
+		goto out;
+	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)NT_JOURNAL_MAX_BYTES) {
 		struct nt_mark m = {nt_intern(shown), 0, 0};
 
@@ -967,10 +1086,20 @@ void nt_journal_sweep_markers(int jfd)
 		char *mark = nt_xasprintf("%s.open", ids[i]);
 		int r = nt_journal_load(jfd, ids[i], &j, &d);
 
-		/* never written (creation interrupted), or finished (a kill
-		 * between the save and the unlink) */
+		/* never written (creation interrupted, or empty: cut short by
+		 * a crash), or finished (a kill between the save and the
+		 * unlink) */
 		if (r == -ENOENT || (!r && !nt_jstate_open(j.state)))
 			unlinkat(jfd, mark, 0);
+		if (r == -ENOENT) {
+			char *json = nt_xasprintf("%s.json", ids[i]);
+			struct stat st;
+
+			if (!fstatat(jfd, json, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+			    !st.st_size)
+				unlinkat(jfd, json, 0);
+			free(json);
+		}
 		if (!r)
 			nt_journal_free(&j);
 		nt_diags_free(&d);

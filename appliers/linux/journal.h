@@ -132,6 +132,18 @@ bool nt_jstate_open(enum nt_jstate s);
  */
 int nt_journal_create(int jfd, struct nt_journal *j, enum nt_jstate state, char *err,
 		      size_t errlen);
+/* After a setns: the namespace a new journal records is looked up again. */
+void nt_journal_netns_moved(void);
+/* Durability later (the agent: a correction's latency is not spent
+ * waiting for the disk): journals are written and renamed in place as
+ * always, in the order every reader relies on, but their fsyncs are left
+ * to nt_journal_sync, which fsyncs every journal written since and the
+ * directory.  Only a crash of the machine loses what was not synced,
+ * and it also loses the kernel settings those journals restore; an empty
+ * journal a crash leaves reads as never written. */
+void nt_journal_sync_later(bool on);
+bool nt_journal_unsynced(void);
+int nt_journal_sync(int jfd);
 /* Records a transition (now, this process) and saves; a terminal state
  * removes the ID.open marker after the journal is on disk. */
 int nt_journal_transition(int jfd, struct nt_journal *j, enum nt_jstate to);

@@ -708,12 +708,12 @@ static int service_write(struct nt_lctx *x, const char *o, const char *a, const 
 int nt_linux_pids_by_comm(const char *comm, int **out, int max)
 {
 	char *p = nt_sys_path("/proc");
-	DIR *d = nt_sys_opendir(p);
+	struct nt_dir *d = nt_sys_opendir(p);
 	struct dirent *de;
 	int *pids = NULL, n = 0;
 
 	free(p);
-	while (d && (de = readdir(d)) && (!max || n < max)) {
+	while (d && (de = nt_sys_readdir(d)) && (!max || n < max)) {
 		char *cp, *c;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
@@ -728,7 +728,7 @@ int nt_linux_pids_by_comm(const char *comm, int **out, int max)
 		free(c);
 	}
 	if (d)
-		closedir(d);
+		nt_sys_closedir(d);
 	*out = pids;
 	return n;
 }
@@ -836,25 +836,25 @@ static int process_write(struct nt_lctx *x, const char *obj, const char *arg, co
 		CPU_SET(c, &set);
 	for (k = 0; k < n; k++) {
 		char *tp = nt_sys_path("/proc/%d/task", pids[k]);
-		DIR *d = nt_sys_opendir(tp);
+		struct nt_dir *d = nt_sys_opendir(tp);
 		struct dirent *de;
 
 		free(tp);
-		while (d && (de = readdir(d))) {
+		while (d && (de = nt_sys_readdir(d))) {
 			if (!isdigit((unsigned char)de->d_name[0]))
 				continue;
 			nt_io.file_writes++;
 			if (sched_setaffinity(atoi(de->d_name), sizeof(set), &set)) {
 				int e = errno;
 
-				closedir(d);
+				nt_sys_closedir(d);
 				seterr(x, "sched_setaffinity(%s): %s", de->d_name, strerror(e));
 				free(pids);
 				return -e;
 			}
 		}
 		if (d)
-			closedir(d);
+			nt_sys_closedir(d);
 	}
 	free(pids);
 	return 0;

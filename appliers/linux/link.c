@@ -3,6 +3,7 @@
  * built by libnl-route-3, both through the bounded transport of nlio.h. */
 #include <errno.h>
 #include <linux/if_link.h>
+#include <net/if.h>
 #include <linux/rtnetlink.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
@@ -116,6 +117,33 @@ int nt_link_dump(nt_link_each each, void *ctx)
 	req.i.ifi_family = AF_UNSPEC;
 	/* one try: the device cache asks again (devcache.c) */
 	return nt_nl_transact(s, &req.h, on_link, &c, NT_IO_LINK_DUMP);
+}
+
+int nt_link_get(const char *dev, nt_link_each each, void *ctx)
+{
+	struct nt_nl *s = route_sock();
+	struct {
+		struct nlmsghdr h;
+		struct ifinfomsg i;
+		struct nlattr a;
+		char name[IFNAMSIZ];
+	} req;
+	struct dump_ctx c = {each, ctx};
+	size_t n = strlen(dev) + 1;
+
+	if (!s)
+		return -ENOTCONN;
+	if (n > IFNAMSIZ)
+		return -ENODEV;
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = NLMSG_LENGTH(sizeof(req.i)) + NLA_ALIGN(NLA_HDRLEN + n);
+	req.h.nlmsg_type = RTM_GETLINK;
+	req.h.nlmsg_flags = NLM_F_REQUEST;
+	req.i.ifi_family = AF_UNSPEC;
+	req.a.nla_type = IFLA_IFNAME;
+	req.a.nla_len = (unsigned short)(NLA_HDRLEN + n);
+	memcpy(req.name, dev, n);
+	return nt_nl_transact(s, &req.h, on_link, &c, NT_IO_LINK_GET);
 }
 
 bool nt_link_transient(void)

@@ -31,6 +31,9 @@ void nt_link_close(void);
  * kind or NULL). */
 typedef void (*nt_link_each)(void *ctx, const char *dev, const uint32_t *v, const char *kind);
 int nt_link_dump(nt_link_each each, void *ctx);
+/* The same for one device by name (RTM_GETLINK with IFLA_IFNAME):
+ * -ENODEV when there is none. */
+int nt_link_get(const char *dev, nt_link_each each, void *ctx);
 /* Whether the last failure was the transport's (nlio.h). */
 bool nt_link_transient(void);
 

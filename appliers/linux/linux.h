@@ -92,6 +92,10 @@ struct nt_observe_req {
 	bool want_features;
 	const struct nt_feature_want *features;
 	size_t nfeatures;
+	/* a few interfaces of many (the agent's correction of one): the
+	 * device cache asks for them one device at a time (a GET each) rather
+	 * than dumping every device of the namespace */
+	bool narrow;
 };
 
 enum {

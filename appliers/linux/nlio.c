@@ -365,6 +365,7 @@ static int fail(struct nt_nl *s, int err, bool transient)
  * request at its ack. */
 struct rx {
 	bool dump, intr;
+	bool noack;		/* a read of one object: its reply is its end */
 	nt_nl_cb cb;
 	void *arg;
 	int cb_err;
@@ -375,6 +376,7 @@ struct rx {
 };
 
 #define RX_MORE 1	/* the reply goes on */
+#define RX_EMPTY 2	/* nothing queued: wait for the socket */
 
 /* Counts the request, opens the socket if a failure closed it, and stamps
  * the request; 0 or the failure. */
@@ -399,7 +401,9 @@ static int tx_prepare(struct nt_nl *s, struct nlmsghdr *req, struct rx *t, enum 
 		if (r)
 			return fail(s, r, true);
 	}
-	req->nlmsg_flags |= NLM_F_REQUEST | (t->dump ? 0 : NLM_F_ACK);
+	/* a GET is answered by its reply (or an error): no ack to wait for */
+	t->noack = !t->dump && !nt_io_is_set(what);
+	req->nlmsg_flags |= NLM_F_REQUEST | (t->dump || t->noack ? 0 : NLM_F_ACK);
 	req->nlmsg_seq = ++s->seq;
 	req->nlmsg_pid = s->port;
 #ifdef NT_FAULT_INJECTION
@@ -449,34 +453,35 @@ static int rx_wait(struct nt_nl *s, long long deadline)
 	return pr <= 0 ? RX_MORE : 0;
 }
 
-/* One datagram into s->buf, sized first (MSG_PEEK|MSG_TRUNC): its length
- * in *len and 0, RX_MORE when there was none or it was not the kernel's,
- * or the failure. */
+/* One datagram into s->buf, without waiting: its length in *len and 0,
+ * RX_EMPTY when none is queued, RX_MORE when it was not the kernel's, or
+ * the failure.  The kernel answers most requests before sendto returns,
+ * so the reply is read at once (no poll, no MSG_PEEK to size it first: a
+ * dump's datagrams are at most 32 KiB, netlink_recvmsg's cap, and the
+ * buffer is larger); a datagram larger than the buffer grows it and
+ * fails the request as the transport's failure, which a read asks again. */
 static int rx_datagram(struct nt_nl *s, struct rx *t, size_t *len)
 {
 	struct sockaddr_nl from;
 	struct iovec iov;
 	struct msghdr mh = {0};
-	ssize_t n, want;
+	ssize_t n;
 
 #ifdef NT_FAULT_INJECTION
 	if (t->fault == F_TIMEOUT) {
 		struct timespec ts = {0, 10 * 1000 * 1000};
 
 		nanosleep(&ts, NULL);	/* the reply is never read */
-		return RX_MORE;
+		return RX_EMPTY;
 	}
 	if (t->fault == F_ENOBUFS && t->first)
 		return fail(s, -ENOBUFS, true);
 #else
 	(void)t;
 #endif
-	want = recv(s->fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
-	if (want < 0)
-		return errno == EINTR || errno == EAGAIN ? RX_MORE : fail(s, -errno, true);
-	if ((size_t)want + 1 > s->cap) {
-		s->cap = (size_t)want + 1 > 32768 ? (size_t)want + 1 : 32768;
+	if (s->cap < 65536) {
 		free(s->buf);
+		s->cap = 65536;
 		s->buf = nt_xmalloc(s->cap);
 	}
 	iov.iov_base = s->buf;
@@ -485,16 +490,24 @@ static int rx_datagram(struct nt_nl *s, struct rx *t, size_t *len)
 	mh.msg_namelen = sizeof(from);
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
-	n = recvmsg(s->fd, &mh, MSG_DONTWAIT);
+	n = recvmsg(s->fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
 	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? RX_MORE : fail(s, -errno, true);
+		return errno == EAGAIN ? RX_EMPTY : errno == EINTR ? RX_MORE :
+		       fail(s, -errno, true);
 #ifdef NT_FAULT_INJECTION
 	if (t->fault == F_TRUNC && t->first)
 		mh.msg_flags |= MSG_TRUNC;
 	t->first = false;
 #endif
-	if (mh.msg_flags & MSG_TRUNC)
+	if (mh.msg_flags & MSG_TRUNC) {
+		/* n is the datagram's whole length: the next try fits it */
+		if ((size_t)n + 1 > s->cap) {
+			free(s->buf);
+			s->cap = (size_t)n + 1;
+			s->buf = nt_xmalloc(s->cap);
+		}
 		return fail(s, -EMSGSIZE, true);
+	}
 	if (mh.msg_namelen >= sizeof(from) && from.nl_pid != 0)
 		return RX_MORE;	/* not from the kernel */
 	*len = (size_t)n;
@@ -559,6 +572,8 @@ static int rx_messages(struct nt_nl *s, struct rx *t, size_t len)
 			if (r < 0)
 				t->cb_err = r;
 		}
+		if (t->noack)
+			return t->cb_err ? fail(s, t->cb_err, false) : 0;
 	}
 	return RX_MORE;
 }
@@ -578,9 +593,16 @@ int nt_nl_transact(struct nt_nl *s, struct nlmsghdr *req, nt_nl_cb cb, void *arg
 	for (;;) {
 		size_t len = 0;
 
-		r = rx_wait(s, deadline);
-		if (!r)
-			r = rx_datagram(s, &t, &len);
+		/* as before every datagram: an apply's request stops at a signal */
+		if (nt_nl_abort_on_signal && nt_interrupted)
+			return fail(s, -EINTR, true);
+		r = rx_datagram(s, &t, &len);
+		if (r == RX_EMPTY) {
+			r = rx_wait(s, deadline);
+			if (!r || r == RX_MORE)
+				continue;
+			return r;
+		}
 		if (!r)
 			r = rx_messages(s, &t, len);
 		if (r != RX_MORE)

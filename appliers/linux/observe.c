@@ -65,16 +65,16 @@ static void observe_topology(struct nt_facts *f)
 	/* the nodes that exist (a directory listing, not 64 probes) */
 	{
 		char *dp = nt_sys_path("/sys/devices/system/node");
-		DIR *dd = nt_sys_opendir(dp);
+		struct nt_dir *dd = nt_sys_opendir(dp);
 		struct dirent *de;
 
 		free(dp);
-		while (dd && (de = readdir(dd)))
+		while (dd && (de = nt_sys_readdir(dd)))
 			if (!strncmp(de->d_name, "node", 4) && isdigit((unsigned char)de->d_name[4]) &&
 			    strtoul(de->d_name + 4, NULL, 10) < 64 && nnodes < 64)
 				nodes[nnodes++] = atoi(de->d_name + 4);
 		if (dd)
-			closedir(dd);
+			nt_sys_closedir(dd);
 		qsort(nodes, (size_t)nnodes, sizeof(int), cmp_int);
 	}
 	for (int kn = 0; kn < nnodes; kn++) {
@@ -107,19 +107,19 @@ static void observe_topology(struct nt_facts *f)
 static void count_queues(const char *iface, uint32_t *rx, uint32_t *tx)
 {
 	char *p = nt_sys_path("/sys/class/net/%s/queues", iface);
-	DIR *d = nt_sys_opendir(p);
+	struct nt_dir *d = nt_sys_opendir(p);
 	struct dirent *de;
 
 	free(p);
 	*rx = *tx = 0;
-	while (d && (de = readdir(d))) {
+	while (d && (de = nt_sys_readdir(d))) {
 		if (!strncmp(de->d_name, "rx-", 3))
 			(*rx)++;
 		else if (!strncmp(de->d_name, "tx-", 3))
 			(*tx)++;
 	}
 	if (d)
-		closedir(d);
+		nt_sys_closedir(d);
 }
 
 /* The target of a symbolic link below /sys/class/net/NAME (fmt names the
@@ -507,7 +507,7 @@ static int cmp_sysctl_entry(const void *a, const void *b)
 static void walk_sysctls(struct nt_lctx *x, struct nt_state *st, const char *rel, int depth)
 {
 	char *dp = *rel ? nt_sys_path_rel("/proc/sys", rel, '/') : nt_sys_path("/proc/sys");
-	DIR *d = dp ? nt_sys_opendir(dp) : NULL;
+	struct nt_dir *d = dp ? nt_sys_opendir(dp) : NULL;
 	struct sysctl_entry *v = NULL;
 	struct dirent *de;
 	size_t n = 0, k;
@@ -515,14 +515,14 @@ static void walk_sysctls(struct nt_lctx *x, struct nt_state *st, const char *rel
 	free(dp);
 	if (!d)
 		return;
-	while ((de = readdir(d))) {
+	while ((de = nt_sys_readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
 		v = nt_xgrow(v, n, sizeof(*v));
 		v[n].type = de->d_type;
 		v[n++].name = nt_xstrdup(de->d_name);
 	}
-	closedir(d);
+	nt_sys_closedir(d);
 	/* readdir order is the kernel's: sorted, snapshots are stable */
 	if (n > 1)
 		qsort(v, n, sizeof(*v), cmp_sysctl_entry);
@@ -547,13 +547,13 @@ static void walk_sysctls(struct nt_lctx *x, struct nt_state *st, const char *rel
 static void grab_processes(struct nt_lctx *x, struct nt_state *st)
 {
 	char *p = nt_sys_path("/sys/fs/cgroup/system.slice");
-	DIR *d = nt_sys_opendir(p);
+	struct nt_dir *d = nt_sys_opendir(p);
 	struct dirent *de;
 	const char *part;
 	size_t n = 0;
 
 	free(p);
-	while (d && (de = readdir(d)) && n < SNAPSHOT_PROCESSES_MAX) {
+	while (d && (de = nt_sys_readdir(d)) && n < SNAPSHOT_PROCESSES_MAX) {
 		size_t l = strlen(de->d_name);
 		char *obj;
 
@@ -567,11 +567,11 @@ static void grab_processes(struct nt_lctx *x, struct nt_state *st)
 		free(obj);
 	}
 	if (d)
-		closedir(d);
+		nt_sys_closedir(d);
 	p = nt_sys_path("/proc");
 	d = nt_sys_opendir(p);
 	free(p);
-	while (d && (de = readdir(d)) && n < SNAPSHOT_PROCESSES_MAX) {
+	while (d && (de = nt_sys_readdir(d)) && n < SNAPSHOT_PROCESSES_MAX) {
 		char *cp, *comm, *sp, *status, *line, *obj;
 		struct nt_cpuset cs;
 		const char *err;
@@ -606,13 +606,13 @@ static void grab_processes(struct nt_lctx *x, struct nt_state *st)
 		free(status);
 	}
 	if (d)
-		closedir(d);
+		nt_sys_closedir(d);
 }
 
 static int all_ifaces(char ***out, size_t *n)
 {
 	char *p = nt_sys_path("/sys/class/net");
-	DIR *d = nt_sys_opendir(p);
+	struct nt_dir *d = nt_sys_opendir(p);
 	struct dirent *de;
 
 	free(p);
@@ -620,14 +620,14 @@ static int all_ifaces(char ***out, size_t *n)
 	*n = 0;
 	if (!d)
 		return -errno;
-	while ((de = readdir(d))) {
+	while ((de = nt_sys_readdir(d))) {
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "bonding_masters") ||
 		    nt_linux_ifname_problem(de->d_name))
 			continue;
 		*out = nt_xrealloc(*out, (*n + 1) * sizeof(char *));
 		(*out)[(*n)++] = nt_xstrdup(de->d_name);
 	}
-	closedir(d);
+	nt_sys_closedir(d);
 	return 0;
 }
 
@@ -667,20 +667,20 @@ static char *sysctl_near(const char *key)
 	const char *best;
 	size_t n = 0, k;
 	struct dirent *de;
-	DIR *d;
+	struct nt_dir *d;
 
 	if (!last || !last[1])
 		return NULL;
 	dir = nt_xasprintf("%.*s", (int)(last - key), key);
 	path = nt_linux_sysctl_path(dir);
 	d = path ? nt_sys_opendir(path) : NULL;
-	while (d && (de = readdir(d)))
+	while (d && (de = nt_sys_readdir(d)))
 		if (de->d_name[0] != '.' && !strchr(de->d_name, sep)) {
 			names = nt_xrealloc(names, (n + 1) * sizeof(*names));
 			names[n++] = nt_xstrdup(de->d_name);
 		}
 	if (d)
-		closedir(d);
+		nt_sys_closedir(d);
 	best = n ? nt_suggest(last + 1, names, n) : NULL;
 	if (best)
 		r = nt_xasprintf("%s%c%s", dir, sep, best);
@@ -809,6 +809,70 @@ static int observe_failure(const struct nt_facts *f, struct nt_diags *d)
 	return -EIO;
 }
 
+/* The host-wide facts of the last whole observation (CPU topology, NUMA
+ * nodes, machine id, kernel release), which a narrow one reuses: the
+ * agent corrects one interface at a time, many times a second, and reads
+ * these afresh at its periodic check. */
+static struct {
+	bool valid;
+	char *root;			/* of nt_sys_root */
+	struct nt_facts f;		/* host fields only */
+	size_t ncpu_slots;		/* cpu_node/cpu_core entries set (the rest -1) */
+} host_cache;
+
+static void host_cache_put(const struct nt_facts *f)
+{
+	if (host_cache.valid) {
+		nt_facts_free(&host_cache.f);
+		free(host_cache.root);
+	}
+	nt_facts_init(&host_cache.f);
+	host_cache.f.kernel = f->kernel ? nt_xstrdup(f->kernel) : NULL;
+	host_cache.f.machine_id = f->machine_id ? nt_xstrdup(f->machine_id) : NULL;
+	host_cache.f.online = f->online;
+	host_cache.f.topo_known = f->topo_known;
+	host_cache.f.ncpus = f->ncpus;
+	memcpy(host_cache.f.cpu_node, f->cpu_node, sizeof(f->cpu_node));
+	memcpy(host_cache.f.cpu_core, f->cpu_core, sizeof(f->cpu_core));
+	memcpy(host_cache.f.node_cpus, f->node_cpus, sizeof(f->node_cpus));
+	host_cache.f.nnodes = f->nnodes;
+	host_cache.ncpu_slots = NT_MAX_CPUS;
+	while (host_cache.ncpu_slots && f->cpu_node[host_cache.ncpu_slots - 1] < 0 &&
+	       f->cpu_core[host_cache.ncpu_slots - 1] < 0)
+		host_cache.ncpu_slots--;
+	host_cache.root = nt_xstrdup(nt_sys_root);
+	host_cache.valid = true;
+}
+
+/* false when there is none to reuse */
+static bool host_cache_get(struct nt_facts *f)
+{
+	const struct nt_facts *c = &host_cache.f;
+	char host[256];
+
+	if (!host_cache.valid || strcmp(host_cache.root, nt_sys_root) || *nt_sys_root)
+		return false;
+	/* the host name may change at any time: asked again (one syscall) */
+	if (!gethostname(host, sizeof(host))) {
+		host[sizeof(host) - 1] = '\0';
+		f->hostname = nt_xstrdup(host);
+	}
+	f->kernel = c->kernel ? nt_xstrdup(c->kernel) : NULL;
+	f->machine_id = c->machine_id ? nt_xstrdup(c->machine_id) : NULL;
+	if (nt_sys_netns)
+		f->netns = nt_xstrdup(nt_sys_netns);
+	f->online = c->online;
+	f->topo_known = c->topo_known;
+	f->ncpus = c->ncpus;
+	/* the CPUs and nodes that exist (the rest is -1 and empty, as
+	 * nt_facts_init left it and the cache has it) */
+	memcpy(f->cpu_node, c->cpu_node, host_cache.ncpu_slots * sizeof(c->cpu_node[0]));
+	memcpy(f->cpu_core, c->cpu_core, host_cache.ncpu_slots * sizeof(c->cpu_core[0]));
+	memcpy(f->node_cpus, c->node_cpus, (size_t)c->nnodes * sizeof(c->node_cpus[0]));
+	f->nnodes = c->nnodes;
+	return true;
+}
+
 int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 		     struct nt_state *st, struct nt_diags *d)
 {
@@ -820,13 +884,19 @@ int nt_linux_observe(const struct nt_observe_req *req, struct nt_facts *f,
 	/* every observation reads the host afresh (watch and the Ansible
 	 * module observe more than once per process): one dump per family */
 	nt_devcache_stale_all();
+	nt_devcache_narrow(req->narrow ? req->ifaces : NULL, req->narrow && req->ifaces ?
+			   req->nifaces : 0);
 	nt_irqmap_stale();
 	nt_facts_init(f);
 	memset(st, 0, sizeof(*st));
 	f->known = true;
 	f->target = nt_xstrdup("linux");
-	observe_host(f);
-	observe_topology(f);
+	if (!req->narrow || !host_cache_get(f)) {
+		observe_host(f);
+		observe_topology(f);
+		if (!req->narrow)
+			host_cache_put(f);
+	}
 	/* a walk of every process: only for the requests that use it */
 	if (req->irqbalance || req->all_processes) {
 		int *pids = NULL;

@@ -25,12 +25,10 @@ const char *nt_state_dir(void)
 
 /* sshd StrictModes: root's files live in root's directories, which nobody
  * else can write. */
-static int check_dir(int fd, const char *path, char *err, size_t errlen)
+static int check_stat(const struct stat *stp, const char *path, char *err, size_t errlen)
 {
-	struct stat st;
+	struct stat st = *stp;
 
-	if (fstat(fd, &st))
-		return snprintf(err, errlen, "%s: %s", path, strerror(errno)), -errno;
 	if (!S_ISDIR(st.st_mode))
 		return snprintf(err, errlen, "%s is not a directory", path), -ENOTDIR;
 	if (st.st_uid != 0) {
@@ -45,6 +43,15 @@ static int check_dir(int fd, const char *path, char *err, size_t errlen)
 		return -EPERM;
 	}
 	return 0;
+}
+
+static int check_dir(int fd, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return snprintf(err, errlen, "%s: %s", path, strerror(errno)), -errno;
+	return check_stat(&st, path, err, errlen);
 }
 
 static int open_dir(int at, const char *name, const char *shown, bool create, char *err,
@@ -72,11 +79,72 @@ static int open_dir(int at, const char *name, const char *shown, bool create, ch
 	return fd;
 }
 
+/* The directories this process opened and checked, kept open when asked
+ * (nt_statedir_keep: the agent opens them for every correction). */
+static struct {
+	bool on;
+	int sfd, jfd;
+	char *dir;
+	struct stat sst, jst;		/* as they were checked */
+} kept = {false, -1, -1, NULL, {0}, {0}};
+
+void nt_statedir_keep(bool on)
+{
+	if (!on && kept.sfd >= 0) {
+		close(kept.sfd);
+		close(kept.jfd);
+		free(kept.dir);
+		kept.sfd = kept.jfd = -1;
+		kept.dir = NULL;
+	}
+	kept.on = on;
+}
+
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* The kept directories, while the path still names them (the state
+ * directory itself no symbolic link, its journal/ the same directory) and
+ * they still pass the checks (whoever swapped a parent since could not
+ * make the path lead to these); their dups, or -1 to open afresh. */
+static int kept_open(const char *dir, int *state_fd, char *err, size_t errlen)
+{
+	struct stat path, jpath;
+	int jfd;
+
+	if (kept.sfd < 0)
+		return -1;
+	if (strcmp(kept.dir, dir) || lstat(dir, &path) || !same_inode(&path, &kept.sst) ||
+	    check_stat(&path, dir, err, errlen) ||
+	    fstatat(kept.sfd, "journal", &jpath, AT_SYMLINK_NOFOLLOW) ||
+	    !same_inode(&jpath, &kept.jst) || check_stat(&jpath, dir, err, errlen)) {
+		nt_statedir_keep(false);
+		kept.on = true;
+		return -1;
+	}
+	jfd = fcntl(kept.jfd, F_DUPFD_CLOEXEC, 3);
+	if (jfd < 0)
+		return -1;
+	if (state_fd && (*state_fd = fcntl(kept.sfd, F_DUPFD_CLOEXEC, 3)) < 0) {
+		close(jfd);
+		return -1;
+	}
+	return jfd;
+}
+
 int nt_statedir_open(bool create, int *state_fd, char *err, size_t errlen)
 {
 	const char *dir = nt_state_dir();
 	char *jshown;
 	int sfd, jfd;
+
+	if (kept.on) {
+		jfd = kept_open(dir, state_fd, err, errlen);
+		if (jfd >= 0)
+			return jfd;
+	}
 
 	if (create) {
 		/* parents like mkdir -p (0755); the state directory itself 0700 */
@@ -111,6 +179,16 @@ int nt_statedir_open(bool create, int *state_fd, char *err, size_t errlen)
 	jshown = nt_xasprintf("%s/journal", dir);
 	jfd = open_dir(sfd, "journal", jshown, create, err, errlen);
 	free(jshown);
+	if (jfd >= 0 && kept.on) {
+		kept.sfd = fcntl(sfd, F_DUPFD_CLOEXEC, 3);
+		kept.jfd = fcntl(jfd, F_DUPFD_CLOEXEC, 3);
+		kept.dir = nt_xstrdup(dir);
+		if (kept.sfd < 0 || kept.jfd < 0 || fstat(kept.sfd, &kept.sst) ||
+		    fstat(kept.jfd, &kept.jst)) {
+			nt_statedir_keep(false);
+			kept.on = true;
+		}
+	}
 	if (jfd < 0 || !state_fd)
 		close(sfd);
 	else
@@ -171,27 +249,63 @@ static void read_holder(int fd, char *who, size_t wholen)
 	*strchrnul(who, '\n') = '\0';
 }
 
-void nt_lock_rename(int fd, const char *cmd)
+/* The holder's description: "pid N (nettune CMD) since LOCAL TIME\n",
+ * NUL-padded to 256 bytes. */
+static void holder_line(char info[256], const char *cmd)
 {
-	char info[256], when[64];
+	char when[64];
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	nt_local_time((long long)ts.tv_sec * 1000000000LL, when, sizeof(when));
+	memset(info, 0, 256);
+	snprintf(info, 256, "pid %d (nettune %s) since %s\n", (int)getpid(), cmd, when);
+}
+
+void nt_lock_rename(int fd, const char *cmd)
+{
+	char info[256];
+
 	/* Written over in place at a fixed size, NUL-padded (readers stop at
 	 * the newline): a truncate first freed the file's block and had the
 	 * filesystem allocate it again, a journal transaction that could wait
 	 * several milliseconds for a commit in progress. */
-	memset(info, 0, sizeof(info));
-	snprintf(info, sizeof(info), "pid %d (nettune %s) since %s\n", (int)getpid(), cmd, when);
+	holder_line(info, cmd);
 	if (pwrite(fd, info, sizeof(info), 0) < 0)
 		(void)0;	/* the description is a courtesy; the flock is the lock */
 }
 
+/* How many times the lock was taken, after the holder's description
+ * (NT_LOCK_GEN_AT); 0 when it could not be counted. */
+#define NT_LOCK_GEN_AT 256
+static unsigned long long lock_gen;
+
+/* The holder recorded and the count taken one more, in one write. */
+static void record_taker(int fd, const char *cmd)
+{
+	unsigned char rec[NT_LOCK_GEN_AT + 8];
+	unsigned long long g = 0;
+
+	if (pread(fd, rec + NT_LOCK_GEN_AT, 8, NT_LOCK_GEN_AT) != 8)
+		memset(rec + NT_LOCK_GEN_AT, 0, 8);
+	for (int k = 7; k >= 0; k--)
+		g = g << 8 | rec[NT_LOCK_GEN_AT + k];
+	g++;
+	for (int k = 0; k < 8; k++)
+		rec[NT_LOCK_GEN_AT + k] = (unsigned char)(g >> (8 * k));
+	holder_line((char *)rec, cmd);
+	lock_gen = pwrite(fd, rec, sizeof(rec), 0) == (ssize_t)sizeof(rec) ? g : 0;
+}
+
 static int open_lock(int state_fd)
 {
-	return openat(state_fd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-		      0600);
+	int fd = openat(state_fd, "lock", O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	/* O_CREAT only the first time: it locks the directory for each open */
+	if (fd < 0 && errno == ENOENT)
+		fd = openat(state_fd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+			    O_CLOEXEC, 0600);
+	return fd;
 }
 
 int nt_lock_take(int state_fd, const char *cmd, unsigned wait_ms)
@@ -243,8 +357,13 @@ int nt_lock_take(int state_fd, const char *cmd, unsigned wait_ms)
 		}
 		usleep(20000);
 	}
-	nt_lock_rename(fd, cmd);
+	record_taker(fd, cmd);
 	return fd;
+}
+
+unsigned long long nt_lock_generation(void)
+{
+	return lock_gen;
 }
 
 int nt_txn_lock(int state_fd)

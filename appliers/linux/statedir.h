@@ -28,6 +28,11 @@ const char *nt_state_dir(void);
  * exist and create is false, or another -errno with the reason in err.
  */
 int nt_statedir_open(bool create, int *state_fd, char *err, size_t errlen);
+/* A long-running process (the agent) keeps the directories it opened and
+ * checked: a later nt_statedir_open dups them while the path still leads
+ * to them and they still pass the checks (a few stats instead of the walk
+ * up the parents).  false closes them. */
+void nt_statedir_keep(bool on);
 
 /*
  * Takes the exclusive apply lock (STATE/lock), waiting up to wait_ms
@@ -36,6 +41,11 @@ int nt_statedir_open(bool create, int *state_fd, char *err, size_t errlen);
  * its fd; -1 after printing why to stderr.
  */
 int nt_lock_take(int state_fd, const char *cmd, unsigned wait_ms);
+/* Every taker of the lock counts itself in the lock file (8 bytes after
+ * the holder's description): the count this process's last
+ * nt_lock_take left, 0 unknown.  A process that took the lock at count g
+ * and finds g + 1 at its next take knows nobody held it in between. */
+unsigned long long nt_lock_generation(void);
 /* Re-records the holder after the lock fd passed to another process. */
 void nt_lock_rename(int lock_fd, const char *cmd);
 

@@ -2,6 +2,7 @@
 /* File access for /proc and /sys, confined below --root (openat2 RESOLVE_IN_ROOT). */
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
@@ -361,6 +362,11 @@ int nt_sys_open(const char *path, int flags, mode_t mode)
 	if (rel)
 		return check_file(open_in_root(rel, flags & ~O_TRUNC, mode), flags);
 	fd = open(path, (flags & ~O_TRUNC) | O_CLOEXEC, mode);
+	/* the live host's /proc and /sys hold kernel files only (regular,
+	 * one link): nothing to check, one fstat less per file read */
+	if (fd >= 0 && !*nt_sys_root && !(flags & O_TRUNC) &&
+	    (!strncmp(path, "/proc/", 6) || !strncmp(path, "/sys/", 5)) && !strstr(path, "/.."))
+		return fd;
 	return check_file(fd < 0 ? -errno : fd, flags);
 }
 
@@ -484,20 +490,70 @@ int nt_sys_mode(const char *path)
 	return r;
 }
 
-DIR *nt_sys_opendir(const char *path)
+/* A directory read with getdents64 on the descriptor nt_sys_open gave:
+ * no fstat and no fcntl of fdopendir's (a no-op apply lists the queues of
+ * every device). */
+struct nt_dir {
+	int fd;
+	size_t pos, len;
+	struct dirent de;
+	char buf[32768] __attribute__((aligned(8)));
+};
+
+struct nt_dir *nt_sys_opendir(const char *path)
 {
 	int fd = nt_sys_open(path, O_RDONLY | O_DIRECTORY, 0);
-	DIR *d;
+	struct nt_dir *d;
 
 	nt_io.dir_lists++;
 	if (fd < 0) {
 		errno = -fd;
 		return NULL;
 	}
-	d = fdopendir(fd);
-	if (!d)
-		close(fd);
+	d = nt_xmalloc(sizeof(*d));
+	d->fd = fd;
+	d->pos = d->len = 0;
 	return d;
+}
+
+struct dirent *nt_sys_readdir(struct nt_dir *d)
+{
+	for (;;) {
+		const char *p;
+		unsigned short reclen;
+		size_t n;
+
+		if (d->pos >= d->len) {
+			ssize_t got = getdents64(d->fd, d->buf, sizeof(d->buf));
+
+			if (got <= 0)
+				return NULL;
+			d->len = (size_t)got;
+			d->pos = 0;
+		}
+		/* struct linux_dirent64: ino, off, reclen, type, name */
+		p = d->buf + d->pos;
+		memcpy(&reclen, p + 16, sizeof(reclen));
+		if (reclen < 20 || d->pos + reclen > d->len)
+			return NULL;
+		d->pos += reclen;
+		memcpy(&d->de.d_ino, p, sizeof(d->de.d_ino));
+		d->de.d_type = (unsigned char)p[18];
+		n = strnlen(p + 19, (size_t)reclen - 19);
+		if (n >= sizeof(d->de.d_name))
+			continue;
+		memcpy(d->de.d_name, p + 19, n);
+		d->de.d_name[n] = '\0';
+		return &d->de;
+	}
+}
+
+void nt_sys_closedir(struct nt_dir *d)
+{
+	if (d) {
+		close(d->fd);
+		free(d);
+	}
 }
 
 ssize_t nt_sys_readlink(const char *path, char *buf, size_t size)

@@ -45,7 +45,12 @@ bool nt_sys_exists(const char *path);
 /* The permission bits of path, or -errno (one open, where exists and
  * a stat take two). */
 int nt_sys_mode(const char *path);
-DIR *nt_sys_opendir(const char *path);
+/* A directory below --root (nt_sys_open's rules), read entry by entry:
+ * d_name and d_type of the returned entry, valid until the next read. */
+struct nt_dir;
+struct nt_dir *nt_sys_opendir(const char *path);
+struct dirent *nt_sys_readdir(struct nt_dir *d);
+void nt_sys_closedir(struct nt_dir *d);
 /* readlink(2) of the link itself; length (not terminated) or -errno. */
 ssize_t nt_sys_readlink(const char *path, char *buf, size_t size);
 /* mkdir -p */

@@ -571,6 +571,20 @@ static int transact(const struct txn_fds *f, struct nt_journal *j, const struct 
 	return rc;
 }
 
+/* The lock count (nt_lock_generation) at which this process released
+ * the lock with no journal open; 0 unknown.  Journals are opened only
+ * under the lock, so if nobody took it since, none is open now and the
+ * journal directory need not be listed again (a long-running agent
+ * corrects many times a second, beside up to a thousand journals). */
+static unsigned long long clean_at;
+
+static bool known_clean(void)
+{
+	unsigned long long g = nt_lock_generation();
+
+	return clean_at && g && g == clean_at + 1;
+}
+
 /* The lock, no open journal in the way, no signal yet: then transact. */
 static int apply_locked(struct nt_journal *j, const struct nt_state *desired,
 			struct nt_facts *facts, const struct nt_apply_opts *o)
@@ -590,14 +604,25 @@ static int apply_locked(struct nt_journal *j, const struct nt_state *desired,
 	} else if ((f.lock = nt_lock_take(f.state_fd, "apply", o->wait_ms)) < 0) {
 		rc = 1;
 	} else {
-		nt_journal_sweep_markers(f.jfd);
-		if (apply_blocked(f.jfd, "apply"))
+		bool clean = known_clean(), blocked = false;
+
+		clean_at = 0;
+		if (!clean) {
+			nt_journal_sweep_markers(f.jfd);
+			blocked = apply_blocked(f.jfd, "apply");
+		}
+		if (blocked)
 			rc = 1;
 		else if (interrupted)
 			fprintf(stderr, "nettune apply: interrupted (signal %d); nothing was changed\n",
 				(int)interrupted);
 		else
 			rc = transact(&f, j, desired, facts, o, t0);
+		/* no journal open before, and this one closed (or never made):
+		 * the next apply of this process need not list them again if
+		 * nobody takes the lock meanwhile */
+		if (!blocked && (!j->id || !nt_jstate_open(j->state)))
+			clean_at = nt_lock_generation();
 		if (o->journal_out && o->journal_out_len)
 			snprintf(o->journal_out, o->journal_out_len, "%s", j->id ? j->id : "");
 	}
@@ -772,6 +797,7 @@ static unsigned long long named_netns_cookie(const char *name)
 	free(path);
 	if (fd >= 0 && self >= 0 && !setns(fd, CLONE_NEWNET)) {
 		cookie = nt_netns_cookie();
+		nt_journal_netns_moved();
 		if (setns(self, CLONE_NEWNET)) {
 			fprintf(stderr, "nettune: error: cannot return to the network namespace nettune "
 				"ran in: %s\n", strerror(errno));

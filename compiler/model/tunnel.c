@@ -432,3 +432,21 @@ unsigned nt_tunnel_map_depth(const struct nt_profile *p, const struct nt_tunnel_
 			return m->depth[i];
 	return 0;
 }
+
+void nt_tunnel_chain(const struct nt_profile *p, const char *name, bool *in)
+{
+	for (size_t hops = 0; name && hops <= p->interfaces_count; hops++) {
+		const char *next = NULL;
+
+		for (size_t i = 0; i < p->interfaces_count; i++) {
+			const struct nt_iface *f = &p->interfaces[i];
+
+			if (!f->name || strcmp(f->name, name))
+				continue;
+			in[i] = true;
+			if (f->tunnel && f->tunnel->underlay)
+				next = f->tunnel->underlay;
+		}
+		name = next;
+	}
+}

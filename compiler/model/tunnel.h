@@ -75,6 +75,10 @@ enum nt_outer nt_tunnel_outer(const struct nt_tunnel *t);
 void nt_tunnel_overhead(const struct nt_tunnel *t, struct nt_overhead *o);
 /* Bytes added to one packet of an inner MTU of mtu (ESP: with its padding). */
 unsigned nt_overhead_at(const struct nt_overhead *o, unsigned mtu);
+/* in[i] (of p->interfaces_count) set for the entries of interface name
+ * and of the underlays it rides on, whose MTU and NUMA node its settings
+ * derive from (a chain is as long as the profile at most). */
+void nt_tunnel_chain(const struct nt_profile *p, const char *name, bool *in);
 /* The largest tunnel MTU whose packets fit an underlay MTU (taken as at
  * most 65535); 0 if none. */
 unsigned nt_overhead_fit(const struct nt_overhead *o, unsigned underlay);

@@ -26,6 +26,10 @@ struct nt_lower {
 	 * (apply --skip-missing, boot) every one; those get a warning and no
 	 * settings, and their own hotplug event applies them later. */
 	const char *only;
+	/* with only: only that interface and the underlays it rides on are
+	 * lowered, and no host-wide setting (the agent's correction of one
+	 * interface, whose observation read nothing else) */
+	bool narrow;
 	bool skip_missing;
 	size_t errs;				/* errors added so far (what nt_lower returns) */
 };

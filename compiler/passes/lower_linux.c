@@ -1585,7 +1585,7 @@ size_t nt_lower_linux(struct nt_lower *L)
 	size_t i;
 	struct irqban ban = {-1, {0}, {0}};
 	struct nt_tunnel_map tm;
-	bool ifaces_known;
+	bool ifaces_known, *in;
 
 	/* facts that know the interfaces (the live host, a snapshot that lists
 	 * them) say that one not among them does not exist, even when none of
@@ -1599,20 +1599,28 @@ size_t nt_lower_linux(struct nt_lower *L)
 
 		nt_cpuset_parse(p->host->reserved_cpus, &reserved, &err);
 	}
+	in = nt_xcalloc(p->interfaces_count + 1, sizeof(*in));
+	if (L->narrow)
+		nt_tunnel_chain(p, L->only, in);
+	else
+		memset(in, 1, p->interfaces_count * sizeof(*in));
 	check_numa(L, &reserved);
-	if (p->sysctl)
+	if (p->sysctl && !L->narrow)
 		lower_sysctls(L);
 	/* underlays before tunnels, so tunnels can derive their MTU; a tunnel
 	 * over a tunnel after the one it rides on */
 	nt_tunnel_map(p, &tm);
 	for (unsigned pass = 0; pass <= tm.max_depth; pass++)
 		for (i = 0; i < p->interfaces_count; i++)
-			if (tm.depth[i] == pass)
+			if (tm.depth[i] == pass && in[i])
 				lower_iface(L, i, &reserved, &tm, ifaces_known, &ban);
 	nt_tunnel_map_free(&tm);
-	lower_irqbalance(L, &ban);
+	free(in);
+	if (!L->narrow) {
+		lower_irqbalance(L, &ban);
+		lower_processes(L, &reserved);
+	}
 	nt_buf_free(&ban.irqs);
-	lower_processes(L, &reserved);
 	check_setting_names(L);
 	return L->errs;
 }

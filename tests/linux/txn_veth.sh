@@ -253,4 +253,18 @@ nt rollback "$(jr id)" > /dev/null 2>&1 || true
 alive "$victim" || fail "rollback signalled a process named by a journal of another boot"
 kill "$victim"
 expect_eq "$(mtu nta0)" 1500 "rollback of the foreign-boot journal restores"
-echo "ok: unusable and stale journals, no-op lock wait, signal during the wait, watcher fds, discard, foreign boot"
+# 8h. a journal a crash left empty beside its marker (the agent makes its
+#     journals durable after the correction; the machine died before):
+#     never written, so neither open nor unusable: history skips it, the
+#     next apply removes both and goes on
+empty=20261206T000000.000000001Z-1-0
+: > "$NETTUNE_STATE_DIR/journal/$empty.open"
+: > "$NETTUNE_STATE_DIR/journal/$empty.json"
+nt history > "$WORK/h" 2>&1 || fail "history with an empty journal: $(cat "$WORK/h")"
+grep -q "$empty" "$WORK/h" && fail "history lists the empty journal"
+ip -n "$NS" link set nta0 mtu 1500
+nt apply --yes "$WORK/p.yaml" > "$WORK/o" 2>&1 || fail "apply blocked by an empty journal: $(cat "$WORK/o")"
+expect_eq "$(mtu nta0)" 1300 "apply beside an empty journal"
+[ ! -e "$NETTUNE_STATE_DIR/journal/$empty.open" ] || fail "the marker of the empty journal stayed"
+[ ! -e "$NETTUNE_STATE_DIR/journal/$empty.json" ] || fail "the empty journal stayed"
+echo "ok: unusable, stale and empty journals, no-op lock wait, signal during the wait, watcher fds, discard, foreign boot"

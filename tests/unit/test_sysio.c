@@ -139,7 +139,7 @@ static void test_components(void)
 static void confined(bool walk)
 {
 	char *p, *s, *outside;
-	DIR *d;
+	struct nt_dir *d;
 
 	nt_sys_no_openat2 = walk;
 	nt_sys_root = R;
@@ -166,7 +166,7 @@ static void confined(bool walk)
 	d = nt_sys_opendir(p);
 	CU_ASSERT_PTR_NOT_NULL(d);
 	if (d)
-		closedir(d);
+		nt_sys_closedir(d);
 	free(p);
 	/* relative links and ".." stop at R */
 	p = nt_sys_path("/proc/irq/%u", 6u);

@@ -1,0 +1,81 @@
+#!/bin/sh
+# A correction reads only the interface it corrects: one GET per message
+# family of that device, no dump of every device (NETTUNE_STATS counts the
+# same dumps as a run of the agent in which nothing drifted); and its
+# journal is made durable after the correction, not before the write
+# (strace: no fsync between a journal's marker and its removal, then the
+# journal and its directory fsynced once nothing waits).
+. "$(dirname "$0")/../linux/lib.sh"
+. "$(dirname "$0")/lib.sh"
+command -v strace > /dev/null || {
+	[ "${CI:-}" = true ] && fail "strace missing (scripts/deps.sh test installs it)"
+	echo "strace missing: skipped"; exit 77; }
+for i in 0 1 2; do
+	veth_pair "nra$i" "nrb$i"
+done
+cat > "$WORK/p.yaml" <<YAML
+apiVersion: nettune/v1
+kind: HostProfile
+metadata: {name: agent-narrow, host: any}
+target: linux
+interfaces:
+YAML
+for d in nra0 nrb0 nra1 nrb1 nra2 nrb2; do
+	echo "  - {name: $d, mtu: 1400, offloads: {gro: on}, channels: {rx: 2, tx: 2}}" >> "$WORK/p.yaml"
+done
+# count NAME: the request count NAME of the last stats line in the log
+count() {
+	grep 'nettune stats:' "$WORK/agent.log" | tail -n 1 | tr ' ' '\n' |
+		awk -v k="$1" 'p { print; exit } $0 == k { p = 1 }' | grep . || echo 0
+}
+export NETTUNE_STATS=1
+# converged once; then the baseline: a start and a stop with nothing drifted
+start_agent --interval 60s "$WORK/p.yaml"
+stop_agent
+expect_eq "$(mtu nra1)" 1400 "converged by the first run"
+start_agent --interval 60s "$WORK/p.yaml"
+stop_agent
+base_link=$(count link-dump); base_feat=$(count features-dump); base_chan=$(count channels-dump)
+base_get=$(count link-get)
+[ "$base_link" -ge 1 ] || fail "the start observed no links: $(grep 'nettune stats' "$WORK/agent.log" | tail -n 1)"
+# the same with three drifts on three devices, each corrected alone
+start_agent --interval 60s "$WORK/p.yaml"
+strace -f -qq -e trace=openat,unlinkat,renameat,fsync -o "$WORK/st" -p "$AGENT_PID" &
+spid=$!
+until_ok 10 "strace attached" grep -q TracerPid:.*[1-9] "/proc/$AGENT_PID/status"
+ip -n "$NS" link set nra1 mtu 1500
+until_ok 10 "mtu of nra1 corrected" mtu_is nra1 1400
+nsx ethtool -K nrb2 gro off
+until_ok 10 "gro of nrb2 corrected" feature_is nrb2 generic-receive-offload on
+nsx ethtool -L nra0 rx 1
+until_ok 10 "rx channels of nra0 corrected" chan_is nra0 RX 2
+last=$(jr id)
+# durable once nothing waits: the last journal opened read-only and fsynced
+until_ok 10 "the last journal fsynced" sh -c "grep -A1 '\"$last.json\", O_RDONLY' '$WORK/st' | grep -q 'fsync('"
+kill "$spid"; wait "$spid" 2>/dev/null || true
+python3 - "$WORK/st" <<'PY' || fail "a journal was fsynced before its correction ended"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+opened = {}
+bad = 0
+for i, l in enumerate(lines):
+    m = re.search(r'"([^"/]+)\.open", O_WRONLY\|O_CREAT\|O_EXCL', l)
+    if m:
+        opened[m.group(1)] = i
+    m = re.search(r'unlinkat\(\d+, "([^"/]+)\.open"', l)
+    if m and m.group(1) in opened:
+        inside = [x for x in lines[opened[m.group(1)]:i] if "fsync(" in x]
+        if inside:
+            print("fsync while journal %s was open: %s" % (m.group(1), inside[0]))
+            bad += 1
+if len(opened) < 3:
+    print("only %d journals were opened" % len(opened))
+    bad += 1
+sys.exit(1 if bad else 0)
+PY
+stop_agent
+expect_eq "$(count link-dump)" "$base_link" "link dumps of a run with three corrections"
+expect_eq "$(count features-dump)" "$base_feat" "feature dumps of a run with three corrections"
+expect_eq "$(count channels-dump)" "$base_chan" "channel dumps of a run with three corrections"
+[ "$(count link-get)" -gt "$base_get" ] || fail "the corrections read no link alone (link-get $(count link-get))"
+echo "ok: a correction reads only its interface and journals durably after the write"
