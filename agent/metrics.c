@@ -431,18 +431,18 @@ int nt_metrics_write(const struct nt_metrics *m, const char *path, char *err, si
 		r = -errno;
 		say(err, errlen, "cannot chmod", tmp, -r);
 	}
+	/* Not fsync'ed (the agent writes it every second, and a disk write
+	 * there would delay a correction): after a crash the file is the
+	 * previous one or empty, and the agent's next start rewrites it.  Its
+	 * blocks are allocated now, so that ext4 does not write it out in the
+	 * rename over the previous file (auto_da_alloc). */
+	(void)!fallocate(fd, 0, 0, (off_t)b.n);
 	if (!r && (r = nt_write_all(fd, b.p, b.n)))
 		say(err, errlen, "cannot write", tmp, -r);
-	if (!r && fsync(fd)) {
-		r = -errno;
-		say(err, errlen, "cannot fsync", tmp, -r);
-	}
 	if (close(fd) && !r) {
 		r = -errno;
 		say(err, errlen, "cannot write", tmp, -r);
 	}
-	/* the directory is not fsync'ed: after a crash the previous file is
-	 * still whole, and the next check rewrites it */
 	if (!r && rename(tmp, path)) {
 		r = -errno;
 		say(err, errlen, "cannot rename over", path, -r);
