@@ -292,7 +292,8 @@ int nt_ethnl_vals_get(struct nt_ethnl *e, const struct nt_ethnl_family *f, const
 	struct nl_msg *m = nt_ethnl_request(e, f->get_msg, f->hdr_attr, dev, 0);
 
 	memset(out, 0, sizeof(*out));
-	return m ? nt_ethnl_transact(e, m, &r, f->get_req) : -ENOMEM;
+	return m ? nt_ethnl_transact(e, m, &r, f->named_reqs ? nt_io_named(f->name, false) :
+						  f->get_req) : -ENOMEM;
 }
 
 int nt_ethnl_vals_dump(struct nt_ethnl *e, const struct nt_ethnl_family *f, nt_ethnl_each each,
@@ -327,6 +328,7 @@ int nt_ethnl_vals_set(struct nt_ethnl *e, const struct nt_ethnl_family *f, const
 			return -EINVAL;
 		}
 	}
-	return nt_ethnl_transact(e, m, NULL, f->set_req);
+	return nt_ethnl_transact(e, m, NULL, f->named_reqs ? nt_io_named(f->name, true) :
+				 f->set_req);
 }
 

@@ -47,10 +47,13 @@ enum nt_io_req {
 	NT_IO_COALESCE_GET, NT_IO_COALESCE_DUMP, NT_IO_COALESCE_SET,
 	NT_IO_LINK_GET, NT_IO_LINK_DUMP, NT_IO_LINK_SET,
 	NT_IO_RSS_GET, NT_IO_RSS_SET,
-	NT_IO_PAUSE_GET, NT_IO_PAUSE_SET,
-	NT_IO_PRIVFLAGS_GET, NT_IO_PRIVFLAGS_SET,
 	NT_IO__COUNT
 };
+/* The GET and SET of an ethtool family read per device that has no entry
+ * above (pause, private flags): counted as "FAMILY-get" and "FAMILY-set"
+ * after them, in the order first used.  false set: the GET. */
+#define NT_IO_NAMED_MAX 8
+enum nt_io_req nt_io_named(const char *family, bool set);
 
 struct nt_io_stats {
 	unsigned long netlink_sets;	/* ethtool/rtnetlink requests that change something */
@@ -59,7 +62,7 @@ struct nt_io_stats {
 	unsigned long ioctl_sets;
 	unsigned long file_reads;	/* /proc and /sys files read */
 	unsigned long dir_lists;	/* /proc and /sys directories listed */
-	unsigned long req[NT_IO__COUNT];
+	unsigned long req[NT_IO__COUNT + 2 * NT_IO_NAMED_MAX];
 };
 extern struct nt_io_stats nt_io;
 /* Counts one request (sets also count in netlink_sets or ioctl_sets). */

@@ -77,7 +77,7 @@ int nt_ethnl_privflags_get(struct nt_ethnl *e, const char *dev, struct nt_privfl
 	memset(out, 0, sizeof(*out));
 	if (!m)
 		return -ENOMEM;
-	err = nt_ethnl_transact(e, m, &r, NT_IO_PRIVFLAGS_GET);
+	err = nt_ethnl_transact(e, m, &r, nt_io_named("privflags", false));
 	if (err)
 		nt_privflags_free(out);
 	return err;
@@ -93,5 +93,5 @@ int nt_ethnl_privflag_set(struct nt_ethnl *e, const char *dev, const char *name,
 		nlmsg_free(m);
 		return -ENOMEM;
 	}
-	return nt_ethnl_transact(e, m, NULL, NT_IO_PRIVFLAGS_SET);
+	return nt_ethnl_transact(e, m, NULL, nt_io_named("privflags", true));
 }

@@ -5,8 +5,11 @@
  * own (fam_*.c), read by ethnl.c (the GET, the dump and the SET), the
  * device cache (one dump per family, devcache.c), the kind rows
  * (kinds.c: the row names its family, the argument is found by name) and
- * the sh emitter (sh_label).  A new family is one fam_*.c file, its extern
- * line here, its meson line and, when it is dumped, its slot in devcache.
+ * the sh emitter (sh_label).  A new family is one fam_*.c file, its meson
+ * line, and, when it is dumped, its extern line here, its requests in
+ * enum nt_io_req (ethnl.h, nlio.c) and its slot in devcache; a family read
+ * per device counts its requests by name and may keep its kind's row
+ * (nt_row_ID, rows.h) beside it, as fam_pause.c does.
  */
 #ifndef NT_FAMILY_H
 #define NT_FAMILY_H
@@ -44,6 +47,7 @@ struct nt_ethnl_family {
 	int hdr_attr;			/* ETHTOOL_A_*_HEADER */
 	int max_attr;			/* ETHTOOL_A_*_MAX */
 	enum nt_io_req get_req, dump_req, set_req;	/* NETTUNE_STATS counters */
+	bool named_reqs;		/* ... none: counted by name (nt_io_named) */
 	/* read by one GET per device, not from the device cache's dump; a
 	 * write drops every cached reply (the link renegotiates) */
 	bool per_device;
@@ -60,7 +64,6 @@ struct nt_ethnl_vals {
 extern const struct nt_ethnl_family nt_fam_channels;	/* fam_channels.c */
 extern const struct nt_ethnl_family nt_fam_rings;	/* fam_rings.c */
 extern const struct nt_ethnl_family nt_fam_coalesce;	/* fam_coalesce.c */
-extern const struct nt_ethnl_family nt_fam_pause;	/* fam_pause.c */
 
 /* The index of kind k's argument name in f, or -1. */
 int nt_ethnl_arg_index(const struct nt_ethnl_family *f, enum nt_kind_id k, const char *name);

@@ -979,327 +979,342 @@ static const char *refuse_indir(const struct nt_value *v)
  * script compares the two strings, writes only on a difference and reads
  * back.  Every name and value reaches them as a quoted argument.
  */
-const struct nt_linux_row nt_linux_rows[NT_K__COUNT] = {
-	[NT_K_SYSCTL] = {
-		.kind = NT_K_SYSCTL,
-		.get = {NT_IO_PROCFS, "/proc/sys/KEY, dots read as slashes (sysctl(8))"},
-		.set = {NT_IO_PROCFS, "/proc/sys/KEY"},
-		.sh_fn = "sysctl",
-		.sh_value = NT_SHV_FOLDED,
-		.sh_get = "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
-			"\ttr -s '\\t ' '  ' <\"$nt_f\" | sed 's/^ //; s/ $//'",
-		.sh_put = "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
-			"\tprintf '%s\\n' \"$3\" >\"$nt_f\"",
-		.read = sysctl_read,
-		.write = sysctl_write,
-	},
-	[NT_K_MTU] = {
-		.kind = NT_K_MTU,
-		.get = {NT_IO_RTNL, "RTM_GETLINK IFLA_MTU (under --root: the row's path)"},
-		.set = {NT_IO_RTNL, "RTM_NEWLINK IFLA_MTU (under --root: the row's path)"},
-		.path = "/sys/class/net/%s/mtu",
-		.sh_fn = "mtu",
-		.sh_get = "cat \"@PATH@\"",
-		.sh_put = "ip link set dev \"$1\" mtu \"$3\"",
-		.read = nt_rw_link_read,
-		.write = nt_rw_link_write,
-		.attr = IFLA_MTU,
-	},
-	[NT_K_TXQLEN] = {
-		.kind = NT_K_TXQLEN,
-		.get = {NT_IO_RTNL, "RTM_GETLINK IFLA_TXQLEN (under --root: the row's path)"},
-		.set = {NT_IO_RTNL, "RTM_NEWLINK IFLA_TXQLEN (under --root: the row's path)"},
-		.path = "/sys/class/net/%s/tx_queue_len",
-		.sh_fn = "txqueuelen",
-		.sh_get = "cat \"@PATH@\"",
-		.sh_put = "ip link set dev \"$1\" txqueuelen \"$3\"",
-		.read = nt_rw_link_read,
-		.write = nt_rw_link_write,
-		.flags = NT_LR_OBSERVE,
-		.attr = IFLA_TXQLEN,
-	},
-	[NT_K_FEATURE] = {
-		.kind = NT_K_FEATURE,
-		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_FEATURES_GET ETHTOOL_A_FEATURES_ACTIVE"},
-		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_FEATURES_SET ETHTOOL_A_FEATURES_WANTED"},
-		.sh_fn = "feature",
-		.sh_get = "# ethtool -k prints some features under their legacy names\n"
-			"\tcase \"$2\" in\n"
-			"\trx-checksum) nt_l=rx-checksumming ;;\n"
-			"\ttx-generic-segmentation) nt_l=generic-segmentation-offload ;;\n"
-			"\trx-gro) nt_l=generic-receive-offload ;;\n"
-			"\trx-lro) nt_l=large-receive-offload ;;\n"
-			"\trx-hashing) nt_l=receive-hashing ;;\n"
-			"\trx-ntuple-filter) nt_l=ntuple-filters ;;\n"
-			"\trx-vlan-hw-parse) nt_l=rx-vlan-offload ;;\n"
-			"\ttx-vlan-hw-insert) nt_l=tx-vlan-offload ;;\n"
-			"\t*) nt_l=\"$2\" ;;\n"
-			"\tesac\n"
-			"\tethtool -k \"$1\" | awk -v a=\"$2:\" -v b=\"$nt_l:\" '\n"
-			"\t\t($1 == a || $1 == b) { print $2; f = 1; exit }\n"
-			"\t\tEND { if (!f) exit 1 }'",
-		.sh_put = "ethtool -K \"$1\" \"$2\" \"$3\"",
-		.read = feature_read,
-		.write = feature_write,
-		.batch = feature_batch,
-	},
-	[NT_K_PAUSE] = {
-		.kind = NT_K_PAUSE,
-		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_PAUSE_GET ETHTOOL_A_PAUSE_{AUTONEG,RX,TX}"},
-		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_PAUSE_SET ETHTOOL_A_PAUSE_{AUTONEG,RX,TX}"},
-		.sh_fn = "pause",
-		.sh_get = "case \"$2\" in\n"
-			"\tautoneg) nt_l=Autonegotiate ;; rx) nt_l=RX ;; tx) nt_l=TX ;;\n"
-			"\t*) return 1 ;;\n"
-			"\tesac\n"
-			"\tethtool -a \"$1\" | awk -v k=\"$nt_l:\" '$1 == k { print $2; f = 1; exit }\n"
-			"\t\tEND { if (!f) exit 1 }'",
-		.sh_put = "ethtool -A \"$1\" \"$2\" \"$3\"",
-		.read = nt_rw_ethnl_read,
-		.write = nt_rw_ethnl_write,
-		.flags = NT_LR_OBSERVE,
-		.fam = &nt_fam_pause,
-	},
-	[NT_K_PRIV_FLAG] = {
-		.kind = NT_K_PRIV_FLAG,
-		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_GET ETHTOOL_A_PRIVFLAGS_FLAGS (a bitset by name)"},
-		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_SET ETHTOOL_A_PRIVFLAGS_FLAGS (the named bit only)"},
-		.sh_fn = "private_flag",
-		.sh_get = "# \"legacy-rx      : off\"\n"
-			"\tethtool --show-priv-flags \"$1\" | awk -v k=\"$2\" -F: 'NR > 1 { n = $1; sub(/[ \\t]+$/, \"\", n)\n"
-			"\t\tif (n == k) { v = $2; gsub(/[ \\t]/, \"\", v); print v; f = 1; exit } }\n"
-			"\t\tEND { if (!f) exit 1 }'",
-		.sh_put = "ethtool --set-priv-flags \"$1\" \"$2\" \"$3\"",
-		.read = privflag_read,
-		.write = privflag_write,
-		.all = privflag_all,
-		.flags = NT_LR_OBSERVE,
-	},
-	[NT_K_CHANNELS] = {
-		.kind = NT_K_CHANNELS,
-		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_CHANNELS_GET ETHTOOL_A_CHANNELS_*_COUNT"},
-		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_CHANNELS_SET ETHTOOL_A_CHANNELS_*_COUNT"},
-		.sh_fn = "channels",
-		.sh_get = "case \"$2\" in\n"
-			"\tcombined) nt_l=Combined ;; rx) nt_l=RX ;; tx) nt_l=TX ;; other) nt_l=Other ;;\n"
-			"\t*) return 1 ;;\n"
-			"\tesac\n"
-			"\tethtool -l \"$1\" | nt_current \"$nt_l\"",
-		.sh_put = "ethtool -L \"$1\" \"$2\" \"$3\"",
-		.read = channels_read,
-		.write = nt_rw_ethnl_write,
-		.batch = channels_batch,
-		.fam = &nt_fam_channels,
-		.after_write = nt_lctx_channels_changed,
-	},
-	[NT_K_RING] = {
-		.kind = NT_K_RING,
-		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_GET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
-		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_SET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
-		.sh_fn = "ring",
-		.sh_get = "case \"$2\" in\n"
-			"\trx) nt_l=RX ;; tx) nt_l=TX ;; rx-mini) nt_l='RX Mini' ;; rx-jumbo) nt_l='RX Jumbo' ;;\n"
-			"\t*) return 1 ;;\n"
-			"\tesac\n"
-			"\tethtool -g \"$1\" | nt_current \"$nt_l\"",
-		.sh_put = "ethtool -G \"$1\" \"$2\" \"$3\"",
-		.read = nt_rw_ethnl_read,
-		.write = nt_rw_ethnl_write,
-		.fam = &nt_fam_rings,
-	},
-	[NT_K_COALESCE] = {
-		.kind = NT_K_COALESCE,
-		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
-		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
-		.sh_fn = "coalesce",
-		.sh_get = "ethtool -c \"$1\" | awk -v k=\"$2:\" '$1 == k { print $2; f = 1; exit }\n"
-			"\t\tEND { if (!f) exit 1 }'",
-		.sh_put = "ethtool -C \"$1\" \"$2\" \"$3\"",
-		.read = nt_rw_ethnl_read,
-		.write = nt_rw_ethnl_write,
-		.fam = &nt_fam_coalesce,
-	},
-	[NT_K_COALESCE_ADAPTIVE] = {
-		.kind = NT_K_COALESCE_ADAPTIVE,
-		.get = {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
-		.set = {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
-		.sh_fn = "coalesce_adaptive",
-		.sh_get = "# \"Adaptive RX: on  TX: off\"\n"
-			"\tethtool -c \"$1\" | awk -v q=\"$2\" '$1 == \"Adaptive\" && $2 == \"RX:\" {\n"
-			"\t\tprint (q == \"rx\" ? $3 : $5); f = 1; exit }\n"
-			"\t\tEND { if (!f) exit 1 }'",
-		.sh_put = "ethtool -C \"$1\" \"adaptive-$2\" \"$3\"",
-		.read = nt_rw_ethnl_read,
-		.write = nt_rw_ethnl_write,
-		.fam = &nt_fam_coalesce,
-	},
-	[NT_K_RSS_HFUNC] = {
-		.kind = NT_K_RSS_HFUNC,
-		.get = {NT_IO_IOCTL, "ETHTOOL_GRSSH .hfunc (netlink RSS_GET is missing from 6.1 uapi headers)"},
-		.set = {NT_IO_IOCTL, "ETHTOOL_SRSSH .hfunc (netlink RSS_SET needs v6.17)"},
-		.sh_fn = "rss_hfunc",
-		.sh_get = "ethtool -x \"$1\" | awk '/^RSS hash function:/ { h = 1; next }\n"
-			"\t\th && $2 == \"on\" { sub(/:$/, \"\", $1); print $1; f = 1; exit }\n"
-			"\t\tEND { if (!f) exit 1 }'",
-		.sh_put = "ethtool -X \"$1\" hfunc \"$3\"",
-		.read = hfunc_read,
-		.write = hfunc_write,
-	},
-	[NT_K_RSS_KEY] = {
-		.kind = NT_K_RSS_KEY,
-		.get = {NT_IO_IOCTL, "ETHTOOL_GRSSH .key_size, key (netlink RSS_GET is missing from 6.1 uapi headers)"},
-		.set = {NT_IO_IOCTL, "ETHTOOL_SRSSH key (netlink RSS_SET needs v6.17)"},
-		.sh_fn = "rss_key",
-		.sh_get = "ethtool -x \"$1\" | awk '/^RSS hash key:/ { k = 1; next }\n"
-			"\t\tk && /^[0-9a-fA-F:]+$/ { s = s (s == \"\" ? \"\" : \":\") $0; next }\n"
-			"\t\tk { exit }\n"
-			"\t\tEND { gsub(/::/, \":\", s); if (s == \"\") exit 1; print tolower(s) }'",
-		.sh_put = "ethtool -X \"$1\" hkey \"$3\"",
-		.read = key_read,
-		.write = key_write,
-	},
-	[NT_K_RSS_INDIR] = {
-		.kind = NT_K_RSS_INDIR,
-		.get = {NT_IO_IOCTL, "ETHTOOL_GRSSH .indir_size, ring_index (netlink RSS_GET is missing from 6.1 uapi headers)"},
-		.set = {NT_IO_IOCTL, "ETHTOOL_SRSSH ring_index (netlink RSS_SET needs v6.17)"},
-		.sh_fn = "rss_indir",
-		.sh_get = "ethtool -x \"$1\" | awk '/^RX flow hash indirection table/ { t = 1; next }\n"
-			"\t\tt && $1 ~ /^[0-9]+:$/ { for (i = 2; i <= NF; i++) s = s (s == \"\" ? \"\" : \" \") $i; next }\n"
-			"\t\tt && NF { exit }\n"
-			"\t\tEND { if (s == \"\") exit 1; print s }'",
-		.sh_put = "# only a round robin over queues 0..N-1 can be written: ethtool -X equal N\n"
-			"\tnt_n=\"$(printf '%s\\n' \"$3\" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0\n"
-			"\t\tfor (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }')\" || {\n"
-			"\t\techo \"not a round robin table; ethtool can only write 'equal N'\" >&2; return 1; }\n"
-			"\tethtool -X \"$1\" equal \"$nt_n\"",
-		.sh_refuse = refuse_indir,
-		.read = indir_read,
-		.write = indir_write,
-	},
-	[NT_K_FLOW_HASH] = {
-		.kind = NT_K_FLOW_HASH,
-		.get = {NT_IO_IOCTL, "ETHTOOL_GRXFH (struct ethtool_rxnfc .flow_type, .data: RXH_* bits)"},
-		.set = {NT_IO_IOCTL, "ETHTOOL_SRXFH (struct ethtool_rxnfc): no ethtool netlink message for it in the 6.1 uapi headers"},
-		.sh_fn = "rx_flow_hash",
-		.sh_get = "# the fields as ethtool(8) unparse_rxfhashopts prints them, one a line\n"
-			"\tethtool -n \"$1\" rx-flow-hash \"$2\" | awk '/ flows / { f = 1 } / discarded on RX/ { d = 1 }\n"
-			"\t\t/^L2DA/ { s = s \" l2da\" } /^VLAN tag/ { s = s \" vlan\" } /^L3 proto/ { s = s \" l3-proto\" }\n"
-			"\t\t/^IP SA/ { s = s \" src-ip\" } /^IP DA/ { s = s \" dst-ip\" }\n"
-			"\t\t/^L4 bytes 0 & 1/ { s = s \" src-port\" } /^L4 bytes 2 & 3/ { s = s \" dst-port\" }\n"
-			"\t\tEND { if (!f) exit 1; if (d) s = s \" discard\"; sub(/^ /, \"\", s); print (s == \"\" ? \"none\" : s) }'",
-		.sh_put = "# field words -> ethtool letters (nt_rxh_fields, compiler/model/settings.c)\n"
-			"\tnt_x=\"$(printf '%s\\n' \"$3\" | awk 'BEGIN { n = split(\"" RXH_SH "\", a, \" \")\n"
-			"\t\tfor (i = 1; i < n; i += 2) m[a[i]] = a[i + 1] }\n"
-			"\t\t{ for (i = 1; i <= NF; i++) { if ($i == \"none\") continue; if (!($i in m)) exit 1; s = s m[$i] } }\n"
-			"\t\tEND { print s }')\" || { echo \"unknown rx-flow-hash field in '$3'\" >&2; return 1; }\n"
-			"\tethtool -N \"$1\" rx-flow-hash \"$2\" \"$nt_x\"",
-		.read = flowhash_read,
-		.write = flowhash_write,
-		.flags = NT_LR_OBSERVE,
-	},
-	[NT_K_IRQ_AFFINITY] = {
-		.kind = NT_K_IRQ_AFFINITY,
-		.get = {NT_IO_PROCFS, "the row's path, for the IRQ of the queue (facts)"},
-		.set = {NT_IO_PROCFS, "the row's path, for the IRQ of the queue (facts)"},
-		.path = "/proc/irq/%s/smp_affinity_list",
-		.sh_fn = "irq_affinity",
-		.sh_flags = NT_SH_ARG_IRQ,
-		.sh_get = "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
-			"\tcat \"@PATH@\"",
-		.sh_put = "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
-			"\tprintf '%s\\n' \"$3\" >\"@PATH@\"",
-		.sh_path_args = {"$nt_i"},
-		.read = affinity_read,
-		.write = affinity_write,
-	},
-	[NT_K_RPS_CPUS] = {
-		.kind = NT_K_RPS_CPUS,
-		.get = {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
-		.set = {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
-		.path = "/sys/class/net/%s/queues/rx-%s/rps_cpus",
-		.sh_fn = "rps_cpus",
-		.sh_value = NT_SHV_HEXMASK,
-		.sh_get = "nt_hexmask <\"@PATH@\"",
-		.sh_put = "nt_hexwrite \"$3\" >\"@PATH@\"",
-		.read = nt_rw_file_read,
-		.write = nt_rw_file_write,
-	},
-	[NT_K_RPS_FLOW_CNT] = {
-		.kind = NT_K_RPS_FLOW_CNT,
-		.get = {NT_IO_SYSFS, "the row's path"},
-		.set = {NT_IO_SYSFS, "the row's path"},
-		.path = "/sys/class/net/%s/queues/rx-%s/rps_flow_cnt",
-		.sh_fn = "rps_flow_cnt",
-		.sh_get = "cat \"@PATH@\"",
-		.sh_put = "printf '%s\\n' \"$3\" >\"@PATH@\"",
-		.read = nt_rw_file_read,
-		.write = nt_rw_file_write,
-	},
-	[NT_K_XPS_CPUS] = {
-		.kind = NT_K_XPS_CPUS,
-		.get = {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
-		.set = {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
-		.path = "/sys/class/net/%s/queues/tx-%s/xps_cpus",
-		.sh_fn = "xps_cpus",
-		.sh_value = NT_SHV_HEXMASK,
-		.sh_get = "nt_hexmask <\"@PATH@\"",
-		.sh_put = "nt_hexwrite \"$3\" >\"@PATH@\"",
-		.read = nt_rw_file_read,
-		.write = nt_rw_file_write,
-	},
-	[NT_K_IRQBALANCE_BAN] = {
-		.kind = NT_K_IRQBALANCE_BAN,
-		.get = {NT_IO_OTHER, "--banirq= of the systemd drop-in irqbalance.service.d/50-nettune.conf: irqbalance has no kernel interface"},
-		.set = {NT_IO_OTHER, "rewrites that drop-in, then systemctl daemon-reload and try-restart irqbalance"},
-		.sh_fn = "banned_irqs",
-		.sh_get = "# the IRQs banned by the systemd drop-in nettune apply also writes, comma separated; none: empty\n"
-			"\t[ -f \"$NT_BANIRQ_DROPIN\" ] || { echo; return 0; }\n"
-			"\ttr ' ' '\\n' <\"$NT_BANIRQ_DROPIN\" | sed -n 's/^--banirq=//p' | paste -sd, -",
-		.sh_put = "if [ -z \"$3\" ]; then\n"
-			"\t\trm -f -- \"$NT_BANIRQ_DROPIN\"\n"
-			"\telse\n"
-			"\t\tmkdir -p -- \"${NT_BANIRQ_DROPIN%/*}\"\n"
-			"\t\t{\n"
-			"\t\t\techo '# Written by nettune: keep irqbalance away from IRQs nettune pins.'\n"
-			"\t\t\tprintf '[Service]\\nExecStart=\\nExecStart=/usr/sbin/irqbalance --foreground %s' \"\\$IRQBALANCE_ARGS\"\n"
-			"\t\t\tprintf '%s\\n' \"$3\" | tr ',' '\\n' | sed 's/^/ --banirq=/' | tr -d '\\n'\n"
-			"\t\t\techo\n"
-			"\t\t} >\"$NT_BANIRQ_DROPIN\"\n"
-			"\tfi\n"
-			"\tsystemctl daemon-reload && systemctl try-restart irqbalance.service",
-		.read = ban_read,
-		.write = ban_write,
-	},
-	[NT_K_IRQBALANCE_SERVICE] = {
-		.kind = NT_K_IRQBALANCE_SERVICE,
-		.get = {NT_IO_OTHER, "whether irqbalance runs (facts): a service, not a kernel interface"},
-		.set = {NT_IO_OTHER, "systemctl start or stop irqbalance.service"},
-		.sh_fn = "service",
-		.sh_get = "if systemctl is-active --quiet irqbalance.service; then echo running; else echo stopped; fi",
-		.sh_put = "case \"$3\" in\n"
-			"\trunning) systemctl start irqbalance.service ;;\n"
-			"\tstopped) systemctl stop irqbalance.service ;;\n"
-			"\t*) return 1 ;;\n"
-			"\tesac",
-		.read = service_read,
-		.write = service_write,
-	},
-	[NT_K_PROCESS_CPUS] = {
-		.kind = NT_K_PROCESS_CPUS,
-		.get = {NT_IO_PROCFS, "Cpus_allowed_list of /proc/PID/status"},
-		.set = {NT_IO_OTHER, "sched_setaffinity(2) of every task of the process: a system call, not a file"},
-		.sh_fn = "cpus",
-		.sh_get = "nt_p=\"$(nt_pids \"$1\" | head -n 1)\"\n"
-			"\t[ -n \"$nt_p\" ] || { echo \"no running process for $1\" >&2; return 1; }\n"
-			"\ttaskset -pc \"$nt_p\" | sed 's/.*: //'",
-		.sh_put = "nt_p=\"$(nt_pids \"$1\")\"\n"
-			"\t[ -n \"$nt_p\" ] || return 1\n"
-			"\tprintf '%s\\n' \"$nt_p\" | while read -r nt_q; do\n"
-			"\t\ttaskset -apc \"$3\" \"$nt_q\" >/dev/null || exit 1\n"
-			"\tdone",
-		.read = process_read,
-		.write = process_write,
-	},
+/* Every kind's row is nt_row_ID (defined here, or beside its wire family
+ * in fam_*.c); the table nt_linux_rows[] below indexes them by kind. */
+#define NT_KIND(id, ...) extern const struct nt_linux_row nt_row_##id;
+#include "../../compiler/model/kinds.def"
+#undef NT_KIND
+
+/* The kinds of the link attribute set (kinds.def NT_LINK_ROW): one u32
+ * rtnetlink attribute of the link dump, written by RTM_NEWLINK, the file
+ * below /sys/class/net/DEV that holds it (--root, and the sh getter), and
+ * ip-link(8)'s word for it, the kind's name. */
+#define NT_KIND(...)
+#define NT_LINK_ROW(id, name, ifla, file, rflags, ether_default, setter)              \
+	const struct nt_linux_row nt_row_##id = {                                    \
+		.kind = NT_K_##id,                                                   \
+		.get = {NT_IO_RTNL, "RTM_GETLINK " #ifla " (under --root: the row's path)"}, \
+		.set = {NT_IO_RTNL, "RTM_NEWLINK " #ifla " (under --root: the row's path)"}, \
+		.path = "/sys/class/net/%s/" file,                                   \
+		.sh_fn = name,                                                       \
+		.sh_get = "cat \"@PATH@\"",                                           \
+		.sh_put = "ip link set dev \"$1\" " name " \"$3\"",                    \
+		.read = nt_rw_link_read,                                             \
+		.write = nt_rw_link_write,                                           \
+		.flags = rflags,                                                     \
+		.attr = ifla,                                                        \
+	};
+#include "../../compiler/model/kinds.def"
+#undef NT_KIND
+#undef NT_LINK_ROW
+
+const struct nt_linux_row nt_row_SYSCTL = {
+	.kind = NT_K_SYSCTL,
+	.get = {NT_IO_PROCFS, "/proc/sys/KEY, dots read as slashes (sysctl(8))"},
+	.set = {NT_IO_PROCFS, "/proc/sys/KEY"},
+	.sh_fn = "sysctl",
+	.sh_value = NT_SHV_FOLDED,
+	.sh_get = "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
+		"\ttr -s '\\t ' '  ' <\"$nt_f\" | sed 's/^ //; s/ $//'",
+	.sh_put = "nt_f=\"/proc/sys/$(nt_sysctl_path \"$2\")\"\n"
+		"\tprintf '%s\\n' \"$3\" >\"$nt_f\"",
+	.read = sysctl_read,
+	.write = sysctl_write,
+};
+
+const struct nt_linux_row nt_row_FEATURE = {
+	.kind = NT_K_FEATURE,
+	.get = {NT_IO_ETHNL, "ETHTOOL_MSG_FEATURES_GET ETHTOOL_A_FEATURES_ACTIVE"},
+	.set = {NT_IO_ETHNL, "ETHTOOL_MSG_FEATURES_SET ETHTOOL_A_FEATURES_WANTED"},
+	.sh_fn = "feature",
+	.sh_get = "# ethtool -k prints some features under their legacy names\n"
+		"\tcase \"$2\" in\n"
+		"\trx-checksum) nt_l=rx-checksumming ;;\n"
+		"\ttx-generic-segmentation) nt_l=generic-segmentation-offload ;;\n"
+		"\trx-gro) nt_l=generic-receive-offload ;;\n"
+		"\trx-lro) nt_l=large-receive-offload ;;\n"
+		"\trx-hashing) nt_l=receive-hashing ;;\n"
+		"\trx-ntuple-filter) nt_l=ntuple-filters ;;\n"
+		"\trx-vlan-hw-parse) nt_l=rx-vlan-offload ;;\n"
+		"\ttx-vlan-hw-insert) nt_l=tx-vlan-offload ;;\n"
+		"\t*) nt_l=\"$2\" ;;\n"
+		"\tesac\n"
+		"\tethtool -k \"$1\" | awk -v a=\"$2:\" -v b=\"$nt_l:\" '\n"
+		"\t\t($1 == a || $1 == b) { print $2; f = 1; exit }\n"
+		"\t\tEND { if (!f) exit 1 }'",
+	.sh_put = "ethtool -K \"$1\" \"$2\" \"$3\"",
+	.read = feature_read,
+	.write = feature_write,
+	.batch = feature_batch,
+};
+
+const struct nt_linux_row nt_row_PRIV_FLAG = {
+	.kind = NT_K_PRIV_FLAG,
+	.get = {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_GET ETHTOOL_A_PRIVFLAGS_FLAGS (a bitset by name)"},
+	.set = {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_SET ETHTOOL_A_PRIVFLAGS_FLAGS (the named bit only)"},
+	.sh_fn = "private_flag",
+	.sh_get = "# \"legacy-rx      : off\"\n"
+		"\tethtool --show-priv-flags \"$1\" | awk -v k=\"$2\" -F: 'NR > 1 { n = $1; sub(/[ \\t]+$/, \"\", n)\n"
+		"\t\tif (n == k) { v = $2; gsub(/[ \\t]/, \"\", v); print v; f = 1; exit } }\n"
+		"\t\tEND { if (!f) exit 1 }'",
+	.sh_put = "ethtool --set-priv-flags \"$1\" \"$2\" \"$3\"",
+	.read = privflag_read,
+	.write = privflag_write,
+	.all = privflag_all,
+	.flags = NT_LR_OBSERVE,
+};
+
+const struct nt_linux_row nt_row_CHANNELS = {
+	.kind = NT_K_CHANNELS,
+	.get = {NT_IO_ETHNL, "ETHTOOL_MSG_CHANNELS_GET ETHTOOL_A_CHANNELS_*_COUNT"},
+	.set = {NT_IO_ETHNL, "ETHTOOL_MSG_CHANNELS_SET ETHTOOL_A_CHANNELS_*_COUNT"},
+	.sh_fn = "channels",
+	.sh_get = "case \"$2\" in\n"
+		"\tcombined) nt_l=Combined ;; rx) nt_l=RX ;; tx) nt_l=TX ;; other) nt_l=Other ;;\n"
+		"\t*) return 1 ;;\n"
+		"\tesac\n"
+		"\tethtool -l \"$1\" | nt_current \"$nt_l\"",
+	.sh_put = "ethtool -L \"$1\" \"$2\" \"$3\"",
+	.read = channels_read,
+	.write = nt_rw_ethnl_write,
+	.batch = channels_batch,
+	.fam = &nt_fam_channels,
+	.after_write = nt_lctx_channels_changed,
+};
+
+const struct nt_linux_row nt_row_RING = {
+	.kind = NT_K_RING,
+	.get = {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_GET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
+	.set = {NT_IO_ETHNL, "ETHTOOL_MSG_RINGS_SET ETHTOOL_A_RINGS_{RX,TX,RX_MINI,RX_JUMBO}"},
+	.sh_fn = "ring",
+	.sh_get = "case \"$2\" in\n"
+		"\trx) nt_l=RX ;; tx) nt_l=TX ;; rx-mini) nt_l='RX Mini' ;; rx-jumbo) nt_l='RX Jumbo' ;;\n"
+		"\t*) return 1 ;;\n"
+		"\tesac\n"
+		"\tethtool -g \"$1\" | nt_current \"$nt_l\"",
+	.sh_put = "ethtool -G \"$1\" \"$2\" \"$3\"",
+	.read = nt_rw_ethnl_read,
+	.write = nt_rw_ethnl_write,
+	.fam = &nt_fam_rings,
+};
+
+const struct nt_linux_row nt_row_COALESCE = {
+	.kind = NT_K_COALESCE,
+	.get = {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
+	.set = {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_{RX,TX}_{USECS,MAX_FRAMES}"},
+	.sh_fn = "coalesce",
+	.sh_get = "ethtool -c \"$1\" | awk -v k=\"$2:\" '$1 == k { print $2; f = 1; exit }\n"
+		"\t\tEND { if (!f) exit 1 }'",
+	.sh_put = "ethtool -C \"$1\" \"$2\" \"$3\"",
+	.read = nt_rw_ethnl_read,
+	.write = nt_rw_ethnl_write,
+	.fam = &nt_fam_coalesce,
+};
+
+const struct nt_linux_row nt_row_COALESCE_ADAPTIVE = {
+	.kind = NT_K_COALESCE_ADAPTIVE,
+	.get = {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_GET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
+	.set = {NT_IO_ETHNL, "ETHTOOL_MSG_COALESCE_SET ETHTOOL_A_COALESCE_USE_ADAPTIVE_{RX,TX}"},
+	.sh_fn = "coalesce_adaptive",
+	.sh_get = "# \"Adaptive RX: on  TX: off\"\n"
+		"\tethtool -c \"$1\" | awk -v q=\"$2\" '$1 == \"Adaptive\" && $2 == \"RX:\" {\n"
+		"\t\tprint (q == \"rx\" ? $3 : $5); f = 1; exit }\n"
+		"\t\tEND { if (!f) exit 1 }'",
+	.sh_put = "ethtool -C \"$1\" \"adaptive-$2\" \"$3\"",
+	.read = nt_rw_ethnl_read,
+	.write = nt_rw_ethnl_write,
+	.fam = &nt_fam_coalesce,
+};
+
+const struct nt_linux_row nt_row_RSS_HFUNC = {
+	.kind = NT_K_RSS_HFUNC,
+	.get = {NT_IO_IOCTL, "ETHTOOL_GRSSH .hfunc (netlink RSS_GET is missing from 6.1 uapi headers)"},
+	.set = {NT_IO_IOCTL, "ETHTOOL_SRSSH .hfunc (netlink RSS_SET needs v6.17)"},
+	.sh_fn = "rss_hfunc",
+	.sh_get = "ethtool -x \"$1\" | awk '/^RSS hash function:/ { h = 1; next }\n"
+		"\t\th && $2 == \"on\" { sub(/:$/, \"\", $1); print $1; f = 1; exit }\n"
+		"\t\tEND { if (!f) exit 1 }'",
+	.sh_put = "ethtool -X \"$1\" hfunc \"$3\"",
+	.read = hfunc_read,
+	.write = hfunc_write,
+};
+
+const struct nt_linux_row nt_row_RSS_KEY = {
+	.kind = NT_K_RSS_KEY,
+	.get = {NT_IO_IOCTL, "ETHTOOL_GRSSH .key_size, key (netlink RSS_GET is missing from 6.1 uapi headers)"},
+	.set = {NT_IO_IOCTL, "ETHTOOL_SRSSH key (netlink RSS_SET needs v6.17)"},
+	.sh_fn = "rss_key",
+	.sh_get = "ethtool -x \"$1\" | awk '/^RSS hash key:/ { k = 1; next }\n"
+		"\t\tk && /^[0-9a-fA-F:]+$/ { s = s (s == \"\" ? \"\" : \":\") $0; next }\n"
+		"\t\tk { exit }\n"
+		"\t\tEND { gsub(/::/, \":\", s); if (s == \"\") exit 1; print tolower(s) }'",
+	.sh_put = "ethtool -X \"$1\" hkey \"$3\"",
+	.read = key_read,
+	.write = key_write,
+};
+
+const struct nt_linux_row nt_row_RSS_INDIR = {
+	.kind = NT_K_RSS_INDIR,
+	.get = {NT_IO_IOCTL, "ETHTOOL_GRSSH .indir_size, ring_index (netlink RSS_GET is missing from 6.1 uapi headers)"},
+	.set = {NT_IO_IOCTL, "ETHTOOL_SRSSH ring_index (netlink RSS_SET needs v6.17)"},
+	.sh_fn = "rss_indir",
+	.sh_get = "ethtool -x \"$1\" | awk '/^RX flow hash indirection table/ { t = 1; next }\n"
+		"\t\tt && $1 ~ /^[0-9]+:$/ { for (i = 2; i <= NF; i++) s = s (s == \"\" ? \"\" : \" \") $i; next }\n"
+		"\t\tt && NF { exit }\n"
+		"\t\tEND { if (s == \"\") exit 1; print s }'",
+	.sh_put = "# only a round robin over queues 0..N-1 can be written: ethtool -X equal N\n"
+		"\tnt_n=\"$(printf '%s\\n' \"$3\" | awk '{ for (i = 1; i <= NF; i++) if ($i + 0 > m) m = $i + 0\n"
+		"\t\tfor (i = 1; i <= NF; i++) if ($i + 0 != (i - 1) % (m + 1)) exit 1; print m + 1 }')\" || {\n"
+		"\t\techo \"not a round robin table; ethtool can only write 'equal N'\" >&2; return 1; }\n"
+		"\tethtool -X \"$1\" equal \"$nt_n\"",
+	.sh_refuse = refuse_indir,
+	.read = indir_read,
+	.write = indir_write,
+};
+
+const struct nt_linux_row nt_row_FLOW_HASH = {
+	.kind = NT_K_FLOW_HASH,
+	.get = {NT_IO_IOCTL, "ETHTOOL_GRXFH (struct ethtool_rxnfc .flow_type, .data: RXH_* bits)"},
+	.set = {NT_IO_IOCTL, "ETHTOOL_SRXFH (struct ethtool_rxnfc): no ethtool netlink message for it in the 6.1 uapi headers"},
+	.sh_fn = "rx_flow_hash",
+	.sh_get = "# the fields as ethtool(8) unparse_rxfhashopts prints them, one a line\n"
+		"\tethtool -n \"$1\" rx-flow-hash \"$2\" | awk '/ flows / { f = 1 } / discarded on RX/ { d = 1 }\n"
+		"\t\t/^L2DA/ { s = s \" l2da\" } /^VLAN tag/ { s = s \" vlan\" } /^L3 proto/ { s = s \" l3-proto\" }\n"
+		"\t\t/^IP SA/ { s = s \" src-ip\" } /^IP DA/ { s = s \" dst-ip\" }\n"
+		"\t\t/^L4 bytes 0 & 1/ { s = s \" src-port\" } /^L4 bytes 2 & 3/ { s = s \" dst-port\" }\n"
+		"\t\tEND { if (!f) exit 1; if (d) s = s \" discard\"; sub(/^ /, \"\", s); print (s == \"\" ? \"none\" : s) }'",
+	.sh_put = "# field words -> ethtool letters (nt_rxh_fields, compiler/model/settings.c)\n"
+		"\tnt_x=\"$(printf '%s\\n' \"$3\" | awk 'BEGIN { n = split(\"" RXH_SH "\", a, \" \")\n"
+		"\t\tfor (i = 1; i < n; i += 2) m[a[i]] = a[i + 1] }\n"
+		"\t\t{ for (i = 1; i <= NF; i++) { if ($i == \"none\") continue; if (!($i in m)) exit 1; s = s m[$i] } }\n"
+		"\t\tEND { print s }')\" || { echo \"unknown rx-flow-hash field in '$3'\" >&2; return 1; }\n"
+		"\tethtool -N \"$1\" rx-flow-hash \"$2\" \"$nt_x\"",
+	.read = flowhash_read,
+	.write = flowhash_write,
+	.flags = NT_LR_OBSERVE,
+};
+
+const struct nt_linux_row nt_row_IRQ_AFFINITY = {
+	.kind = NT_K_IRQ_AFFINITY,
+	.get = {NT_IO_PROCFS, "the row's path, for the IRQ of the queue (facts)"},
+	.set = {NT_IO_PROCFS, "the row's path, for the IRQ of the queue (facts)"},
+	.path = "/proc/irq/%s/smp_affinity_list",
+	.sh_fn = "irq_affinity",
+	.sh_flags = NT_SH_ARG_IRQ,
+	.sh_get = "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
+		"\tcat \"@PATH@\"",
+	.sh_put = "nt_i=\"$(nt_irq \"$1\" \"$2\")\" || return 1\n"
+		"\tprintf '%s\\n' \"$3\" >\"@PATH@\"",
+	.sh_path_args = {"$nt_i"},
+	.read = affinity_read,
+	.write = affinity_write,
+};
+
+const struct nt_linux_row nt_row_RPS_CPUS = {
+	.kind = NT_K_RPS_CPUS,
+	.get = {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
+	.set = {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
+	.path = "/sys/class/net/%s/queues/rx-%s/rps_cpus",
+	.sh_fn = "rps_cpus",
+	.sh_value = NT_SHV_HEXMASK,
+	.sh_get = "nt_hexmask <\"@PATH@\"",
+	.sh_put = "nt_hexwrite \"$3\" >\"@PATH@\"",
+	.read = nt_rw_file_read,
+	.write = nt_rw_file_write,
+};
+
+const struct nt_linux_row nt_row_RPS_FLOW_CNT = {
+	.kind = NT_K_RPS_FLOW_CNT,
+	.get = {NT_IO_SYSFS, "the row's path"},
+	.set = {NT_IO_SYSFS, "the row's path"},
+	.path = "/sys/class/net/%s/queues/rx-%s/rps_flow_cnt",
+	.sh_fn = "rps_flow_cnt",
+	.sh_get = "cat \"@PATH@\"",
+	.sh_put = "printf '%s\\n' \"$3\" >\"@PATH@\"",
+	.read = nt_rw_file_read,
+	.write = nt_rw_file_write,
+};
+
+const struct nt_linux_row nt_row_XPS_CPUS = {
+	.kind = NT_K_XPS_CPUS,
+	.get = {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
+	.set = {NT_IO_SYSFS, "the row's path (a hex CPU bitmap)"},
+	.path = "/sys/class/net/%s/queues/tx-%s/xps_cpus",
+	.sh_fn = "xps_cpus",
+	.sh_value = NT_SHV_HEXMASK,
+	.sh_get = "nt_hexmask <\"@PATH@\"",
+	.sh_put = "nt_hexwrite \"$3\" >\"@PATH@\"",
+	.read = nt_rw_file_read,
+	.write = nt_rw_file_write,
+};
+
+const struct nt_linux_row nt_row_IRQBALANCE_BAN = {
+	.kind = NT_K_IRQBALANCE_BAN,
+	.get = {NT_IO_OTHER, "--banirq= of the systemd drop-in irqbalance.service.d/50-nettune.conf: irqbalance has no kernel interface"},
+	.set = {NT_IO_OTHER, "rewrites that drop-in, then systemctl daemon-reload and try-restart irqbalance"},
+	.sh_fn = "banned_irqs",
+	.sh_get = "# the IRQs banned by the systemd drop-in nettune apply also writes, comma separated; none: empty\n"
+		"\t[ -f \"$NT_BANIRQ_DROPIN\" ] || { echo; return 0; }\n"
+		"\ttr ' ' '\\n' <\"$NT_BANIRQ_DROPIN\" | sed -n 's/^--banirq=//p' | paste -sd, -",
+	.sh_put = "if [ -z \"$3\" ]; then\n"
+		"\t\trm -f -- \"$NT_BANIRQ_DROPIN\"\n"
+		"\telse\n"
+		"\t\tmkdir -p -- \"${NT_BANIRQ_DROPIN%/*}\"\n"
+		"\t\t{\n"
+		"\t\t\techo '# Written by nettune: keep irqbalance away from IRQs nettune pins.'\n"
+		"\t\t\tprintf '[Service]\\nExecStart=\\nExecStart=/usr/sbin/irqbalance --foreground %s' \"\\$IRQBALANCE_ARGS\"\n"
+		"\t\t\tprintf '%s\\n' \"$3\" | tr ',' '\\n' | sed 's/^/ --banirq=/' | tr -d '\\n'\n"
+		"\t\t\techo\n"
+		"\t\t} >\"$NT_BANIRQ_DROPIN\"\n"
+		"\tfi\n"
+		"\tsystemctl daemon-reload && systemctl try-restart irqbalance.service",
+	.read = ban_read,
+	.write = ban_write,
+};
+
+const struct nt_linux_row nt_row_IRQBALANCE_SERVICE = {
+	.kind = NT_K_IRQBALANCE_SERVICE,
+	.get = {NT_IO_OTHER, "whether irqbalance runs (facts): a service, not a kernel interface"},
+	.set = {NT_IO_OTHER, "systemctl start or stop irqbalance.service"},
+	.sh_fn = "service",
+	.sh_get = "if systemctl is-active --quiet irqbalance.service; then echo running; else echo stopped; fi",
+	.sh_put = "case \"$3\" in\n"
+		"\trunning) systemctl start irqbalance.service ;;\n"
+		"\tstopped) systemctl stop irqbalance.service ;;\n"
+		"\t*) return 1 ;;\n"
+		"\tesac",
+	.read = service_read,
+	.write = service_write,
+};
+
+const struct nt_linux_row nt_row_PROCESS_CPUS = {
+	.kind = NT_K_PROCESS_CPUS,
+	.get = {NT_IO_PROCFS, "Cpus_allowed_list of /proc/PID/status"},
+	.set = {NT_IO_OTHER, "sched_setaffinity(2) of every task of the process: a system call, not a file"},
+	.sh_fn = "cpus",
+	.sh_get = "nt_p=\"$(nt_pids \"$1\" | head -n 1)\"\n"
+		"\t[ -n \"$nt_p\" ] || { echo \"no running process for $1\" >&2; return 1; }\n"
+		"\ttaskset -pc \"$nt_p\" | sed 's/.*: //'",
+	.sh_put = "nt_p=\"$(nt_pids \"$1\")\"\n"
+		"\t[ -n \"$nt_p\" ] || return 1\n"
+		"\tprintf '%s\\n' \"$nt_p\" | while read -r nt_q; do\n"
+		"\t\ttaskset -apc \"$3\" \"$nt_q\" >/dev/null || exit 1\n"
+		"\tdone",
+	.read = process_read,
+	.write = process_write,
+};
+
+/* The Windows kinds have no Linux row. */
+#define NT_NO_ROW(id) const struct nt_linux_row nt_row_##id = {.kind = NT_K_##id};
+NT_NO_ROW(WIN_ADVPROP) NT_NO_ROW(WIN_CHECKSUM) NT_NO_ROW(WIN_LSO) NT_NO_ROW(WIN_USO)
+NT_NO_ROW(WIN_RSC) NT_NO_ROW(WIN_URO) NT_NO_ROW(WIN_RSS) NT_NO_ROW(WIN_IP_MTU)
+NT_NO_ROW(WIN_GLOBAL)
+#undef NT_NO_ROW
+
+const struct nt_linux_row *const nt_linux_rows[NT_K__COUNT] = {
+#define NT_KIND(id, ...) [NT_K_##id] = &nt_row_##id,
+#include "../../compiler/model/kinds.def"
+#undef NT_KIND
 };
 
 

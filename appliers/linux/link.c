@@ -33,12 +33,17 @@ static struct nt_nl *route_sock(void)
 	return sk;
 }
 
-/* The link attribute set: the u32 attributes of the RTM_GETLINK dump the
- * rows read (rtnl_fill_ifinfo, net/core/rtnetlink.c) and the libnl
- * setters that put them in RTM_NEWLINK; a row names its IFLA_ attribute. */
+/* The link attribute set: the u32 attributes of the RTM_GETLINK dump
+ * (rtnl_fill_ifinfo, net/core/rtnetlink.c) that the kinds of kinds.def's
+ * NT_LINK_ROW lines read, and the libnl setters that put them in
+ * RTM_NEWLINK. */
 const struct nt_link_attr nt_link_attrs[] = {
-	{.attr = IFLA_MTU, .name = "mtu", .set = rtnl_link_set_mtu},
-	{.attr = IFLA_TXQLEN, .name = "txqueuelen", .set = rtnl_link_set_txqlen},
+#define NT_KIND(...)
+#define NT_LINK_ROW(id, name_, ifla, file, rflags, ether_default, setter) \
+	{.attr = ifla, .name = name_, .set = setter},
+#include "../../compiler/model/kinds.def"
+#undef NT_KIND
+#undef NT_LINK_ROW
 	{.name = NULL},
 };
 

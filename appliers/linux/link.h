@@ -19,7 +19,8 @@ struct nt_link_attr {
 	const char *name;	/* ip-link(8)'s word for it */
 	void (*set)(struct rtnl_link *l, unsigned v);	/* libnl's setter */
 };
-/* The set, ending with {.name = NULL}; values go by index in it. */
+/* The set (kinds.def's NT_LINK_ROW lines), ending with {.name = NULL};
+ * values go by index in it. */
 extern const struct nt_link_attr nt_link_attrs[];
 /* The index of an IFLA_ attribute in nt_link_attrs, or -1. */
 int nt_link_attr_index(int attr);

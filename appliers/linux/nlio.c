@@ -73,23 +73,58 @@ static const struct {
 	[NT_IO_LINK_SET] = {"link-set", .set = true},
 	[NT_IO_RSS_GET] = {"rss-get", .ioctl = true},
 	[NT_IO_RSS_SET] = {"rss-set", .set = true, .ioctl = true},
-	[NT_IO_PAUSE_GET] = {"pause-get"},
-	[NT_IO_PAUSE_SET] = {"pause-set", .set = true},
-	[NT_IO_PRIVFLAGS_GET] = {"privflags-get"},
-	[NT_IO_PRIVFLAGS_SET] = {"privflags-set", .set = true},
 };
+
+/* The families counted by name (nt_io_named): "NAME-get", "NAME-set". */
+static struct {
+	char family[32];
+	char name[2][40];
+} named[NT_IO_NAMED_MAX];
+static size_t nnamed;
+
+enum nt_io_req nt_io_named(const char *family, bool set)
+{
+	size_t i;
+
+	for (i = 0; i < nnamed && strcmp(named[i].family, family); i++)
+		;
+	if (i == nnamed) {
+		if (nnamed == NT_IO_NAMED_MAX)
+			abort();	/* more families than the table: a build error */
+		snprintf(named[i].family, sizeof(named[i].family), "%s", family);
+		snprintf(named[i].name[0], sizeof(named[i].name[0]), "%s-get", family);
+		snprintf(named[i].name[1], sizeof(named[i].name[1]), "%s-set", family);
+		nnamed++;
+	}
+	return (enum nt_io_req)(NT_IO__COUNT + 2 * i + set);
+}
+
+static const char *req_name(unsigned r)
+{
+	if (r < NT_IO__COUNT)
+		return io_reqs[r].name;
+	r -= NT_IO__COUNT;
+	return r / 2 < nnamed ? named[r / 2].name[r % 2] : "?";
+}
 
 #ifdef NT_FAULT_INJECTION
 /* The name of a request kind ("features-dump"), for NETTUNE_NL_TRACE. */
 static const char *io_req_name(enum nt_io_req r)
 {
-	return r < NT_IO__COUNT ? io_reqs[r].name : "?";
+	return req_name(r);
 }
 #endif
 
 bool nt_io_is_set(enum nt_io_req r)
 {
-	return r < NT_IO__COUNT && io_reqs[r].set;
+	if (r < NT_IO__COUNT)
+		return io_reqs[r].set;
+	return (unsigned)r < NT_IO__COUNT + 2 * nnamed && (r - NT_IO__COUNT) % 2;
+}
+
+static bool io_is_ioctl(unsigned r)
+{
+	return r < NT_IO__COUNT && io_reqs[r].ioctl;
 }
 
 static void print_stats(void)
@@ -97,16 +132,16 @@ static void print_stats(void)
 	unsigned long total = 0;
 	int k;
 
-	for (k = 0; k < NT_IO__COUNT; k++)
-		if (!io_reqs[k].ioctl)
+	for (k = 0; k < NT_IO__COUNT + 2 * (int)nnamed; k++)
+		if (!io_is_ioctl((unsigned)k))
 			total += nt_io.req[k];
 	fprintf(stderr, "nettune stats: netlink %lu (sets %lu), ioctl rss-get %lu rss-set %lu, "
 		"file reads %lu, dir listings %lu, file writes %lu;", total, nt_io.netlink_sets,
 		nt_io.req[NT_IO_RSS_GET], nt_io.req[NT_IO_RSS_SET], nt_io.file_reads,
 		nt_io.dir_lists, nt_io.file_writes);
-	for (k = 0; k < NT_IO__COUNT; k++)
+	for (k = 0; k < NT_IO__COUNT + 2 * (int)nnamed; k++)
 		if (nt_io.req[k])
-			fprintf(stderr, " %s %lu", io_reqs[k].name, nt_io.req[k]);
+			fprintf(stderr, " %s %lu", req_name((unsigned)k), nt_io.req[k]);
 	fputc('\n', stderr);
 }
 
@@ -121,12 +156,14 @@ void nt_io_count(enum nt_io_req r)
 		if (s && *s && strcmp(s, "0"))
 			atexit(print_stats);
 	}
+	if ((unsigned)r >= NT_IO__COUNT + 2 * NT_IO_NAMED_MAX)
+		return;
 	nt_io.req[r]++;
-	if (io_reqs[r].set && io_reqs[r].ioctl)
+	if (nt_io_is_set(r) && io_is_ioctl(r))
 		nt_io.ioctl_sets++;
-	else if (io_reqs[r].set)
+	else if (nt_io_is_set(r))
 		nt_io.netlink_sets++;
-	else if (!io_reqs[r].ioctl)
+	else if (!io_is_ioctl(r))
 		nt_io.netlink_gets++;
 }
 
@@ -612,17 +649,24 @@ int nt_nl_transact(struct nt_nl *s, struct nlmsghdr *req, nt_nl_cb cb, void *arg
 
 const char *nt_ethnl_ntf_name(unsigned cmd)
 {
-	switch (cmd) {
-	case ETHTOOL_MSG_FEATURES_NTF: return "features";
-	case ETHTOOL_MSG_CHANNELS_NTF: return "channels";
-	case ETHTOOL_MSG_RINGS_NTF: return "rings";
-	case ETHTOOL_MSG_COALESCE_NTF: return "coalesce";
-	case ETHTOOL_MSG_PAUSE_NTF: return "pause";
-	case ETHTOOL_MSG_PRIVFLAGS_NTF: return "private flags";
-	case ETHTOOL_MSG_LINKINFO_NTF: return "link info";
-	case ETHTOOL_MSG_LINKMODES_NTF: return "link modes";
-	case ETHTOOL_MSG_EEE_NTF: return "eee";
-	case ETHTOOL_MSG_FEC_NTF: return "fec";
-	default: return NULL;
-	}
+	/* the kinds' (kinds.def NT_ETHNL_NTF), then the rest of the link's */
+	static const struct {
+		unsigned cmd;
+		const char *name;
+	} t[] = {
+#define NT_KIND(...)
+#define NT_ETHNL_NTF(id, msg, words) {msg, words},
+#include "../../compiler/model/kinds.def"
+#undef NT_KIND
+#undef NT_ETHNL_NTF
+		{ETHTOOL_MSG_LINKINFO_NTF, "link info"},
+		{ETHTOOL_MSG_LINKMODES_NTF, "link modes"},
+		{ETHTOOL_MSG_EEE_NTF, "eee"},
+		{ETHTOOL_MSG_FEC_NTF, "fec"},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i].cmd == cmd)
+			return t[i].name;
+	return NULL;
 }

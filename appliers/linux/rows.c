@@ -6,9 +6,9 @@
 
 const struct nt_linux_row *nt_linux_row(enum nt_kind_id k)
 {
-	if ((unsigned)k >= NT_K__COUNT || !nt_linux_rows[k].sh_fn)
+	if ((unsigned)k >= NT_K__COUNT || !nt_linux_rows[k]->sh_fn)
 		return NULL;
-	return &nt_linux_rows[k];
+	return nt_linux_rows[k];
 }
 
 void nt_linux_row_sh(const struct nt_linux_row *r, const char *body, struct nt_buf *o)

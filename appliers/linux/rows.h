@@ -101,7 +101,9 @@ struct nt_linux_row {
 	nt_row_batch batch;
 };
 
-extern const struct nt_linux_row nt_linux_rows[NT_K__COUNT];
+/* Every kind's row (nt_row_ID, kinds.c or its family's fam_*.c), by kind;
+ * a Windows kind's has no functions. */
+extern const struct nt_linux_row *const nt_linux_rows[NT_K__COUNT];
 
 /* The row of a Linux kind, or NULL (Windows kinds, an id out of range). */
 const struct nt_linux_row *nt_linux_row(enum nt_kind_id k);

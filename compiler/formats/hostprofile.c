@@ -87,18 +87,68 @@ static void flow_end(struct nt_buf *b, bool first)
 /* offloads: one portable key per group whose changeable features agree;
  * the features of a mixed group, and changeable features no portable key
  * covers, go to linux.features (their driver defaults are not known). */
-/* pause frames as the device reports them (no kernel default to leave out) */
-static void pause(const struct nt_state *st, const char *name, struct nt_buf *b)
+/* The kind a plain key of ifkeys.def lowers to (kinds.def NT_LOWER). */
+static enum nt_kind_id kind_of(size_t lower_at)
 {
-	const char *const *a = nt_kinds[NT_K_PAUSE].args;
-	size_t k, n = 0;
+	size_t k;
 
-	for (k = 0; a[k]; k++) {
-		const struct nt_setting *s = get(st, NT_K_PAUSE, name, a[k]);
+	for (k = 0; k < NT_K__COUNT && nt_kinds[k].lower_at != lower_at; k++)
+		;
+	return (enum nt_kind_id)k;
+}
 
-		if (s)
-			nt_buf_printf(b, "%s%s: %s", n++ ? ", " : "    pause: {", a[k],
-				      s->val.b ? "on" : "off");
+/* What ether_setup gives NICs and veth (kinds.def NT_LINK_ROW), 0: none. */
+static uint32_t ether_default(enum nt_kind_id k)
+{
+	static const struct {
+		enum nt_kind_id k;
+		uint32_t v;
+	} d[] = {
+#define NT_KIND(...)
+#define NT_LINK_ROW(id, name, ifla, file, rflags, ether_default, setter) {NT_K_##id, ether_default},
+#include "../model/kinds.def"
+#undef NT_KIND
+#undef NT_LINK_ROW
+	};
+
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		if (d[i].k == k)
+			return d[i].v;
+	return 0;
+}
+
+/* A number key: the device's value within the key's range, unless it is
+ * the kernel's default for this kind of device. */
+static void u32_key(const struct nt_iface_facts *i, const struct nt_state *st, const char *key,
+		    size_t lower_at, uint32_t min, uint32_t max, struct nt_buf *b)
+{
+	enum nt_kind_id k = kind_of(lower_at);
+	const struct nt_setting *s = k < NT_K__COUNT ? get(st, k, i->name, NULL) : NULL;
+	uint32_t dflt = k < NT_K__COUNT ? ether_default(k) : 0;
+
+	if (s && s->val.u >= min && s->val.u <= max &&
+	    !(dflt && s->val.u == dflt && default_mtu(i) == 1500))
+		nt_buf_printf(b, "    %s: %u\n", key, s->val.u);
+}
+
+/* A map of flags as the device reports them (no kernel default to leave out). */
+static void flags_key(const struct nt_state *st, const char *name, const char *key,
+		      size_t lower_at, struct nt_buf *b)
+{
+	enum nt_kind_id k = kind_of(lower_at);
+	const char *const *a = k < NT_K__COUNT ? nt_kinds[k].args : NULL;
+	size_t j, n = 0;
+
+	for (j = 0; a && a[j]; j++) {
+		const struct nt_setting *s = get(st, k, name, a[j]);
+
+		if (!s)
+			continue;
+		if (n++)
+			nt_buf_puts(b, ", ");
+		else
+			nt_buf_printf(b, "    %s: {", key);
+		nt_buf_printf(b, "%s: %s", a[j], s->val.b ? "on" : "off");
 	}
 	if (n)
 		nt_buf_puts(b, "}\n");
@@ -448,11 +498,13 @@ void nt_hostprofile_linux(const struct nt_facts *f, const struct nt_state *st,
 		s = get(st, NT_K_MTU, i->name, NULL);
 		if (s && s->val.u != default_mtu(i) && s->val.u >= 68 && s->val.u <= 65535)
 			nt_buf_printf(b, "    mtu: %u\n", s->val.u);
-		/* ether_setup's DEFAULT_TX_QUEUE_LEN (1000) for NICs and veth */
-		s = get(st, NT_K_TXQLEN, i->name, NULL);
-		if (s && s->val.u >= 1 && !(s->val.u == 1000 && default_mtu(i) == 1500))
-			nt_buf_printf(b, "    txqueuelen: %u\n", s->val.u);
-		pause(st, i->name, b);
+		/* the plain keys (ifkeys.def) */
+#define NT_IFKEY_U32(member, min, max, doc) \
+		u32_key(i, st, #member, NT_LOWER(member), min, max, b);
+#define NT_IFKEY_FLAGS(member, doc, flags) flags_key(st, i->name, #member, NT_LOWER(member), b);
+#include "../language/ifkeys.def"
+#undef NT_IFKEY_U32
+#undef NT_IFKEY_FLAGS
 		offloads(i, st, b);
 		u32_group(st, i->name, NT_K_CHANNELS, "channels", chan_args, chan_args, 0, 4096, b);
 		u32_group(st, i->name, NT_K_RING, "rings", ring_args, ring_keys, 1, 1048576, b);

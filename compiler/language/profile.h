@@ -101,12 +101,14 @@ struct nt_flow_hash {
 #undef NT_FLOW_FIELD
 };
 
-/* Pause frames (ethtool -A) */
-struct nt_pause {
-	bool *autoneg;
-	bool *rx;
-	bool *tx;
-};
+/* The maps of ifkeys.def: struct nt_MEMBER of bool pointers */
+#define NT_IFKEY_U32(member, min, max, doc)
+#define NT_IFFLAG(member, flag, doc) bool *flag;
+#define NT_IFKEY_FLAGS(member, doc, flags) struct nt_##member { flags };
+#include "ifkeys.def"
+#undef NT_IFKEY_U32
+#undef NT_IFFLAG
+#undef NT_IFKEY_FLAGS
 
 struct nt_rss {
 	char *key;			/* "per-host" or hex bytes "6d:5a:..." */
@@ -175,8 +177,11 @@ struct nt_iface {
 	char *nic;			/* capability table id */
 	struct nt_match *match;
 	uint32_t *mtu;
-	uint32_t *txqueuelen;
-	struct nt_pause *pause;
+#define NT_IFKEY_U32(member, min, max, doc) uint32_t *member;
+#define NT_IFKEY_FLAGS(member, doc, flags) struct nt_##member *member;
+#include "ifkeys.def"
+#undef NT_IFKEY_U32
+#undef NT_IFKEY_FLAGS
 	struct nt_offloads *offloads;
 	struct nt_channels *channels;
 	struct nt_rings *rings;

@@ -137,12 +137,15 @@ static const cyaml_schema_field_t flow_hash_fields[] = {
 };
 #undef FLOW
 
-static const cyaml_schema_field_t pause_fields[] = {
-	CYAML_FIELD_BOOL_PTR("autoneg", OPT, struct nt_pause, autoneg),
-	CYAML_FIELD_BOOL_PTR("rx", OPT, struct nt_pause, rx),
-	CYAML_FIELD_BOOL_PTR("tx", OPT, struct nt_pause, tx),
-	CYAML_FIELD_END
-};
+/* the maps of ifkeys.def */
+#define NT_IFKEY_U32(member, min, max, doc)
+#define NT_IFFLAG(member, flag, doc) CYAML_FIELD_BOOL_PTR(#flag, OPT, struct nt_##member, flag),
+#define NT_IFKEY_FLAGS(member, doc, flags) \
+	static const cyaml_schema_field_t member##_fields[] = { flags CYAML_FIELD_END };
+#include "ifkeys.def"
+#undef NT_IFKEY_U32
+#undef NT_IFFLAG
+#undef NT_IFKEY_FLAGS
 
 static const cyaml_schema_field_t rss_fields[] = {
 	CYAML_FIELD_STRING_PTR("key", OPT_STR, struct nt_rss, key, 1, 1024),
@@ -224,8 +227,13 @@ const cyaml_schema_field_t nt_iface_fields[] = {
 	CYAML_FIELD_STRING_PTR("nic", OPT_STR, struct nt_iface, nic, 1, 64),
 	CYAML_FIELD_MAPPING_PTR("match", OPT, struct nt_iface, match, match_fields),
 	CYAML_FIELD_UINT_PTR("mtu", OPT, struct nt_iface, mtu),
-	CYAML_FIELD_UINT_PTR("txqueuelen", OPT, struct nt_iface, txqueuelen),
-	CYAML_FIELD_MAPPING_PTR("pause", OPT, struct nt_iface, pause, pause_fields),
+#define NT_IFKEY_U32(member, min, max, doc) \
+	CYAML_FIELD_UINT_PTR(#member, OPT, struct nt_iface, member),
+#define NT_IFKEY_FLAGS(member, doc, flags) \
+	CYAML_FIELD_MAPPING_PTR(#member, OPT, struct nt_iface, member, member##_fields),
+#include "ifkeys.def"
+#undef NT_IFKEY_U32
+#undef NT_IFKEY_FLAGS
 	CYAML_FIELD_MAPPING_PTR("offloads", OPT, struct nt_iface, offloads, offloads_fields),
 	CYAML_FIELD_MAPPING_PTR("channels", OPT, struct nt_iface, channels, channels_fields),
 	CYAML_FIELD_MAPPING_PTR("rings", OPT, struct nt_iface, rings, rings_fields),
@@ -357,9 +365,11 @@ const struct nt_field_rule nt_field_rules[] = {
 	{rss_fields, "max_processor", NT_CLASS_NONE, 0, 4095},
 	{rss_fields, "max_processors", NT_CLASS_NONE, 1, 4096},
 	{rps_fields, "flow_cnt", NT_CLASS_NONE, 0, 1048576},
-	/* dev_change_tx_queue_len (net/core/dev.c) takes any unsigned int;
-	 * 0 leaves a queueing discipline without a queue */
-	{nt_iface_fields, "txqueuelen", NT_CLASS_NONE, 1, 4294967295},
+#define NT_IFKEY_U32(member, min, max, doc) {nt_iface_fields, #member, NT_CLASS_NONE, min, max},
+#define NT_IFKEY_FLAGS(member, doc, flags)
+#include "ifkeys.def"
+#undef NT_IFKEY_U32
+#undef NT_IFKEY_FLAGS
 	{numa_fields, "node", NT_CLASS_NONE, 0, 1023},
 	{numa_fields, "cpus", NT_CLASS_CPULIST, 0, 0},
 	{host_fields, "reserved_cpus", NT_CLASS_CPULIST, 0, 0},
@@ -436,13 +446,13 @@ const struct nt_key_doc nt_key_docs[] = {
 	{nt_iface_fields, "mtu", "MTU, 68-65535. A tunnel without one gets its underlay's minus "
 	 "its kind's overhead (the table in nettune-profile(5): e.g. WireGuard 60 over ipv4, 80 "
 	 "over ipv6 or dual; VXLAN 50 / 70)."},
-	{nt_iface_fields, "txqueuelen", "Transmit queue length (ip link set DEV txqueuelen N; "
-	 "rtnetlink IFLA_TXQLEN), 1-4294967295. Changes no link state."},
-	{nt_iface_fields, "pause", "Pause frames (ethtool -A): autoneg, rx, tx, each on/off. Most "
-	 "drivers renegotiate the link; veth and other virtual devices have none."},
-	{pause_fields, "autoneg", "Negotiate pause with the link partner: on/off."},
-	{pause_fields, "rx", "Honour received pause frames: on/off."},
-	{pause_fields, "tx", "Send pause frames: on/off."},
+#define NT_IFKEY_U32(member, min, max, doc) {nt_iface_fields, #member, doc},
+#define NT_IFFLAG(member, flag, doc) {member##_fields, #flag, doc},
+#define NT_IFKEY_FLAGS(member, doc, flags) {nt_iface_fields, #member, doc}, flags
+#include "ifkeys.def"
+#undef NT_IFKEY_U32
+#undef NT_IFFLAG
+#undef NT_IFKEY_FLAGS
 	{nt_iface_fields, "offloads", "Portable offload names, lowered per target to ethtool "
 	 "features or NetAdapter settings; each is on/off or a map {all, ipv4, ipv6}."},
 	{nt_iface_fields, "channels", "Queue counts: combined, rx, tx, other."},

@@ -118,7 +118,7 @@ static void test_linux_rows(void)
 
 		if (d->flags & NT_KF_WINDOWS) {
 			NEED(k, !r, "a Windows kind has a Linux row");
-			NEED(k, !nt_linux_rows[k].read && !nt_linux_rows[k].write,
+			NEED(k, !nt_linux_rows[k]->read && !nt_linux_rows[k]->write,
 			     "a Windows kind has Linux functions");
 			continue;
 		}
