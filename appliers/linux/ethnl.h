@@ -2,7 +2,8 @@
 /*
  * ethtool generic netlink (family "ethtool" v1), messages built and parsed
  * with libnl-genl-3, sent through the bounded transport of nlio.h:
- * features by name (also as one dump of every device) and private flags;
+ * features by name (also as one dump of every device) and private flags
+ * (fam_privflags.c);
  * the families of fixed attributes (channels, rings, coalescing, pause)
  * are descriptors (family.h, fam_*.c) read by one GET, dump and SET.  RSS goes through the
  * SIOCETHTOOL ioctl (rss.c): the netlink RSS_GET/RSS_SET messages are
@@ -104,18 +105,5 @@ int nt_ethnl_features_dump(struct nt_ethnl *e, nt_ethnl_each each, void *ctx);
 /* One device's features (a GET); *out freed with nt_features_free. */
 int nt_ethnl_features_get(struct nt_ethnl *e, const char *dev, struct nt_features *out);
 
-/* A device's private flags by name (ETHTOOL_MSG_PRIVFLAGS_GET). */
-struct nt_privflags {
-	size_t n;
-	struct nt_privflag {
-		char *name;
-		bool on;
-	} *v;
-};
-int nt_ethnl_privflags_get(struct nt_ethnl *e, const char *dev, struct nt_privflags *out);
-void nt_privflags_free(struct nt_privflags *f);
-/* NULL when the device has no flag of that name */
-const struct nt_privflag *nt_privflags_find(const struct nt_privflags *f, const char *name);
-int nt_ethnl_privflag_set(struct nt_ethnl *e, const char *dev, const char *name, bool on);
 
 #endif

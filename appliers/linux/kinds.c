@@ -76,8 +76,7 @@ static void seterr(struct nt_lctx *x, const char *fmt, ...)
 
 static int nl_err(struct nt_lctx *x, int r)
 {
-	nt_ethnl_reason(x->nl, r, x->err, sizeof(x->err));
-	return r;
+	return nt_row_nl_err(x, r);
 }
 
 /* sysctl -------------------------------------------------------------- */
@@ -860,62 +859,11 @@ static int process_write(struct nt_lctx *x, const char *obj, const char *arg, co
 	return 0;
 }
 
-/* pause, private flags, rx-flow-hash ------------------------------------ */
+/* rx-flow-hash ---------------------------------------------------------- */
 
-/* -ENOENT when the device does not report it: veth has no pause, no
- * private flags and no rx-flow-hash (-EOPNOTSUPP) */
 static int absent(int r)
 {
-	return r == -EOPNOTSUPP || r == -ENODEV || r == -EINVAL ? -ENOENT : r;
-}
-
-static int privflag_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	struct nt_privflags f;
-	const struct nt_privflag *s;
-	int r;
-
-	if (!x->nl)
-		return -ENOENT;
-	r = nt_ethnl_privflags_get(x->nl, obj, &f);
-	if (r)
-		return absent(r);
-	s = nt_privflags_find(&f, arg);
-	if (s)
-		*out = nt_v_bool(s->on);
-	nt_privflags_free(&f);
-	return s ? 0 : -ENOENT;
-}
-
-static int privflag_all(struct nt_lctx *x, const char *obj, struct nt_state *st)
-{
-	struct nt_privflags f;
-	const char *part;
-	size_t i;
-	int r;
-
-	if (!x->nl)
-		return -ENOENT;
-	r = nt_ethnl_privflags_get(x->nl, obj, &f);
-	if (r)
-		return absent(r);
-	for (i = 0; i < f.n; i++)
-		if (!nt_setting_problem(NT_K_PRIV_FLAG, obj, f.v[i].name, &part))
-			nt_state_set(st, NT_K_PRIV_FLAG, obj, f.v[i].name, nt_v_bool(f.v[i].on),
-				     (struct nt_mark){0});
-	nt_privflags_free(&f);
-	return 0;
-}
-
-static int privflag_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
-{
-	int r;
-
-	nt_lctx_drop_cache(x);
-	if (!x->nl)
-		return -EOPNOTSUPP;
-	r = nt_ethnl_privflag_set(x->nl, obj, arg, v->b);
-	return r ? nl_err(x, r) : 0;
+	return nt_row_absent(r);
 }
 
 static int flowhash_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
@@ -1046,22 +994,6 @@ const struct nt_linux_row nt_row_FEATURE = {
 	.read = feature_read,
 	.write = feature_write,
 	.batch = feature_batch,
-};
-
-const struct nt_linux_row nt_row_PRIV_FLAG = {
-	.kind = NT_K_PRIV_FLAG,
-	.get = {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_GET ETHTOOL_A_PRIVFLAGS_FLAGS (a bitset by name)"},
-	.set = {NT_IO_ETHNL, "ETHTOOL_MSG_PRIVFLAGS_SET ETHTOOL_A_PRIVFLAGS_FLAGS (the named bit only)"},
-	.sh_fn = "private_flag",
-	.sh_get = "# \"legacy-rx      : off\"\n"
-		"\tethtool --show-priv-flags \"$1\" | awk -v k=\"$2\" -F: 'NR > 1 { n = $1; sub(/[ \\t]+$/, \"\", n)\n"
-		"\t\tif (n == k) { v = $2; gsub(/[ \\t]/, \"\", v); print v; f = 1; exit } }\n"
-		"\t\tEND { if (!f) exit 1 }'",
-	.sh_put = "ethtool --set-priv-flags \"$1\" \"$2\" \"$3\"",
-	.read = privflag_read,
-	.write = privflag_write,
-	.all = privflag_all,
-	.flags = NT_LR_OBSERVE,
 };
 
 const struct nt_linux_row nt_row_CHANNELS = {

@@ -1,8 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers of the Linux kind rows (the rows are in kinds.c, beside their functions). */
+/* Helpers of the Linux kind rows (the rows are in kinds.c, or beside their
+ * wire family in fam_*.c, with their functions). */
+#include <errno.h>
 #include <string.h>
 
+#include "linux.h"
 #include "rows.h"
+
+int nt_row_absent(int r)
+{
+	return r == -EOPNOTSUPP || r == -ENODEV || r == -EINVAL ? -ENOENT : r;
+}
+
+int nt_row_nl_err(struct nt_lctx *x, int r)
+{
+	nt_ethnl_reason(x->nl, r, x->err, sizeof(x->err));
+	return r;
+}
 
 const struct nt_linux_row *nt_linux_row(enum nt_kind_id k)
 {

@@ -107,6 +107,11 @@ extern const struct nt_linux_row *const nt_linux_rows[NT_K__COUNT];
 
 /* The row of a Linux kind, or NULL (Windows kinds, an id out of range). */
 const struct nt_linux_row *nt_linux_row(enum nt_kind_id k);
+/* A read's error: -ENOENT when the device does not report the kind (veth
+ * has no pause, no private flags, no rx-flow-hash: -EOPNOTSUPP), else r. */
+int nt_row_absent(int r);
+/* An ethtool netlink failure r with the kernel's words in x->err; r. */
+int nt_row_nl_err(struct nt_lctx *x, int r);
 /* body with @PATH@ expanded, appended to o */
 void nt_linux_row_sh(const struct nt_linux_row *r, const char *body, struct nt_buf *o);
 
