@@ -414,8 +414,11 @@ static int journal_save(int jfd, const struct nt_journal *j)
 		r = -errno;
 	if (r)
 		unlinkat(jfd, tmp, 0);
-	else if (unsynced.later)
+	else if (unsynced.later && unsynced.n < 256)
 		remember_unsynced(j->id);
+	else if (unsynced.later)
+		/* never idle for that long (a burst of corrections): now */
+		r = (remember_unsynced(j->id), nt_journal_sync(jfd));
 	else if (fsync(jfd))
 		r = -errno;
 out:

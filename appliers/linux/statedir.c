@@ -279,6 +279,7 @@ void nt_lock_rename(int fd, const char *cmd)
  * (NT_LOCK_GEN_AT); 0 when it could not be counted. */
 #define NT_LOCK_GEN_AT 256
 static unsigned long long lock_gen;
+static unsigned long long lock_ino;	/* of the file counted in: a new file counts anew */
 
 /* The holder recorded and the count taken one more, in one write. */
 static void record_taker(int fd, const char *cmd)
@@ -358,11 +359,14 @@ int nt_lock_take(int state_fd, const char *cmd, unsigned wait_ms)
 		usleep(20000);
 	}
 	record_taker(fd, cmd);
+	lock_ino = (unsigned long long)st.st_ino;
 	return fd;
 }
 
-unsigned long long nt_lock_generation(void)
+unsigned long long nt_lock_generation(unsigned long long *ino)
 {
+	if (ino)
+		*ino = lock_ino;
 	return lock_gen;
 }
 

@@ -43,9 +43,10 @@ void nt_statedir_keep(bool on);
 int nt_lock_take(int state_fd, const char *cmd, unsigned wait_ms);
 /* Every taker of the lock counts itself in the lock file (8 bytes after
  * the holder's description): the count this process's last
- * nt_lock_take left, 0 unknown.  A process that took the lock at count g
- * and finds g + 1 at its next take knows nobody held it in between. */
-unsigned long long nt_lock_generation(void);
+ * nt_lock_take left, 0 unknown, and the lock file's inode in *ino.  A
+ * process that took the lock at count g and finds g + 1 in the same file
+ * at its next take knows nobody held it in between. */
+unsigned long long nt_lock_generation(unsigned long long *ino);
 /* Re-records the holder after the lock fd passed to another process. */
 void nt_lock_rename(int lock_fd, const char *cmd);
 

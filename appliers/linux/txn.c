@@ -576,13 +576,13 @@ static int transact(const struct txn_fds *f, struct nt_journal *j, const struct 
  * under the lock, so if nobody took it since, none is open now and the
  * journal directory need not be listed again (a long-running agent
  * corrects many times a second, beside up to a thousand journals). */
-static unsigned long long clean_at;
+static unsigned long long clean_at, clean_ino;
 
 static bool known_clean(void)
 {
-	unsigned long long g = nt_lock_generation();
+	unsigned long long ino, g = nt_lock_generation(&ino);
 
-	return clean_at && g && g == clean_at + 1;
+	return clean_at && g && g == clean_at + 1 && ino == clean_ino;
 }
 
 /* The lock, no open journal in the way, no signal yet: then transact. */
@@ -622,7 +622,7 @@ static int apply_locked(struct nt_journal *j, const struct nt_state *desired,
 		 * the next apply of this process need not list them again if
 		 * nobody takes the lock meanwhile */
 		if (!blocked && (!j->id || !nt_jstate_open(j->state)))
-			clean_at = nt_lock_generation();
+			clean_at = nt_lock_generation(&clean_ino);
 		if (o->journal_out && o->journal_out_len)
 			snprintf(o->journal_out, o->journal_out_len, "%s", j->id ? j->id : "");
 	}
