@@ -27,6 +27,7 @@
 #include "events.h"
 #include "metrics.h"
 #include "notify.h"
+#include "writer.h"
 
 /* more dirty interfaces than this at once: one full check instead */
 #define NT_AGENT_BURST 8
@@ -290,18 +291,33 @@ bool nt_agent_held(struct nt_agent *a)
 	return a->hold_until_ms != 0;
 }
 
-static void write_metrics(struct nt_agent *a, bool now)
+/* The metrics text, made here and written by the disk writer: at most
+ * once a second, when no event waits (idle), or (now) at start and stop;
+ * under a stream of events at least every NT_AGENT_METRICS_STALE_MS. */
+#define NT_AGENT_METRICS_STALE_MS 10000
+static void write_metrics(struct nt_agent *a, bool now, bool idle)
 {
 	long long t = nt_agent_mono_ms();
-	char err[256];
+	struct nt_buf b = {0};
 
 	if (!a->cfg->metrics || !a->metrics_dirty ||
-	    (!now && t - a->metrics_at_ms < NT_AGENT_METRICS_MS))
+	    (!now && t - a->metrics_at_ms < NT_AGENT_METRICS_MS) ||
+	    (!now && !idle && t - a->metrics_at_ms < NT_AGENT_METRICS_STALE_MS))
 		return;
-	if (nt_metrics_write(a->m, a->cfg->metrics, err, sizeof(err)))
-		nt_agent_log(a, NT_LOG_WARNING, "metrics: %s", err);
+	nt_metrics_format(a->m, &b);
+	nt_writer_metrics(&b, a->cfg->metrics);
 	a->metrics_dirty = false;
 	a->metrics_at_ms = t;
+}
+
+/* What the disk writer could not do, said by the loop. */
+static void writer_failures(struct nt_agent *a)
+{
+	char why[320];
+
+	nt_writer_failure(why, sizeof(why));
+	if (*why)
+		nt_agent_log(a, NT_LOG_WARNING, "%s", why);
 }
 
 static void notify_status(struct nt_agent *a)
@@ -332,29 +348,30 @@ static int next_timeout(struct nt_agent *a)
 		next = a->damp_next_ms;
 	if (a->retry_ms && a->retry_ms < next)
 		next = a->retry_ms;
-	if (a->all_dirty || a->ndirty || nt_journal_unsynced())
+	if (a->all_dirty || a->ndirty)
 		return 0;
 	return next <= now ? 0 : next - now > INT_MAX ? INT_MAX : (int)(next - now);
 }
 
-/* The journals of the corrections made durable, once nothing waits: a
- * correction is not slowed by the disk (nt_journal_sync_later). */
+/* The journals of the corrections, handed to the disk writer to be made
+ * durable: a correction is not slowed by the disk (nt_journal_sync_later). */
 static void sync_journals(struct nt_agent *a)
 {
-	char err[256];
-	int state_fd = -1, jfd, r;
+	char err[256], **ids;
+	int state_fd = -1, jfd;
+	size_t n;
 
 	if (!nt_journal_unsynced())
 		return;
 	jfd = nt_statedir_open(false, &state_fd, err, sizeof(err));
-	r = jfd >= 0 ? nt_journal_sync(jfd) : jfd;
-	if (r)
+	if (jfd < 0) {
 		nt_agent_log(a, NT_LOG_WARNING, "cannot fsync the journals in %s/journal: %s",
-			     nt_state_dir(), jfd >= 0 ? strerror(-r) : err);
-	if (jfd >= 0) {
-		close(jfd);
-		close(state_fd);
+			     nt_state_dir(), err);
+		return;
 	}
+	close(state_fd);
+	n = nt_journal_take_unsynced(&ids);
+	nt_writer_journals(jfd, ids, n);
 }
 
 static void tick(struct nt_agent *a)
@@ -454,8 +471,6 @@ static int run_loop(struct nt_agent *a, int sfd)
 
 		if (r < 0 && errno != EINTR)
 			return 1;
-		if (!r && !a->all_dirty && !a->ndirty)
-			sync_journals(a);
 		if (p[3].revents && on_signals(a, sfd))
 			return 0;
 		if (p[0].revents || p[1].revents)
@@ -464,7 +479,9 @@ static int run_loop(struct nt_agent *a, int sfd)
 			nt_agent_ctl_serve(a);
 		tick(a);
 		converge_dirty(a);
-		write_metrics(a, false);
+		sync_journals(a);
+		write_metrics(a, false, !r);
+		writer_failures(a);
 		notify_status(a);
 	}
 }
@@ -553,6 +570,8 @@ static int start(struct nt_agent *a, int *sfd)
 	a->metrics_dirty = true;
 	a->watchdog_ms = (long long)(nt_notify_watchdog_usec() / 2000);
 	finish_killed(a);
+	if (nt_writer_start(err, sizeof(err)))
+		nt_agent_log(a, NT_LOG_WARNING, "%s: the loop writes to disk itself", err);
 	nt_journal_sync_later(true);
 	nt_statedir_keep(true);
 	nt_agent_log(a, NT_LOG_INFO, "started: %s, mode %s, check every %lld ms%s%s",
@@ -566,7 +585,8 @@ static int start(struct nt_agent *a, int *sfd)
 	}
 	a->next_check_ms = nt_agent_mono_ms() + a->cfg->interval_ms;
 	a->next_watchdog_ms = nt_agent_mono_ms() + a->watchdog_ms;
-	write_metrics(a, true);
+	sync_journals(a);
+	write_metrics(a, true, true);
 	nt_notifyf("READY=1\nSTATUS=%s after start", a->outstanding ? "drifted" : "converged");
 	return 0;
 }
@@ -585,8 +605,11 @@ int nt_agent_run(const struct nt_agent_cfg *cfg)
 		sync_journals(a);
 		nt_agent_log(a, NT_LOG_INFO, "stopped after %llu correction%s", a->corrections,
 			     a->corrections == 1 ? "" : "s");
-		write_metrics(a, true);
+		write_metrics(a, true, true);
 	}
+	/* what the disk writer holds is written before the exit */
+	nt_writer_stop();
+	writer_failures(a);
 	if (sfd >= 0)
 		close(sfd);
 	nt_agent_ctl_close(a);

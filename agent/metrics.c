@@ -412,14 +412,12 @@ static void say(char *err, size_t errlen, const char *what, const char *path, in
 		snprintf(err, errlen, "%s %s: %s", what, path, strerror(e));
 }
 
-int nt_metrics_write(const struct nt_metrics *m, const char *path, char *err, size_t errlen)
+int nt_metrics_write_text(const struct nt_buf *b, const char *path, char *err, size_t errlen)
 {
-	struct nt_buf b = {0};
 	/* not *.prom: the textfile collector never reads a half-written file */
 	char *tmp = nt_xasprintf("%s.tmp.XXXXXX", path);
 	int fd, r = 0;
 
-	nt_metrics_format(m, &b);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
@@ -431,13 +429,12 @@ int nt_metrics_write(const struct nt_metrics *m, const char *path, char *err, si
 		r = -errno;
 		say(err, errlen, "cannot chmod", tmp, -r);
 	}
-	/* Not fsync'ed (the agent writes it every second, and a disk write
-	 * there would delay a correction): after a crash the file is the
-	 * previous one or empty, and the agent's next start rewrites it.  Its
-	 * blocks are allocated now, so that ext4 does not write it out in the
-	 * rename over the previous file (auto_da_alloc). */
-	(void)!fallocate(fd, 0, 0, (off_t)b.n);
-	if (!r && (r = nt_write_all(fd, b.p, b.n)))
+	/* Not fsync'ed (the agent writes it every second): after a crash the
+	 * file is the previous one or empty, and the agent's next start
+	 * rewrites it.  Its blocks are allocated now, so that ext4 does not
+	 * write it out in the rename over the previous file (auto_da_alloc). */
+	(void)!fallocate(fd, 0, 0, (off_t)b->n);
+	if (!r && (r = nt_write_all(fd, b->p, b->n)))
 		say(err, errlen, "cannot write", tmp, -r);
 	if (close(fd) && !r) {
 		r = -errno;
@@ -451,6 +448,16 @@ int nt_metrics_write(const struct nt_metrics *m, const char *path, char *err, si
 		unlink(tmp);
 out:
 	free(tmp);
+	return r;
+}
+
+int nt_metrics_write(const struct nt_metrics *m, const char *path, char *err, size_t errlen)
+{
+	struct nt_buf b = {0};
+	int r;
+
+	nt_metrics_format(m, &b);
+	r = nt_metrics_write_text(&b, path, err, errlen);
 	nt_buf_free(&b);
 	return r;
 }

@@ -73,5 +73,7 @@ void nt_metrics_started(struct nt_metrics *m, double at_unix_s);
 void nt_metrics_format(const struct nt_metrics *m, struct nt_buf *out);
 /* Writes it to path atomically; 0 or -errno with err saying why. */
 int nt_metrics_write(const struct nt_metrics *m, const char *path, char *err, size_t errlen);
+/* The same for text already formatted (the agent's disk writer). */
+int nt_metrics_write_text(const struct nt_buf *text, const char *path, char *err, size_t errlen);
 
 #endif

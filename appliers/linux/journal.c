@@ -354,12 +354,22 @@ bool nt_journal_unsynced(void)
 	return unsynced.n > 0;
 }
 
-int nt_journal_sync(int jfd)
+size_t nt_journal_take_unsynced(char ***ids)
+{
+	size_t n = unsynced.n;
+
+	*ids = unsynced.ids;
+	unsynced.ids = NULL;
+	unsynced.n = 0;
+	return n;
+}
+
+int nt_journal_sync_ids(int jfd, char **ids, size_t n)
 {
 	int r = 0;
 
-	for (size_t i = 0; i < unsynced.n; i++) {
-		char *name = nt_xasprintf("%s.json", unsynced.ids[i]);
+	for (size_t i = 0; i < n; i++) {
+		char *name = nt_xasprintf("%s.json", ids[i]);
 		int fd = openat(jfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 		/* gone: removed since (retention), nothing to keep */
@@ -369,15 +379,21 @@ int nt_journal_sync(int jfd)
 			close(fd);
 		}
 		free(name);
-		free(unsynced.ids[i]);
+		free(ids[i]);
 	}
-	free(unsynced.ids);
-	unsynced.ids = NULL;
-	unsynced.n = 0;
+	free(ids);
 	/* the names: the renames, the markers made and removed */
 	if (fsync(jfd) && !r)
 		r = -errno;
 	return r;
+}
+
+int nt_journal_sync(int jfd)
+{
+	char **ids;
+	size_t n = nt_journal_take_unsynced(&ids);
+
+	return nt_journal_sync_ids(jfd, ids, n);
 }
 
 /* Atomic replace: temp file (O_EXCL), fsync, rename, fsync the directory

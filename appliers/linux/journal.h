@@ -144,6 +144,11 @@ void nt_journal_netns_moved(void);
 void nt_journal_sync_later(bool on);
 bool nt_journal_unsynced(void);
 int nt_journal_sync(int jfd);
+/* The same in two steps, the second in any thread: the journals written
+ * since (malloc'd ids, the list emptied), then their fsyncs and the
+ * directory's (the ids freed); 0 or the first -errno. */
+size_t nt_journal_take_unsynced(char ***ids);
+int nt_journal_sync_ids(int jfd, char **ids, size_t n);
 /* Records a transition (now, this process) and saves; a terminal state
  * removes the ID.open marker after the journal is on disk. */
 int nt_journal_transition(int jfd, struct nt_journal *j, enum nt_jstate to);
