@@ -110,17 +110,25 @@ static int nt_ethnl_privflag_set(struct nt_ethnl *e, const char *dev, const char
 	return nt_ethnl_transact(e, m, NULL, nt_io_named("privflags", true));
 }
 
-static int privflag_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+/* The device's flags: 0, -ENOENT when it has none, or the failure. */
+static int flags_of(struct nt_lctx *x, const char *obj, struct nt_privflags *f)
 {
-	struct nt_privflags f;
-	const struct nt_privflag *s;
 	int r;
 
 	if (!x->nl)
 		return -ENOENT;
-	r = nt_ethnl_privflags_get(x->nl, obj, &f);
+	r = nt_ethnl_privflags_get(x->nl, obj, f);
+	return r ? nt_row_absent(r) : 0;
+}
+
+static int privflag_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
+{
+	struct nt_privflags f;
+	const struct nt_privflag *s;
+	int r = flags_of(x, obj, &f);
+
 	if (r)
-		return nt_row_absent(r);
+		return r;
 	s = nt_privflags_find(&f, arg);
 	if (s)
 		*out = nt_v_bool(s->on);
@@ -133,13 +141,10 @@ static int privflag_all(struct nt_lctx *x, const char *obj, struct nt_state *st)
 	struct nt_privflags f;
 	const char *part;
 	size_t i;
-	int r;
+	int r = flags_of(x, obj, &f);
 
-	if (!x->nl)
-		return -ENOENT;
-	r = nt_ethnl_privflags_get(x->nl, obj, &f);
 	if (r)
-		return nt_row_absent(r);
+		return r;
 	for (i = 0; i < f.n; i++)
 		if (!nt_setting_problem(NT_K_PRIV_FLAG, obj, f.v[i].name, &part))
 			nt_state_set(st, NT_K_PRIV_FLAG, obj, f.v[i].name, nt_v_bool(f.v[i].on),
