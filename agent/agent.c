@@ -572,7 +572,6 @@ static int start(struct nt_agent *a, int *sfd)
 	finish_killed(a);
 	if (nt_writer_start(err, sizeof(err)))
 		nt_agent_log(a, NT_LOG_WARNING, "%s: the loop writes to disk itself", err);
-	nt_journal_sync_later(true);
 	nt_statedir_keep(true);
 	nt_agent_log(a, NT_LOG_INFO, "started: %s, mode %s, check every %lld ms%s%s",
 		     a->cfg->base.profile, a->cfg->report_only ? "report" : "correct",

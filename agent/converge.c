@@ -446,7 +446,13 @@ static int apply_subset(struct nt_agent *a, const char *iface, struct nt_compile
 	o.wait_ms = 5000;
 	o.journal_out = journal;
 	o.journal_out_len = jlen;
+	/* a correction of one interface (runtime state only: its settings do
+	 * not outlive the machine) leaves its fsyncs to the disk writer; a
+	 * full check may write a host-wide file (the irqbalance drop-in),
+	 * whose journal is durable before that write, as an apply's */
+	nt_journal_sync_later(iface != NULL);
 	rc = nt_txn_apply(&plan, &desired, &c->facts, &o);
+	nt_journal_sync_later(false);
 	free(plan.v);
 	free(desired.v);
 	return rc;

@@ -431,9 +431,10 @@ int nt_metrics_write_text(const struct nt_buf *b, const char *path, char *err, s
 	}
 	/* Not fsync'ed (the agent writes it every second): after a crash the
 	 * file is the previous one or empty, and the agent's next start
-	 * rewrites it.  Its blocks are allocated now, so that ext4 does not
-	 * write it out in the rename over the previous file (auto_da_alloc). */
-	(void)!fallocate(fd, 0, 0, (off_t)b->n);
+	 * rewrites it.  Its blocks are allocated now (its size left to the
+	 * write), so that ext4 does not write it out in the rename over the
+	 * previous file (auto_da_alloc). */
+	(void)!fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)b->n);
 	if (!r && (r = nt_write_all(fd, b->p, b->n)))
 		say(err, errlen, "cannot write", tmp, -r);
 	if (close(fd) && !r) {

@@ -298,6 +298,10 @@ static struct dev *load_one(enum nt_dc_family f, const char *name, int *err)
 		}
 		if (r == -ENODEV || r == -ENOENT)
 			r = f == NT_DC_LINK ? -ENODEV : -EOPNOTSUPP;
+		/* the kernel answers for an alternative name (altname) with the
+		 * device's own: a name the dump would not list is no device */
+		if (!r && f == NT_DC_LINK && (!(d = find(name)) || !(d->have & (1u << f))))
+			r = -ENODEV;
 		if (r && r != -EOPNOTSUPP && r != -ENODEV) {
 			dc.failed[f] = r;
 			dc.failed_transient[f] = false;

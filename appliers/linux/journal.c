@@ -330,14 +330,21 @@ void nt_journal_format(const struct nt_journal *j, struct nt_buf *b)
 
 /* Journals written but not yet made durable (nt_journal_sync_later). */
 static struct {
-	bool later;
+	bool on;
+	int pid;		/* the process that asked: a forked child syncs */
 	char **ids;
 	size_t n;
 } unsynced;
 
 void nt_journal_sync_later(bool on)
 {
-	unsynced.later = on;
+	unsynced.on = on;
+	unsynced.pid = (int)getpid();
+}
+
+static bool later(void)
+{
+	return unsynced.on && unsynced.pid == (int)getpid();
 }
 
 static void remember_unsynced(const char *id)
@@ -351,7 +358,7 @@ static void remember_unsynced(const char *id)
 
 bool nt_journal_unsynced(void)
 {
-	return unsynced.n > 0;
+	return unsynced.n > 0 && unsynced.pid == (int)getpid();
 }
 
 size_t nt_journal_take_unsynced(char ***ids)
@@ -419,10 +426,13 @@ static int journal_save(int jfd, const struct nt_journal *j)
 	}
 	/* its blocks now (no delayed allocation): ext4 would otherwise write
 	 * the data out in the rename over the previous journal
-	 * (auto_da_alloc), a disk write in the middle of a correction */
-	(void)!fallocate(fd, 0, 0, (off_t)b.n);
+	 * (auto_da_alloc), a disk write in the middle of a correction.  The
+	 * size stays 0 until the data is written back (KEEP_SIZE): a machine
+	 * crash before then leaves an empty journal, which reads as never
+	 * written, not one of zero bytes of that size. */
+	(void)!fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)b.n);
 	r = nt_write_all(fd, b.p, b.n);
-	if (!r && !unsynced.later && fsync(fd))
+	if (!r && !later() && fsync(fd))
 		r = -errno;
 	if (close(fd) && !r)
 		r = -errno;
@@ -430,9 +440,9 @@ static int journal_save(int jfd, const struct nt_journal *j)
 		r = -errno;
 	if (r)
 		unlinkat(jfd, tmp, 0);
-	else if (unsynced.later && unsynced.n < 256)
+	else if (later() && unsynced.n < 256)
 		remember_unsynced(j->id);
-	else if (unsynced.later)
+	else if (later())
 		/* never idle for that long (a burst of corrections): now */
 		r = (remember_unsynced(j->id), nt_journal_sync(jfd));
 	else if (fsync(jfd))
@@ -447,6 +457,7 @@ out:
 int nt_journal_transition(int jfd, struct nt_journal *j, enum nt_jstate to)
 {
 	char *mark = nt_xasprintf("%s.open", j->id);
+	enum nt_jstate prev;
 	int r;
 
 	if (nt_jstate_open(to) &&
@@ -456,7 +467,7 @@ int nt_journal_transition(int jfd, struct nt_journal *j, enum nt_jstate to)
 		 * every command (they look for markers) */
 		int fd = openat(jfd, mark, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
-		if (fd < 0 || (!unsynced.later && fsync(jfd))) {
+		if (fd < 0 || (!later() && fsync(jfd))) {
 			r = -errno;
 			if (fd >= 0)
 				close(fd);
@@ -465,10 +476,17 @@ int nt_journal_transition(int jfd, struct nt_journal *j, enum nt_jstate to)
 		}
 		close(fd);
 	}
+	prev = j->state;
 	j->state = to;
 	j->tr = nt_xrealloc(j->tr, (j->ntr + 1) * sizeof(*j->tr));
 	j->tr[j->ntr++] = (struct nt_jtransition){to, nt_now_ns(), (int)getpid()};
 	r = journal_save(jfd, j);
+	if (r) {
+		/* not on disk: the journal is still in the state the file says
+		 * (an open one stays open for every decision after this) */
+		j->state = prev;
+		j->ntr--;
+	}
 	/* No fsync of the directory after the unlink: the save made the
 	 * closed state durable (file, then directory) before the marker goes.
 	 * A crash that loses the unlink leaves a marker beside a finished
@@ -972,6 +990,12 @@ int nt_journal_load(int jfd, const char *id, struct nt_journal *j, struct nt_dia
 		b.n += (size_t)n;
 	}
 	close(fd);
+	/* nothing but zero bytes: its size reached the disk, its data did
+	 * not (a crash); never written, like an empty one */
+	if (b.n && !b.p[0] && !memcmp(b.p, b.p + 1, b.n - 1)) {
+		rc = -ENOENT;
+		goto out;
+	}
 	rc = nt_journal_parse(shown, b.p ? b.p : "", b.n, j, d);
 	if (!rc && strcmp(j->id, id)) {
 		struct nt_mark m = {nt_intern(shown), 0, 0};
@@ -1111,12 +1135,10 @@ void nt_journal_sweep_markers(int jfd)
 		if (r == -ENOENT || (!r && !nt_jstate_open(j.state)))
 			unlinkat(jfd, mark, 0);
 		if (r == -ENOENT) {
+			/* and its file, if a crash left one (empty, or zeros) */
 			char *json = nt_xasprintf("%s.json", ids[i]);
-			struct stat st;
 
-			if (!fstatat(jfd, json, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
-			    !st.st_size)
-				unlinkat(jfd, json, 0);
+			unlinkat(jfd, json, 0);
 			free(json);
 		}
 		if (!r)

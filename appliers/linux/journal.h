@@ -134,13 +134,16 @@ int nt_journal_create(int jfd, struct nt_journal *j, enum nt_jstate state, char 
 		      size_t errlen);
 /* After a setns: the namespace a new journal records is looked up again. */
 void nt_journal_netns_moved(void);
-/* Durability later (the agent: a correction's latency is not spent
- * waiting for the disk): journals are written and renamed in place as
- * always, in the order every reader relies on, but their fsyncs are left
- * to nt_journal_sync, which fsyncs every journal written since and the
- * directory.  Only a crash of the machine loses what was not synced,
- * and it also loses the kernel settings those journals restore; an empty
- * journal a crash leaves reads as never written. */
+/* Durability later (the agent's correction of one interface: its
+ * latency is not spent waiting for the disk): journals are written and
+ * renamed in place as always, in the order every reader relies on, but
+ * their fsyncs are left to nt_journal_sync (or, in two steps,
+ * nt_journal_take_unsynced and nt_journal_sync_ids, in another thread),
+ * which fsyncs every journal written since and the directory.  Only for
+ * settings that do not outlive the machine: a crash that loses such a
+ * journal also loses the kernel settings it records.  A journal a crash
+ * left empty (or zeros) reads as never written.  Only the process that
+ * asked defers: a forked child fsyncs as usual. */
 void nt_journal_sync_later(bool on);
 bool nt_journal_unsynced(void);
 int nt_journal_sync(int jfd);

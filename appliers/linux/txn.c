@@ -577,12 +577,33 @@ static int transact(const struct txn_fds *f, struct nt_journal *j, const struct 
  * journal directory need not be listed again (a long-running agent
  * corrects many times a second, beside up to a thousand journals). */
 static unsigned long long clean_at, clean_ino;
+/* ... and the journal directory as it was then: any marker made since
+ * changes it, even by a taker whose count did not reach the lock file */
+static struct timespec clean_mtime, clean_ctime;
 
-static bool known_clean(void)
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static bool known_clean(int jfd)
 {
 	unsigned long long ino, g = nt_lock_generation(&ino);
+	struct stat st;
 
-	return clean_at && g && g == clean_at + 1 && ino == clean_ino;
+	return clean_at && g && g == clean_at + 1 && ino == clean_ino && !fstat(jfd, &st) &&
+	       same_time(&st.st_mtim, &clean_mtime) && same_time(&st.st_ctim, &clean_ctime);
+}
+
+static void mark_clean(int jfd)
+{
+	struct stat st;
+
+	if (fstat(jfd, &st))
+		return;
+	clean_at = nt_lock_generation(&clean_ino);
+	clean_mtime = st.st_mtim;
+	clean_ctime = st.st_ctim;
 }
 
 /* The lock, no open journal in the way, no signal yet: then transact. */
@@ -604,7 +625,7 @@ static int apply_locked(struct nt_journal *j, const struct nt_state *desired,
 	} else if ((f.lock = nt_lock_take(f.state_fd, "apply", o->wait_ms)) < 0) {
 		rc = 1;
 	} else {
-		bool clean = known_clean(), blocked = false;
+		bool clean = known_clean(f.jfd), blocked = false;
 
 		clean_at = 0;
 		if (!clean) {
@@ -622,7 +643,7 @@ static int apply_locked(struct nt_journal *j, const struct nt_state *desired,
 		 * the next apply of this process need not list them again if
 		 * nobody takes the lock meanwhile */
 		if (!blocked && (!j->id || !nt_jstate_open(j->state)))
-			clean_at = nt_lock_generation(&clean_ino);
+			mark_clean(f.jfd);
 		if (o->journal_out && o->journal_out_len)
 			snprintf(o->journal_out, o->journal_out_len, "%s", j->id ? j->id : "");
 	}

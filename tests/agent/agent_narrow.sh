@@ -59,12 +59,24 @@ last=$(jr id)
 synced() {
 	python3 - "$WORK/st" "$1" <<'PY'
 import re, sys
-fds = {}
+# strace -f splits a call that another thread interrupts: "TID call(...
+# <unfinished ...>", later "TID <... call resumed>...) = R"
+fds, pending = {}, set()
+name = '"%s.json", O_RDONLY' % sys.argv[2]
 for l in open(sys.argv[1]):
-    m = re.match(r'(\d+) +openat\(\d+, "%s\.json", O_RDONLY.*= (\d+)$' % re.escape(sys.argv[2]), l)
-    if m:
-        fds[m.group(1)] = m.group(2)
-    m = re.match(r'(\d+) +fsync\((\d+)\)', l)
+    tid = l.split(None, 1)[0]
+    if "openat(" in l and name in l:
+        m = re.search(r'= (\d+)$', l.rstrip())
+        if m:
+            fds[tid] = m.group(1)
+        else:
+            pending.add(tid)
+    elif tid in pending and "<... openat resumed>" in l:
+        m = re.search(r'= (\d+)$', l.rstrip())
+        if m:
+            fds[tid] = m.group(1)
+        pending.discard(tid)
+    m = re.match(r'(\d+) +fsync\((\d+)', l)
     if m and fds.get(m.group(1)) == m.group(2):
         sys.exit(0)
 sys.exit(1)
