@@ -257,14 +257,20 @@ expect_eq "$(mtu nta0)" 1500 "rollback of the foreign-boot journal restores"
 #     journals durable after the correction; the machine died before):
 #     never written, so neither open nor unusable: history skips it, the
 #     next apply removes both and goes on
+#     (or its size reached the disk and its data did not: zeros)
 empty=20261206T000000.000000001Z-1-0
+zeros=20261206T000000.000000002Z-1-0
 : > "$NETTUNE_STATE_DIR/journal/$empty.open"
 : > "$NETTUNE_STATE_DIR/journal/$empty.json"
+: > "$NETTUNE_STATE_DIR/journal/$zeros.open"
+head -c 900 /dev/zero > "$NETTUNE_STATE_DIR/journal/$zeros.json"
 nt history > "$WORK/h" 2>&1 || fail "history with an empty journal: $(cat "$WORK/h")"
-grep -q "$empty" "$WORK/h" && fail "history lists the empty journal"
+grep -q "$empty\|$zeros" "$WORK/h" && fail "history lists the empty or zero journal"
 ip -n "$NS" link set nta0 mtu 1500
 nt apply --yes "$WORK/p.yaml" > "$WORK/o" 2>&1 || fail "apply blocked by an empty journal: $(cat "$WORK/o")"
 expect_eq "$(mtu nta0)" 1300 "apply beside an empty journal"
-[ ! -e "$NETTUNE_STATE_DIR/journal/$empty.open" ] || fail "the marker of the empty journal stayed"
-[ ! -e "$NETTUNE_STATE_DIR/journal/$empty.json" ] || fail "the empty journal stayed"
+for id in "$empty" "$zeros"; do
+	[ ! -e "$NETTUNE_STATE_DIR/journal/$id.open" ] || fail "the marker of $id stayed"
+	[ ! -e "$NETTUNE_STATE_DIR/journal/$id.json" ] || fail "the never-written journal $id stayed"
+done
 echo "ok: unusable, stale and empty journals, no-op lock wait, signal during the wait, watcher fds, discard, foreign boot"
