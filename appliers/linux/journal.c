@@ -395,7 +395,8 @@ int nt_journal_sync_ids(int jfd, char **ids, size_t n)
 	return r;
 }
 
-int nt_journal_sync(int jfd)
+/* every journal written since, and the directory: now */
+static int sync_all(int jfd)
 {
 	char **ids;
 	size_t n = nt_journal_take_unsynced(&ids);
@@ -404,7 +405,7 @@ int nt_journal_sync(int jfd)
 }
 
 /* Atomic replace: temp file (O_EXCL), fsync, rename, fsync the directory
- * (the fsyncs later, in nt_journal_sync, after nt_journal_sync_later). */
+ * (the fsyncs later, in nt_journal_sync_ids, after nt_journal_sync_later). */
 static int journal_save(int jfd, const struct nt_journal *j)
 {
 	static unsigned seq;
@@ -444,7 +445,7 @@ static int journal_save(int jfd, const struct nt_journal *j)
 		remember_unsynced(j->id);
 	else if (later())
 		/* never idle for that long (a burst of corrections): now */
-		r = (remember_unsynced(j->id), nt_journal_sync(jfd));
+		r = (remember_unsynced(j->id), sync_all(jfd));
 	else if (fsync(jfd))
 		r = -errno;
 out:

@@ -137,17 +137,16 @@ void nt_journal_netns_moved(void);
 /* Durability later (the agent's correction of one interface: its
  * latency is not spent waiting for the disk): journals are written and
  * renamed in place as always, in the order every reader relies on, but
- * their fsyncs are left to nt_journal_sync (or, in two steps,
- * nt_journal_take_unsynced and nt_journal_sync_ids, in another thread),
- * which fsyncs every journal written since and the directory.  Only for
+ * their fsyncs are left to nt_journal_take_unsynced and
+ * nt_journal_sync_ids (in another thread), which fsync every journal
+ * written since and the directory (done at once after 256 of them).  Only for
  * settings that do not outlive the machine: a crash that loses such a
  * journal also loses the kernel settings it records.  A journal a crash
  * left empty (or zeros) reads as never written.  Only the process that
  * asked defers: a forked child fsyncs as usual. */
 void nt_journal_sync_later(bool on);
 bool nt_journal_unsynced(void);
-int nt_journal_sync(int jfd);
-/* The same in two steps, the second in any thread: the journals written
+/* Those fsyncs in two steps, the second in any thread: the journals written
  * since (malloc'd ids, the list emptied), then their fsyncs and the
  * directory's (the ids freed); 0 or the first -errno. */
 size_t nt_journal_take_unsynced(char ***ids);

@@ -140,10 +140,6 @@ const struct nt_rule_doc nt_rule_docs[] = {
 	{"policy", P, "Key not allowed in a PolicyProfile",
 	 "A PolicyProfile sets host or target, which belong to one host's profile.",
 	 "Move the key into the HostProfile that extends the policy."},
-	{"private-flag", P, "Invalid private flag name",
-	 "A linux.private_flags name cannot be a driver's: longer than 31 bytes (ETH_GSTRING_LEN) "
-	 "or with a character other than a letter, digit, '-', '_' or '.'.",
-	 "Use a name as ethtool --show-priv-flags DEV lists it."},
 	{"process", P, "Invalid process entry",
 	 "processes[].match needs exactly one of systemd_unit, comm, pidfile, each a valid name.",
 	 "Give one valid match key and a CPU list."},
@@ -209,11 +205,18 @@ const struct nt_rule_doc nt_rule_docs[] = {
 	{NULL, NULL, NULL, NULL, NULL},
 };
 
+/* defined above this layer; weak, so that a program without the profile
+ * language links and has none */
+extern const struct nt_rule_doc nt_key_rule_docs[] __attribute__((weak));
+
 const struct nt_rule_doc *nt_rule_doc(const char *id)
 {
 	const struct nt_rule_doc *r;
 
 	for (r = nt_rule_docs; r->id; r++)
+		if (!strcmp(r->id, id))
+			return r;
+	for (r = nt_key_rule_docs; r && r->id; r++)
 		if (!strcmp(r->id, id))
 			return r;
 	return NULL;

@@ -12,6 +12,10 @@ struct nt_rule_doc {
 };
 
 extern const struct nt_rule_doc nt_rule_docs[];
+/* The rows of rules a profile key brings with it (language/ifkeys.def,
+ * table in language/schema.c), ending with id NULL; searched after
+ * nt_rule_docs. */
+extern const struct nt_rule_doc nt_key_rule_docs[];
 /* The row of id, or NULL for an id without one (a test keeps that from
  * happening). */
 const struct nt_rule_doc *nt_rule_doc(const char *id);

@@ -163,8 +163,10 @@ struct nt_match {
 struct nt_linux_opts {
 	struct nt_kv *features;		/* ethtool feature name -> on|off */
 	unsigned features_count;
-	struct nt_kv *private_flags;	/* driver private flag name -> on|off */
-	unsigned private_flags_count;
+	/* the maps of driver-given names, NT_LINUX_NAMES of ifkeys.def */
+#define NT_LINUX_NAMES(member, ...) struct nt_kv *member; unsigned member##_count;
+#include "ifkeys.def"
+#undef NT_LINUX_NAMES
 };
 
 struct nt_windows_opts {

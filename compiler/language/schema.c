@@ -5,11 +5,13 @@
  * report unknown keys and wrong types with positions, jsonschema.c turns
  * them into schema/nettune.schema.json, and libcyaml loads with them.
  */
+#include <ctype.h>
 #include <stddef.h>
 
 #include "profile.h"
 #include "rxh.h"
 #include "schema.h"
+#include "../base/rules.h"
 
 #define OPT (CYAML_FLAG_OPTIONAL | CYAML_FLAG_POINTER)
 #define OPT_STR (CYAML_FLAG_OPTIONAL | CYAML_FLAG_POINTER)
@@ -211,8 +213,10 @@ static const cyaml_schema_field_t match_fields[] = {
 static const cyaml_schema_field_t linux_fields[] = {
 	CYAML_FIELD_SEQUENCE("features", OPT, struct nt_linux_opts, features,
 			     &nt_kv_bool_entry, 0, 1024),
-	CYAML_FIELD_SEQUENCE("private_flags", OPT, struct nt_linux_opts, private_flags,
-			     &nt_kv_bool_entry, 0, 64),
+#define NT_LINUX_NAMES(member, rule, noun, entries, ...) \
+	CYAML_FIELD_SEQUENCE(#member, OPT, struct nt_linux_opts, member, &nt_kv_bool_entry, 0, entries),
+#include "ifkeys.def"
+#undef NT_LINUX_NAMES
 	CYAML_FIELD_END
 };
 
@@ -469,7 +473,12 @@ const struct nt_key_doc nt_key_docs[] = {
 	 "gre, gretap, ipip, sit, ip6tnl, ip6gre, ip6gretap, esp), underlay (interface name: a NIC "
 	 "or another tunnel), outer (ipv4, ipv6, dual), and the options of its kind."},
 	{nt_iface_fields, "linux", "features: map of ethtool feature name to on/off, e.g. "
-	 "rx-udp-gro-forwarding: on; private_flags: map of driver private flag to on/off."},
+	 "rx-udp-gro-forwarding: on"
+#define NT_LINUX_NAMES(member, rule, noun, entries, name_max, chars, said, brief, ...) \
+	 "; " #member ": " brief
+#include "ifkeys.def"
+#undef NT_LINUX_NAMES
+	 "."},
 	{nt_iface_fields, "windows", "advanced_properties: map of NetAdapter advanced property "
 	 "to value, e.g. '*JumboPacket': 9014."},
 	{match_fields, "driver", "Kernel driver name, e.g. i40e."},
@@ -556,8 +565,10 @@ const struct nt_key_doc nt_key_docs[] = {
 	 "unset, an MTU below 1280 gets a warning (sit: always ipv6)."},
 	{linux_fields, "features", "Map of ethtool feature name to on/off, e.g. "
 	 "rx-udp-gro-forwarding: on."},
-	{linux_fields, "private_flags", "Map of driver private flag name (ethtool "
-	 "--show-priv-flags) to on/off, e.g. legacy-rx: on. Drivers may reset the device."},
+#define NT_LINUX_NAMES(member, rule, noun, entries, name_max, chars, said, brief, doc, ...) \
+	{linux_fields, #member, doc},
+#include "ifkeys.def"
+#undef NT_LINUX_NAMES
 	{windows_fields, "advanced_properties", "Map of NetAdapter advanced property to value, "
 	 "e.g. '*JumboPacket': 9014."},
 	{process_fields, "match", "Which process: one of systemd_unit, comm or pidfile."},
@@ -580,4 +591,47 @@ const char *nt_key_doc(const cyaml_schema_field_t *fields, const char *key)
 		if (r->fields == fields && !strcmp(r->key, key))
 			return r->doc;
 	return NULL;
+}
+
+const struct nt_name_map nt_name_maps[] = {
+#define NT_LINUX_NAMES(member, rule, noun, entries, name_max, chars, said, ...) \
+	{#member, "linux." #member, rule, noun, name_max, chars, said, \
+	 offsetof(struct nt_linux_opts, member), offsetof(struct nt_linux_opts, member##_count)},
+#include "ifkeys.def"
+#undef NT_LINUX_NAMES
+	{NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, 0},
+};
+
+/* SARIF metadata of the rules the maps' names follow (rules.h) */
+const struct nt_rule_doc nt_key_rule_docs[] = {
+#define NT_LINUX_NAMES(member, rule, noun, entries, name_max, chars, said, brief, doc, \
+		       rule_brief, rule_full, rule_help) \
+	{rule, "nettune-profile(5)", rule_brief, rule_full, rule_help},
+#include "ifkeys.def"
+#undef NT_LINUX_NAMES
+	{NULL, NULL, NULL, NULL, NULL},
+};
+
+const struct nt_name_map *nt_name_map_at(const char *path)
+{
+	const struct nt_name_map *m;
+
+	for (m = nt_name_maps; path && m->key; m++)
+		if (!strcmp(m->path, path))
+			return m;
+	return NULL;
+}
+
+enum nt_name_fault nt_name_map_check(const struct nt_name_map *m, const char *name)
+{
+	const char *c;
+
+	if (strlen(name) > m->name_max)
+		return NT_NAME_LONG;
+	if (!*name)
+		return NT_NAME_CHAR;
+	for (c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr(m->chars, *c))
+			return NT_NAME_CHAR;
+	return NT_NAME_OK;
 }

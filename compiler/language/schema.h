@@ -33,6 +33,27 @@ struct nt_key_doc {
 extern const struct nt_key_doc nt_key_docs[];
 const char *nt_key_doc(const cyaml_schema_field_t *fields, const char *key);
 
+/* A map under linux: of names a driver gives (NT_LINUX_NAMES of
+ * ifkeys.def), and the rule its names follow. */
+struct nt_name_map {
+	const char *key;	/* "private_flags" */
+	const char *path;	/* its key under interfaces[]: "linux.private_flags" */
+	const char *rule;	/* the diagnostic rule of a bad name */
+	const char *noun;	/* "private flag" */
+	unsigned name_max;	/* bytes */
+	const char *chars;	/* allowed besides letters and digits */
+	const char *said;	/* chars, in words */
+	size_t at, count_at;	/* offsets of the entries and their count in struct nt_linux_opts */
+};
+
+extern const struct nt_name_map nt_name_maps[];	/* ends with key NULL */
+/* The map whose key under interfaces[] is path ("linux.private_flags"), or NULL. */
+const struct nt_name_map *nt_name_map_at(const char *path);
+enum nt_name_fault { NT_NAME_OK, NT_NAME_LONG, NT_NAME_CHAR };
+/* Whether name is one the map's drivers could give: longer than name_max
+ * bytes, or empty or with a character other than a letter, digit or chars. */
+enum nt_name_fault nt_name_map_check(const struct nt_name_map *m, const char *name);
+
 extern const cyaml_schema_field_t nt_toggle_fields[];
 extern const cyaml_schema_field_t nt_iface_fields[];
 extern const cyaml_schema_value_t nt_kv_entry;

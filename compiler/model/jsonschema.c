@@ -161,6 +161,17 @@ static void nic_enum(struct gen *g, const char *doc)
 	nt_buf_puts(g->b, "]}");
 }
 
+/* The map of driver-given names that key is (schema.h), or NULL. */
+static const struct nt_name_map *name_map(const char *key)
+{
+	const struct nt_name_map *m;
+
+	for (m = nt_name_maps; key && m->key; m++)
+		if (!strcmp(m->key, key))
+			return m;
+	return NULL;
+}
+
 /* The schema of value v of key in fields (both NULL for a free-standing
  * value); described: whether it carries the key's description. */
 static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_schema_field_t *fields,
@@ -168,6 +179,7 @@ static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_sche
 {
 	const struct nt_field_rule *rule = fields ? nt_field_rule(fields, key) : NULL;
 	const char *doc = fields && described ? nt_key_doc(fields, key) : NULL;
+	const struct nt_name_map *m;
 	struct nt_buf *b = g->b;
 	uint32_t i;
 
@@ -183,11 +195,12 @@ static void value(struct gen *g, const cyaml_schema_value_t *v, const cyaml_sche
 		open_obj(b, doc);
 		if (v->sequence.entry == &nt_kv_entry || v->sequence.entry == &nt_kv_bool_entry) {
 			/* a YAML map in the profile, a {key, value} list for libcyaml */
-			nt_buf_printf(b, "\"type\": \"object\", \"maxProperties\": %u, %s"
-				      "\"additionalProperties\": %s}", v->sequence.max,
-				      /* validate.c check_rows: as drivers name them */
-				      key && !strcmp(key, "private_flags") ?
-				      "\"propertyNames\": {\"pattern\": \"^[A-Za-z0-9._-]{1,31}$\"}, " : "",
+			nt_buf_printf(b, "\"type\": \"object\", \"maxProperties\": %u, ",
+				      v->sequence.max);
+			if ((m = name_map(key)))	/* as validate.c checks them */
+				nt_buf_printf(b, "\"propertyNames\": {\"pattern\": "
+					      "\"^[A-Za-z0-9%s]{1,%u}$\"}, ", m->chars, m->name_max);
+			nt_buf_printf(b, "\"additionalProperties\": %s}",
 				      v->sequence.entry == &nt_kv_bool_entry ? ONOFF :
 				      "{\"type\": [\"string\", \"number\", \"boolean\"]}");
 			return;

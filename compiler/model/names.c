@@ -2,10 +2,12 @@
 /* Name rules: interfaces, adapters, path components, sysctl keys,
  * processes, the (object, argument) of a setting, RSS keys. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "names.h"
+#include "../language/schema.h"
 
 const char *nt_linux_ifname_problem(const char *s)
 {
@@ -150,10 +152,39 @@ const char *nt_path_component_problem(const char *s)
 	return NULL;
 }
 
+/* The map of driver-given names a kind is lowered from (language/ifkeys.def
+ * NT_LINUX_NAMES), or NULL. */
+static const struct nt_name_map *kind_name_map(enum nt_kind_id k)
+{
+	const char *key = nt_kinds[k].keys;
+
+	if (!key || strncmp(key, "interfaces[].", strlen("interfaces[].")))
+		return NULL;
+	return nt_name_map_at(key + strlen("interfaces[]."));
+}
+
+static const char *name_problem(const struct nt_name_map *m, const char *arg)
+{
+	static _Thread_local char why[160];
+
+	switch (nt_name_map_check(m, arg)) {
+	case NT_NAME_LONG:
+		snprintf(why, sizeof(why), "is longer than a %s name (%u bytes)", m->noun, m->name_max);
+		return why;
+	case NT_NAME_CHAR:
+		snprintf(why, sizeof(why), "has a character other than a letter, digit, %s", m->said);
+		return why;
+	case NT_NAME_OK:
+		break;
+	}
+	return NULL;
+}
+
 /* Arguments of the Linux kinds: a queue index, a sysctl key, or a word
  * (feature, channel kind, ring, coalescing parameter). */
 static const char *arg_problem(enum nt_kind_id k, const char *arg)
 {
+	const struct nt_name_map *m;
 	const char *c;
 
 	if (!(nt_kinds[k].flags & NT_KF_HAS_ARG))
@@ -182,15 +213,8 @@ static const char *arg_problem(enum nt_kind_id k, const char *arg)
 					      a == nt_kinds[k].args ? "" : ",", *a);
 		return why;
 	}
-	if (k == NT_K_PRIV_FLAG) {
-		/* as check_rows takes them from a profile */
-		if (strlen(arg) > 31)
-			return "is longer than a private flag name (31 bytes)";
-		for (c = arg; *c; c++)
-			if (!isalnum((unsigned char)*c) && !strchr("-_.", *c))
-				return "has a character other than a letter, digit, '-', '_' or '.'";
-		return NULL;
-	}
+	if (nt_kinds[k].argshape == NT_ARG_OPEN && (m = kind_name_map(k)))
+		return name_problem(m, arg);	/* as validate.c takes them from a profile */
 	if (strlen(arg) > NT_NAME_MAX)
 		return "is longer than 255 bytes";
 	for (c = arg; *c; c++)

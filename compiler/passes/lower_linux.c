@@ -559,27 +559,52 @@ static void lower_rings(struct ictx *c)
 			lower_ring(c, k, &m[k]);
 }
 
-/* A private flag by name: the names are the driver's (ETH_SS_PRIV_FLAGS;
- * validate.c checks their form); a device that reports some flags but not
+/* A name of a map of driver-given names (ifkeys.def NT_LINUX_NAMES) as the
+ * argument of kind k: a device that reports some names of the kind but not
  * this one is an error here, one that reports none (veth) is left to the
  * kernel's answer at apply time. */
-static void lower_private_flag(struct ictx *c, const struct nt_kv *kv)
+static void lower_name(struct ictx *c, enum nt_kind_id k, const struct nt_name_map *m,
+		       const struct nt_kv *kv)
 {
 	char path[300];
 	const struct nt_state *o = c->L->observed;
 	struct nt_buf have = {0};
 	size_t i;
 
-	snprintf(path, sizeof(path), "linux/private_flags/%s", kv->key);
+	snprintf(path, sizeof(path), "%s/%s", m->path, kv->key);
+	*strchr(path, '.') = '/';
 	for (i = 0; o && i < o->n; i++)
-		if (o->v[i].kind == NT_K_PRIV_FLAG && !strcmp(o->v[i].object, c->f->name))
+		if (o->v[i].kind == k && !strcmp(o->v[i].object, c->f->name))
 			nt_buf_printf(&have, "%s%s", have.n ? ", " : "", o->v[i].arg);
-	if (have.n && !nt_state_get(o, NT_K_PRIV_FLAG, c->f->name, kv->key))
-		LERR(c->L, mk(c, path, true), "%s has no private flag '%s' (it has: %s)",
-		     c->f->name, kv->key, have.p);
+	if (have.n && !nt_state_get(o, k, c->f->name, kv->key))
+		LERR(c->L, mk(c, path, true), "%s has no %s '%s' (it has: %s)",
+		     c->f->name, m->noun, kv->key, have.p);
 	else
-		put(c, NT_K_PRIV_FLAG, kv->key, nt_v_bool(!strcmp(kv->value, "true")), path);
+		put(c, k, kv->key, nt_v_bool(!strcmp(kv->value, "true")), path);
 	nt_buf_free(&have);
+}
+
+/* The maps of driver-given names, each by the kind whose key it is. */
+static void lower_names(struct ictx *c)
+{
+	const char *lo = (const char *)c->f->linux_opts;
+	const struct nt_name_map *m;
+	const struct nt_kv *kv;
+	unsigned n, j;
+	size_t k;
+
+	for (k = 0; lo && k < NT_K__COUNT; k++) {
+		const char *key = nt_kinds[k].keys;
+
+		if (nt_kinds[k].argshape != NT_ARG_OPEN || !key ||
+		    strncmp(key, "interfaces[].", strlen("interfaces[].")) ||
+		    !(m = nt_name_map_at(key + strlen("interfaces[]."))))
+			continue;
+		kv = *(struct nt_kv *const *)(lo + m->at);
+		n = *(const unsigned *)(lo + m->count_at);
+		for (j = 0; kv && j < n; j++)
+			lower_name(c, (enum nt_kind_id)k, m, &kv[j]);
+	}
 }
 
 /* One flow type of rss.flow_hash (validate.c refuses ah4 with esp4). */
@@ -673,19 +698,16 @@ static void lower_plain(struct ictx *c)
 	}
 }
 
-/* private flags and rx-flow-hash: their profile keys; the kinds of
- * lower_plain, and the kind rows (kinds.def, appliers/linux/kinds.c) do
- * the rest. */
+/* the maps of driver-given names and rx-flow-hash: their profile keys; the
+ * kinds of lower_plain, and the kind rows (kinds.def,
+ * appliers/linux/kinds.c) do the rest. */
 static void lower_rows(struct ictx *c)
 {
 	const struct nt_iface *f = c->f;
 	const struct nt_flow_hash *fh = f->rss ? f->rss->flow_hash : NULL;
-	const struct nt_linux_opts *lo = f->linux_opts;
-	size_t k;
 
 	lower_plain(c);
-	for (k = 0; lo && k < lo->private_flags_count; k++)
-		lower_private_flag(c, &lo->private_flags[k]);
+	lower_names(c);
 	if (fh) {
 #define FH(t) lower_flow_hash(c, #t, fh->t, fh->t##_count)
 		FH(tcp4); FH(udp4); FH(sctp4); FH(ah4); FH(esp4);

@@ -1038,11 +1038,43 @@ static bool has_ctrl(const char *s)
 	return false;
 }
 
-/* rss.flow_hash and linux.private_flags: what the profile alone can tell */
+/* The names of a map of driver-given names (ifkeys.def NT_LINUX_NAMES):
+ * letters, digits and the map's characters, at most its length (which
+ * also keeps quotes and shell syntax out of plans and emitted scripts). */
+static void check_names(struct v *v, const struct nt_iface *f, size_t i,
+			const struct nt_name_map *m)
+{
+	const char *lo = (const char *)f->linux_opts;
+	const struct nt_kv *kv = *(struct nt_kv *const *)(lo + m->at);
+	unsigned k, n = *(const unsigned *)(lo + m->count_at);
+	enum nt_name_fault why;
+	char *sg, *key, what[160];
+
+	for (k = 0; kv && k < n; k++) {
+		if (!(why = nt_name_map_check(m, kv[k].key)))
+			continue;
+		sg = seg(kv[k].key);
+		key = nt_xstrdup(m->path);
+		*strchr(key, '.') = '/';
+		if (why == NT_NAME_LONG)
+			snprintf(what, sizeof(what), "is longer than %u bytes", m->name_max);
+		else
+			snprintf(what, sizeof(what), "has a character other than a letter, digit, %s",
+				 m->said);
+		E(v, at(v, true, "/interfaces/%zu/%s/%s", i, key, sg), m->rule,
+		  "%s '%s' %s; drivers name them in at most %u letters, digits, %s", m->noun,
+		  kv[k].key, what, m->name_max, m->said);
+		free(key);
+		free(sg);
+	}
+}
+
+/* rss.flow_hash and the maps of driver-given names: what the profile alone
+ * can tell */
 static void check_rows(struct v *v, const struct nt_iface *f, size_t i)
 {
 	const struct nt_flow_hash *fh = f->rss ? f->rss->flow_hash : NULL;
-	const struct nt_linux_opts *lo = f->linux_opts;
+	const struct nt_name_map *m;
 	size_t k;
 
 	/* ethtool(8) rxflow_str_to_type: ah4 and esp4 are both AH_ESP_V4_FLOW */
@@ -1078,25 +1110,8 @@ static void check_rows(struct v *v, const struct nt_iface *f, size_t i)
 	NT_FLOW_DUP(esp4) NT_FLOW_DUP(tcp6) NT_FLOW_DUP(udp6) NT_FLOW_DUP(sctp6)
 	NT_FLOW_DUP(ah6) NT_FLOW_DUP(esp6)
 #undef NT_FLOW_DUP
-	/* names of ETH_SS_PRIV_FLAGS are ETH_GSTRING_LEN (32) bytes with the
-	 * NUL; the drivers' names are letters, digits, '-', '_' (i40e
-	 * "disable-fw-lldp", mlx5 "rx_cqe_compress"), which also keeps quotes
-	 * and shell syntax out of plans and emitted scripts */
-	for (k = 0; lo && k < lo->private_flags_count; k++) {
-		const char *n = lo->private_flags[k].key;
-
-		char *sg;
-
-		if (strlen(n) <= 31 && valid_token(n, "-_."))
-			continue;
-		sg = seg(n);
-		E(v, at(v, true, "/interfaces/%zu/linux/private_flags/%s", i, sg),
-			  "private-flag", "private flag '%s' %s; drivers name them in at most 31 "
-			  "letters, digits, '-', '_' or '.'", n,
-			  strlen(n) > 31 ? "is longer than 31 bytes" : "has a character other than "
-			  "a letter, digit, '-', '_' or '.'");
-		free(sg);
-	}
+	for (m = nt_name_maps; f->linux_opts && m->key; m++)
+		check_names(v, f, i, m);
 }
 
 /* A valid name is never empty, so a missing one cannot match it. */

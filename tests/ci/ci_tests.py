@@ -745,8 +745,20 @@ def t_sarif_rules():
                         src.setdefault(lit.group(1), f)
     rows = re.findall(r'^\t\{"([a-z][a-z0-9-]*)", [PC],', open(
         os.path.join(SRCROOT, "compiler", "base", "rules.c"), encoding="utf-8").read(), re.M)
-    check(len(src) >= 50, "only %d rule ids found in the sources" % len(src))
     check(rows == sorted(rows), "compiler/base/rules.c rows are not sorted by id")
+    # a map of driver-given names brings its rule and its SARIF metadata
+    # (compiler/language/ifkeys.def, the second argument of NT_LINUX_NAMES);
+    # validate.c's check of the map's names uses it
+    keyrules = re.findall(r'^NT_LINUX_NAMES\(\w+, "([a-z][a-z0-9-]*)",', open(
+        os.path.join(SRCROOT, "compiler", "language", "ifkeys.def"), encoding="utf-8").read(), re.M)
+    vsrc = open(os.path.join(SRCROOT, "compiler", "passes", "validate.c"), encoding="utf-8").read()
+    check(not keyrules or "m->rule" in vsrc, "validate.c does not check the names of ifkeys.def's maps")
+    check(not (set(keyrules) & set(rows)), "a rule of ifkeys.def also has a row in rules.c: %s" %
+          sorted(set(keyrules) & set(rows)))
+    for r in keyrules:
+        src.setdefault(r, "validate.c")
+    rows += keyrules
+    check(len(src) >= 50, "only %d rule ids found in the sources" % len(src))
     check(not (set(src) - set(rows)), "rule ids without SARIF metadata in compiler/base/rules.c: %s" %
           sorted(set(src) - set(rows)))
     # a row whose id no source uses is stale (a literal that only looks like

@@ -302,6 +302,19 @@ static void test_setting_names(void)
 		{NT_K_WIN_USO, "Eth*", "ipv6", "contains a wildcard character (* ? [ ]), which -Name would "
 		 "match as a pattern", 'o'},
 		{NT_K_WIN_GLOBAL, "global", "uro", NULL, 0},
+		/* the names of a map of driver-given names (ifkeys.def NT_LINUX_NAMES) */
+		{NT_K_PRIV_FLAG, "eth0", "disable-fw-lldp", NULL, 0},
+		{NT_K_PRIV_FLAG, "eth0", "rx_cqe_compress.v2", NULL, 0},
+		{NT_K_PRIV_FLAG, "eth0", "abcdefghijklmnopqrstuvwxyz01234", NULL, 0},
+		{NT_K_PRIV_FLAG, "eth0", "abcdefghijklmnopqrstuvwxyz012345",
+		 "is longer than a private flag name (31 bytes)", 'a'},
+		{NT_K_PRIV_FLAG, "eth0", "a$(id)", "has a character other than a letter, digit, '-', "
+		 "'_' or '.'", 'a'},
+		{NT_K_PRIV_FLAG, "eth0", "a b", "has a character other than a letter, digit, '-', "
+		 "'_' or '.'", 'a'},
+		{NT_K_PRIV_FLAG, "eth0", NULL, "needs an argument", 'a'},
+		/* an open kind without such a map keeps the generic rule */
+		{NT_K_WIN_ADVPROP, "Ethernet 2", "*Jumbo Packet", NULL, 0},
 	};
 	size_t i;
 
