@@ -260,6 +260,8 @@ static void on_event(const struct nt_event *e, void *ctx)
 		if (e->old_name[0])
 			snprintf(cause, sizeof(cause), "link renamed from %s to %s",
 				 shown(e->old_name, old, sizeof(old)), e->name);
+		else if (e->added)
+			snprintf(cause, sizeof(cause), "link %s added", e->name);
 		else if (e->change & IFF_UP)
 			snprintf(cause, sizeof(cause), "link event on %s (%s)", e->name,
 				 e->flags & IFF_UP ? "set up" : "set down");
@@ -327,7 +329,7 @@ static void notify_status(struct nt_agent *a)
 	if (a->hold_until_ms)
 		snprintf(held, sizeof(held), "; held");
 	nt_notifyf("STATUS=%s; %llu correction%s, %zu conflict%s%s",
-		   a->outstanding ? "drifted" : "converged", a->corrections,
+		   nt_agent_state(a), a->corrections,
 		   a->corrections == 1 ? "" : "s", nt_agent_conflicts(a),
 		   nt_agent_conflicts(a) == 1 ? "" : "s", held);
 }
@@ -387,8 +389,8 @@ static void tick(struct nt_agent *a)
 		nt_agent_damp_expire(a);
 	if (a->retry_ms && now >= a->retry_ms) {
 		a->retry_ms = 0;
-		nt_agent_mark_all(a, "periodic", "retry after a refused or failed correction",
-				  nt_agent_mono_ns());
+		nt_agent_mark_all(a, "periodic", *a->retry_cause ? a->retry_cause :
+				  "retry after a failed correction", nt_agent_mono_ns());
 	}
 	if (now >= a->next_check_ms) {
 		nt_agent_mark_all(a, "periodic", "periodic check", nt_agent_mono_ns());
@@ -542,11 +544,28 @@ static int cfg_metrics_dir(struct nt_agent *a)
 	return 0;
 }
 
+/* Whether stderr is the journal: JOURNAL_STREAM names the device and
+ * inode of the stream systemd connected (systemd.exec(5)); a stderr
+ * redirected elsewhere keeps the variable but not that file. */
+static bool stderr_is_journal(void)
+{
+	const char *v = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	char end;
+
+	return v && sscanf(v, "%llu:%llu%c", &dev, &ino, &end) == 2 &&
+	       !fstat(STDERR_FILENO, &st) && (unsigned long long)st.st_dev == dev &&
+	       (unsigned long long)st.st_ino == ino;
+}
+
 static int start(struct nt_agent *a, int *sfd)
 {
 	char err[512];
 
-	a->journald = getenv("JOURNAL_STREAM") != NULL;
+	a->journald = stderr_is_journal();
+	/* a lock held by another nettune: the agent says so in its log */
+	nt_lock_quiet_busy(true);
 	if (load_profile(a, &a->profile, &a->loaded, &a->names, &a->nnames, &a->match))
 		return 1;
 	*sfd = block_signals();
@@ -586,7 +605,7 @@ static int start(struct nt_agent *a, int *sfd)
 	a->next_watchdog_ms = nt_agent_mono_ms() + a->watchdog_ms;
 	sync_journals(a);
 	write_metrics(a, true, true);
-	nt_notifyf("READY=1\nSTATUS=%s after start", a->outstanding ? "drifted" : "converged");
+	nt_notifyf("READY=1\nSTATUS=%s after start", nt_agent_state(a));
 	return 0;
 }
 

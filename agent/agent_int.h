@@ -90,7 +90,20 @@ struct nt_agent {
 	char **kept;			/* ring of the journals this agent made */
 	size_t nkept, kept_head;
 	char blocked[256];		/* why corrections wait (an open journal), or "" */
+	char retry_cause[200];		/* what the retry at retry_ms is for */
+	/* what could not be planned: the whole profile (so its host-wide
+	 * settings went unchecked) and the interfaces whose own plan failed;
+	 * the first error of the last such plan, FILE:LINE:COL: message */
+	bool unplanned_all;
+	char **unplanned;
+	size_t nunplanned;
+	char unplanned_why[320];
 };
+
+/* Converged: nothing drifted and everything planned. */
+bool nt_agent_converged(const struct nt_agent *a);
+/* "converged", "drifted" or "not planned" (status, STATUS=). */
+const char *nt_agent_state(const struct nt_agent *a);
 
 void nt_agent_log(const struct nt_agent *a, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -191,11 +191,20 @@ static void status_text(struct nt_agent *a, struct nt_buf *o)
 		      a->cfg->base.profile, a->cfg->report_only ? "report" : "correct",
 		      a->cfg->base.netns ? ", network namespace " : "",
 		      a->cfg->base.netns ? a->cfg->base.netns : "");
-	nt_buf_printf(o, "state:        %s", a->outstanding ? "drifted" : "converged");
+	nt_buf_printf(o, "state:        %s", nt_agent_state(a));
 	if (a->outstanding)
 		nt_buf_printf(o, " (%zu setting%s not as the profile says)", a->outstanding,
 			      a->outstanding == 1 ? "" : "s");
 	nt_buf_puts(o, "\n");
+	if (a->unplanned_all || a->nunplanned) {
+		nt_buf_puts(o, "not planned:  ");
+		for (size_t i = 0; i < a->nunplanned; i++)
+			nt_buf_printf(o, "%s%s", i ? ", " : "", a->unplanned[i]);
+		if (a->unplanned_all)
+			nt_buf_printf(o, "%sthe profile's host-wide settings", a->nunplanned ? "; " :
+				      "");
+		nt_buf_printf(o, " (not corrected: %s)\n", a->unplanned_why);
+	}
 	if (a->hold_until_ms == LLONG_MAX) {
 		nt_buf_puts(o, "held:         yes, until 'nettune agent resume'\n");
 	} else if (a->hold_until_ms) {
@@ -256,8 +265,15 @@ static void status_json(struct nt_agent *a, struct nt_buf *o)
 	nt_jw_str(&w, "profile", a->cfg->base.profile);
 	nt_jw_str(&w, "mode", a->cfg->report_only ? "report" : "correct");
 	nt_jw_str(&w, "netns", a->cfg->base.netns);
-	nt_jw_bool(&w, "converged", !a->outstanding);
+	nt_jw_bool(&w, "converged", nt_agent_converged(a));
 	nt_jw_int(&w, "drifted", (long long)a->outstanding);
+	/* what could not be planned: interfaces, and the host-wide settings */
+	nt_jw_arr(&w, "not_planned", NT_JW_LINES_OR_EMPTY);
+	for (size_t i = 0; i < a->nunplanned; i++)
+		nt_jw_str(&w, NULL, a->unplanned[i]);
+	nt_jw_end(&w);
+	nt_jw_bool(&w, "host_settings_planned", !a->unplanned_all);
+	nt_jw_str(&w, "plan_error", a->unplanned_all || a->nunplanned ? a->unplanned_why : NULL);
 	nt_jw_bool(&w, "held", a->hold_until_ms != 0);
 	if (a->hold_until_ms && a->hold_until_ms != LLONG_MAX)
 		json_time(&w, "held_until", mono_to_real(a->hold_until_ms));

@@ -25,6 +25,19 @@
 #include "agent_int.h"
 #include "metrics.h"
 
+/* A setting as the log names it: "eth0 mtu", but "sysctl net.ipv4.x"
+ * (not "sysctl sysctl net.ipv4.x") where the attribute names its object. */
+static const char *named(const char *obj, const char *attr, char *out, size_t n)
+{
+	size_t k = strlen(obj);
+
+	if (!strncmp(attr, obj, k) && attr[k] == ' ')
+		snprintf(out, n, "%s", attr);
+	else
+		snprintf(out, n, "%s %s", obj, attr);
+	return out;
+}
+
 /* Tracked settings -------------------------------------------------------- */
 
 /* The index of a setting's entry (made if new); an index, since the
@@ -91,7 +104,7 @@ void nt_agent_damp_expire(struct nt_agent *a)
 
 	for (size_t i = 0; i < a->ntr; i++) {
 		struct nt_tracked *t = &a->tr[i];
-		char obj[256];
+		char obj[256], nm[512];
 		const char *attr;
 
 		if (!t->backoff_until_ms)
@@ -102,8 +115,8 @@ void nt_agent_damp_expire(struct nt_agent *a)
 			continue;
 		}
 		split_key(t->key, obj, sizeof(obj), &attr);
-		nt_agent_log(a, NT_LOG_NOTICE, "back-off of %s %s ended: correcting it again", obj,
-			     attr);
+		nt_agent_log(a, NT_LOG_NOTICE, "back-off of %s ended: correcting it again",
+			     named(obj, attr, nm, sizeof(nm)));
 		t->backoff_until_ms = 0;
 		t->nt = 0;
 		nt_metrics_conflict(a->m, obj, attr, false);
@@ -118,6 +131,7 @@ static bool may_correct(struct nt_agent *a, struct nt_tracked *t, const char *ob
 			const char *attr)
 {
 	long long now = nt_agent_mono_ms(), from = now - a->cfg->damp_window_ms;
+	char nm[512];
 	unsigned k = 0;
 
 	if (t->backoff_until_ms)
@@ -134,8 +148,9 @@ static bool may_correct(struct nt_agent *a, struct nt_tracked *t, const char *ob
 	t->conflicts++;
 	if (!a->damp_next_ms || t->backoff_until_ms < a->damp_next_ms)
 		a->damp_next_ms = t->backoff_until_ms;
-	nt_agent_log(a, NT_LOG_WARNING, "conflict: %s %s undone %u times in %lld s (another "
-		     "manager is setting it?); not corrected for %lld s", obj, attr, t->nt + 1,
+	nt_agent_log(a, NT_LOG_WARNING, "conflict: %s undone %u times in %lld s (another "
+		     "manager is setting it?); not corrected for %lld s",
+		     named(obj, attr, nm, sizeof(nm)), t->nt + 1,
 		     a->cfg->damp_window_ms / 1000, a->cfg->backoff_ms / 1000);
 	nt_metrics_conflict(a->m, obj, attr, true);
 	return false;
@@ -198,6 +213,79 @@ void nt_agent_state_free(struct nt_agent *a)
 	free(a->kept);
 	for (size_t i = 0; i < NT_AGENT_RECENT; i++)
 		recent_free(&a->recent[i]);
+	for (size_t i = 0; i < a->nunplanned; i++)
+		free(a->unplanned[i]);
+	free(a->unplanned);
+}
+
+bool nt_agent_converged(const struct nt_agent *a)
+{
+	return !a->outstanding && !a->unplanned_all && !a->nunplanned;
+}
+
+const char *nt_agent_state(const struct nt_agent *a)
+{
+	return a->outstanding ? "drifted" : nt_agent_converged(a) ? "converged" : "not planned";
+}
+
+/* What could not be planned ----------------------------------------------- */
+
+static void set_unplanned(struct nt_agent *a, const char *iface, bool on)
+{
+	size_t i;
+
+	if (!iface) {
+		a->unplanned_all = on;
+		if (on)
+			return;
+		/* the whole profile planned: every interface did */
+		for (i = 0; i < a->nunplanned; i++)
+			free(a->unplanned[i]);
+		a->nunplanned = 0;
+		return;
+	}
+	for (i = 0; i < a->nunplanned && strcmp(a->unplanned[i], iface); i++)
+		;
+	if (on && i == a->nunplanned) {
+		a->unplanned = nt_xrealloc(a->unplanned, (a->nunplanned + 1) * sizeof(char *));
+		a->unplanned[a->nunplanned++] = nt_xstrdup(iface);
+	} else if (!on && i < a->nunplanned) {
+		free(a->unplanned[i]);
+		a->unplanned[i] = a->unplanned[--a->nunplanned];
+	}
+}
+
+/* The first error of a plan, as the text format prints it. */
+static void first_error(const struct nt_diags *d, char *out, size_t n)
+{
+	*out = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct nt_diag *x = &d->v[i];
+
+		if (x->sev != NT_ERROR)
+			continue;
+		snprintf(out, n, "%s:%u:%u: %s", x->mark.file ? x->mark.file : "", x->mark.line,
+			 x->mark.col, x->msg);
+		return;
+	}
+}
+
+static bool is_unplanned(const struct nt_agent *a, const char *iface)
+{
+	if (!iface)
+		return a->unplanned_all;
+	for (size_t i = 0; i < a->nunplanned; i++)
+		if (!strcmp(a->unplanned[i], iface))
+			return true;
+	return false;
+}
+
+static void retry_in(struct nt_agent *a, long long ms, const char *cause)
+{
+	if (a->retry_ms)
+		return;
+	a->retry_ms = nt_agent_mono_ms() + ms;
+	snprintf(a->retry_cause, sizeof(a->retry_cause), "%s", cause);
 }
 
 /* One convergence ---------------------------------------------------------- */
@@ -259,8 +347,8 @@ static bool blocked_by_journal(struct nt_agent *a)
 		nt_agent_log(a, NT_LOG_WARNING, "%s", a->blocked);
 	if (!*a->blocked && *was)
 		nt_agent_log(a, NT_LOG_INFO, "no journal is open any more: corrections go on");
-	if (*a->blocked && !a->retry_ms)
-		a->retry_ms = nt_agent_mono_ms() + 1000;
+	if (*a->blocked)
+		retry_in(a, 1000, "retry after waiting for an open journal");
 	return *a->blocked != 0;
 }
 
@@ -276,6 +364,7 @@ static size_t classify(struct nt_agent *a, const struct nt_plan *plan, const cha
 		const struct nt_action *act = &plan->v[i];
 		struct drift *x;
 		struct nt_tracked *t;
+		char nm[512];
 		bool cannot;
 
 		/* the transaction of one interface takes its own actions only
@@ -303,8 +392,9 @@ static size_t classify(struct nt_agent *a, const struct nt_plan *plan, const cha
 		napply += x->apply;
 		t = &a->tr[x->ti];
 		if (!x->apply && (!t->reported || strcmp(t->reported, x->to.p))) {
-			nt_agent_log(a, NT_LOG_NOTICE, "drift %s %s: %s, wanted %s (%s)%s",
-				     act->object, x->attr, x->from.p, x->to.p, w->cause,
+			nt_agent_log(a, NT_LOG_NOTICE, "drift %s: %s, wanted %s (%s)%s",
+				     named(act->object, x->attr, nm, sizeof(nm)), x->from.p, x->to.p,
+				     w->cause,
 				     cannot ? "; it cannot be changed on this host" : report ? "" :
 				     held ? "; held" : "; backing off");
 			free(t->reported);
@@ -354,6 +444,7 @@ static void outcome(struct nt_agent *a, struct drift *d, size_t n, int rc, const
 	for (size_t i = 0; i < n; i++) {
 		struct drift *x = &d[i];
 		struct nt_tracked *t = &a->tr[x->ti];
+		char nm[512];
 
 		if (!x->apply)
 			continue;
@@ -371,8 +462,9 @@ static void outcome(struct nt_agent *a, struct drift *d, size_t n, int rc, const
 		t->reported = NULL;
 		a->corrections++;
 		nt_metrics_corrected(a->m, x->act->object, x->attr, w->label, ms / 1000);
-		nt_agent_log(a, NT_LOG_INFO, "corrected %s %s: %s -> %s (%s) in %.2f ms; journal %s",
-			     x->act->object, x->attr, x->from.p, x->to.p, w->cause, ms, journal);
+		nt_agent_log(a, NT_LOG_INFO, "corrected %s: %s -> %s (%s) in %.2f ms; journal %s",
+			     named(x->act->object, x->attr, nm, sizeof(nm)), x->from.p, x->to.p,
+			     w->cause, ms, journal);
 		remember(a, x->act->object, x->attr, x->from.p, x->to.p, w->cause, journal, ms);
 	}
 	if (rc) {
@@ -381,8 +473,7 @@ static void outcome(struct nt_agent *a, struct drift *d, size_t n, int rc, const
 			     "journal %s); tried again in 1 s", w->cause, rc,
 			     *journal ? journal : "none");
 		/* soon: most failures are a race with another change */
-		if (!a->retry_ms)
-			a->retry_ms = nt_agent_mono_ms() + 1000;
+		retry_in(a, 1000, "retry after a failed correction");
 	}
 	a->metrics_dirty = true;
 }
@@ -443,7 +534,10 @@ static int apply_subset(struct nt_agent *a, const char *iface, struct nt_compile
 	o.command = "agent";
 	o.cause = w->cause;
 	o.quiet = true;
-	o.wait_ms = 5000;
+	/* an apply holds the lock for milliseconds; a confirm watcher holds it
+	 * for its window, and the loop must not stall on it: past this the
+	 * correction waits (drifts_wait) and is tried again */
+	o.wait_ms = 200;
 	o.journal_out = journal;
 	o.journal_out_len = jlen;
 	/* a correction of one interface (runtime state only: its settings do
@@ -479,19 +573,54 @@ static void settle(struct nt_agent *a, const char *iface, const struct drift *d,
 	}
 }
 
+/* A plan that failed: its errors are logged when they are news (not the
+ * same first error again at every check, nor an interface's own plan
+ * failing as the whole profile's did); the periodic check plans again. */
 static void log_not_planned(struct nt_agent *a, const char *iface, struct nt_diags *d,
 			    const struct nt_agent_why *w)
 {
+	char why[sizeof(a->unplanned_why)];
+	bool same;
+
 	nt_diags_sort(d);
-	nt_diags_print_text(d, stderr);
-	nt_agent_log(a, NT_LOG_ERR, "%s could not be planned (%s): errors above",
-		     iface ? iface : "the profile", w->cause);
-	a->failures++;
-	if (!a->retry_ms)
-		a->retry_ms = nt_agent_mono_ms() + a->cfg->interval_ms;
+	first_error(d, why, sizeof(why));
+	same = !strcmp(why, a->unplanned_why) && (is_unplanned(a, iface) || a->unplanned_all);
+	if (same) {
+		nt_agent_log(a, NT_LOG_DEBUG, "%s still cannot be planned (%s): %s",
+			     iface ? iface : "the profile", w->cause, why);
+	} else {
+		nt_diags_print_text(d, stderr);
+		nt_agent_log(a, NT_LOG_ERR, "%s could not be planned (%s): errors above%s",
+			     iface ? iface : "the profile", w->cause,
+			     iface ? "" : "; each interface is planned on its own");
+		a->failures++;
+	}
+	snprintf(a->unplanned_why, sizeof(a->unplanned_why), "%s", why);
+	set_unplanned(a, iface, true);
+	a->metrics_dirty = true;
+}
+
+static void converge_one(struct nt_agent *a, const char *iface, const struct nt_agent_why *w);
+
+/* The whole profile could not be planned (an interface asks what its
+ * device cannot do, say): each named interface is planned and corrected
+ * on its own, so that one interface's error does not leave the others
+ * drifted; the host-wide settings wait for a plan of the whole profile. */
+static void converge_each(struct nt_agent *a, const struct nt_agent_why *w)
+{
+	for (size_t i = 0; i < a->nnames; i++)
+		converge_one(a, a->names[i], w);
 }
 
 void nt_agent_converge(struct nt_agent *a, const char *iface, const struct nt_agent_why *w)
+{
+	converge_one(a, iface, w);
+	if (!iface && a->unplanned_all)
+		converge_each(a, w);
+	nt_metrics_converged(a->m, nt_agent_converged(a));
+}
+
+static void converge_one(struct nt_agent *a, const char *iface, const struct nt_agent_why *w)
 {
 	struct nt_pipeline_req rq = a->cfg->base;
 	struct nt_diags dg = {0};
@@ -506,25 +635,33 @@ void nt_agent_converge(struct nt_agent *a, const char *iface, const struct nt_ag
 	rq.only = iface;
 	rq.narrow = iface != NULL;
 	rq.skip_missing = true;
+	/* while corrections wait for an open journal, every convergence (the
+	 * retry each second among them) looks again before it plans: status
+	 * stops saying so as soon as it is closed, and what the journal's
+	 * end changed (a revert of an unconfirmed apply) is in the plan */
+	if (*a->blocked)
+		blocked_by_journal(a);
 	if (nt_pipeline_run(&rq, &c, &dg)) {
 		log_not_planned(a, iface, &dg, w);
 	} else {
+		set_unplanned(a, iface, false);
 		napply = classify(a, &c.plan, iface, w, &d, &nd);
 		settle(a, iface, d, nd);
-		/* while corrections wait for an open journal, every convergence
-		 * (the retry each second among them) looks again, so that status
-		 * stops saying so as soon as it is closed, drift or not */
-		if (*a->blocked)
-			blocked_by_journal(a);
 		if (napply && !*a->blocked) {
 			int rc = apply_subset(a, iface, &c, d, nd, w, journal, sizeof(journal));
 
 			/* refused before any journal: an open one in the way (the
 			 * transaction said which), or the lock not had in time */
-			if (rc && !*journal && blocked_by_journal(a))
+			if (rc && !*journal && blocked_by_journal(a)) {
 				drifts_wait(a, d, nd);
-			else
+			} else if (rc && !*journal && nt_lock_last_busy()) {
+				nt_agent_log(a, NT_LOG_NOTICE, "another nettune holds the lock: the "
+					     "correction (%s) waits and is tried again in 1 s", w->cause);
+				drifts_wait(a, d, nd);
+				retry_in(a, 1000, "retry after another nettune held the lock");
+			} else {
 				outcome(a, d, nd, rc, journal, w);
+			}
 			if (*journal)
 				keep_journals(a, journal);
 		}
@@ -544,7 +681,6 @@ void nt_agent_converge(struct nt_agent *a, const char *iface, const struct nt_ag
 				 (double)a->last_check_dur_ns / 1e9);
 		a->metrics_dirty = true;
 	}
-	nt_metrics_converged(a->m, a->outstanding == 0);
 	nt_diags_free(&dg);
 	nt_compiled_free(&c);
 }

@@ -88,6 +88,22 @@ static int resolve_monitor(int *family, int *group)
 	return r < 0 ? -ENOENT : 0;
 }
 
+static bool remember(struct nt_events *ev, int ifindex, const char *name, char *old, size_t n);
+
+/* The names the links have now (after subscribing: a rename from here on
+ * is seen), so that renaming a link that existed before the agent started
+ * tells its old name, and a link not among them is one added since. */
+static void seed_names(struct nt_events *ev)
+{
+	struct if_nameindex *ni = if_nameindex(), *p;
+	char old[IF_NAMESIZE];
+
+	for (p = ni; p && p->if_index; p++)
+		remember(ev, (int)p->if_index, p->if_name, old, sizeof(old));
+	if (ni)
+		if_freenameindex(ni);
+}
+
 int nt_events_open(struct nt_events **out, char *err, size_t errlen)
 {
 	struct nt_events *ev = nt_xcalloc(1, sizeof(*ev));
@@ -118,6 +134,7 @@ int nt_events_open(struct nt_events **out, char *err, size_t errlen)
 		snprintf(err, errlen, "joining ethtool's monitor group: %s", strerror(-r));
 		goto fail;
 	}
+	seed_names(ev);
 	*out = ev;
 	return 0;
 fail:
@@ -141,8 +158,9 @@ int nt_events_fd(const struct nt_events *ev, int which)
 	return ev->fd[which ? 1 : 0];
 }
 
-/* The name ifindex had, and now has name (NULL: it is gone). */
-static void remember(struct nt_events *ev, int ifindex, const char *name, char *old, size_t n)
+/* The name ifindex had, and now has name (NULL: it is gone); true when
+ * ifindex was not known (a link added). */
+static bool remember(struct nt_events *ev, int ifindex, const char *name, char *old, size_t n)
 {
 	size_t i;
 
@@ -153,15 +171,16 @@ static void remember(struct nt_events *ev, int ifindex, const char *name, char *
 		snprintf(old, n, "%s", ev->names[i].name);
 		if (!name) {
 			ev->names[i] = ev->names[--ev->nnames];
-			return;
+			return false;
 		}
 	} else {
 		if (!name)
-			return;
+			return false;
 		ev->names = nt_xrealloc(ev->names, (ev->nnames + 1) * sizeof(*ev->names));
 		ev->names[ev->nnames++].ifindex = ifindex;
 	}
 	snprintf(ev->names[i].name, sizeof(ev->names[i].name), "%s", name);
+	return i + 1 == ev->nnames && !old[0];
 }
 
 /* An attribute's payload as a name (bounded, NUL-terminated). */
@@ -200,8 +219,12 @@ static bool link_event(struct nt_events *ev, const struct nlmsghdr *h, struct nt
 	FOR_ATTRS(a, (const char *)ifi + NLMSG_ALIGN(sizeof(*ifi)), len)
 		if ((a->nla_type & NLA_TYPE_MASK) == IFLA_IFNAME)
 			attr_name(a, e->name);
-	remember(ev, e->ifindex, e->type == NT_EV_LINK ? e->name : NULL, e->old_name,
-		 sizeof(e->old_name));
+	e->added = remember(ev, e->ifindex, e->type == NT_EV_LINK ? e->name : NULL, e->old_name,
+			    sizeof(e->old_name));
+	/* register_netdevice announces a new device with ifi_change ~0U
+	 * (rtmsg_ifinfo in net/core/dev.c) */
+	if (e->type == NT_EV_LINK && ifi->ifi_change == ~0U)
+		e->added = true;
 	if (!strcmp(e->old_name, e->name))
 		e->old_name[0] = 0;
 	return true;

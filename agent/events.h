@@ -33,6 +33,7 @@ struct nt_event {
 	char old_name[IF_NAMESIZE];	/* NT_EV_LINK: the name it had, when renamed */
 	unsigned flags;			/* NT_EV_LINK: ifi_flags */
 	unsigned change;		/* NT_EV_LINK: ifi_change */
+	bool added;			/* NT_EV_LINK: a link not seen before */
 	const char *what;		/* NT_EV_ETHTOOL: "features", "channels", ... */
 	long long at_ns;		/* CLOCK_MONOTONIC when read */
 };

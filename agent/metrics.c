@@ -388,7 +388,7 @@ void nt_metrics_format(const struct nt_metrics *m, struct nt_buf *out)
 		   &m->by_setting, F_CONFLICT);
 	put_family(out, "nettune_agent_conflicts_total", "counter",
 		   "Times damping started for the setting.", &m->by_setting, F_CONFLICTS);
-	put_gauge(out, "nettune_agent_converged", "1 when nothing is drifted.", m->converged);
+	put_gauge(out, "nettune_agent_converged", "1 when nothing is drifted and the whole profile was planned.", m->converged);
 	put_family(out, "nettune_agent_correction_failures_total", "counter",
 		   "Corrections that failed or did not read back as wanted.", &m->by_cause,
 		   F_FAILED);

@@ -7,7 +7,8 @@
  * nettune_agent_*; label values are escaped as the format says (\\, \",
  * \n).  Series:
  *
- *   nettune_agent_converged                 gauge   1 when nothing is drifted
+ *   nettune_agent_converged                 gauge   1 when nothing is drifted and
+ *                                                 the whole profile was planned
  *   nettune_agent_held                      gauge   1 while 'agent hold' lasts
  *   nettune_agent_drift_events_total        counter {interface,setting,cause}
  *   nettune_agent_corrections_total         counter {interface,setting,cause}

@@ -38,7 +38,7 @@ pkg-config --exists yaml-0.1 libcrypto 2>/dev/null || missing="$missing libyaml-
 ninja -C build-bench nettune >/dev/null
 # the floors: only the unavoidable work of each benchmark
 mkdir -p build
-cc -O2 -o build/floor_apply bench/floor_apply.c
+cc -O2 -o build/floor_apply bench/floor_apply.c $(pkg-config --cflags --libs yaml-0.1)
 cc -O2 -o build/floor_plan bench/floor_plan.c
 cc -O2 -o build/floor_batch bench/floor_batch.c $(pkg-config --cflags --libs yaml-0.1 libcrypto)
 export FLOOR_APPLY="$PWD/build/floor_apply" FLOOR_PLAN="$PWD/build/floor_plan" FLOOR_BATCH="$PWD/build/floor_batch"

@@ -88,6 +88,8 @@ size_t nt_features_count(const struct nt_features *f);
 const char *nt_features_name(const struct nt_features *f, size_t k);
 /* false when the device has no feature of that name */
 bool nt_features_find(const struct nt_features *f, const char *name, struct nt_feature_state *out);
+/* The same for the k-th name (nt_features_name), without the lookup. */
+bool nt_features_at(const struct nt_features *f, size_t k, struct nt_feature_state *out);
 int nt_ethnl_feature_set(struct nt_ethnl *e, const char *dev, const char *name, bool on);
 /* Several features of one device in one request (the masked bits only). */
 int nt_ethnl_features_set(struct nt_ethnl *e, const char *dev, const char *const *names,

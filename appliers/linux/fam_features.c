@@ -248,6 +248,17 @@ static bool bit(const struct nt_features *f, int which, size_t k)
 	return (f->bits[(size_t)which * f->words + k / 32] >> (k % 32)) & 1;
 }
 
+bool nt_features_at(const struct nt_features *f, size_t k, struct nt_feature_state *out)
+{
+	if (!f->names || k >= f->names->n || !f->bits)
+		return false;
+	out->hw = bit(f, 0, k);
+	out->wanted = bit(f, 1, k);
+	out->active = bit(f, 2, k);
+	out->nochange = bit(f, 3, k);
+	return true;
+}
+
 bool nt_features_find(const struct nt_features *f, const char *name, struct nt_feature_state *out)
 {
 	const struct nt_feature_names *fn = f->names;
@@ -258,13 +269,8 @@ bool nt_features_find(const struct nt_features *f, const char *name, struct nt_f
 	for (h = hash_name(name) & (fn->nslots - 1); fn->slot[h]; h = (h + 1) & (fn->nslots - 1)) {
 		size_t k = fn->slot[h] - 1;
 
-		if (strcmp(fn->name[k], name))
-			continue;
-		out->hw = bit(f, 0, k);
-		out->wanted = bit(f, 1, k);
-		out->active = bit(f, 2, k);
-		out->nochange = bit(f, 3, k);
-		return true;
+		if (!strcmp(fn->name[k], name))
+			return nt_features_at(f, k, out);
 	}
 	return false;
 }

@@ -211,7 +211,7 @@ static void observe_ethtool_facts(struct nt_lctx *x, struct nt_iface_facts *i, c
 			struct nt_feature_state st;
 			const char *fname = nt_features_name(ft, k);
 
-			if (!fname || !nt_features_find(ft, fname, &st))
+			if (!fname || !nt_features_at(ft, k, &st))
 				continue;
 			i->features[i->nfeatures].name = nt_xstrdup(fname);
 			i->features[i->nfeatures++].fixed = !st.hw || st.nochange;
@@ -237,6 +237,19 @@ static void observe_rss_facts(struct nt_iface_facts *i, const char *name)
 	}
 }
 
+/* Whether the device's channels give its receive queue count (combined +
+ * rx, as lowering counts them): then RSS alone needs no queues/ listing,
+ * one directory per device (a no-op apply of 1024 devices listed 1025). */
+static bool channels_say_queues(struct nt_lctx *x, const char *name)
+{
+	struct nt_ethnl_vals ch;
+
+	if (*nt_sys_root || nt_lctx_channels(x, name, &ch))
+		return false;
+	return (ch.have[NT_CH_COMBINED] && ch.cur[NT_CH_COMBINED]) ||
+	       (ch.have[NT_CH_RX] && ch.cur[NT_CH_RX]);
+}
+
 static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned skip)
 {
 	struct nt_facts *f = x->facts;
@@ -255,12 +268,12 @@ static void observe_iface_facts(struct nt_lctx *x, const char *name, unsigned sk
 	free(p);
 	if (!*nt_sys_root && !i->kind)
 		i->kind = nt_xstrdup(l.kind ? l.kind : "virtual");
-	/* the queue counts: for the per-queue files, and as the queue count
-	 * of IRQ placement, RPS and RSS when the channels do not say it */
-	if (!(skip & NT_OBS_QUEUES) || !(skip & NT_OBS_RSS))
-		count_queues(name, &i->rx_queues, &i->tx_queues);
 	if (x->nl)
 		observe_ethtool_facts(x, i, name, skip);
+	/* the queue counts: for the per-queue files, and as the queue count
+	 * of RSS when the channels do not say it (lower_linux.c) */
+	if (!(skip & NT_OBS_QUEUES) || (!(skip & NT_OBS_RSS) && !channels_say_queues(x, name)))
+		count_queues(name, &i->rx_queues, &i->tx_queues);
 	if (!*nt_sys_root && !(skip & NT_OBS_RSS))
 		observe_rss_facts(i, name);
 }
@@ -380,7 +393,7 @@ static void observe_features(struct nt_lctx *x, const char *name, struct nt_stat
 		const char *fname = nt_features_name(ft, k);
 
 		if (!fname || (!in[k] && !feature_named(w, fname)) ||
-		    !nt_features_find(ft, fname, &fs))
+		    !nt_features_at(ft, k, &fs))
 			continue;
 		grab(x, st, NT_K_FEATURE, name, fname);
 	}

@@ -309,6 +309,18 @@ static int open_lock(int state_fd)
 	return fd;
 }
 
+static bool quiet_busy, last_busy;
+
+void nt_lock_quiet_busy(bool on)
+{
+	quiet_busy = on;
+}
+
+bool nt_lock_last_busy(void)
+{
+	return last_busy;
+}
+
 int nt_lock_take(int state_fd, const char *cmd, unsigned wait_ms)
 {
 	char who[256];
@@ -325,6 +337,7 @@ int nt_lock_take(int state_fd, const char *cmd, unsigned wait_ms)
 		return -1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	last_busy = false;
 	while (flock(fd, LOCK_EX | LOCK_NB)) {
 		long long waited;
 
@@ -344,14 +357,17 @@ int nt_lock_take(int state_fd, const char *cmd, unsigned wait_ms)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		waited = (now.tv_sec - t0.tv_sec) * 1000LL + (now.tv_nsec - t0.tv_nsec) / 1000000;
 		if (waited >= wait_ms) {
-			fprintf(stderr, "nettune %s: error: another nettune holds %s/lock (%s)%s; "
-				"wait for it (--wait SECONDS), or run 'nettune confirm' if it awaits "
-				"confirmation\n", cmd, nt_state_dir(), *who ? who : "holder unknown",
-				wait_ms ? " and did not release it in time" : "");
+			last_busy = true;
+			if (!quiet_busy)
+				fprintf(stderr, "nettune %s: error: another nettune holds %s/lock (%s)%s; "
+					"wait for it (--wait SECONDS), or run 'nettune confirm' if it "
+					"awaits confirmation\n", cmd, nt_state_dir(),
+					*who ? who : "holder unknown",
+					wait_ms ? " and did not release it in time" : "");
 			close(fd);
 			return -1;
 		}
-		if (!said) {
+		if (!said && !quiet_busy) {
 			fprintf(stderr, "nettune %s: waiting up to %u s for the lock held by %s\n", cmd,
 				(wait_ms + 999) / 1000, *who ? who : "another nettune");
 			said = true;

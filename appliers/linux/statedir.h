@@ -41,6 +41,12 @@ void nt_statedir_keep(bool on);
  * its fd; -1 after printing why to stderr.
  */
 int nt_lock_take(int state_fd, const char *cmd, unsigned wait_ms);
+/* For a caller that says it its own way (the agent): a lock another
+ * process holds past wait_ms is not reported on stderr. */
+void nt_lock_quiet_busy(bool on);
+/* Whether the last nt_lock_take of this process failed because another
+ * process held the lock. */
+bool nt_lock_last_busy(void);
 /* Every taker of the lock counts itself in the lock file (8 bytes after
  * the holder's description): the count this process's last
  * nt_lock_take left, 0 unknown, and the lock file's inode in *ino.  A

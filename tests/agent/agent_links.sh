@@ -15,6 +15,8 @@ interfaces:
   - {name: lka0, mtu: 1400, offloads: {gro: on}}
   - {name: lkn0, mtu: 1360, offloads: {tso: off}}
   - {name: lkn2, mtu: 1350}
+  - {name: lkn3, mtu: 1340}
+  - {name: lkn4, mtu: 1330}
 YAML
 	i=0
 	while [ $i -lt 32 ]; do
@@ -22,8 +24,18 @@ YAML
 		i=$((i + 1))
 	done
 } > "$WORK/p.yaml"
+# a link that exists before the agent starts, renamed into the profile
+# later: its old name is the cause (the agent learns the names at start)
+ip -n "$NS" link add pre0 type veth peer name prp0
 start_agent --interval 60s "$WORK/p.yaml"
 expect_eq "$(mtu lka0)" 1400 "mtu at start"
+ip -n "$NS" link set pre0 name lkn3
+until_ok 10 "pre-existing interface renamed into the profile converged" mtu_is lkn3 1340
+expect_eq "$(jr cause)" "link renamed from pre0 to lkn3" "the cause of a rename of a link older than the agent"
+# a link added: said so (register_netdevice's RTM_NEWLINK, not "set down")
+ip -n "$NS" link add lkn4 type veth peer name lkp4
+until_ok 10 "added interface converged" mtu_is lkn4 1330
+expect_eq "$(jr cause)" "link lkn4 added" "the cause of a new link"
 # deleted and created again: a new ifindex, default settings
 ip -n "$NS" link del lka0
 veth_pair lka0 lkb0
