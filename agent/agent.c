@@ -178,6 +178,10 @@ static void reload(struct nt_agent *a)
 		a->nnames = n;
 		a->match = match;
 		a->reloads++;
+		/* what the old profile left unplanned or drifted is for the new
+		 * one's plan to say again (an interface it no longer names is
+		 * neither) */
+		nt_agent_forget_plan(a);
 		nt_agent_log(a, NT_LOG_INFO, "reloaded %s", a->cfg->base.profile);
 		nt_agent_mark_all(a, "reload", "profile reloaded", nt_agent_mono_ns());
 	}
@@ -564,8 +568,6 @@ static int start(struct nt_agent *a, int *sfd)
 	char err[512];
 
 	a->journald = stderr_is_journal();
-	/* a lock held by another nettune: the agent says so in its log */
-	nt_lock_quiet_busy(true);
 	if (load_profile(a, &a->profile, &a->loaded, &a->names, &a->nnames, &a->match))
 		return 1;
 	*sfd = block_signals();

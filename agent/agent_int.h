@@ -94,12 +94,22 @@ struct nt_agent {
 	/* what could not be planned: the whole profile (so its host-wide
 	 * settings went unchecked) and the interfaces whose own plan failed;
 	 * the first error of the last such plan, FILE:LINE:COL: message */
-	bool unplanned_all;
-	char **unplanned;
+	struct nt_unplanned {
+		char *iface;		/* NULL: the whole profile */
+		char why[320];		/* its first error, FILE:LINE:COL: message */
+		unsigned long long hash;	/* of all its errors: logged once */
+	} *unplanned;
 	size_t nunplanned;
-	char unplanned_why[320];
+	bool lock_busy_said;		/* "another nettune holds the lock" logged */
+	bool lock_busy_now;		/* in this convergence */
 };
 
+/* After a reload: nothing is known unplanned or drifted until the new
+ * profile is planned. */
+void nt_agent_forget_plan(struct nt_agent *a);
+/* Whether the whole profile could not be planned; the first error to show. */
+bool nt_agent_unplanned_all(const struct nt_agent *a);
+const char *nt_agent_plan_error(const struct nt_agent *a);
 /* Converged: nothing drifted and everything planned. */
 bool nt_agent_converged(const struct nt_agent *a);
 /* "converged", "drifted" or "not planned" (status, STATUS=). */

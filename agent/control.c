@@ -196,14 +196,16 @@ static void status_text(struct nt_agent *a, struct nt_buf *o)
 		nt_buf_printf(o, " (%zu setting%s not as the profile says)", a->outstanding,
 			      a->outstanding == 1 ? "" : "s");
 	nt_buf_puts(o, "\n");
-	if (a->unplanned_all || a->nunplanned) {
+	if (a->nunplanned) {
+		size_t n = 0;
+
 		nt_buf_puts(o, "not planned:  ");
 		for (size_t i = 0; i < a->nunplanned; i++)
-			nt_buf_printf(o, "%s%s", i ? ", " : "", a->unplanned[i]);
-		if (a->unplanned_all)
-			nt_buf_printf(o, "%sthe profile's host-wide settings", a->nunplanned ? "; " :
-				      "");
-		nt_buf_printf(o, " (not corrected: %s)\n", a->unplanned_why);
+			if (a->unplanned[i].iface)
+				nt_buf_printf(o, "%s%s", n++ ? ", " : "", a->unplanned[i].iface);
+		if (nt_agent_unplanned_all(a))
+			nt_buf_printf(o, "%sthe profile's host-wide settings", n ? "; " : "");
+		nt_buf_printf(o, " (not corrected: %s)\n", nt_agent_plan_error(a));
 	}
 	if (a->hold_until_ms == LLONG_MAX) {
 		nt_buf_puts(o, "held:         yes, until 'nettune agent resume'\n");
@@ -270,10 +272,11 @@ static void status_json(struct nt_agent *a, struct nt_buf *o)
 	/* what could not be planned: interfaces, and the host-wide settings */
 	nt_jw_arr(&w, "not_planned", NT_JW_LINES_OR_EMPTY);
 	for (size_t i = 0; i < a->nunplanned; i++)
-		nt_jw_str(&w, NULL, a->unplanned[i]);
+		if (a->unplanned[i].iface)
+			nt_jw_str(&w, NULL, a->unplanned[i].iface);
 	nt_jw_end(&w);
-	nt_jw_bool(&w, "host_settings_planned", !a->unplanned_all);
-	nt_jw_str(&w, "plan_error", a->unplanned_all || a->nunplanned ? a->unplanned_why : NULL);
+	nt_jw_bool(&w, "host_settings_planned", !nt_agent_unplanned_all(a));
+	nt_jw_str(&w, "plan_error", nt_agent_plan_error(a));
 	nt_jw_bool(&w, "held", a->hold_until_ms != 0);
 	if (a->hold_until_ms && a->hold_until_ms != LLONG_MAX)
 		json_time(&w, "held_until", mono_to_real(a->hold_until_ms));

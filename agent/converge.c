@@ -214,13 +214,39 @@ void nt_agent_state_free(struct nt_agent *a)
 	for (size_t i = 0; i < NT_AGENT_RECENT; i++)
 		recent_free(&a->recent[i]);
 	for (size_t i = 0; i < a->nunplanned; i++)
-		free(a->unplanned[i]);
+		free(a->unplanned[i].iface);
 	free(a->unplanned);
+}
+
+/* What could not be planned ----------------------------------------------- */
+
+/* The entry of iface (NULL: the whole profile), or -1. */
+static ssize_t unplanned_at(const struct nt_agent *a, const char *iface)
+{
+	for (size_t i = 0; i < a->nunplanned; i++) {
+		const char *u = a->unplanned[i].iface;
+
+		if (iface ? u && !strcmp(u, iface) : !u)
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
+bool nt_agent_unplanned_all(const struct nt_agent *a)
+{
+	return unplanned_at(a, NULL) >= 0;
+}
+
+const char *nt_agent_plan_error(const struct nt_agent *a)
+{
+	ssize_t k = unplanned_at(a, NULL);
+
+	return k >= 0 ? a->unplanned[k].why : a->nunplanned ? a->unplanned[0].why : NULL;
 }
 
 bool nt_agent_converged(const struct nt_agent *a)
 {
-	return !a->outstanding && !a->unplanned_all && !a->nunplanned;
+	return !a->outstanding && !a->nunplanned;
 }
 
 const char *nt_agent_state(const struct nt_agent *a)
@@ -228,56 +254,74 @@ const char *nt_agent_state(const struct nt_agent *a)
 	return a->outstanding ? "drifted" : nt_agent_converged(a) ? "converged" : "not planned";
 }
 
-/* What could not be planned ----------------------------------------------- */
-
-static void set_unplanned(struct nt_agent *a, const char *iface, bool on)
+/* iface (NULL: the whole profile, and so every interface) was planned. */
+static void set_planned(struct nt_agent *a, const char *iface)
 {
-	size_t i;
+	ssize_t k;
 
-	if (!iface) {
-		a->unplanned_all = on;
-		if (on)
-			return;
-		/* the whole profile planned: every interface did */
-		for (i = 0; i < a->nunplanned; i++)
-			free(a->unplanned[i]);
-		a->nunplanned = 0;
-		return;
-	}
-	for (i = 0; i < a->nunplanned && strcmp(a->unplanned[i], iface); i++)
-		;
-	if (on && i == a->nunplanned) {
-		a->unplanned = nt_xrealloc(a->unplanned, (a->nunplanned + 1) * sizeof(char *));
-		a->unplanned[a->nunplanned++] = nt_xstrdup(iface);
-	} else if (!on && i < a->nunplanned) {
-		free(a->unplanned[i]);
-		a->unplanned[i] = a->unplanned[--a->nunplanned];
+	while ((k = iface ? unplanned_at(a, iface) : (a->nunplanned ? 0 : -1)) >= 0) {
+		free(a->unplanned[k].iface);
+		a->unplanned[k] = a->unplanned[--a->nunplanned];
 	}
 }
 
-/* The first error of a plan, as the text format prints it. */
-static void first_error(const struct nt_diags *d, char *out, size_t n)
+/* iface could not be planned, with these errors: true when that is news
+ * (not the same errors as the last time it could not). */
+static bool set_unplanned(struct nt_agent *a, const char *iface, const char *why,
+			  unsigned long long hash)
 {
+	ssize_t k = unplanned_at(a, iface);
+	bool news;
+
+	if (k < 0) {
+		a->unplanned = nt_xrealloc(a->unplanned, (a->nunplanned + 1) * sizeof(*a->unplanned));
+		k = (ssize_t)a->nunplanned++;
+		a->unplanned[k].iface = iface ? nt_xstrdup(iface) : NULL;
+		a->unplanned[k].hash = 0;
+	}
+	news = a->unplanned[k].hash != hash;
+	a->unplanned[k].hash = hash;
+	snprintf(a->unplanned[k].why, sizeof(a->unplanned[k].why), "%s", why);
+	return news;
+}
+
+void nt_agent_forget_plan(struct nt_agent *a)
+{
+	set_planned(a, NULL);
+	for (size_t i = 0; i < a->ntr; i++) {
+		set_outstanding(a, &a->tr[i], false);
+		free(a->tr[i].reported);
+		a->tr[i].reported = NULL;
+	}
+	a->metrics_dirty = true;
+}
+
+/* The first error of a plan, as the text format prints it, and a hash of
+ * all of them (FNV-1a). */
+static unsigned long long plan_errors(const struct nt_diags *d, char *out, size_t n)
+{
+	unsigned long long h = 1469598103934665603ULL;
+
 	*out = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct nt_diag *x = &d->v[i];
+		char line[600];
 
 		if (x->sev != NT_ERROR)
 			continue;
-		snprintf(out, n, "%s:%u:%u: %s", x->mark.file ? x->mark.file : "", x->mark.line,
-			 x->mark.col, x->msg);
-		return;
-	}
-}
+		snprintf(line, sizeof(line), "%s:%u:%u: %s", x->mark.file ? x->mark.file : "",
+			 x->mark.line, x->mark.col, x->msg);
+		if (!*out) {
+			size_t k = strnlen(line, n - 1);
 
-static bool is_unplanned(const struct nt_agent *a, const char *iface)
-{
-	if (!iface)
-		return a->unplanned_all;
-	for (size_t i = 0; i < a->nunplanned; i++)
-		if (!strcmp(a->unplanned[i], iface))
-			return true;
-	return false;
+			memcpy(out, line, k);
+			out[k] = 0;
+		}
+		for (const char *c = line; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		h = (h ^ '\n') * 1099511628211ULL;
+	}
+	return h;
 }
 
 static void retry_in(struct nt_agent *a, long long ms, const char *cause)
@@ -545,7 +589,9 @@ static int apply_subset(struct nt_agent *a, const char *iface, struct nt_compile
 	 * full check may write a host-wide file (the irqbalance drop-in),
 	 * whose journal is durable before that write, as an apply's */
 	nt_journal_sync_later(iface != NULL);
+	nt_lock_quiet_busy(true);	/* a busy lock: said by the agent's log */
 	rc = nt_txn_apply(&plan, &desired, &c->facts, &o);
+	nt_lock_quiet_busy(false);
 	nt_journal_sync_later(false);
 	free(plan.v);
 	free(desired.v);
@@ -579,24 +625,21 @@ static void settle(struct nt_agent *a, const char *iface, const struct drift *d,
 static void log_not_planned(struct nt_agent *a, const char *iface, struct nt_diags *d,
 			    const struct nt_agent_why *w)
 {
-	char why[sizeof(a->unplanned_why)];
-	bool same;
+	char why[sizeof(a->unplanned->why)];
+	unsigned long long hash;
 
 	nt_diags_sort(d);
-	first_error(d, why, sizeof(why));
-	same = !strcmp(why, a->unplanned_why) && (is_unplanned(a, iface) || a->unplanned_all);
-	if (same) {
-		nt_agent_log(a, NT_LOG_DEBUG, "%s still cannot be planned (%s): %s",
-			     iface ? iface : "the profile", w->cause, why);
-	} else {
+	hash = plan_errors(d, why, sizeof(why));
+	if (set_unplanned(a, iface, why, hash)) {
 		nt_diags_print_text(d, stderr);
 		nt_agent_log(a, NT_LOG_ERR, "%s could not be planned (%s): errors above%s",
 			     iface ? iface : "the profile", w->cause,
 			     iface ? "" : "; each interface is planned on its own");
 		a->failures++;
+	} else {
+		nt_agent_log(a, NT_LOG_DEBUG, "%s still cannot be planned (%s): %s",
+			     iface ? iface : "the profile", w->cause, why);
 	}
-	snprintf(a->unplanned_why, sizeof(a->unplanned_why), "%s", why);
-	set_unplanned(a, iface, true);
 	a->metrics_dirty = true;
 }
 
@@ -608,15 +651,31 @@ static void converge_one(struct nt_agent *a, const char *iface, const struct nt_
  * drifted; the host-wide settings wait for a plan of the whole profile. */
 static void converge_each(struct nt_agent *a, const struct nt_agent_why *w)
 {
-	for (size_t i = 0; i < a->nnames; i++)
+	/* a lock another nettune holds: the rest wait for the retry too,
+	 * rather than 200 ms each */
+	for (size_t i = 0; i < a->nnames && !a->lock_busy_now; i++)
 		converge_one(a, a->names[i], w);
 }
 
 void nt_agent_converge(struct nt_agent *a, const char *iface, const struct nt_agent_why *w)
 {
+	long long t0 = nt_agent_mono_ns();
+
+	a->lock_busy_now = false;
 	converge_one(a, iface, w);
-	if (!iface && a->unplanned_all)
+	if (!iface && nt_agent_unplanned_all(a) && !a->lock_busy_now)
 		converge_each(a, w);
+	if (!iface) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		a->checks++;
+		a->last_check_real_ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+		a->last_check_dur_ns = nt_agent_mono_ns() - t0;
+		nt_metrics_check(a->m, (double)ts.tv_sec + ts.tv_nsec / 1e9,
+				 (double)a->last_check_dur_ns / 1e9);
+		a->metrics_dirty = true;
+	}
 	nt_metrics_converged(a->m, nt_agent_converged(a));
 }
 
@@ -626,7 +685,6 @@ static void converge_one(struct nt_agent *a, const char *iface, const struct nt_
 	struct nt_diags dg = {0};
 	struct nt_compiled c;
 	struct drift *d = NULL;
-	long long t0 = nt_agent_mono_ns();
 	size_t napply, nd;
 	char journal[128] = "";
 
@@ -644,7 +702,7 @@ static void converge_one(struct nt_agent *a, const char *iface, const struct nt_
 	if (nt_pipeline_run(&rq, &c, &dg)) {
 		log_not_planned(a, iface, &dg, w);
 	} else {
-		set_unplanned(a, iface, false);
+		set_planned(a, iface);
 		napply = classify(a, &c.plan, iface, w, &d, &nd);
 		settle(a, iface, d, nd);
 		if (napply && !*a->blocked) {
@@ -655,11 +713,18 @@ static void converge_one(struct nt_agent *a, const char *iface, const struct nt_
 			if (rc && !*journal && blocked_by_journal(a)) {
 				drifts_wait(a, d, nd);
 			} else if (rc && !*journal && nt_lock_last_busy()) {
-				nt_agent_log(a, NT_LOG_NOTICE, "another nettune holds the lock: the "
-					     "correction (%s) waits and is tried again in 1 s", w->cause);
+				char why[sizeof(a->retry_cause)];
+
+				if (!a->lock_busy_said)
+					nt_agent_log(a, NT_LOG_NOTICE, "another nettune holds the lock: "
+						     "corrections wait and are tried again each second");
+				a->lock_busy_said = a->lock_busy_now = true;
 				drifts_wait(a, d, nd);
-				retry_in(a, 1000, "retry after another nettune held the lock");
+				snprintf(why, sizeof(why), "retry after another nettune held the lock "
+					 "(%.150s)", w->cause);
+				retry_in(a, 1000, why);
 			} else {
+				a->lock_busy_said = false;
 				outcome(a, d, nd, rc, journal, w);
 			}
 			if (*journal)
@@ -669,17 +734,6 @@ static void converge_one(struct nt_agent *a, const char *iface, const struct nt_
 			nt_agent_log(a, NT_LOG_DEBUG, "%s: nothing drifted (%s)", iface ? iface : "all",
 				     w->cause);
 		drift_free(d, nd);
-	}
-	if (!iface) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		a->checks++;
-		a->last_check_real_ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-		a->last_check_dur_ns = nt_agent_mono_ns() - t0;
-		nt_metrics_check(a->m, (double)ts.tv_sec + ts.tv_nsec / 1e9,
-				 (double)a->last_check_dur_ns / 1e9);
-		a->metrics_dirty = true;
 	}
 	nt_diags_free(&dg);
 	nt_compiled_free(&c);

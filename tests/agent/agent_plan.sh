@@ -11,6 +11,7 @@
 ip -n "$NS" link add pla0 numrxqueues 1 numtxqueues 1 type veth peer name plb0
 ip -n "$NS" link set pla0 up
 ip -n "$NS" link set plb0 up
+ip -n "$NS" link add ple0 numrxqueues 1 numtxqueues 1 type veth peer name plf0
 veth_pair plc0 pld0
 nsx sysctl -qw net.ipv4.tcp_ecn=0
 cat > "$WORK/p.yaml" <<YAML
@@ -23,6 +24,7 @@ sysctl:
 interfaces:
   - {name: pla0, mtu: 1400, channels: {rx: 2, tx: 2}}
   - {name: plc0, mtu: 1300}
+  - {name: ple0, channels: {rx: 2, tx: 2}}
 YAML
 ecn() { nsx sysctl -n net.ipv4.tcp_ecn; }
 start_agent --metrics "$WORK/m/nettune.prom" --interval 2s "$WORK/p.yaml"
@@ -31,7 +33,18 @@ until_ok 10 "plc0 converged beside pla0's error" mtu_is plc0 1300
 log_has "the profile could not be planned" || fail "the failed plan was not logged"
 log_has "p.yaml:.*exceeds" || fail "the located error was not logged"
 expect_eq "$(status_field converged)" False "status --json converged"
-expect_eq "$(status_field not_planned)" '["pla0"]' "status --json not_planned"
+unplanned() { nt agent status --json | python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin)["not_planned"])))'; }
+expect_eq "$(unplanned)" "pla0 ple0" "status --json not_planned"
+# the same errors are logged once, not at every check (every 2 s here)
+n1=$(grep -c "could not be planned" "$WORK/agent.log")
+c1=$(status_field checks)
+until_ok 10 "two more checks" sh -c "[ \$('$NETTUNE' --netns $NS agent status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"checks\"])') -ge $((c1 + 2)) ]"
+expect_eq "$(grep -c "could not be planned" "$WORK/agent.log")" "$n1" "plan errors logged again at each check"
+# an interface the reloaded profile no longer names is no longer 'not planned'
+sed -i '/name: ple0/d' "$WORK/p.yaml"
+kill -HUP "$AGENT_PID"
+until_ok 10 "ple0 gone from not_planned after the reload" sh -c "[ \"\$('$NETTUNE' --netns $NS agent status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"not_planned\"])')\" = \"['pla0']\" ]"
+until_ok 10 "the reloaded profile's errors are logged" log_has "could not be planned (profile reloaded)"
 expect_eq "$(status_field host_settings_planned)" False "status --json host_settings_planned"
 status_field plan_error | grep -q 'p.yaml:[0-9]*:[0-9]*: .*exceeds' || fail "plan_error: $(status_field plan_error)"
 nt agent status > "$WORK/status.txt"
