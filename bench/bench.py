@@ -710,6 +710,10 @@ def merge(old, new, only):
             f"kept from {origin} (this run, `--only {','.join(sorted(only))}`, on the machine " \
             "above, made the rest).\n\n"
     body = [news.get(k) or olds.get(k) for k in sorted(set(olds) | set(news))]
+    # the summary of the targets is written by hand: kept, first
+    summ = re.search(r"(?ms)^## Summary.*?(?=^## )", old)
+    if summ:
+        body.insert(0, summ.group(0))
     return head + "".join(b.rstrip("\n") + "\n\n" for b in body if b)
 
 
