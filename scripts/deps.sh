@@ -7,7 +7,7 @@ build_pkgs="meson ninja-build pkg-config gcc libyaml-dev libcyaml-dev libnl-3-de
 # headless and checks the PNG; it fails in CI (CI=true) without it;
 # prometheus: promtool checks the agent's metrics textfile (agent_promtool),
 # which fails in CI without it too
-test_pkgs="ethtool iproute2 shellcheck python3-jsonschema python3-yaml openssl procps ansible-core groff-base strace valgrind clang osslsigncode pre-commit yamllint debhelper dpkg-dev lintian chromium fonts-dejavu-core prometheus"
+test_pkgs="ethtool iproute2 shellcheck python3-jsonschema python3-yaml openssl procps ansible-core groff-base man-db strace valgrind clang osslsigncode pre-commit yamllint debhelper dpkg-dev lintian chromium fonts-dejavu-core prometheus"
 want="$build_pkgs"
 [ "${1:-build}" = test ] && want="$want $test_pkgs"
 # emit tests: tree-sitter-powershell (a real PowerShell grammar) for the .ps1

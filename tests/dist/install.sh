@@ -52,12 +52,11 @@ for f in "$SRCROOT"/profiles/*.yaml; do
 done
 cmp -s "$SRCROOT/schema/nettune.schema.json" "$P/share/nettune/nettune.schema.json" ||
 	fail "installed JSON Schema differs"
-if command -v groff >/dev/null; then
-	for m in man1/nettune.1 man5/nettune-profile.5; do
-		groff -man -Tutf8 -ww "$P/share/man/$m" 2>"$W/groff" >/dev/null
-		[ ! -s "$W/groff" ] || { cat "$W/groff" >&2; fail "groff warnings in $m"; }
-	done
-fi
+command -v groff >/dev/null || fail "groff missing (scripts/deps.sh test installs groff-base)"
+for m in man1/nettune.1 man5/nettune-profile.5; do
+	groff -man -Tutf8 -ww "$P/share/man/$m" 2>"$W/groff" >/dev/null
+	[ ! -s "$W/groff" ] || { cat "$W/groff" >&2; fail "groff warnings in $m"; }
+done
 bash -n "$(want /bash-completion/completions/nettune)" || fail "bash completion has syntax errors"
 
 # relocate: the installed tree moved to a place no path was compiled for

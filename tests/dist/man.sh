@@ -21,9 +21,8 @@ for m in nettune.1 nettune-profile.5; do
 	! grep -q '2025-01-01\|@MAN_DATE@\|@VERSION@' "$f" || fail "$m: placeholder date or token left"
 	w=$(groff -man -Tutf8 -ww -z -t "$f" 2>&1) || true
 	[ -z "$w" ] || fail "$m: groff: $w"
-	if command -v man >/dev/null; then
-		w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$f" 2>&1 >/dev/null) || true
-		[ -z "$w" ] || fail "$m: man --warnings (as lintian): $w"
-	fi
+	command -v man >/dev/null || fail "man missing (scripts/deps.sh test installs man-db)"
+	w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$f" 2>&1 >/dev/null) || true
+	[ -z "$w" ] || fail "$m: man --warnings (as lintian): $w"
 done
 echo "ok: man pages dated $want_date, version $VERSION, no warnings"

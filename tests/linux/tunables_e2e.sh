@@ -190,13 +190,10 @@ done
 for w in "txqueuelen" "rx-udp-gro-forwarding" "rx-gro-list" "-A" "rx-flow-hash" "priv-flags"; do
 	grep -q -- "$w" "$WORK/x.sh" || fail "emitted script lacks $w"
 done
-if command -v shellcheck > /dev/null; then
-	shellcheck -s sh "$WORK/x.sh" || fail "x710 script is not shellcheck-clean"
-fi
+command -v shellcheck > /dev/null || fail "shellcheck missing (scripts/deps.sh test installs it)"
+shellcheck -s sh "$WORK/x.sh" || fail "x710 script is not shellcheck-clean"
 "$NETTUNE" emit --format sh "$WORK/p.yaml" -o "$WORK/p.sh" || fail "emit"
-if command -v shellcheck > /dev/null; then
-	shellcheck -s sh "$WORK/p.sh" || fail "veth script is not shellcheck-clean"
-fi
+shellcheck -s sh "$WORK/p.sh" || fail "veth script is not shellcheck-clean"
 rc=0; NETTUNE_STATE_DIR="$WORK/sh" nsx sh "$WORK/p.sh" > "$WORK/s1" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { show "$WORK/s1"; fail "script exit $rc"; }
 expect_eq "$(qlen "$A")" 3333 "$A qlen after the script"
