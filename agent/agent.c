@@ -142,6 +142,14 @@ static void free_names(char **v, size_t n)
 	free(v);
 }
 
+static bool named_in_profile(const struct nt_agent *a, const char *name)
+{
+	for (size_t i = 0; *name && i < a->nnames; i++)
+		if (!strcmp(a->names[i], name))
+			return true;
+	return false;
+}
+
 static bool in_profile(const struct nt_agent *a, const char *name)
 {
 	if (!*name)
@@ -166,7 +174,7 @@ static void reload(struct nt_agent *a)
 	nt_notify("RELOADING=1\nSTATUS=reloading the profile");
 	if (load_profile(a, &bytes, &loaded, &names, &n, &match)) {
 		nt_agent_log(a, NT_LOG_ERR, "reload refused: %s is not valid (errors above); the "
-			     "previous profile stays in force", a->cfg->base.profile);
+			     "previous profile stays in force", a->profile_shown);
 		a->reload_failures++;
 	} else {
 		nt_buf_free(&a->profile);
@@ -182,7 +190,7 @@ static void reload(struct nt_agent *a)
 		 * one's plan to say again (an interface it no longer names is
 		 * neither) */
 		nt_agent_forget_plan(a);
-		nt_agent_log(a, NT_LOG_INFO, "reloaded %s", a->cfg->base.profile);
+		nt_agent_log(a, NT_LOG_INFO, "reloaded %s", a->profile_shown);
 		nt_agent_mark_all(a, "reload", "profile reloaded", nt_agent_mono_ns());
 	}
 	nt_notify("READY=1");
@@ -251,7 +259,9 @@ static void on_event(const struct nt_event *e, void *ctx)
 		nt_agent_mark_all(a, "link", "notifications lost", e->at_ns);
 		return;
 	case NT_EV_LINK_GONE:
-		if (in_profile(a, e->name))
+		/* a profile that matches by driver or PCI address may match any
+		 * link: only one it names is said to be gone */
+		if (named_in_profile(a, e->name))
 			nt_agent_log(a, NT_LOG_INFO, "%s is gone; its settings are applied when it "
 				     "appears again", e->name);
 		return;
@@ -456,7 +466,7 @@ static int on_signals(struct nt_agent *a, int sfd)
 
 	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			nt_agent_log(a, NT_LOG_INFO, "SIGHUP: reloading %s", a->cfg->base.profile);
+			nt_agent_log(a, NT_LOG_INFO, "SIGHUP: reloading %s", a->profile_shown);
 			reload(a);
 		} else {
 			nt_agent_log(a, NT_LOG_INFO, "signal %u: stopping", si.ssi_signo);
@@ -563,9 +573,22 @@ static bool stderr_is_journal(void)
 	       (unsigned long long)st.st_ino == ino;
 }
 
+/* s with its control characters (a newline would split a log line) and
+ * backslashes as \xHH */
+static char *escape_ctl(const char *s)
+{
+	struct nt_buf b = {0};
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		nt_buf_printf(&b, *p < 0x20 || *p == 0x7f || *p == '\\' ? "\\x%02x" : "%c", *p);
+	return b.p ? nt_buf_take(&b) : nt_xstrdup("");
+}
+
 static int start(struct nt_agent *a, int *sfd)
 {
 	char err[512];
+
+	a->profile_shown = escape_ctl(a->cfg->base.profile);
 
 	a->journald = stderr_is_journal();
 	if (load_profile(a, &a->profile, &a->loaded, &a->names, &a->nnames, &a->match))
@@ -595,7 +618,7 @@ static int start(struct nt_agent *a, int *sfd)
 		nt_agent_log(a, NT_LOG_WARNING, "%s: the loop writes to disk itself", err);
 	nt_statedir_keep(true);
 	nt_agent_log(a, NT_LOG_INFO, "started: %s, mode %s, check every %lld ms%s%s",
-		     a->cfg->base.profile, a->cfg->report_only ? "report" : "correct",
+		     a->profile_shown, a->cfg->report_only ? "report" : "correct",
 		     a->cfg->interval_ms, a->cfg->base.netns ? ", network namespace " : "",
 		     a->cfg->base.netns ? a->cfg->base.netns : "");
 	{
@@ -639,6 +662,7 @@ int nt_agent_run(const struct nt_agent_cfg *cfg)
 	nt_buf_free(&a->profile);
 	nt_loaded_free(&a->loaded);
 	free_names(a->names, a->nnames);
+	free(a->profile_shown);
 	free(a);
 	return rc;
 }

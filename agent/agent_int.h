@@ -55,6 +55,8 @@ struct nt_agent {
 	const struct nt_agent_cfg *cfg;
 	struct nt_buf profile;		/* its bytes, as last (re)loaded */
 	struct nt_loaded loaded;	/* ... loaded and validated */
+	char *profile_shown;		/* the profile's path for a text line: control
+					 * characters as \xHH */
 	char **names;
 	size_t nnames;
 	bool match;			/* an interface is matched, not named */

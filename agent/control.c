@@ -29,6 +29,11 @@
 #include "metrics.h"
 
 #define NT_CTL_MAX (1 << 16)
+/* conflicts listed by status (all are counted): the answer stays far
+ * below NT_CTL_MAX however many settings another manager fights over */
+#define NT_CTL_CONFLICTS 100
+#define NT_XSTR(x) #x
+#define NT_STR(x) NT_XSTR(x)
 
 void nt_agent_socket_path(const char *netns, char *out, size_t n)
 {
@@ -66,8 +71,13 @@ int nt_agent_request(const char *netns, const char *request, struct nt_buf *repl
 	}
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		snprintf(err, errlen, "no agent is running%s%s (%s: %s)", netns ? " for network "
-			 "namespace " : "", netns ? netns : "", path, strerror(errno));
+		if (errno == EACCES || errno == EPERM)
+			snprintf(err, errlen, "only root may talk to the agent (%s: %s)", path,
+				 strerror(errno));
+		else
+			snprintf(err, errlen, "no agent is running%s%s (%s: %s)", netns ?
+				 " for network namespace " : "", netns ? netns : "", path,
+				 strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -111,6 +121,7 @@ int nt_agent_ctl_open(struct nt_agent *a, char *err, size_t errlen)
 	struct sockaddr_un sa;
 	char e2[256];
 	int state_fd = -1, jfd, fd;
+	struct stat st;
 	mode_t old;
 
 	/* the state directory made and checked as apply does (root's, 0700) */
@@ -138,7 +149,14 @@ int nt_agent_ctl_open(struct nt_agent *a, char *err, size_t errlen)
 		return -1;
 	}
 	close(fd);
-	/* a socket file nobody answers on is left by an agent that was killed */
+	/* a socket file nobody answers on is left by an agent that was killed;
+	 * anything else there is not the agent's to remove */
+	if (!lstat(a->ctl_path, &st) && !S_ISSOCK(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		snprintf(err, errlen, "control socket %s: something else is there (%s); it is "
+			 "not removed", a->ctl_path, S_ISDIR(st.st_mode) ? "a directory" :
+			 S_ISREG(st.st_mode) ? "a regular file" : "not a socket");
+		return -1;
+	}
 	unlink(a->ctl_path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	old = umask(0177);
@@ -188,7 +206,7 @@ static void status_text(struct nt_agent *a, struct nt_buf *o)
 	size_t nc = nt_agent_conflicts(a);
 
 	nt_buf_printf(o, "nettune agent: pid %d, profile %s, mode %s%s%s\n", (int)getpid(),
-		      a->cfg->base.profile, a->cfg->report_only ? "report" : "correct",
+		      a->profile_shown, a->cfg->report_only ? "report" : "correct",
 		      a->cfg->base.netns ? ", network namespace " : "",
 		      a->cfg->base.netns ? a->cfg->base.netns : "");
 	nt_buf_printf(o, "state:        %s", nt_agent_state(a));
@@ -218,17 +236,19 @@ static void status_text(struct nt_agent *a, struct nt_buf *o)
 	if (*a->blocked)
 		nt_buf_printf(o, "waiting:      %s\n", a->blocked);
 	real_time(a->last_check_real_ns, when, sizeof(when));
-	nt_buf_printf(o, "last check:   %s (%.1f ms), every %lld s\n", when,
-		      (double)a->last_check_dur_ns / 1e6, a->cfg->interval_ms / 1000);
+	nt_buf_printf(o, "last check:   %s (%.1f ms), every %g s\n", when,
+		      (double)a->last_check_dur_ns / 1e6, (double)a->cfg->interval_ms / 1000);
 	nt_buf_printf(o, "corrections:  %llu (%llu failed), %llu events, %llu checks\n",
 		      a->corrections, a->failures, a->events, a->checks);
-	nt_buf_printf(o, "conflicts:    %zu\n", nc);
-	for (size_t i = 0; i < a->ntr; i++) {
+	nt_buf_printf(o, "conflicts:    %zu%s\n", nc, nc > NT_CTL_CONFLICTS ?
+		      " (the first " NT_STR(NT_CTL_CONFLICTS) " below)" : "");
+	for (size_t i = 0, shown = 0; i < a->ntr && shown < NT_CTL_CONFLICTS; i++) {
 		const struct nt_tracked *t = &a->tr[i];
 		size_t k = strcspn(t->key, "\t");
 
 		if (!t->backoff_until_ms)
 			continue;
+		shown++;
 		real_time(mono_to_real(t->backoff_until_ms), when, sizeof(when));
 		nt_buf_printf(o, "  %.*s %s: undone more than %u times in %lld s; not corrected "
 			      "until %s\n", (int)k, t->key, t->key + k + 1, a->cfg->damp_n,
@@ -285,19 +305,23 @@ static void status_json(struct nt_agent *a, struct nt_buf *o)
 	nt_jw_str(&w, "waiting", *a->blocked ? a->blocked : NULL);
 	json_time(&w, "last_check", a->last_check_real_ns);
 	nt_jw_fixed(&w, "last_check_ms", (double)a->last_check_dur_ns / 1e6, 3);
-	nt_jw_int(&w, "interval_s", a->cfg->interval_ms / 1000);
+	if (a->cfg->interval_ms % 1000)	/* --interval 1500ms: not rounded */
+		nt_jw_fixed(&w, "interval_s", (double)a->cfg->interval_ms / 1000, 3);
+	else
+		nt_jw_int(&w, "interval_s", a->cfg->interval_ms / 1000);
 	nt_jw_uint(&w, "corrections", a->corrections);
 	nt_jw_uint(&w, "failures", a->failures);
 	nt_jw_uint(&w, "events", a->events);
 	nt_jw_uint(&w, "checks", a->checks);
 	nt_jw_arr(&w, "conflicts", NT_JW_LINES_OR_EMPTY);
-	for (size_t i = 0; i < a->ntr; i++) {
+	for (size_t i = 0, shown = 0; i < a->ntr && shown < NT_CTL_CONFLICTS; i++) {
 		const struct nt_tracked *t = &a->tr[i];
 		size_t k = strcspn(t->key, "\t");
 		char obj[256];
 
 		if (!t->backoff_until_ms)
 			continue;
+		shown++;
 		snprintf(obj, sizeof(obj), "%.*s", (int)k, t->key);
 		nt_jw_obj(&w, NULL, NT_JW_INLINE);
 		nt_jw_str(&w, "object", obj);
@@ -307,6 +331,7 @@ static void status_json(struct nt_agent *a, struct nt_buf *o)
 		nt_jw_end(&w);
 	}
 	nt_jw_end(&w);
+	nt_jw_uint(&w, "conflicts_total", nt_agent_conflicts(a));
 	nt_jw_arr(&w, "last_corrections", NT_JW_LINES_OR_EMPTY);
 	for (size_t i = a->nrecent; i-- > 0;) {
 		const struct nt_recent *r = &a->recent[(a->recent_head + i) % NT_AGENT_RECENT];
@@ -387,9 +412,16 @@ static bool peer_allowed(int fd)
 	return cr.uid == 0 || cr.uid == geteuid();
 }
 
+/* The connections served per wake of the loop, and how long each may take
+ * to send its request (the command line sends it right after connecting):
+ * clients that connect and say nothing cost the loop at most 80 ms before
+ * it reads its events, signals and timers again. */
+#define NT_CTL_PER_WAKE 4
+#define NT_CTL_REQUEST_MS 20
+
 void nt_agent_ctl_serve(struct nt_agent *a)
 {
-	for (;;) {
+	for (int served = 0; served < NT_CTL_PER_WAKE; served++) {
 		int fd = accept4(a->ctl_fd, NULL, NULL, SOCK_CLOEXEC);
 		struct nt_buf out = {0};
 		struct pollfd p;
@@ -399,7 +431,7 @@ void nt_agent_ctl_serve(struct nt_agent *a)
 		if (fd < 0)
 			return;
 		p = (struct pollfd){fd, POLLIN, 0};
-		if (poll(&p, 1, 1000) > 0)
+		if (poll(&p, 1, NT_CTL_REQUEST_MS) > 0)
 			got = recv(fd, req, sizeof(req) - 1, MSG_DONTWAIT);
 		if (got > 0) {
 			req[got] = 0;
@@ -407,8 +439,10 @@ void nt_agent_ctl_serve(struct nt_agent *a)
 				answer(a, req, &out);
 			else
 				nt_buf_puts(&out, "error: only root may talk to the agent\n");
-			if (out.n > NT_CTL_MAX)
-				out.n = NT_CTL_MAX;
+			if (out.n > NT_CTL_MAX) {	/* never cut: an error instead */
+				out.n = 0;
+				nt_buf_puts(&out, "error: the answer is longer than 64 KiB\n");
+			}
 			send(fd, out.p, out.n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		}
 		nt_buf_free(&out);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* nettune agent PROFILE | status | hold | resume: arguments and output;
  * the agent itself is agent/. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,12 +71,18 @@ static void agent_help(void)
 static int parse_ms(const char *s, long long *out)
 {
 	char *end;
+	size_t k;
 	double v;
 	long long mul = 1000;
 
+	/* decimal digits with at most one '.', then the unit: no sign, hex,
+	 * exponent, "nan" or "inf" (strtod takes them all) */
+	k = strspn(s, "0123456789.");
+	if (!k || !isdigit((unsigned char)s[0]) || memchr(s, '.', k) != memrchr(s, '.', k))
+		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno || v <= 0)
+	if (end != s + k || errno || !(v > 0))
 		return -1;
 	if (!strcmp(end, "ms"))
 		mul = 1;
@@ -87,7 +94,7 @@ static int parse_ms(const char *s, long long *out)
 		mul = 86400000;
 	else if (*end && strcmp(end, "s"))
 		return -1;
-	if (v * (double)mul < 1 || v * (double)mul > 400.0 * 86400000)
+	if (!(v * (double)mul >= 1) || !(v * (double)mul <= 400.0 * 86400000))
 		return -1;
 	*out = (long long)(v * (double)mul);
 	return 0;

@@ -260,6 +260,16 @@ static int find_command(const char *cmd, size_t *k)
 }
 
 /* Subcommand k with the rest of the command line, in its surroundings. */
+/* 'agent status|hold|resume': the first word after "agent" that is not an
+ * option (the agent's own options come after its profile) */
+static bool agent_control(const char *cmd, const struct cmdline *cl)
+{
+	if (strcmp(cmd, "agent") || !cl->nrest)
+		return false;
+	return !strcmp(cl->rest[0], "status") || !strcmp(cl->rest[0], "hold") ||
+	       !strcmp(cl->rest[0], "resume");
+}
+
 static int run_command(size_t k, struct cmdline *cl)
 {
 	static const char *const buffered[] = {"validate", "compile", "plan", "emit", "caps",
@@ -284,7 +294,11 @@ static int run_command(size_t k, struct cmdline *cl)
 		help = !strcmp(cl->rest[i], "--help") || !strcmp(cl->rest[i], "-h");
 	if (!help && strcmp(cmd, "schema") && strcmp(cmd, "caps"))
 		nt_txn_preflight(cmd);
-	if (nt_g.netns && !help && nt_enter_netns(nt_g.netns, !nt_g.root))
+	/* agent status, hold and resume only talk to the agent's socket (named
+	 * after the namespace): they enter nothing, and a non-root caller
+	 * hears the agent's own refusal */
+	if (nt_g.netns && !help && !agent_control(cmd, cl) &&
+	    nt_enter_netns(nt_g.netns, !nt_g.root))
 		return NT_EXIT_FAIL;
 	nt_sys_netns = nt_g.netns;
 	return subcommands[k].fn(cl->nrest, cl->rest);

@@ -300,11 +300,48 @@ static bool changes(const struct nt_jentry *e)
  * MTU and txqueuelen, go together the same way through nt_link_set.)
  * Marks the entries written; *last is the highest index written.
  */
-static int write_batch(struct nt_lctx *x, const struct nt_linux_row *row,
+/*
+ * A feature request also sets the device's other features the profile
+ * names, as they are: a feature can read as the profile wants while the
+ * kernel keeps it requested the other way (ethtool -K DEV tso on sg off:
+ * TSO reads off, since it needs SG, but stays wanted on), and turning SG
+ * back on would bring TSO back.  Setting it in the same request makes the
+ * request what the profile says.  Only features the device has and may
+ * change (the facts of the observation); the others the kernel ignores.
+ */
+static size_t add_wanted_features(struct nt_lctx *x, const struct nt_state *desired,
+				  const char *dev, const char **args,
+				  const struct nt_value **vals, size_t k)
+{
+	const struct nt_iface_facts *f = x->facts ? nt_facts_iface(x->facts, dev) : NULL;
+	size_t n = k;
+
+	for (size_t i = 0; f && desired && i < f->nfeatures; i++) {
+		const struct nt_feature_fact *ff = &f->features[i];
+		const struct nt_setting *s;
+		size_t a;
+
+		if (ff->fixed || !(s = nt_state_get(desired, NT_K_FEATURE, dev, ff->name)) ||
+		    (s->flags & NT_SF_CANNOT_CHANGE))
+			continue;
+		for (a = 0; a < k && strcmp(args[a], ff->name); a++)
+			;
+		if (a < k)
+			continue;	/* the plan changes it */
+		args[n] = s->arg;
+		vals[n++] = &s->val;
+	}
+	return n;
+}
+
+static int write_batch(struct nt_apply_run *run, const struct nt_linux_row *row,
 		       const struct nt_jentry *e, bool *written, size_t i, size_t n, size_t *last)
 {
-	const char **args = nt_xcalloc(n - i + 1, sizeof(*args));
-	const struct nt_value **vals = nt_xcalloc(n - i + 1, sizeof(*vals));
+	struct nt_lctx *x = &run->x;
+	const struct nt_iface_facts *f = x->facts ? nt_facts_iface(x->facts, e[i].object) : NULL;
+	size_t room = n - i + 1 + (f && e[i].kind == NT_K_FEATURE ? f->nfeatures : 0);
+	const char **args = nt_xcalloc(room, sizeof(*args));
+	const struct nt_value **vals = nt_xcalloc(room, sizeof(*vals));
 	size_t j, k = 0;
 	int r;
 
@@ -319,6 +356,8 @@ static int write_batch(struct nt_lctx *x, const struct nt_linux_row *row,
 		args[k] = e[j].arg;
 		vals[k++] = &e[j].after;
 	}
+	if (k && e[i].kind == NT_K_FEATURE)
+		k = add_wanted_features(x, run->desired, e[i].object, args, vals, k);
 	r = row->batch(x, e[i].object, args, vals, k);
 	free(args);
 	free(vals);
@@ -536,7 +575,7 @@ static int write_through(struct nt_apply_run *r, size_t i, bool *written)
 		return 0;	/* written with its device's other settings of its family */
 	if (row && row->batch && r->x.nl) {
 		size_t last;
-		int w = write_batch(&r->x, row, e, written, i, r->j->n, &last);
+		int w = write_batch(r, row, e, written, i, r->j->n, &last);
 
 		if (last + 1 > r->batch_end)
 			r->batch_end = last + 1;
@@ -652,6 +691,7 @@ int nt_apply_steps(struct nt_apply_run *r, const struct nt_state *desired)
 	bool *pending = nt_xcalloc(n + 1, sizeof(*pending));
 	int rc = 0;
 
+	r->desired = desired;
 	for (i = 0; !rc && i < n; i++) {
 		if (interrupted) {
 			failure(r->j, "interrupted by signal %d after %zu of %zu steps",

@@ -21,6 +21,7 @@ struct nt_apply_run {
 	long long t0;		/* the step lines count elapsed time from here */
 	size_t done;		/* steps begun */
 	size_t batch_end;	/* one past the last entry a batch wrote */
+	const struct nt_state *desired;	/* what the profile wants (nt_apply_steps) */
 };
 
 /* printf to stdout unless o->quiet */

@@ -65,7 +65,7 @@ static const char golden_small[] =
 	"# TYPE nettune_agent_conflict gauge\n"
 	"# HELP nettune_agent_conflicts_total Times damping started for the setting.\n"
 	"# TYPE nettune_agent_conflicts_total counter\n"
-	"# HELP nettune_agent_converged 1 when nothing is drifted.\n"
+	"# HELP nettune_agent_converged 1 when nothing is drifted and the whole profile was planned.\n"
 	"# TYPE nettune_agent_converged gauge\n"
 	"nettune_agent_converged 1\n"
 	"# HELP nettune_agent_correction_failures_total Corrections that failed or did not read back as wanted.\n"
