@@ -97,7 +97,7 @@ expect_eq "$(feature noa0 generic-receive-offload)" off "gro after the resume"
 expect_eq "$(jr state)" rolled-back "journal after the resume"
 
 # 6. the confirm watcher reverts its own change even when changed by hand
-nt apply --yes --confirm-timeout 2 "$WORK/a.yaml" > /dev/null
+nt apply --yes --confirm-timeout 4 "$WORK/a.yaml" > /dev/null
 ip -n "$NS" link set noa0 mtu 7000
 jr wait reverted-unconfirmed 15 || fail "the watcher did not revert"
 expect_eq "$(mtu noa0)" 1500 "after the watcher's revert"
