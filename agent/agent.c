@@ -364,6 +364,8 @@ static int next_timeout(struct nt_agent *a)
 		next = a->damp_next_ms;
 	if (a->retry_ms && a->retry_ms < next)
 		next = a->retry_ms;
+	if (nt_agent_ctl_next_ms(a) && nt_agent_ctl_next_ms(a) < next)
+		next = nt_agent_ctl_next_ms(a);
 	if (a->all_dirty || a->ndirty)
 		return 0;
 	return next <= now ? 0 : next - now > INT_MAX ? INT_MAX : (int)(next - now);
@@ -479,11 +481,14 @@ static int on_signals(struct nt_agent *a, int sfd)
 static int run_loop(struct nt_agent *a, int sfd)
 {
 	for (;;) {
-		struct pollfd p[4] = {
+		/* the listening socket only while a waiting connection has room */
+		struct pollfd p[4 + NT_AGENT_CTL_WAITING] = {
 			{nt_events_fd(a->ev, 0), POLLIN, 0}, {nt_events_fd(a->ev, 1), POLLIN, 0},
-			{a->ctl_fd, POLLIN, 0}, {sfd, POLLIN, 0},
+			{a->nctl_wait < NT_AGENT_CTL_WAITING ? a->ctl_fd : -1, POLLIN, 0},
+			{sfd, POLLIN, 0},
 		};
-		int r = poll(p, 4, next_timeout(a));
+		size_t nw = nt_agent_ctl_pollfds(a, p + 4);
+		int r = poll(p, 4 + (nfds_t)nw, next_timeout(a));
 
 		if (r < 0 && errno != EINTR)
 			return 1;
@@ -491,6 +496,7 @@ static int run_loop(struct nt_agent *a, int sfd)
 			return 0;
 		if (p[0].revents || p[1].revents)
 			nt_events_read(a->ev, on_event, a);
+		nt_agent_ctl_serve_waiting(a, p + 4, r > 0 ? nw : 0);
 		if (p[2].revents)
 			nt_agent_ctl_serve(a);
 		tick(a);

@@ -5,6 +5,7 @@
 #define NT_AGENT_INT_H
 
 #include <net/if.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -16,6 +17,7 @@ enum { NT_LOG_ERR = 3, NT_LOG_WARNING = 4, NT_LOG_NOTICE = 5, NT_LOG_INFO = 6, N
 
 #define NT_AGENT_MAX_DIRTY 256
 #define NT_AGENT_RECENT 8
+#define NT_AGENT_CTL_WAITING 16
 /* settings tracked for damping and reported drift (then the oldest go) */
 #define NT_AGENT_MAX_TRACKED 4096
 
@@ -65,6 +67,11 @@ struct nt_agent {
 	struct nt_metrics *m;
 	int ctl_fd;
 	char ctl_path[512];
+	struct {
+		int fd;
+		long long until_ms;
+	} ctl_wait[NT_AGENT_CTL_WAITING];	/* connections whose request has not come */
+	size_t nctl_wait;
 	/* work */
 	struct {
 		char name[IF_NAMESIZE];
@@ -133,7 +140,14 @@ void nt_agent_state_free(struct nt_agent *a);
 
 /* control.c */
 int nt_agent_ctl_open(struct nt_agent *a, char *err, size_t errlen);
+/* Accepts and answers what it can at once; connections whose request
+ * has not come wait, polled by the loop (nt_agent_ctl_pollfds), answered
+ * or dropped after a deadline (nt_agent_ctl_serve_waiting,
+ * nt_agent_ctl_next_ms: 0 none). */
 void nt_agent_ctl_serve(struct nt_agent *a);
+size_t nt_agent_ctl_pollfds(const struct nt_agent *a, struct pollfd *p);
+void nt_agent_ctl_serve_waiting(struct nt_agent *a, const struct pollfd *p, size_t n);
+long long nt_agent_ctl_next_ms(const struct nt_agent *a);
 void nt_agent_ctl_close(struct nt_agent *a);
 
 #endif

@@ -120,7 +120,7 @@ int nt_agent_ctl_open(struct nt_agent *a, char *err, size_t errlen)
 {
 	struct sockaddr_un sa;
 	char e2[256];
-	int state_fd = -1, jfd, fd;
+	int state_fd = -1, jfd, fd, c;
 	struct stat st;
 	mode_t old;
 
@@ -142,13 +142,19 @@ int nt_agent_ctl_open(struct nt_agent *a, char *err, size_t errlen)
 		snprintf(err, errlen, "control socket: %s", strerror(errno));
 		return -1;
 	}
-	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		snprintf(err, errlen, "another agent is running on %s ('nettune agent status')",
-			 a->ctl_path);
-		close(fd);
+	/* an agent answers (or its backlog is full: EAGAIN); only a socket
+	 * nobody listens on (ECONNREFUSED) or none (ENOENT) is stale */
+	c = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ? errno : 0;
+	close(fd);
+	if (!c || c == EAGAIN) {
+		snprintf(err, errlen, "another agent is running on %s ('nettune agent status')%s",
+			 a->ctl_path, c ? ": its socket is busy" : "");
 		return -1;
 	}
-	close(fd);
+	if (c != ECONNREFUSED && c != ENOENT) {
+		snprintf(err, errlen, "control socket %s: %s", a->ctl_path, strerror(c));
+		return -1;
+	}
 	/* a socket file nobody answers on is left by an agent that was killed;
 	 * anything else there is not the agent's to remove */
 	if (!lstat(a->ctl_path, &st) && !S_ISSOCK(st.st_mode) && !S_ISLNK(st.st_mode)) {
@@ -175,6 +181,9 @@ int nt_agent_ctl_open(struct nt_agent *a, char *err, size_t errlen)
 
 void nt_agent_ctl_close(struct nt_agent *a)
 {
+	for (size_t i = 0; i < a->nctl_wait; i++)
+		close(a->ctl_wait[i].fd);
+	a->nctl_wait = 0;
 	if (a->ctl_fd < 0)
 		return;
 	close(a->ctl_fd);
@@ -236,8 +245,11 @@ static void status_text(struct nt_agent *a, struct nt_buf *o)
 	if (*a->blocked)
 		nt_buf_printf(o, "waiting:      %s\n", a->blocked);
 	real_time(a->last_check_real_ns, when, sizeof(when));
-	nt_buf_printf(o, "last check:   %s (%.1f ms), every %g s\n", when,
-		      (double)a->last_check_dur_ns / 1e6, (double)a->cfg->interval_ms / 1000);
+	nt_buf_printf(o, "last check:   %s (%.1f ms), every %lld", when,
+		      (double)a->last_check_dur_ns / 1e6, a->cfg->interval_ms / 1000);
+	if (a->cfg->interval_ms % 1000)	/* --interval 1500ms: not rounded */
+		nt_buf_printf(o, ".%03lld", a->cfg->interval_ms % 1000);
+	nt_buf_puts(o, " s\n");
 	nt_buf_printf(o, "corrections:  %llu (%llu failed), %llu events, %llu checks\n",
 		      a->corrections, a->failures, a->events, a->checks);
 	nt_buf_printf(o, "conflicts:    %zu%s\n", nc, nc > NT_CTL_CONFLICTS ?
@@ -412,40 +424,89 @@ static bool peer_allowed(int fd)
 	return cr.uid == 0 || cr.uid == geteuid();
 }
 
-/* The connections served per wake of the loop, and how long each may take
- * to send its request (the command line sends it right after connecting):
- * clients that connect and say nothing cost the loop at most 80 ms before
- * it reads its events, signals and timers again. */
-#define NT_CTL_PER_WAKE 4
-#define NT_CTL_REQUEST_MS 20
+/* A connection's request, answered: true when the connection is done
+ * with (answered, or closed or failed by the client), false when its
+ * request has not come yet. */
+static bool try_answer(struct nt_agent *a, int fd)
+{
+	struct nt_buf out = {0};
+	char req[128];
+	ssize_t got = recv(fd, req, sizeof(req) - 1, MSG_DONTWAIT);
+
+	if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return false;
+	if (got > 0) {
+		req[got] = 0;
+		if (peer_allowed(fd))
+			answer(a, req, &out);
+		else
+			nt_buf_puts(&out, "error: only root may talk to the agent\n");
+		if (out.n > NT_CTL_MAX) {	/* never cut: an error instead */
+			out.n = 0;
+			nt_buf_puts(&out, "error: the answer is longer than 64 KiB\n");
+		}
+		send(fd, out.p, out.n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+	nt_buf_free(&out);
+	close(fd);
+	return true;
+}
+
+/*
+ * The loop never waits for a client: a connection whose request has not
+ * come is kept (at most NT_AGENT_CTL_WAITING of them, each for
+ * NT_CTL_REQUEST_MS) and polled with the loop's other descriptors.  While
+ * that many wait, no more are accepted (the listening socket's backlog
+ * holds them), so clients that connect and say nothing cannot keep the
+ * loop from its events, signals, timers and watchdog.
+ */
+#define NT_CTL_REQUEST_MS 2000
 
 void nt_agent_ctl_serve(struct nt_agent *a)
 {
-	for (int served = 0; served < NT_CTL_PER_WAKE; served++) {
-		int fd = accept4(a->ctl_fd, NULL, NULL, SOCK_CLOEXEC);
-		struct nt_buf out = {0};
-		struct pollfd p;
-		char req[128];
-		ssize_t got = -1;
+	while (a->nctl_wait < NT_AGENT_CTL_WAITING) {
+		int fd = accept4(a->ctl_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (fd < 0)
 			return;
-		p = (struct pollfd){fd, POLLIN, 0};
-		if (poll(&p, 1, NT_CTL_REQUEST_MS) > 0)
-			got = recv(fd, req, sizeof(req) - 1, MSG_DONTWAIT);
-		if (got > 0) {
-			req[got] = 0;
-			if (peer_allowed(fd))
-				answer(a, req, &out);
-			else
-				nt_buf_puts(&out, "error: only root may talk to the agent\n");
-			if (out.n > NT_CTL_MAX) {	/* never cut: an error instead */
-				out.n = 0;
-				nt_buf_puts(&out, "error: the answer is longer than 64 KiB\n");
-			}
-			send(fd, out.p, out.n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (!try_answer(a, fd)) {
+			a->ctl_wait[a->nctl_wait].fd = fd;
+			a->ctl_wait[a->nctl_wait++].until_ms = nt_agent_mono_ms() + NT_CTL_REQUEST_MS;
 		}
-		nt_buf_free(&out);
-		close(fd);
 	}
+}
+
+size_t nt_agent_ctl_pollfds(const struct nt_agent *a, struct pollfd *p)
+{
+	for (size_t i = 0; i < a->nctl_wait; i++)
+		p[i] = (struct pollfd){a->ctl_wait[i].fd, POLLIN, 0};
+	return a->nctl_wait;
+}
+
+void nt_agent_ctl_serve_waiting(struct nt_agent *a, const struct pollfd *p, size_t n)
+{
+	long long now = nt_agent_mono_ms();
+	size_t k = 0;
+
+	for (size_t i = 0; i < a->nctl_wait; i++) {
+		bool done;
+
+		if (i < n && p[i].revents)
+			done = try_answer(a, a->ctl_wait[i].fd);
+		else if ((done = now >= a->ctl_wait[i].until_ms))
+			close(a->ctl_wait[i].fd);	/* said nothing in time */
+		if (!done)
+			a->ctl_wait[k++] = a->ctl_wait[i];
+	}
+	a->nctl_wait = k;
+}
+
+long long nt_agent_ctl_next_ms(const struct nt_agent *a)
+{
+	long long next = 0;
+
+	for (size_t i = 0; i < a->nctl_wait; i++)
+		if (!next || a->ctl_wait[i].until_ms < next)
+			next = a->ctl_wait[i].until_ms;
+	return next;
 }

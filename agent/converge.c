@@ -628,9 +628,18 @@ static void log_not_planned(struct nt_agent *a, const char *iface, struct nt_dia
 	char why[sizeof(a->unplanned->why)];
 	unsigned long long hash;
 
+	ssize_t all;
+	bool news;
+
 	nt_diags_sort(d);
 	hash = plan_errors(d, why, sizeof(why));
-	if (set_unplanned(a, iface, why, hash)) {
+	news = set_unplanned(a, iface, why, hash);
+	/* an interface's plan failing as the whole profile's just did (the
+	 * same first error, just logged) is not news either */
+	all = unplanned_at(a, NULL);
+	if (news && iface && all >= 0 && !strcmp(a->unplanned[all].why, why))
+		news = false;
+	if (news) {
 		nt_diags_print_text(d, stderr);
 		nt_agent_log(a, NT_LOG_ERR, "%s could not be planned (%s): errors above%s",
 			     iface ? iface : "the profile", w->cause,

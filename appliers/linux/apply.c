@@ -301,13 +301,14 @@ static bool changes(const struct nt_jentry *e)
  * Marks the entries written; *last is the highest index written.
  */
 /*
- * A feature request also sets the device's other features the profile
- * names, as they are: a feature can read as the profile wants while the
- * kernel keeps it requested the other way (ethtool -K DEV tso on sg off:
- * TSO reads off, since it needs SG, but stays wanted on), and turning SG
+ * A feature request also sets the device's features that read as the
+ * profile wants but are requested the other way (ethtool -K DEV tso on sg
+ * off: TSO reads off, since it needs SG, but stays wanted on): turning SG
  * back on would bring TSO back.  Setting it in the same request makes the
- * request what the profile says.  Only features the device has and may
- * change (the facts of the observation); the others the kernel ignores.
+ * request what the profile says.  Only features the device may change
+ * whose requested bit the observation read (not from a snapshot).  These
+ * are not journaled (they read the same before and after), so a rollback
+ * leaves them requested as the profile says.
  */
 static size_t add_wanted_features(struct nt_lctx *x, const struct nt_state *desired,
 				  const char *dev, const char **args,
@@ -321,8 +322,9 @@ static size_t add_wanted_features(struct nt_lctx *x, const struct nt_state *desi
 		const struct nt_setting *s;
 		size_t a;
 
-		if (ff->fixed || !(s = nt_state_get(desired, NT_K_FEATURE, dev, ff->name)) ||
-		    (s->flags & NT_SF_CANNOT_CHANGE))
+		if (ff->fixed || !ff->requested ||
+		    !(s = nt_state_get(desired, NT_K_FEATURE, dev, ff->name)) ||
+		    (s->flags & NT_SF_CANNOT_CHANGE) || (ff->requested == 2) == s->val.b)
 			continue;
 		for (a = 0; a < k && strcmp(args[a], ff->name); a++)
 			;

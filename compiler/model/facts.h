@@ -26,6 +26,9 @@ struct nt_irq_fact {
 struct nt_feature_fact {
 	char *name;
 	bool fixed;			/* not in hw_features or NETIF_F_NEVER_CHANGE */
+	unsigned char requested;	/* 0 unknown (a snapshot), else 1 + the
+					 * wanted bit: what was asked, which a
+					 * dependency may keep from being active */
 };
 
 struct nt_iface_facts {

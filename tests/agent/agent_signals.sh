@@ -49,7 +49,49 @@ expect_eq "$rc" 1 "status with no agent running"
 ip -n "$NS" link set sga0 mtu 1500
 start_agent --interval 60s "$WORK/p.yaml"
 until_ok 10 "converged by the next start" mtu_is sga0 1440
+# clients that connect to the control socket and say nothing (a hung
+# tool): the agent still corrects, answers others, and stops on SIGTERM
+python3 - "$NETTUNE_STATE_DIR/agent@$NS.sock" "$WORK/silent.ready" <<'PY' &
+import socket, sys, time
+path, ready, socks = sys.argv[1], sys.argv[2], []
+end = time.monotonic() + 12
+while time.monotonic() < end:
+    while len(socks) < 24:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            s.connect(path)
+        except OSError:
+            break
+        s.setblocking(False)
+        socks.append(s)
+    open(ready, "w").close()
+    for s in socks[:]:
+        try:
+            if s.recv(16) == b"":
+                socks.remove(s); s.close()
+        except BlockingIOError:
+            pass
+    time.sleep(0.02)
+PY
+silent=$!
+until_ok 5 "silent clients connected" test -e "$WORK/silent.ready"
+ip -n "$NS" link set sga0 mtu 1500
+until_ok 3 "corrected while silent clients hold connections" mtu_is sga0 1440
+until_ok 3 "status answered while silent clients hold connections" nt agent status
 stop_agent
+kill "$silent" 2>/dev/null; wait "$silent" 2>/dev/null || true
+# something else at the socket path is not the agent's to remove
+mkdir "$NETTUNE_STATE_DIR/agent@$NS.sock"
+rc=0; nt agent "$WORK/p.yaml" 2> "$WORK/sockdir" || rc=$?
+expect_eq "$rc" 1 "agent with a directory at its socket path"
+grep -q "something else is there (a directory)" "$WORK/sockdir" || fail "socket path: $(cat "$WORK/sockdir")"
+[ -d "$NETTUNE_STATE_DIR/agent@$NS.sock" ] || fail "the directory at the socket path was removed"
+rmdir "$NETTUNE_STATE_DIR/agent@$NS.sock"
+# durations are decimal: nan, inf, hex and exponents are refused
+for d in nan inf 0x10 1e3 -5 1.5.2; do
+	rc=0; nt agent --interval "$d" "$WORK/p.yaml" 2>/dev/null || rc=$?
+	expect_eq "$rc" 64 "agent --interval $d"
+done
 # --root is refused, and so is a Windows profile
 rc=0; "$NETTUNE" --root / agent "$WORK/p.yaml" 2>/dev/null || rc=$?
 expect_eq "$rc" 64 "agent --root"
