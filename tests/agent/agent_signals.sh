@@ -71,6 +71,8 @@ while time.monotonic() < end:
                 socks.remove(s); s.close()
         except BlockingIOError:
             pass
+        except OSError:  # dropped by the agent (said nothing in time), or it stopped
+            socks.remove(s); s.close()
     time.sleep(0.02)
 PY
 silent=$!
@@ -79,7 +81,8 @@ ip -n "$NS" link set sga0 mtu 1500
 until_ok 3 "corrected while silent clients hold connections" mtu_is sga0 1440
 until_ok 3 "status answered while silent clients hold connections" nt agent status
 stop_agent
-kill "$silent" 2>/dev/null; wait "$silent" 2>/dev/null || true
+kill "$silent" 2>/dev/null || true
+wait "$silent" 2>/dev/null || true
 # something else at the socket path is not the agent's to remove
 mkdir "$NETTUNE_STATE_DIR/agent@$NS.sock"
 rc=0; nt agent "$WORK/p.yaml" 2> "$WORK/sockdir" || rc=$?
