@@ -421,16 +421,36 @@ static void fault_signal(size_t step)
 	fault_raise("NETTUNE_SIGNAL_STEP", step);
 }
 
+void nt_journal_observe_req(const struct nt_journal *j, struct nt_observe_req *req,
+			    bool skip_rows[NT_K__COUNT])
+{
+	bool rings = false, coalesce = false;
+
+	memset(req, 0, sizeof(*req));
+	req->irqbalance = true;
+	for (size_t k = 0; k < NT_K__COUNT; k++)
+		skip_rows[k] = true;
+	for (size_t i = 0; i < j->n; i++) {
+		if ((unsigned)j->e[i].kind < NT_K__COUNT)
+			skip_rows[j->e[i].kind] = false;
+		rings |= j->e[i].kind == NT_K_RING;
+		coalesce |= j->e[i].kind == NT_K_COALESCE || j->e[i].kind == NT_K_COALESCE_ADAPTIVE;
+	}
+	req->skip_rows = skip_rows;
+	req->skip = (rings ? 0 : NT_OBS_RINGS) | (coalesce ? 0 : NT_OBS_COALESCE);
+}
+
 size_t nt_linux_changed_since(struct nt_journal *j, struct nt_buf *out)
 {
-	struct nt_observe_req req = {0};
+	struct nt_observe_req req;
+	bool skip_rows[NT_K__COUNT];
 	struct nt_facts f;
 	struct nt_state st;
 	struct nt_diags d = {0};
 	struct nt_lctx x;
 	size_t changed = 0, i, k;
 
-	req.irqbalance = true;
+	nt_journal_observe_req(j, &req, skip_rows);
 	nt_devcache_stale_all();
 	nt_irqmap_stale();
 	nt_linux_observe(&req, &f, &st, &d);

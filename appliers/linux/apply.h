@@ -59,5 +59,11 @@ size_t nt_apply_restore(struct nt_lctx *x, struct nt_journal *j, size_t upto, bo
  * is in the journal's target.  Entries the last rollback could not
  * restore, and those that cannot be read, are left to the rollback. */
 size_t nt_linux_changed_since(struct nt_journal *j, struct nt_buf *out);
+/* What a rollback or a revert observes of the host: the kinds of the
+ * journal's entries (no per-device read of the others: pause, private
+ * flags), no rings or coalescing unless the journal has such entries; the
+ * facts (queues, IRQs, RSS) as ever.  skip_rows is req's storage. */
+void nt_journal_observe_req(const struct nt_journal *j, struct nt_observe_req *req,
+			    bool skip_rows[NT_K__COUNT]);
 
 #endif

@@ -100,7 +100,8 @@ static size_t rollback_txn(int jfd, struct nt_journal *j, struct nt_lctx *x, siz
  * revert never depends on what the apply held in memory. */
 static int restore_journal(int jfd, struct nt_journal *j, enum nt_jstate done, bool verbose)
 {
-	struct nt_observe_req req = {0};
+	struct nt_observe_req req;
+	bool skip_rows[NT_K__COUNT];
 	struct nt_facts f;
 	struct nt_state st;
 	struct nt_diags d = {0};
@@ -108,7 +109,7 @@ static int restore_journal(int jfd, struct nt_journal *j, enum nt_jstate done, b
 	size_t failed;
 
 	nt_nl_abort_on_signal = false;	/* a signal does not stop a rollback */
-	req.irqbalance = true;
+	nt_journal_observe_req(j, &req, skip_rows);
 	nt_devcache_stale_all();
 	nt_irqmap_stale();
 	nt_linux_observe(&req, &f, &st, &d);
