@@ -293,14 +293,6 @@ static bool changes(const struct nt_jentry *e)
 }
 
 /*
- * One request per (device, message family) for the rows that batch
- * (nt_linux_row.batch): every setting of the entry's kind and device the
- * plan changes goes in one request; each entry is still journaled,
- * verified and rolled back on its own.  (The link attributes of a device,
- * MTU and txqueuelen, go together the same way through nt_link_set.)
- * Marks the entries written; *last is the highest index written.
- */
-/*
  * A feature request also sets the device's features that read as the
  * profile wants but are requested the other way (ethtool -K DEV tso on sg
  * off: TSO reads off, since it needs SG, but stays wanted on): turning SG
@@ -336,6 +328,14 @@ static size_t add_wanted_features(struct nt_lctx *x, const struct nt_state *desi
 	return n;
 }
 
+/*
+ * One request per (device, message family) for the rows that batch
+ * (nt_linux_row.batch): every setting of the entry's kind and device the
+ * plan changes goes in one request; each entry is still journaled,
+ * verified and rolled back on its own.  (The link attributes of a device,
+ * MTU and txqueuelen, go together the same way through nt_link_set.)
+ * Marks the entries written; *last is the highest index written.
+ */
 static int write_batch(struct nt_apply_run *run, const struct nt_linux_row *row,
 		       const struct nt_jentry *e, bool *written, size_t i, size_t n, size_t *last)
 {
