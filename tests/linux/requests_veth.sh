@@ -39,6 +39,8 @@ for n in 2 6; do
 	set -- $(total "$WORK/noop$n")
 	expect_eq "$2" 0 "SETs of a no-op apply of $n devices"
 	eval "noop_total$n=$1"
+	# channels give each device's queue count: no queues/ listing per device
+	eval "noop_dirs$n=\$(stat 'dir listings' \"\$WORK/noop$n\")"
 	for fam in features channels link; do
 		expect_eq "$(stat "$fam-dump" "$WORK/noop$n")" 1 "$fam dumps of a no-op apply of $n devices"
 		expect_eq "$(stat "$fam-get" "$WORK/noop$n")" 0 "$fam GETs of a no-op apply of $n devices"
@@ -47,6 +49,7 @@ for n in 2 6; do
 	eval "conv_dumps$n=\$(( \$(stat features-dump \"\$WORK/conv$n\") + \$(stat channels-dump \"\$WORK/conv$n\") + \$(stat link-dump \"\$WORK/conv$n\") ))"
 done
 expect_eq "$noop_total6" "$noop_total2" "netlink requests of a no-op apply, 6 devices vs 2"
+expect_eq "$noop_dirs6" "$noop_dirs2" "directory listings of a no-op apply, 6 devices vs 2"
 expect_eq "$conv_dumps6" "$conv_dumps2" "dumps of a converge, 6 devices vs 2"
 # the kernel holds what was asked
 expect_eq "$(mtu rqa8)" 9000 "mtu of rqa8"
