@@ -161,9 +161,9 @@ static void judge_queues(struct nt_watch_ifreport *ir, struct nt_watch_report *r
 					 "index %.3f over %zu queues", ir->max_over_mean, ir->q[top].queue,
 					 (unsigned long long)ir->max, ir->metric, ir->mean, ir->jain, ir->nq),
 			    nt_xasprintf("RSS spreads the flows unevenly: check the indirection table "
-					 "('ethtool -x %s'), the hashed fields ('ethtool -n %s rx-flow-hash "
-					 "udp4') and whether there are enough flows to spread",
-					 ir->name, ir->name));
+					 "and the fields hashed per flow type ('nettune observe %s' shows "
+					 "both) and whether there are enough flows to spread",
+					 ir->name));
 	}
 }
 

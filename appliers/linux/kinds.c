@@ -859,46 +859,6 @@ static int process_write(struct nt_lctx *x, const char *obj, const char *arg, co
 	return 0;
 }
 
-/* rx-flow-hash ---------------------------------------------------------- */
-
-static int absent(int r)
-{
-	return nt_row_absent(r);
-}
-
-static int flowhash_read(struct nt_lctx *x, const char *obj, const char *arg, struct nt_value *out)
-{
-	uint32_t bits;
-	char *s;
-	int r;
-
-	(void)x;
-	if (*nt_sys_root)
-		return -ENOENT;
-	r = nt_rxfh_get(obj, arg, &bits);
-	if (r)
-		return absent(r);
-	s = nt_rxh_format(bits);
-	*out = nt_v_str(s);
-	free(s);
-	return 0;
-}
-
-static int flowhash_write(struct nt_lctx *x, const char *obj, const char *arg, const struct nt_value *v)
-{
-	uint32_t bits;
-	int r;
-
-	if (!nt_rxh_parse(v->s, &bits)) {
-		seterr(x, "rx-flow-hash %s: '%s' is not a list of hash fields", arg, v->s);
-		return -EINVAL;
-	}
-	r = nt_rxfh_set(obj, arg, bits);
-	if (r)
-		seterr(x, "SIOCETHTOOL ETHTOOL_SRXFH %s: %s", arg, strerror(-r));
-	return r;
-}
-
 /* Only a round robin over queues 0..N-1 is what ethtool -X equal N writes. */
 static const char *refuse_indir(const struct nt_value *v)
 {
@@ -916,10 +876,6 @@ static const char *refuse_indir(const struct nt_value *v)
 	return "ethtool(8) can only write a round-robin indirection table ('equal N'); "
 	       "this table is custom, which only 'nettune apply' can write";
 }
-
-/* rx-flow-hash words and ethtool letters for the sh setter: the pairs of
- * nt_rxh_fields (test_kinds.c checks that they agree) */
-#define RXH_SH "l2da m vlan v l3-proto t src-ip s dst-ip d src-port f dst-port n discard r"
 
 /*
  * The sh bodies: the getter prints the current value in the form
@@ -1102,28 +1058,6 @@ const struct nt_linux_row nt_row_RSS_INDIR = {
 	.sh_refuse = refuse_indir,
 	.read = indir_read,
 	.write = indir_write,
-};
-
-const struct nt_linux_row nt_row_FLOW_HASH = {
-	.kind = NT_K_FLOW_HASH,
-	.get = {NT_IO_IOCTL, "ETHTOOL_GRXFH (struct ethtool_rxnfc .flow_type, .data: RXH_* bits)"},
-	.set = {NT_IO_IOCTL, "ETHTOOL_SRXFH (struct ethtool_rxnfc): no ethtool netlink message for it in the 6.1 uapi headers"},
-	.sh_fn = "rx_flow_hash",
-	.sh_get = "# the fields as ethtool(8) unparse_rxfhashopts prints them, one a line\n"
-		"\tethtool -n \"$1\" rx-flow-hash \"$2\" | awk '/ flows / { f = 1 } / discarded on RX/ { d = 1 }\n"
-		"\t\t/^L2DA/ { s = s \" l2da\" } /^VLAN tag/ { s = s \" vlan\" } /^L3 proto/ { s = s \" l3-proto\" }\n"
-		"\t\t/^IP SA/ { s = s \" src-ip\" } /^IP DA/ { s = s \" dst-ip\" }\n"
-		"\t\t/^L4 bytes 0 & 1/ { s = s \" src-port\" } /^L4 bytes 2 & 3/ { s = s \" dst-port\" }\n"
-		"\t\tEND { if (!f) exit 1; if (d) s = s \" discard\"; sub(/^ /, \"\", s); print (s == \"\" ? \"none\" : s) }'",
-	.sh_put = "# field words -> ethtool letters (nt_rxh_fields, compiler/model/settings.c)\n"
-		"\tnt_x=\"$(printf '%s\\n' \"$3\" | awk 'BEGIN { n = split(\"" RXH_SH "\", a, \" \")\n"
-		"\t\tfor (i = 1; i < n; i += 2) m[a[i]] = a[i + 1] }\n"
-		"\t\t{ for (i = 1; i <= NF; i++) { if ($i == \"none\") continue; if (!($i in m)) exit 1; s = s m[$i] } }\n"
-		"\t\tEND { print s }')\" || { echo \"unknown rx-flow-hash field in '$3'\" >&2; return 1; }\n"
-		"\tethtool -N \"$1\" rx-flow-hash \"$2\" \"$nt_x\"",
-	.read = flowhash_read,
-	.write = flowhash_write,
-	.flags = NT_LR_OBSERVE,
 };
 
 const struct nt_linux_row nt_row_IRQ_AFFINITY = {

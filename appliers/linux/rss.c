@@ -20,7 +20,7 @@
 #define NT_HASH_XOR 2u
 #define NT_HASH_CRC32 4u
 
-static int eioctl(const char *dev, void *data)
+int nt_ethtool_ioctl(const char *dev, void *data)
 {
 	struct ifreq ifr;
 	int fd, r = 0;
@@ -48,7 +48,7 @@ int nt_rss_get(const char *dev, struct nt_rss_state *out)
 
 	memset(out, 0, sizeof(*out));
 	nt_io_count(NT_IO_RSS_GET);
-	r = eioctl(dev, &hdr);
+	r = nt_ethtool_ioctl(dev, &hdr);
 	if (r)
 		return r;
 	/* the same bounds as snapshots and plans: sizes nettune can hold */
@@ -59,7 +59,7 @@ int nt_rss_get(const char *dev, struct nt_rss_state *out)
 	full->cmd = ETHTOOL_GRSSH;
 	full->indir_size = hdr.indir_size;
 	full->key_size = hdr.key_size;
-	r = eioctl(dev, full);
+	r = nt_ethtool_ioctl(dev, full);
 	if (!r) {
 		out->hfunc = full->hfunc;
 		out->indir_size = full->indir_size;
@@ -98,7 +98,7 @@ int nt_rss_set(const char *dev, uint32_t hfunc, const uint8_t *key, size_t key_s
 		memcpy((uint8_t *)x->rss_config + (indir ? indir_size * sizeof(uint32_t) : 0), key,
 		       key_size);
 	nt_io_count(NT_IO_RSS_SET);
-	r = eioctl(dev, x);
+	r = nt_ethtool_ioctl(dev, x);
 	free(x);
 	return r;
 }
@@ -130,50 +130,4 @@ uint32_t nt_rss_hfunc_bit(const char *name)
 	if (!strcmp(name, "crc32"))
 		return NT_HASH_CRC32;
 	return 0;
-}
-
-/* rx-flow-hash: ETHTOOL_GRXFH / ETHTOOL_SRXFH with struct ethtool_rxnfc
- * (include/uapi/linux/ethtool.h); flow types as ethtool(8)
- * rxflow_str_to_type maps them. */
-static uint32_t flow_type(const char *name)
-{
-	static const struct {
-		const char *name;
-		uint32_t type;
-	} t[] = {
-		{"tcp4", TCP_V4_FLOW}, {"udp4", UDP_V4_FLOW}, {"sctp4", SCTP_V4_FLOW},
-		{"ah4", AH_ESP_V4_FLOW}, {"esp4", AH_ESP_V4_FLOW}, {"tcp6", TCP_V6_FLOW},
-		{"udp6", UDP_V6_FLOW}, {"sctp6", SCTP_V6_FLOW}, {"ah6", AH_ESP_V6_FLOW},
-		{"esp6", AH_ESP_V6_FLOW},
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(t[i].name, name))
-			return t[i].type;
-	return 0;
-}
-
-int nt_rxfh_get(const char *dev, const char *flow, uint32_t *bits)
-{
-	struct ethtool_rxnfc nfc = {.cmd = ETHTOOL_GRXFH, .flow_type = flow_type(flow)};
-	int r;
-
-	if (!nfc.flow_type)
-		return -EINVAL;
-	nt_io.netlink_gets++;
-	r = eioctl(dev, &nfc);
-	if (!r)
-		*bits = (uint32_t)nfc.data;
-	return r;
-}
-
-int nt_rxfh_set(const char *dev, const char *flow, uint32_t bits)
-{
-	struct ethtool_rxnfc nfc = {.cmd = ETHTOOL_SRXFH, .flow_type = flow_type(flow), .data = bits};
-
-	if (!nfc.flow_type)
-		return -EINVAL;
-	nt_io.ioctl_sets++;
-	return eioctl(dev, &nfc);
 }

@@ -23,8 +23,8 @@ void nt_rss_free(struct nt_rss_state *s);
 const char *nt_rss_hfunc_name(uint32_t h);
 uint32_t nt_rss_hfunc_bit(const char *name);
 
-/* RXH_* bits of a flow type ("udp4", as ethtool -N names it) */
-int nt_rxfh_get(const char *dev, const char *flow, uint32_t *bits);
-int nt_rxfh_set(const char *dev, const char *flow, uint32_t bits);
+/* SIOCETHTOOL on dev with data (a struct ethtool_* whose .cmd is set):
+ * 0 or -errno. */
+int nt_ethtool_ioctl(const char *dev, void *data);
 
 #endif

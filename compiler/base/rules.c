@@ -58,11 +58,6 @@ const struct nt_rule_doc nt_rule_docs[] = {
 	{"extends-cycle", P, "extends cycle",
 	 "Profiles extend each other in a cycle.",
 	 "Break the cycle; a policy must not extend a profile that extends it."},
-	{"flow-hash", P, "Invalid rx-flow-hash setting",
-	 "Two flow types of rss.flow_hash name one setting of the device (ah4 and esp4 are "
-	 "both AH_ESP_V4_FLOW), or a flow type lists a field twice or discard with other "
-	 "fields.",
-	 "Give one of ah4/esp4 (ah6/esp6); name each field once; give discard alone."},
 	{"host", C, "Snapshot of another host",
 	 "The snapshot planned against describes a host other than the profile's metadata.name; "
 	 "the plan is computed against that host's state.",

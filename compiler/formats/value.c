@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The value codec: a setting's value as JSON (plans, manifests, journals,
  * snapshots) and back, by the kind's value type. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../language/schema.h"
 #include "../model/cpuset.h"
 #include "../model/names.h"
 #include "value.h"
@@ -58,21 +60,36 @@ static bool safe_value(const char *s)
 	return true;
 }
 
+/* why a value of kind k is not a list of its map's words */
+static const char *not_words(enum nt_kind_id k, const struct nt_word_map *m)
+{
+	static _Thread_local char why[256];
+	const struct nt_word *w;
+	size_t n;
+
+	n = (size_t)snprintf(why, sizeof(why), "is not a list of %s %ss (", nt_kinds[k].name, m->noun);
+	for (w = m->words; w->word && n < sizeof(why); w++)
+		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%s", w == m->words ? "" : " ", w->word);
+	if (n < sizeof(why))
+		snprintf(why + n, sizeof(why) - n, ", or none)");
+	return why;
+}
+
 static bool str_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_value *out,
 			  const char **why)
 {
+	const struct nt_word_map *m = nt_kind_word_map(k);
 	uint32_t bits;
 
-	if (k == NT_K_FLOW_HASH) {
+	if (m) {
 		char *canon;
 
-		/* as observe writes it; compared in nt_rxh_format's order */
-		if (j->t != NT_J_STR || !*j->s || !nt_rxh_parse(j->s, &bits)) {
-			*why = "is not a list of rx-flow-hash fields (l2da vlan l3-proto "
-			       "src-ip dst-ip src-port dst-port discard, or none)";
+		/* as observe writes it; compared in the map's order */
+		if (j->t != NT_J_STR || !*j->s || !nt_words_parse(m, j->s, &bits)) {
+			*why = not_words(k, m);
 			return false;
 		}
-		canon = nt_rxh_format(bits);
+		canon = nt_words_format(m, bits);
 		*out = nt_v_str(canon);
 		free(canon);
 		return true;
@@ -87,11 +104,6 @@ static bool str_from_json(enum nt_kind_id k, const struct nt_json *j, struct nt_
 	}
 	if (!safe_value(j->s)) {
 		*why = "has control characters";
-		return false;
-	}
-	if (k == NT_K_FLOW_HASH && !nt_rxh_parse(j->s, &bits)) {
-		*why = "is not a list of rx-flow-hash fields (l2da vlan l3-proto src-ip dst-ip "
-		       "src-port dst-port discard, or none)";
 		return false;
 	}
 	*out = nt_v_str(j->s);

@@ -91,24 +91,19 @@ struct nt_coalesce {
 	uint32_t *tx_frames;
 };
 
-/* rx-flow-hash: per flow type, the hash fields as RXH_* bits
- * (nt_rxh_fields[], settings.h) */
-struct nt_flow_hash {
-#define NT_FLOW_FIELD(f) uint32_t *f; unsigned f##_count;
-	NT_FLOW_FIELD(tcp4) NT_FLOW_FIELD(udp4) NT_FLOW_FIELD(sctp4) NT_FLOW_FIELD(ah4)
-	NT_FLOW_FIELD(esp4) NT_FLOW_FIELD(tcp6) NT_FLOW_FIELD(udp6) NT_FLOW_FIELD(sctp6)
-	NT_FLOW_FIELD(ah6) NT_FLOW_FIELD(esp6)
-#undef NT_FLOW_FIELD
-};
-
-/* The maps of ifkeys.def: struct nt_MEMBER of bool pointers */
+/* The maps of ifkeys.def: struct nt_MEMBER of bool pointers (on/off
+ * flags) or of word lists, the words' bits (NT_IFKEY_WORDS) */
 #define NT_IFKEY_U32(member, min, max, doc)
 #define NT_IFFLAG(member, flag, doc) bool *flag;
 #define NT_IFKEY_FLAGS(member, doc, flags) struct nt_##member { flags };
+#define NT_IFWARG(member, arg, doc) uint32_t *arg; unsigned arg##_count;
+#define NT_IFKEY_WORDS(parent, member, rule, noun, doc, args, ...) struct nt_##member { args };
 #include "ifkeys.def"
 #undef NT_IFKEY_U32
 #undef NT_IFFLAG
 #undef NT_IFKEY_FLAGS
+#undef NT_IFWARG
+#undef NT_IFKEY_WORDS
 
 struct nt_rss {
 	char *key;			/* "per-host" or hex bytes "6d:5a:..." */
@@ -121,7 +116,12 @@ struct nt_rss {
 	uint32_t *base_processor;
 	uint32_t *max_processor;
 	uint32_t *max_processors;
-	struct nt_flow_hash *flow_hash;	/* Linux: ethtool -N rx-flow-hash */
+	/* the NT_IFKEY_WORDS rows of parent rss (NT_IN_rss: the row is one) */
+#define NT_IN_rss(...) __VA_ARGS__
+#define NT_IFKEY_WORDS(parent, member, ...) NT_IN_##parent(struct nt_##member *member;)
+#include "ifkeys.def"
+#undef NT_IFKEY_WORDS
+#undef NT_IN_rss
 };
 
 struct nt_irq {

@@ -7,10 +7,11 @@
  */
 #include <ctype.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "profile.h"
-#include "rxh.h"
 #include "schema.h"
+#include "../base/buf.h"
 #include "../base/rules.h"
 
 #define OPT (CYAML_FLAG_OPTIONAL | CYAML_FLAG_POINTER)
@@ -123,31 +124,29 @@ static const cyaml_schema_field_t coalesce_fields[] = {
 	CYAML_FIELD_END
 };
 
-/* rx-flow-hash fields: the values are their RXH_* bits */
-#define RXH_STRVAL(name, bit, letter) {name, bit},
-static const cyaml_strval_t rxh_strings[] = {NT_RXH_FIELDS(RXH_STRVAL)};
-#undef RXH_STRVAL
-static const cyaml_schema_value_t rxh_entry = {
-	CYAML_VALUE_ENUM(CYAML_FLAG_DEFAULT, uint32_t, rxh_strings, CYAML_ARRAY_LEN(rxh_strings)),
-};
-
-#define FLOW(key) CYAML_FIELD_SEQUENCE(#key, OPT, struct nt_flow_hash, key, &rxh_entry, 1, 8)
-static const cyaml_schema_field_t flow_hash_fields[] = {
-	FLOW(tcp4), FLOW(udp4), FLOW(sctp4), FLOW(ah4), FLOW(esp4),
-	FLOW(tcp6), FLOW(udp6), FLOW(sctp6), FLOW(ah6), FLOW(esp6),
-	CYAML_FIELD_END
-};
-#undef FLOW
-
-/* the maps of ifkeys.def */
+/* the maps of ifkeys.def; a word list's words are enum values, their bits */
 #define NT_IFKEY_U32(member, min, max, doc)
 #define NT_IFFLAG(member, flag, doc) CYAML_FIELD_BOOL_PTR(#flag, OPT, struct nt_##member, flag),
 #define NT_IFKEY_FLAGS(member, doc, flags) \
 	static const cyaml_schema_field_t member##_fields[] = { flags CYAML_FIELD_END };
+#define NT_IFWORD(member, word, bit) {word, bit},
+#define NT_IFWARG(member, arg, doc) \
+	CYAML_FIELD_SEQUENCE(#arg, OPT, struct nt_##member, arg, &member##_entry, 1, \
+			     CYAML_ARRAY_LEN(member##_words)),
+#define NT_IFKEY_WORDS(parent, member, rule, noun, doc, args, words, ...) \
+	static const cyaml_strval_t member##_words[] = {words}; \
+	static const cyaml_schema_value_t member##_entry = { \
+		CYAML_VALUE_ENUM(CYAML_FLAG_DEFAULT, uint32_t, member##_words, \
+				 CYAML_ARRAY_LEN(member##_words)), \
+	}; \
+	static const cyaml_schema_field_t member##_fields[] = { args CYAML_FIELD_END };
 #include "ifkeys.def"
 #undef NT_IFKEY_U32
 #undef NT_IFFLAG
 #undef NT_IFKEY_FLAGS
+#undef NT_IFWORD
+#undef NT_IFWARG
+#undef NT_IFKEY_WORDS
 
 static const cyaml_schema_field_t rss_fields[] = {
 	CYAML_FIELD_STRING_PTR("key", OPT_STR, struct nt_rss, key, 1, 1024),
@@ -159,7 +158,12 @@ static const cyaml_schema_field_t rss_fields[] = {
 	CYAML_FIELD_UINT_PTR("base_processor", OPT, struct nt_rss, base_processor),
 	CYAML_FIELD_UINT_PTR("max_processor", OPT, struct nt_rss, max_processor),
 	CYAML_FIELD_UINT_PTR("max_processors", OPT, struct nt_rss, max_processors),
-	CYAML_FIELD_MAPPING_PTR("flow_hash", OPT, struct nt_rss, flow_hash, flow_hash_fields),
+#define NT_IN_rss(...) __VA_ARGS__
+#define NT_IFKEY_WORDS(parent, member, ...) \
+	NT_IN_##parent(CYAML_FIELD_MAPPING_PTR(#member, OPT, struct nt_rss, member, member##_fields),)
+#include "ifkeys.def"
+#undef NT_IFKEY_WORDS
+#undef NT_IN_rss
 	CYAML_FIELD_END
 };
 
@@ -514,23 +518,12 @@ const struct nt_key_doc nt_key_docs[] = {
 	{rss_fields, "base_processor", "Windows: first processor RSS may use."},
 	{rss_fields, "max_processor", "Windows: last processor RSS may use."},
 	{rss_fields, "max_processors", "Windows: most processors RSS may use."},
-	{rss_fields, "flow_hash", "Linux: the fields RSS hashes per flow type (ethtool -N DEV "
-	 "rx-flow-hash), e.g. udp4: [src-ip, dst-ip, src-port, dst-port]."},
-	{flow_hash_fields, "tcp4", "TCP over IPv4: list of l2da, vlan, l3-proto, src-ip, dst-ip, "
-	 "src-port, dst-port, discard."},
-	{flow_hash_fields, "udp4", "UDP over IPv4: list of hash fields (as tcp4)."},
-	{flow_hash_fields, "sctp4", "SCTP over IPv4: list of hash fields (as tcp4)."},
-	{flow_hash_fields, "ah4", "IPsec AH and ESP over IPv4 (one setting with esp4): list of hash "
-	 "fields (as tcp4)."},
-	{flow_hash_fields, "esp4", "IPsec AH and ESP over IPv4 (one setting with ah4): list of hash "
-	 "fields (as tcp4)."},
-	{flow_hash_fields, "tcp6", "TCP over IPv6: list of hash fields (as tcp4)."},
-	{flow_hash_fields, "udp6", "UDP over IPv6: list of hash fields (as tcp4)."},
-	{flow_hash_fields, "sctp6", "SCTP over IPv6: list of hash fields (as tcp4)."},
-	{flow_hash_fields, "ah6", "IPsec AH and ESP over IPv6 (one setting with esp6): list of hash "
-	 "fields (as tcp4)."},
-	{flow_hash_fields, "esp6", "IPsec AH and ESP over IPv6 (one setting with ah6): list of hash "
-	 "fields (as tcp4)."},
+#define NT_IFWARG(member, arg, doc) {member##_fields, #arg, doc},
+#define NT_IFKEY_WORDS(parent, member, rule, noun, doc, args, ...) \
+	{parent##_fields, #member, doc}, args
+#include "ifkeys.def"
+#undef NT_IFWARG
+#undef NT_IFKEY_WORDS
 	{irq_fields, "policy", "numa-local-spread (one queue per core of the NIC's node), "
 	 "all-cpus (every online CPU or cpus), explicit (cpus or per_queue) or none (leave "
 	 "IRQ affinity alone, the default)."},
@@ -602,15 +595,131 @@ const struct nt_name_map nt_name_maps[] = {
 	{NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, 0},
 };
 
-/* SARIF metadata of the rules the maps' names follow (rules.h) */
+/* the word maps: their arguments, words and pairs, then the maps */
+#define NT_IFWARG(member, arg, doc) \
+	{#arg, offsetof(struct nt_##member, arg), offsetof(struct nt_##member, arg##_count)},
+#define NT_IFWORD(member, word, bit) {word, bit},
+#define NT_IFWPAIR(member, a, b, setting) {#a, #b, setting},
+#define NT_IFKEY_WORDS(parent, member, rule, noun, doc, args, words, alone, alone_does, pairs, \
+		       ...) \
+	static const struct nt_word_arg member##_args[] = {args {NULL, 0, 0}}; \
+	static const struct nt_word member##_wordbits[] = {words {NULL, 0}}; \
+	static const struct nt_word_pair member##_pairs[] = {pairs {NULL, NULL, NULL}};
+#include "ifkeys.def"
+#undef NT_IFWARG
+#undef NT_IFWORD
+#undef NT_IFWPAIR
+#undef NT_IFKEY_WORDS
+
+const struct nt_word_map nt_word_maps[] = {
+#define NT_IFKEY_WORDS(parent, member, rule, noun, doc, args, words, alone, alone_does, ...) \
+	{#member, #parent "." #member, rule, noun, offsetof(struct nt_iface, parent), \
+	 offsetof(struct nt_##parent, member), member##_args, member##_wordbits, alone, \
+	 alone_does, member##_pairs},
+#include "ifkeys.def"
+#undef NT_IFKEY_WORDS
+	{NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+/* SARIF metadata of the rules the maps' names and words follow (rules.h) */
 const struct nt_rule_doc nt_key_rule_docs[] = {
 #define NT_LINUX_NAMES(member, rule, noun, entries, name_max, chars, said, brief, doc, \
 		       rule_brief, rule_full, rule_help) \
 	{rule, "nettune-profile(5)", rule_brief, rule_full, rule_help},
+#define NT_IFKEY_WORDS(parent, member, rule, noun, doc, args, words, alone, alone_does, pairs, \
+		       rule_brief, rule_full, rule_help) \
+	{rule, "nettune-profile(5)", rule_brief, rule_full, rule_help},
 #include "ifkeys.def"
 #undef NT_LINUX_NAMES
+#undef NT_IFKEY_WORDS
 	{NULL, NULL, NULL, NULL, NULL},
 };
+
+const struct nt_word_map *nt_word_map_at(const char *path)
+{
+	const struct nt_word_map *m;
+
+	for (m = nt_word_maps; path && m->key; m++)
+		if (!strcmp(m->path, path))
+			return m;
+	return NULL;
+}
+
+const void *nt_word_map_of(const struct nt_word_map *m, const struct nt_iface *f)
+{
+	const char *parent = *(const char *const *)((const char *)f + m->parent_at);
+
+	return parent ? *(const void *const *)(parent + m->member_at) : NULL;
+}
+
+const uint32_t *nt_word_map_arg(const struct nt_word_map *m, const void *s, size_t a,
+				unsigned *n)
+{
+	const char *p = s;
+
+	*n = *(const unsigned *)(p + m->args[a].count_at);
+	return *(const uint32_t *const *)(p + m->args[a].at);
+}
+
+const char *nt_word_of(const struct nt_word_map *m, uint32_t bit)
+{
+	const struct nt_word *w;
+
+	for (w = m->words; w->word; w++)
+		if (w->bit == bit)
+			return w->word;
+	return NULL;
+}
+
+char *nt_words_format(const struct nt_word_map *m, uint32_t bits)
+{
+	struct nt_buf b = {0};
+	const struct nt_word *w;
+	uint32_t known = 0;
+
+	for (w = m->words; w->word; w++) {
+		known |= w->bit;
+		if (bits & w->bit)
+			nt_buf_printf(&b, "%s%s", b.n ? " " : "", w->word);
+	}
+	if (bits & ~known)	/* a bit newer than the table (RXH_GTP_TEID) */
+		nt_buf_printf(&b, "%s0x%x", b.n ? " " : "", bits & ~known);
+	return b.p ? nt_buf_take(&b) : nt_xstrdup("none");
+}
+
+bool nt_words_parse(const struct nt_word_map *m, const char *s, uint32_t *bits)
+{
+	const struct nt_word *w;
+
+	*bits = 0;
+	while (*s) {
+		size_t n;
+
+		while (*s == ' ')
+			s++;
+		n = strcspn(s, " ");
+		if (!n)
+			break;
+		if (n == 4 && !strncmp(s, "none", 4)) {
+			s += n;
+			continue;
+		}
+		if (n > 2 && n <= 10 && !strncmp(s, "0x", 2) && strspn(s + 2, "0123456789abcdef") == n - 2) {
+			/* a bit the map does not name, as nt_words_format wrote it */
+			*bits |= (uint32_t)strtoul(s, NULL, 16);
+			s += n;
+			continue;
+		}
+		for (w = m->words; w->word; w++)
+			if (strlen(w->word) == n && !strncmp(w->word, s, n))
+				break;
+		if (!w->word)
+			return false;
+		*bits |= w->bit;
+		s += n;
+	}
+	return true;
+}
 
 const struct nt_name_map *nt_name_map_at(const char *path)
 {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../language/profile.h"
+#include "../language/schema.h"
 #include "settings.h"
 
 /*
@@ -46,56 +47,27 @@ int nt_kind_arg_index(enum nt_kind_id k, const char *arg)
 	return -1;
 }
 
-#define RXH_ROW(name, bit, letter) {name, bit, letter},
-const struct nt_rxh_field nt_rxh_fields[] = {
-	NT_RXH_FIELDS(RXH_ROW)
-	{NULL, 0, 0},
-};
-#undef RXH_ROW
-
-char *nt_rxh_format(uint32_t bits)
+const struct nt_word_map *nt_kind_word_map(enum nt_kind_id k)
 {
-	struct nt_buf b = {0};
-	size_t i;
+	const char *key = (unsigned)k < NT_K__COUNT ? nt_kinds[k].keys : NULL;
 
-	for (i = 0; nt_rxh_fields[i].name; i++)
-		if (bits & nt_rxh_fields[i].bit)
-			nt_buf_printf(&b, "%s%s", b.n ? " " : "", nt_rxh_fields[i].name);
-	if (bits & ~(0xfeu | (1u << 31)))	/* a bit newer than this table (RXH_GTP_TEID) */
-		nt_buf_printf(&b, "%s0x%x", b.n ? " " : "", bits & ~(0xfeu | (1u << 31)));
-	return b.p ? nt_buf_take(&b) : nt_xstrdup("none");
+	if (!key || strncmp(key, "interfaces[].", strlen("interfaces[].")))
+		return NULL;
+	return nt_word_map_at(key + strlen("interfaces[]."));
 }
 
-bool nt_rxh_parse(const char *s, uint32_t *bits)
+char *nt_kind_words_format(enum nt_kind_id k, uint32_t bits)
 {
-	*bits = 0;
-	while (*s) {
-		size_t n, i;
+	const struct nt_word_map *m = nt_kind_word_map(k);
 
-		while (*s == ' ')
-			s++;
-		n = strcspn(s, " ");
-		if (!n)
-			break;
-		if (n == 4 && !strncmp(s, "none", 4)) {
-			s += n;
-			continue;
-		}
-		if (n > 2 && n <= 10 && !strncmp(s, "0x", 2) && strspn(s + 2, "0123456789abcdef") == n - 2) {
-			/* a bit nt_rxh_fields does not name, as nt_rxh_format wrote it */
-			*bits |= (uint32_t)strtoul(s, NULL, 16);
-			s += n;
-			continue;
-		}
-		for (i = 0; nt_rxh_fields[i].name; i++)
-			if (strlen(nt_rxh_fields[i].name) == n && !strncmp(nt_rxh_fields[i].name, s, n))
-				break;
-		if (!nt_rxh_fields[i].name)
-			return false;
-		*bits |= nt_rxh_fields[i].bit;
-		s += n;
-	}
-	return true;
+	return m ? nt_words_format(m, bits) : NULL;
+}
+
+bool nt_kind_words_parse(enum nt_kind_id k, const char *s, uint32_t *bits)
+{
+	const struct nt_word_map *m = nt_kind_word_map(k);
+
+	return m && nt_words_parse(m, s, bits);
 }
 
 const struct nt_kinddef *nt_kind_by_name(const char *name)

@@ -25,7 +25,6 @@
 #include <stdint.h>
 
 #include "../base/buf.h"
-#include "../language/rxh.h"
 #include "cpuset.h"
 #include "../base/diag.h"
 
@@ -130,17 +129,16 @@ const struct nt_kinddef *nt_kind_by_name(const char *name);
 /* Index of arg in the kind's args[], or -1. */
 int nt_kind_arg_index(enum nt_kind_id k, const char *arg);
 
-/* rx-flow-hash fields: NT_RXH_FIELDS of language/rxh.h */
-struct nt_rxh_field {
-	const char *name;		/* profile and plan word: src-ip */
-	uint32_t bit;
-	char letter;			/* ethtool -N ... rx-flow-hash FLOW LETTERS */
-};
-extern const struct nt_rxh_field nt_rxh_fields[];
-/* "src-ip dst-ip src-port dst-port" ("none" for 0); malloc'd */
-char *nt_rxh_format(uint32_t bits);
-/* The reverse; false on an unknown word. */
-bool nt_rxh_parse(const char *s, uint32_t *bits);
+/* The word map of a kind's profile key (language/ifkeys.def
+ * NT_IFKEY_WORDS, schema.h), or NULL: its value is a list of words, each
+ * a bit. */
+struct nt_word_map;
+const struct nt_word_map *nt_kind_word_map(enum nt_kind_id k);
+/* The kind's bits in words ("src-ip dst-ip", "none" for 0), malloc'd;
+ * NULL when the kind has no word map. */
+char *nt_kind_words_format(enum nt_kind_id k, uint32_t bits);
+/* The reverse; false on a word the map does not have, or no map. */
+bool nt_kind_words_parse(enum nt_kind_id k, const char *s, uint32_t *bits);
 
 enum nt_setting_flag {
 	NT_SF_IMPLIED = 1 << 0,		/* added by lowering for a dependency */

@@ -607,22 +607,35 @@ static void lower_names(struct ictx *c)
 	}
 }
 
-/* One flow type of rss.flow_hash (validate.c refuses ah4 with esp4). */
-static void lower_flow_hash(struct ictx *c, const char *type, const uint32_t *f, unsigned n)
+/* The word maps (ifkeys.def NT_IFKEY_WORDS), each by the kind whose key it
+ * is: an argument's words as one value of the kind (validate.c refuses
+ * two arguments that are one setting). */
+static void lower_words(struct ictx *c)
 {
-	char path[64];
-	uint32_t bits = 0;
-	unsigned k;
+	const struct nt_word_map *m;
+	const uint32_t *w;
+	const void *s;
+	char path[128];
+	uint32_t bits;
+	unsigned n, j;
+	size_t k, a;
 	char *v;
 
-	if (!f)
-		return;
-	snprintf(path, sizeof(path), "rss/flow_hash/%s", type);
-	for (k = 0; k < n; k++)
-		bits |= f[k];
-	v = nt_rxh_format(bits);
-	put(c, NT_K_FLOW_HASH, type, nt_v_str(v), path);
-	free(v);
+	for (k = 0; k < NT_K__COUNT; k++) {
+		if (!(m = nt_kind_word_map((enum nt_kind_id)k)) || !(s = nt_word_map_of(m, c->f)))
+			continue;
+		for (a = 0; m->args[a].arg; a++) {
+			if (!(w = nt_word_map_arg(m, s, a, &n)))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", m->path, m->args[a].arg);
+			*strchr(path, '.') = '/';
+			for (bits = 0, j = 0; j < n; j++)
+				bits |= w[j];
+			v = nt_words_format(m, bits);
+			put(c, (enum nt_kind_id)k, m->args[a].arg, nt_v_str(v), path);
+			free(v);
+		}
+	}
 }
 
 static void lower_coalesce(struct ictx *c)
@@ -698,22 +711,14 @@ static void lower_plain(struct ictx *c)
 	}
 }
 
-/* the maps of driver-given names and rx-flow-hash: their profile keys; the
+/* the maps of driver-given names and of words: their profile keys; the
  * kinds of lower_plain, and the kind rows (kinds.def,
  * appliers/linux/kinds.c) do the rest. */
 static void lower_rows(struct ictx *c)
 {
-	const struct nt_iface *f = c->f;
-	const struct nt_flow_hash *fh = f->rss ? f->rss->flow_hash : NULL;
-
 	lower_plain(c);
 	lower_names(c);
-	if (fh) {
-#define FH(t) lower_flow_hash(c, #t, fh->t, fh->t##_count)
-		FH(tcp4); FH(udp4); FH(sctp4); FH(ah4); FH(esp4);
-		FH(tcp6); FH(udp6); FH(sctp6); FH(ah6); FH(esp6);
-#undef FH
-	}
+	lower_words(c);
 }
 
 static struct nt_num key_bytes(struct ictx *c)

@@ -1069,47 +1069,63 @@ static void check_names(struct v *v, const struct nt_iface *f, size_t i,
 	}
 }
 
-/* rss.flow_hash and the maps of driver-given names: what the profile alone
+/* The lists of a word map (ifkeys.def NT_IFKEY_WORDS): two arguments
+ * that are one setting of the device (ethtool(8) rxflow_str_to_type: ah4
+ * and esp4 are both AH_ESP_V4_FLOW), a word twice ("[src-ip, src-ip]" is
+ * a slip, not a wish), the word that stands alone with others. */
+static void check_words(struct v *v, size_t i, const struct nt_word_map *m, const void *s)
+{
+	const struct nt_word_pair *p;
+	const uint32_t *w;
+	unsigned n, k, j;
+	size_t a, b;
+	char *key = nt_xstrdup(m->path);
+
+	*strchr(key, '.') = '/';
+	for (p = m->pairs; p->a; p++) {
+		for (a = 0; m->args[a].arg && strcmp(m->args[a].arg, p->a); a++)
+			;
+		for (b = 0; m->args[b].arg && strcmp(m->args[b].arg, p->b); b++)
+			;
+		if (m->args[a].arg && m->args[b].arg && nt_word_map_arg(m, s, a, &n) &&
+		    nt_word_map_arg(m, s, b, &n))
+			E(v, at(v, true, "/interfaces/%zu/%s/%s", i, key, p->b), m->rule,
+			  "%s: %s and %s are one setting of the device (%s); give one", m->path,
+			  p->a, p->b, p->setting);
+	}
+	for (a = 0; m->args[a].arg; a++) {
+		w = nt_word_map_arg(m, s, a, &n);
+		for (k = 0; w && k < n; k++) {
+			if (w[k] == m->alone && n > 1) {
+				E(v, at(v, true, "/interfaces/%zu/%s/%s/%u", i, key, m->args[a].arg, k),
+				  m->rule, "%s.%s: %s %s; give it alone", m->path, m->args[a].arg,
+				  nt_word_of(m, m->alone), m->alone_does);
+				break;
+			}
+			for (j = 0; j < k && w[j] != w[k]; j++)
+				;
+			if (j < k) {
+				E(v, at(v, true, "/interfaces/%zu/%s/%s/%u", i, key, m->args[a].arg, k),
+				  m->rule, "%s.%s[%u] repeats a %s of %s[%u]; name each %s once",
+				  m->path, m->args[a].arg, k, m->noun, m->args[a].arg, j, m->noun);
+				break;
+			}
+		}
+	}
+	free(key);
+}
+
+/* the maps of words and of driver-given names: what the profile alone
  * can tell */
 static void check_rows(struct v *v, const struct nt_iface *f, size_t i)
 {
-	const struct nt_flow_hash *fh = f->rss ? f->rss->flow_hash : NULL;
+	const struct nt_word_map *w;
 	const struct nt_name_map *m;
-	size_t k;
+	const void *s;
 
-	/* ethtool(8) rxflow_str_to_type: ah4 and esp4 are both AH_ESP_V4_FLOW */
-	if (fh && fh->ah4 && fh->esp4)
-		E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/esp4", i), "flow-hash",
-		  "rss.flow_hash: ah4 and esp4 are one setting of the device (AH_ESP_V4_FLOW); "
-		  "give one");
-	if (fh && fh->ah6 && fh->esp6)
-		E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/esp6", i), "flow-hash",
-		  "rss.flow_hash: ah6 and esp6 are one setting of the device (AH_ESP_V6_FLOW); "
-		  "give one");
-	/* each field once: "[src-ip, src-ip]" is a slip, not a wish; discard
-	 * (RXH_DISCARD) drops the flows, and ethtool -n then shows no fields */
-#define NT_FLOW_DUP(t)								\
-	for (k = 0; fh && fh->t && k < fh->t##_count; k++) {			\
-		size_t m;							\
-		if (fh->t[k] == (1u << 31) && fh->t##_count > 1) {		\
-			E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/" #t "/%zu", i, k), \
-			  "flow-hash", "rss.flow_hash." #t ": discard drops the flows; " \
-			  "give it alone");					\
-			break;							\
-		}								\
-		for (m = 0; m < k && fh->t[m] != fh->t[k]; m++)			\
-			;							\
-		if (m < k) {							\
-			E(v, at(v, true, "/interfaces/%zu/rss/flow_hash/" #t "/%zu", i, k), \
-			  "flow-hash", "rss.flow_hash." #t "[%zu] repeats a field of " \
-			  #t "[%zu]; name each field once", k, m);		\
-			break;							\
-		}								\
-	}
-	NT_FLOW_DUP(tcp4) NT_FLOW_DUP(udp4) NT_FLOW_DUP(sctp4) NT_FLOW_DUP(ah4)
-	NT_FLOW_DUP(esp4) NT_FLOW_DUP(tcp6) NT_FLOW_DUP(udp6) NT_FLOW_DUP(sctp6)
-	NT_FLOW_DUP(ah6) NT_FLOW_DUP(esp6)
-#undef NT_FLOW_DUP
+	for (w = nt_word_maps; w->key; w++)
+		if ((s = nt_word_map_of(w, f)))
+			check_words(v, i, w, s);
 	for (m = nt_name_maps; f->linux_opts && m->key; m++)
 		check_names(v, f, i, m);
 }

@@ -190,47 +190,65 @@ static void test_linux_rows(void)
 	}
 }
 
-/* The sh setter of rx-flow-hash maps the same words to the same ethtool
- * letters as nt_rxh_fields, and the formatter and parser agree. */
+/* The sh setter of rx-flow-hash maps the profile key's words to the
+ * letters ethtool(8) parse_rxfhashopts gives their RXH_* bits, and the
+ * kind's formatter and parser agree. */
 static void test_rxh(void)
 {
+	static const struct { uint32_t bit; char letter; } ethtool[] = {
+		{1u << 1, 'm'}, {1u << 2, 'v'}, {1u << 3, 't'}, {1u << 4, 's'},
+		{1u << 5, 'd'}, {1u << 6, 'f'}, {1u << 7, 'n'}, {1u << 31, 'r'},
+	};
 	const struct nt_linux_row *r = nt_linux_row(NT_K_FLOW_HASH);
+	const struct nt_word_map *m = nt_kind_word_map(NT_K_FLOW_HASH);
 	uint32_t bits;
 	char *s;
-	size_t i;
+	size_t i, j;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	for (i = 0; nt_rxh_fields[i].name; i++) {
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_PTR_EQUAL(m, nt_word_map_at("rss.flow_hash"));
+	for (i = 0; m->words[i].word; i++) {
 		char pair[32];
 
-		snprintf(pair, sizeof(pair), "%s %c", nt_rxh_fields[i].name, nt_rxh_fields[i].letter);
+		for (j = 0; j < sizeof(ethtool) / sizeof(ethtool[0]) && ethtool[j].bit != m->words[i].bit; j++)
+			;
+		CU_ASSERT_FATAL(j < sizeof(ethtool) / sizeof(ethtool[0]));
+		snprintf(pair, sizeof(pair), "%s %c", m->words[i].word, ethtool[j].letter);
 		if (!strstr(r->sh_put, pair)) {
 			fprintf(stderr, "rx-flow-hash sh setter lacks '%s'\n", pair);
-			CU_FAIL("sh letters disagree with nt_rxh_fields");
+			CU_FAIL("sh letters disagree with the profile key's words");
 		}
 	}
 	CU_ASSERT_EQUAL(i, 8);
+	/* the arguments are the kind's, in its order */
+	for (i = 0; m->args[i].arg; i++)
+		CU_ASSERT_EQUAL(nt_kind_arg_index(NT_K_FLOW_HASH, m->args[i].arg), (int)i);
+	CU_ASSERT_PTR_NULL(nt_kinds[NT_K_FLOW_HASH].args[i]);
 	/* RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 | RXH_L4_B_2_3 (include/uapi/linux/ethtool.h) */
-	s = nt_rxh_format(0xf0);
+	s = nt_kind_words_format(NT_K_FLOW_HASH, 0xf0);
 	CU_ASSERT_STRING_EQUAL(s, "src-ip dst-ip src-port dst-port");
-	CU_ASSERT_TRUE(nt_rxh_parse(s, &bits));
+	CU_ASSERT_TRUE(nt_kind_words_parse(NT_K_FLOW_HASH, s, &bits));
 	CU_ASSERT_EQUAL(bits, 0xf0);
 	free(s);
-	s = nt_rxh_format(0);
+	s = nt_kind_words_format(NT_K_FLOW_HASH, 0);
 	CU_ASSERT_STRING_EQUAL(s, "none");
 	free(s);
-	s = nt_rxh_format(1u << 31 | 1u << 1);
+	s = nt_kind_words_format(NT_K_FLOW_HASH, 1u << 31 | 1u << 1);
 	CU_ASSERT_STRING_EQUAL(s, "l2da discard");
 	free(s);
 	/* a bit this table does not name (RXH_GTP_TEID, 1 << 8) is shown, not
 	 * dropped, and reads back (a snapshot of such a NIC loads) */
-	s = nt_rxh_format(0x130);
+	s = nt_kind_words_format(NT_K_FLOW_HASH, 0x130);
 	CU_ASSERT_STRING_EQUAL(s, "src-ip dst-ip 0x100");
-	CU_ASSERT_TRUE(nt_rxh_parse(s, &bits));
+	CU_ASSERT_TRUE(nt_kind_words_parse(NT_K_FLOW_HASH, s, &bits));
 	CU_ASSERT_EQUAL(bits, 0x130);
-	CU_ASSERT_FALSE(nt_rxh_parse("0xZ", &bits));
+	CU_ASSERT_FALSE(nt_kind_words_parse(NT_K_FLOW_HASH, "0xZ", &bits));
 	free(s);
-	CU_ASSERT_FALSE(nt_rxh_parse("src-ip dst", &bits));
+	CU_ASSERT_FALSE(nt_kind_words_parse(NT_K_FLOW_HASH, "src-ip dst", &bits));
+	/* a kind without a word map has no words */
+	CU_ASSERT_PTR_NULL(nt_kind_words_format(NT_K_MTU, 0));
+	CU_ASSERT_FALSE(nt_kind_words_parse(NT_K_MTU, "none", &bits));
 }
 
 /* The path expansion the sh emitter uses. */

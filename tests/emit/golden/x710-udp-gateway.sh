@@ -95,7 +95,7 @@ nt_get_rx_flow_hash() {
 }
 
 nt_put_rx_flow_hash() {
-	# field words -> ethtool letters (nt_rxh_fields, compiler/model/settings.c)
+	# field words -> ethtool -N letters (ethtool(8) parse_rxfhashopts)
 	nt_x="$(printf '%s\n' "$3" | awk 'BEGIN { n = split("l2da m vlan v l3-proto t src-ip s dst-ip d src-port f dst-port n discard r", a, " ")
 		for (i = 1; i < n; i += 2) m[a[i]] = a[i + 1] }
 		{ for (i = 1; i <= NF; i++) { if ($i == "none") continue; if (!($i in m)) exit 1; s = s m[$i] } }
