@@ -51,4 +51,7 @@ int cmd_sign(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 
+/* Reserve the top reserve bytes (at most 30 MiB) of the heap in
+ * transparent huge pages (heap.c); for one-shot commands. */
+void nt_heap_hugepages(size_t reserve);
 #endif

@@ -589,7 +589,7 @@ const struct nt_ynode *nt_yget(const struct nt_ynode *root, const char *path,
 
 struct nt_mark nt_ymark(const struct nt_ynode *root, const char *path, bool key_mark)
 {
-	char *p = nt_xstrdup(path);
+	char buf[256], *p = strlen(path) < sizeof(buf) ? strcpy(buf, path) : nt_xstrdup(path);
 	const struct nt_ynode *n;
 	struct nt_mark m = {root ? root->mark.file : NULL, 1, 1};
 
@@ -606,7 +606,8 @@ struct nt_mark nt_ymark(const struct nt_ynode *root, const char *path, bool key_
 		*slash = '\0';
 		key_mark = true;
 	}
-	free(p);
+	if (p != buf)
+		free(p);
 	return m;
 }
 

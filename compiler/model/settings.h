@@ -165,6 +165,10 @@ struct nt_state {
 	/* open-addressing index over (kind, object, arg) */
 	size_t *idx;
 	size_t idx_cap;
+	/* the settings' object and arg strings, owned by the state: blocks
+	 * of strings freed together (a setting's strings live as long as
+	 * the state) */
+	struct nt_strblock *strings;
 };
 
 void nt_value_free(struct nt_value *v);

@@ -11,6 +11,7 @@
 #include "lower.h"
 #include "../language/profile.h"
 #include "../language/schema.h"
+#include "../language/ytree.h"
 #include "../model/scope.h"
 #include "../model/tunnel.h"
 #include "validate.h"
@@ -40,14 +41,21 @@ struct ictx {
 	const struct nt_tunnel_map *tm;	/* the profile's chains of underlays */
 	char last_src[64];		/* put's last source path and its mark: */
 	struct nt_mark last_mark;	/* a row per queue repeats it 64 times */
+	const struct nt_ynode *node;	/* the interface's node of the profile's tree */
 };
 
+/* The position of sub (a path below the interface, "" for itself) in the
+ * profile, or of the nearest key above it. */
 static struct nt_mark mk(struct ictx *c, const char *sub, bool key)
 {
 	char path[512];
 
-	snprintf(path, sizeof(path), "/interfaces/%zu%s%s", c->i, *sub ? "/" : "", sub);
-	return nt_loaded_mark(c->L->l, path, key);
+	if (!c->node) {
+		snprintf(path, sizeof(path), "/interfaces/%zu%s%s", c->i, *sub ? "/" : "", sub);
+		return nt_loaded_mark(c->L->l, path, key);
+	}
+	snprintf(path, sizeof(path), "%s%s", *sub ? "/" : "", sub);
+	return nt_ymark(c->node, path, key);
 }
 
 #define LERR(L, m, ...) do { (L)->errs++; nt_error((L)->d, m, "plan", __VA_ARGS__); } while (0)
@@ -621,10 +629,12 @@ static void lower_words(struct ictx *c)
 	size_t k, a;
 	char *v;
 
-	for (k = 0; k < NT_K__COUNT; k++) {
-		if (!(m = nt_kind_word_map((enum nt_kind_id)k)) || !(s = nt_word_map_of(m, c->f)))
+	for (m = nt_word_maps; m->key; m++) {
+		if (!(s = nt_word_map_of(m, c->f)))
 			continue;
-		for (a = 0; m->args[a].arg; a++) {
+		for (k = 0; k < NT_K__COUNT && nt_kind_word_map((enum nt_kind_id)k) != m; k++)
+			;
+		for (a = 0; k < NT_K__COUNT && m->args[a].arg; a++) {
 			if (!(w = nt_word_map_arg(m, s, a, &n)))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", m->path, m->args[a].arg);
@@ -1508,6 +1518,15 @@ static void lower_irqbalance(struct nt_lower *L, const struct irqban *b)
 	}
 }
 
+/* Interface i's node of the profile's tree, or NULL. */
+static const struct nt_ynode *interface_node(const struct nt_lower *L, size_t i)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/interfaces/%zu", i);
+	return L->l->tree ? nt_yget(L->l->tree, path, false) : NULL;
+}
+
 /* Interface i, unless the host does not have it; its pinned IRQs into ban. */
 static void lower_iface(struct nt_lower *L, size_t i, const struct nt_cpuset *reserved,
 			struct nt_tunnel_map *tm, bool ifaces_known, struct irqban *ban)
@@ -1519,6 +1538,7 @@ static void lower_iface(struct nt_lower *L, size_t i, const struct nt_cpuset *re
 	c.L = L;
 	c.f = f;
 	c.i = i;
+	c.node = interface_node(L, i);
 	c.F = nt_facts_iface(L->facts, f->name);
 	c.reserved = *reserved;
 	c.tm = tm;
