@@ -26,13 +26,22 @@
 
 #define NT_HUGE ((uintptr_t)2 << 20)
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define NT_OTHER_MALLOC 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define NT_OTHER_MALLOC 1
+#endif
+
 /* the untouched block that moves the top of the heap to a 2 MiB boundary;
  * kept (reachable) for the life of the process */
 static void *nt_heap_filler;
 
 void nt_heap_hugepages(size_t reserve)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef NT_OTHER_MALLOC
 	(void)reserve;
 #else
 	struct mallinfo2 mi;

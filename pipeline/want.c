@@ -9,6 +9,24 @@
 #include "../compiler/model/tunnel.h"
 #include "want.h"
 
+/* "/interfaces/I/" in path (48 bytes or more), its length (snprintf is
+ * the most of a lookup's cost) */
+static size_t iface_path(char *path, size_t i)
+{
+	char d[24];
+	size_t n = 0, o = sizeof("/interfaces/") - 1;
+
+	do
+		d[n++] = (char)('0' + i % 10);
+	while ((i /= 10));
+	memcpy(path, "/interfaces/", o);
+	while (n)
+		path[o++] = d[--n];
+	path[o++] = '/';
+	path[o] = '\0';
+	return o;
+}
+
 /* "interfaces[].rss.flow_hash; ..." -> whether interface i of the profile
  * names one of those keys */
 static bool names_key(const struct nt_loaded *l, size_t i, const char *keys)
@@ -22,7 +40,7 @@ static bool names_key(const struct nt_loaded *l, size_t i, const char *keys)
 		p += strspn(p, " ;");
 		n = strcspn(p, "; ({");
 		if (n > 13 && !strncmp(p, "interfaces[].", 13)) {
-			o = (size_t)snprintf(path, sizeof(path), "/interfaces/%zu/", i);
+			o = iface_path(path, i);
 			if (o + n - 13 < sizeof(path)) {
 				memcpy(path + o, p + 13, n - 13);
 				path[o + n - 13] = '\0';

@@ -395,20 +395,24 @@ static void reindex(struct nt_state *st)
 	}
 }
 
-struct nt_setting *nt_state_get(const struct nt_state *st, enum nt_kind_id k,
-				const char *object, const char *arg)
+/* The setting of (k, object, arg) whose key hashes to h, or NULL. */
+static struct nt_setting *state_find(const struct nt_state *st, uint64_t h, enum nt_kind_id k,
+				     const char *object, const char *arg)
 {
-	size_t h;
+	size_t i;
 
 	if (!st->idx_cap)
 		return NULL;
-	h = key_hash(k, object, arg) % st->idx_cap;
-	while (st->idx[h] != SIZE_MAX) {
-		if (key_eq(&st->v[st->idx[h]], k, object, arg))
-			return &st->v[st->idx[h]];
-		h = (h + 1) % st->idx_cap;
-	}
+	for (i = h % st->idx_cap; st->idx[i] != SIZE_MAX; i = (i + 1) % st->idx_cap)
+		if (key_eq(&st->v[st->idx[i]], k, object, arg))
+			return &st->v[st->idx[i]];
 	return NULL;
+}
+
+struct nt_setting *nt_state_get(const struct nt_state *st, enum nt_kind_id k,
+				const char *object, const char *arg)
+{
+	return st->idx_cap ? state_find(st, key_hash(k, object, arg), k, object, arg) : NULL;
 }
 
 /* A block of a state's strings: each string a copy, the block freed with
@@ -442,7 +446,8 @@ static char *state_str(struct nt_state *st, const char *s)
 struct nt_setting *nt_state_set(struct nt_state *st, enum nt_kind_id k, const char *object,
 				const char *arg, struct nt_value val, struct nt_mark src)
 {
-	struct nt_setting *s = nt_state_get(st, k, object, arg);
+	uint64_t hash = key_hash(k, object, arg);
+	struct nt_setting *s = state_find(st, hash, k, object, arg);
 
 	if (s) {
 		nt_value_free(&s->val);
@@ -466,7 +471,7 @@ struct nt_setting *nt_state_set(struct nt_state *st, enum nt_kind_id k, const ch
 	s->order = (int)st->n;
 	st->n++;
 	{
-		size_t h = key_hash(k, object, arg) % st->idx_cap;
+		size_t h = hash % st->idx_cap;
 
 		while (st->idx[h] != SIZE_MAX)
 			h = (h + 1) % st->idx_cap;

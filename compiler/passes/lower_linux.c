@@ -49,12 +49,17 @@ struct ictx {
 static struct nt_mark mk(struct ictx *c, const char *sub, bool key)
 {
 	char path[512];
+	size_t n;
 
 	if (!c->node) {
 		snprintf(path, sizeof(path), "/interfaces/%zu%s%s", c->i, *sub ? "/" : "", sub);
 		return nt_loaded_mark(c->L->l, path, key);
 	}
-	snprintf(path, sizeof(path), "%s%s", *sub ? "/" : "", sub);
+	n = strlen(sub);
+	if (!*sub || n + 2 > sizeof(path))
+		return nt_ymark(c->node, "", true);
+	path[0] = '/';
+	memcpy(path + 1, sub, n + 1);
 	return nt_ymark(c->node, path, key);
 }
 
