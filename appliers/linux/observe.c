@@ -213,7 +213,7 @@ static void observe_ethtool_facts(struct nt_lctx *x, struct nt_iface_facts *i, c
 
 			if (!fname || !nt_features_at(ft, k, &st))
 				continue;
-			i->features[i->nfeatures].name = nt_xstrdup(fname);
+			i->features[i->nfeatures].name = nt_strpool_dup(&i->feature_names, fname);
 			i->features[i->nfeatures].requested = 1 + st.wanted;
 			i->features[i->nfeatures++].fixed = !st.hw || st.nochange;
 		}

@@ -53,6 +53,42 @@ char *nt_xstrdup(const char *s)
 	return memcpy(nt_xmalloc(n), s, n);
 }
 
+struct nt_strblock {
+	struct nt_strblock *next;
+	size_t used, size;
+	char s[];
+};
+
+char *nt_strpool_dup(struct nt_strpool *p, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	struct nt_strblock *b = p->head;
+	char *r;
+
+	if (!b || b->size - b->used < n) {
+		size_t size = n > 4000 ? n : 4000;
+
+		b = nt_xmalloc(sizeof(*b) + size);
+		b->next = p->head;
+		b->used = 0;
+		b->size = size;
+		p->head = b;
+	}
+	r = memcpy(b->s + b->used, s, n);
+	b->used += n;
+	return r;
+}
+
+void nt_strpool_free(struct nt_strpool *p)
+{
+	while (p->head) {
+		struct nt_strblock *b = p->head;
+
+		p->head = b->next;
+		free(b);
+	}
+}
+
 char *nt_xasprintf(const char *fmt, ...)
 {
 	struct nt_buf b = {0};

@@ -74,6 +74,13 @@ void *nt_xrealloc(void *p, size_t n);
  * a time through this function (the capacity is implied by n). */
 void *nt_xgrow(void *p, size_t n, size_t size);
 char *nt_xstrdup(const char *s);
+/* Copies of strings kept in blocks and freed together (the strings of a
+ * state, of an interface's facts): one allocation for ~4 KB of them. */
+struct nt_strpool {
+	struct nt_strblock *head;
+};
+char *nt_strpool_dup(struct nt_strpool *p, const char *s);
+void nt_strpool_free(struct nt_strpool *p);
 char *nt_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Writes all n bytes of p to fd, retrying short writes and EINTR: 0, or

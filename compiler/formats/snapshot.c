@@ -433,7 +433,7 @@ static int load_fixed_features(const struct nt_json *o, struct nt_iface_facts *i
 		if (nt_facts_feature(i, x->v[k]->s))
 			continue;
 		i->features = nt_xgrow(i->features, i->nfeatures, sizeof(*i->features));
-		i->features[i->nfeatures].name = nt_xstrdup(x->v[k]->s);
+		i->features[i->nfeatures].name = nt_strpool_dup(&i->feature_names, x->v[k]->s);
 		i->features[i->nfeatures++].fixed = true;
 	}
 	return bad;
@@ -544,7 +544,7 @@ static void note_feature(struct nt_facts *f, const char *obj, const char *name)
 	if (nt_facts_feature(i, name))
 		return;
 	i->features = nt_xgrow(i->features, i->nfeatures, sizeof(*i->features));
-	i->features[i->nfeatures].name = nt_xstrdup(name);
+	i->features[i->nfeatures].name = nt_strpool_dup(&i->feature_names, name);
 	i->features[i->nfeatures++].fixed = false;
 }
 

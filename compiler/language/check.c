@@ -192,7 +192,7 @@ static void check_mapping(struct ctx *c, struct nt_ynode *n,
 		struct hp sub = {h, HP_KEY, key, 0};
 
 		for (f = fields; f->key; f++)
-			if (!strcmp(f->key, key))
+			if (f->key[0] == key[0] && !strcmp(f->key, key))
 				break;
 		if (!f->key) {
 			const char *cands[64];

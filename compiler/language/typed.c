@@ -168,7 +168,7 @@ static int fill_mapping(struct tl *t, const struct nt_ynode *n, const cyaml_sche
 		if (top && !strcmp(key, "extends"))
 			continue;	/* resolved by the loader, never inherited */
 		for (f = fields; f->key; f++)
-			if (!strcmp(f->key, key))
+			if (f->key[0] == key[0] && !strcmp(f->key, key))
 				break;
 		if (!f->key)
 			return fail(t, n->keys[i], "unknown key");

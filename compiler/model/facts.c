@@ -26,8 +26,7 @@ static void iface_free(struct nt_iface_facts *i)
 	for (k = 0; k < i->ntx_irqs; k++)
 		free(i->tx_irqs[k].name);
 	free(i->tx_irqs);
-	for (k = 0; k < i->nfeatures; k++)
-		free(i->features[k].name);
+	nt_strpool_free(&i->feature_names);
 	free(i->irqs);
 	free(i->features);
 	if (i->feature_index)

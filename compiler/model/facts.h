@@ -14,6 +14,7 @@
 
 #include "caps.h"
 #include "cpuset.h"
+#include "../base/buf.h"
 #include "../base/strindex.h"
 
 struct nt_irq_fact {
@@ -24,7 +25,7 @@ struct nt_irq_fact {
 };
 
 struct nt_feature_fact {
-	char *name;
+	const char *name;		/* in the interface's names */
 	bool fixed;			/* not in hw_features or NETIF_F_NEVER_CHANGE */
 	unsigned char requested;	/* 0 unknown (a snapshot), else 1 + the
 					 * wanted bit: what was asked, which a
@@ -54,6 +55,7 @@ struct nt_iface_facts {
 	bool vmbus;			/* queues are VMBus channels (hv_netvsc): irq = relid */
 	struct nt_feature_fact *features;
 	size_t nfeatures;
+	struct nt_strpool feature_names;	/* the features' names */
 	struct nt_strindex *feature_index;	/* lookup cache of nt_facts_feature() */
 	unsigned feature_scans;		/* lookups made in order before the index */
 	bool features_known;

@@ -415,34 +415,6 @@ struct nt_setting *nt_state_get(const struct nt_state *st, enum nt_kind_id k,
 	return st->idx_cap ? state_find(st, key_hash(k, object, arg), k, object, arg) : NULL;
 }
 
-/* A block of a state's strings: each string a copy, the block freed with
- * the state. */
-struct nt_strblock {
-	struct nt_strblock *next;
-	size_t used, size;
-	char s[];
-};
-
-static char *state_str(struct nt_state *st, const char *s)
-{
-	size_t n = strlen(s) + 1;
-	struct nt_strblock *b = st->strings;
-	char *p;
-
-	if (!b || b->size - b->used < n) {
-		size_t size = n > 4000 ? n : 4000;
-
-		b = nt_xmalloc(sizeof(*b) + size);
-		b->next = st->strings;
-		b->used = 0;
-		b->size = size;
-		st->strings = b;
-	}
-	p = memcpy(b->s + b->used, s, n);
-	b->used += n;
-	return p;
-}
-
 struct nt_setting *nt_state_set(struct nt_state *st, enum nt_kind_id k, const char *object,
 				const char *arg, struct nt_value val, struct nt_mark src)
 {
@@ -464,8 +436,8 @@ struct nt_setting *nt_state_set(struct nt_state *st, enum nt_kind_id k, const ch
 	memset(s, 0, sizeof(*s));
 	s->kind = k;
 	/* the settings of one object come together: its name is kept once */
-	s->object = st->n && !strcmp(s[-1].object, object) ? s[-1].object : state_str(st, object);
-	s->arg = arg ? state_str(st, arg) : NULL;
+	s->object = st->n && !strcmp(s[-1].object, object) ? s[-1].object : nt_strpool_dup(&st->strings, object);
+	s->arg = arg ? nt_strpool_dup(&st->strings, arg) : NULL;
 	s->val = val;
 	s->src = src;
 	s->order = (int)st->n;
@@ -488,12 +460,7 @@ void nt_state_free(struct nt_state *st)
 		free(st->v[i].note);
 		nt_value_free(&st->v[i].val);
 	}
-	while (st->strings) {
-		struct nt_strblock *b = st->strings;
-
-		st->strings = b->next;
-		free(b);
-	}
+	nt_strpool_free(&st->strings);
 	free(st->v);
 	free(st->idx);
 	memset(st, 0, sizeof(*st));

@@ -165,10 +165,9 @@ struct nt_state {
 	/* open-addressing index over (kind, object, arg) */
 	size_t *idx;
 	size_t idx_cap;
-	/* the settings' object and arg strings, owned by the state: blocks
-	 * of strings freed together (a setting's strings live as long as
-	 * the state) */
-	struct nt_strblock *strings;
+	/* the settings' object and arg strings (a setting's strings live
+	 * as long as the state) */
+	struct nt_strpool strings;
 };
 
 void nt_value_free(struct nt_value *v);
