@@ -268,7 +268,7 @@ void nt_value_format(const struct nt_value *v, struct nt_buf *b, bool full)
 		nt_buf_puts(b, v->b ? "on" : "off");
 		return;
 	case NT_V_U32:
-		nt_buf_printf(b, "%u", v->u);
+		nt_buf_put_u64(b, v->u);
 		return;
 	case NT_V_STR:
 		if (full) {
