@@ -695,20 +695,23 @@ def merge(old, new, only):
     head, news = sections(new)
     # the run the kept sections come from, and its machine (carried over
     # when the previous file was itself a partial run)
-    prev = re.search(r"(?m)^Sections .* are kept from (.*)$", old)
+    prev = re.search(r"(?m)^Sections .* are kept from (.*?) \(this run", old)
     if prev:
-        origin = prev.group(1).split(" (this run")[0]
+        origin = prev.group(1)
     else:
         stamp = re.search(r"on (\d{4}-\d\d-\d\d \d\d:\d\d UTC)", old)
         mach = dict(re.findall(r"(?m)^\| (CPU|kernel|load average at start) \| (.*) \|$", old))
         origin = f"the run of {stamp.group(1) if stamp else 'an earlier date'}" + \
             (f" on {mach.get('CPU', '?')}, kernel {mach.get('kernel', '?')}, load average "
              f"{mach.get('load average at start', '?')}" if mach else "")
-    kept = sorted(k for k in olds if k not in only)
+    # (f) is bench/agent.sh's, with its own header
+    kept = sorted(k for k in olds if k not in only and k != "f")
     if kept:
         head = head.rstrip("\n") + "\n\n" + f"Sections {', '.join('(' + k + ')' for k in kept)} are " \
             f"kept from {origin} (this run, `--only {','.join(sorted(only))}`, on the machine " \
             "above, made the rest).\n\n"
+    if "f" in olds and "f" not in only:
+        head = head.rstrip("\n") + "\n\n(f) is written by `bench/agent.sh` (its own header).\n\n"
     body = [news.get(k) or olds.get(k) for k in sorted(set(olds) | set(news))]
     # the summary of the targets is written by hand: kept, first
     summ = re.search(r"(?ms)^## Summary.*?(?=^## )", old)
@@ -747,7 +750,9 @@ def main():
         if "d" in only:
             bench_batch(a, work, res)
     text = report(a, res, mach)
-    if only != {"a", "b", "c", "d", "e"} and os.path.exists(a.out):
+    # a partial run keeps the other sections; every run keeps the agent's
+    # (f) and the summary of the targets, written by hand
+    if os.path.exists(a.out):
         text = merge(open(a.out).read(), text, only)
     extra = os.path.join(HERE, "NOTES.md")
     if os.path.exists(extra):
