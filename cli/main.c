@@ -301,7 +301,8 @@ static int run_command(size_t k, struct cmdline *cl)
 	    nt_enter_netns(nt_g.netns, !nt_g.root))
 		return NT_EXIT_FAIL;
 	nt_sys_netns = nt_g.netns;
-	if (!help && strcmp(cmd, "agent"))
+	/* one-shot commands: their heap in huge pages (heap.c) */
+	if (!help && strcmp(cmd, "agent") && strcmp(cmd, "watch"))
 		nt_heap_hugepages(30u << 20);
 	return subcommands[k].fn(cl->nrest, cl->rest);
 }

@@ -246,6 +246,29 @@ static void test_rxh(void)
 	CU_ASSERT_FALSE(nt_kind_words_parse(NT_K_FLOW_HASH, "0xZ", &bits));
 	free(s);
 	CU_ASSERT_FALSE(nt_kind_words_parse(NT_K_FLOW_HASH, "src-ip dst", &bits));
+	/* every word map (ifkeys.def NT_IFKEY_WORDS) is the key of exactly
+	 * one kind, its alone word is one of its words, its pairs name two of
+	 * its arguments */
+	for (m = nt_word_maps; m->key; m++) {
+		const struct nt_word_pair *p;
+		int kinds = 0;
+
+		for (j = 0; j < NT_K__COUNT; j++)
+			kinds += nt_kind_word_map((enum nt_kind_id)j) == m;
+		CU_ASSERT_EQUAL(kinds, 1);
+		CU_ASSERT_PTR_NOT_NULL(nt_word_of(m, m->alone));
+		for (p = m->pairs; p->a; p++) {
+			size_t a, b;
+
+			for (a = 0; m->args[a].arg && strcmp(m->args[a].arg, p->a); a++)
+				;
+			for (b = 0; m->args[b].arg && strcmp(m->args[b].arg, p->b); b++)
+				;
+			CU_ASSERT_PTR_NOT_NULL(m->args[a].arg);
+			CU_ASSERT_PTR_NOT_NULL(m->args[b].arg);
+		}
+	}
+	m = nt_kind_word_map(NT_K_FLOW_HASH);
 	/* a kind without a word map has no words */
 	CU_ASSERT_PTR_NULL(nt_kind_words_format(NT_K_MTU, 0));
 	CU_ASSERT_FALSE(nt_kind_words_parse(NT_K_MTU, "none", &bits));

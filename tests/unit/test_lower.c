@@ -418,7 +418,7 @@ static struct nt_iface_facts *feat_facts(struct lowered *x, const char *const *n
 	F->features_known = true;
 	F->features = nt_xcalloc(n, sizeof(*F->features));
 	for (k = 0; k < n; k++) {
-		F->features[k].name = nt_xstrdup(names[k]);
+		F->features[k].name = nt_strpool_dup(&F->feature_names, names[k]);
 		F->features[k].fixed = fixed[k];
 	}
 	F->nfeatures = n;
