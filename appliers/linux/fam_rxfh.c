@@ -71,7 +71,11 @@ static int rxfh_write(struct nt_lctx *x, const char *obj, const char *arg, const
 		return -EINVAL;
 	}
 	nfc.data = bits;
-	r = nfc.flow_type ? (nt_io.ioctl_sets++, nt_ethtool_ioctl(obj, &nfc)) : -EINVAL;
+	r = -EINVAL;
+	if (nfc.flow_type) {
+		nt_io.ioctl_sets++;
+		r = nt_ethtool_ioctl(obj, &nfc);
+	}
 	if (r)
 		snprintf(x->err, sizeof(x->err), "SIOCETHTOOL ETHTOOL_SRXFH %s: %s", arg, strerror(-r));
 	return r;
